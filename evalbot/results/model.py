@@ -1,0 +1,101 @@
+"""The in-memory shape of eval results: columnar, so a million items stay cheap.
+
+A :class:`Results` holds one run (baseline or candidate) after parsing: one row per
+(item id, epoch). A :class:`Paired` holds the two runs matched item by item, with repeats
+already averaged per item. Parsers (``evalbot.results.formats``) build ``Results``;
+``evalbot.results.pairing`` builds ``Paired``; ``evalbot.stats`` only ever sees arrays.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+import numpy as np
+import numpy.typing as npt
+
+FloatArray = npt.NDArray[np.float64]
+IntArray = npt.NDArray[np.int64]
+BoolArray = npt.NDArray[np.bool_]
+
+MetricKind = Literal["binary", "score"]
+
+
+@dataclass(frozen=True, kw_only=True, eq=False)
+class Results:
+    """Per-row results of one run, column by column.
+
+    Attributes
+    ----------
+    source
+        What was read, for messages (a path, or several joined by ", ").
+    ids
+        Item id of each row (a string; numeric ids are converted with ``str``).
+    scores
+        The compared value of each row: 0.0 / 1.0 for a binary ``passed`` outcome, any finite
+        float for a score. Rows with ``errors[i]`` set carry 0.0 here.
+    kind
+        ``"binary"`` when every score came from a pass/fail outcome, else ``"score"``.
+    epochs
+        Repeat index of each row, or ``None`` when the run has one row per item.
+    slices, clusters
+        Optional stratum and cluster label per row (``None`` entries where a row has none).
+    costs
+        Optional per-row cost.
+    errors
+        Optional flag per row: the harness errored (timeout, exception), which is not a failure.
+    metrics
+        Further named numeric columns (secondary metrics such as ``tp``/``fp``/``fn``).
+    locations
+        Optional "file:line" of each row, for messages about a single row.
+    content_hashes
+        Optional per-row content hash written by the harness (lm-eval ``doc_hash``).
+    """
+
+    source: str
+    ids: list[str]
+    scores: FloatArray
+    kind: MetricKind
+    epochs: IntArray | None = None
+    slices: list[str | None] | None = None
+    clusters: list[str | None] | None = None
+    costs: FloatArray | None = None
+    errors: BoolArray | None = None
+    metrics: dict[str, FloatArray] = field(default_factory=dict)
+    locations: list[str] | None = None
+    content_hashes: list[str | None] | None = None
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+
+@dataclass(frozen=True, kw_only=True, eq=False)
+class Paired:
+    """Baseline and candidate matched by item id; one entry per item, ids sorted.
+
+    ``baseline`` / ``candidate`` are per-item values (the mean over epochs when there are
+    repeats). ``kind`` is ``"binary"`` only when both sides are binary with one epoch per item,
+    so every value is exactly 0 or 1.
+    """
+
+    ids: list[str]
+    baseline: FloatArray
+    candidate: FloatArray
+    kind: MetricKind
+    baseline_source: str
+    candidate_source: str
+    epochs_baseline: int = 1
+    epochs_candidate: int = 1
+    slices: list[str | None] | None = None
+    clusters: list[str | None] | None = None
+    baseline_costs: FloatArray | None = None
+    candidate_costs: FloatArray | None = None
+    baseline_errors: BoolArray | None = None
+    candidate_errors: BoolArray | None = None
+    dropped_baseline_only: list[str] = field(default_factory=list)
+    dropped_candidate_only: list[str] = field(default_factory=list)
+    filled_as_failures: int = 0
+    fingerprint: str = ""
+
+    def __len__(self) -> int:
+        return len(self.ids)
