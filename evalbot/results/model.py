@@ -75,7 +75,8 @@ class Paired:
 
     ``baseline`` / ``candidate`` are per-item values (the mean over epochs when there are
     repeats). ``kind`` is ``"binary"`` only when both sides are binary with one epoch per item,
-    so every value is exactly 0 or 1.
+    so every value is exactly 0 or 1. ``pass_fail`` is true when both sides were pass/fail
+    outcomes (with repeats, each value is then the item's pass rate over its epochs).
     """
 
     ids: list[str]
@@ -83,6 +84,7 @@ class Paired:
     candidate: FloatArray
     kind: MetricKind
     baseline_source: str
+    pass_fail: bool = False
     candidate_source: str
     epochs_baseline: int = 1
     epochs_candidate: int = 1

@@ -1,0 +1,207 @@
+"""The shell: argv (and, for ``action``, the environment) in, an exit code out.
+
+This is the only module that maps errors to exit codes: 0 the comparison ran and the gate
+passed, 1 the gate failed, 2 bad input / config / usage (one line on stderr, never a traceback).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from collections.abc import Sequence
+from importlib import resources
+from typing import NoReturn, TextIO
+
+from evalbot import __version__
+from evalbot.compare import compute_comparison
+from evalbot.config import Config, load_config, with_overrides
+from evalbot.errors import EvalbotError, UsageError
+from evalbot.policy import evaluate
+from evalbot.render import render_markdown, render_text
+from evalbot.report import build_json, build_view
+from evalbot.results.options import ReadOptions
+from evalbot.results.pairing import pair
+from evalbot.results.sources import load_results
+from evalbot.stats import mcnemar_sample_size
+
+EXIT_OK, EXIT_GATE_FAILED, EXIT_BAD_INPUT, EXIT_INTERNAL = 0, 1, 2, 3
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, but a usage problem is one line and an ``EvalbotError`` (exit code 2)."""
+
+    def error(self, message: str) -> NoReturn:
+        raise UsageError(f"{self.prog}: {message} (see --help)")
+
+
+def _probability(name: str, *, low: float = 0.0, high: float = 1.0) -> type[float]:
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{name} must be a number, got {text!r}") from None
+        if not low < value < high:
+            raise argparse.ArgumentTypeError(
+                f"{name} must be strictly between {low:g} and {high:g}, got {text}"
+            )
+        return value
+
+    return parse  # type: ignore[return-value]
+
+
+def _positive_int(name: str, minimum: int) -> type[int]:
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{name} must be an integer, got {text!r}") from None
+        if value < minimum:
+            raise argparse.ArgumentTypeError(f"{name} must be >= {minimum}, got {value}")
+        return value
+
+    return parse  # type: ignore[return-value]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(
+        prog="evalbot",
+        description="Is the change in your eval score real, or noise? Paired statistics "
+        "for a baseline and a candidate eval run.",
+    )
+    parser.add_argument("--version", action="version", version=f"evalbot {__version__}")
+    commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+
+    compare = commands.add_parser(
+        "compare",
+        help="compare a baseline run with a candidate run, item by item",
+        description="Pair BASELINE and CANDIDATE by item id and report the paired statistics.",
+    )
+    compare.add_argument("baseline", nargs="?", help="file, directory, glob or .zip")
+    compare.add_argument("candidate", nargs="?", help="file, directory, glob or .zip")
+    compare.add_argument(
+        "--example", action="store_true", help="compare the bundled example runs"
+    )
+    compare.add_argument("--config", help="analysis plan (default: ./.evalbot.yml if present)")
+    compare.add_argument(
+        "--format", choices=["markdown", "json", "text"], default="text", help="report format"
+    )
+    compare.add_argument("--resamples", type=_positive_int("--resamples", 100))
+    compare.add_argument("--seed", type=_positive_int("--seed", 0))
+    compare.add_argument("--confidence", type=_probability("--confidence", low=0.5))
+    compare.add_argument(
+        "--missing",
+        choices=["error", "fail", "drop"],
+        help="items present on one side only (overrides policy.missing)",
+    )
+
+    plan = commands.add_parser(
+        "plan",
+        help="items needed to detect a change (paired McNemar design)",
+        description="Discordant pairs and items needed for a paired McNemar comparison.",
+    )
+    plan.add_argument("--fix-rate", required=True, type=_probability("--fix-rate"))
+    plan.add_argument("--break-rate", required=True, type=_probability("--break-rate"))
+    plan.add_argument("--alpha", default=0.05, type=_probability("--alpha", high=0.5))
+    plan.add_argument("--power", default=0.8, type=_probability("--power", low=0.5))
+    plan.add_argument("--format", choices=["json", "text"], default="text")
+
+    commands.add_parser("action", help="the GitHub Actions entrypoint (reads the environment)")
+    return parser
+
+
+def _example_paths() -> tuple[str, str]:
+    folder = resources.files("evalbot") / "data" / "example"
+    return str(folder / "baseline.jsonl"), str(folder / "candidate.jsonl")
+
+
+def run_compare(args: argparse.Namespace, out: TextIO) -> int:
+    if args.example:
+        if args.baseline or args.candidate:
+            raise UsageError("evalbot compare: give either --example or BASELINE CANDIDATE")
+        args.baseline, args.candidate = _example_paths()
+    if not args.baseline or not args.candidate:
+        raise UsageError("evalbot compare: BASELINE and CANDIDATE are required (or --example)")
+    config: Config = with_overrides(
+        load_config(args.config),
+        resamples=args.resamples,
+        seed=args.seed,
+        confidence=args.confidence,
+    )
+    options = ReadOptions(fields=config.fields, metric=config.metric, format=config.format)
+    baseline = load_results(args.baseline, options)
+    candidate = load_results(args.candidate, options)
+    paired = pair(baseline, candidate, missing=args.missing or config.policy.missing)
+    comparison = compute_comparison(paired, config)
+    decision = evaluate(comparison, config)
+    if args.format == "json":
+        out.write(json.dumps(build_json(comparison, decision), indent=2) + "\n")
+    elif args.format == "markdown":
+        out.write(render_markdown(build_view(comparison, decision)))
+    else:
+        out.write(render_text(build_view(comparison, decision)))
+    return EXIT_GATE_FAILED if decision.gate == "fail" else EXIT_OK
+
+
+def run_plan(args: argparse.Namespace, out: TextIO) -> int:
+    if args.fix_rate == args.break_rate:
+        raise UsageError(
+            "evalbot plan: --fix-rate equals --break-rate, so there is no difference to detect"
+        )
+    if args.fix_rate + args.break_rate > 1:
+        raise UsageError("evalbot plan: --fix-rate + --break-rate cannot exceed 1")
+    result = mcnemar_sample_size(
+        args.fix_rate, args.break_rate, alpha=args.alpha, power=args.power
+    )
+    if args.format == "json":
+        payload = {
+            "discordant_pairs": result.discordant_pairs,
+            "items": result.items,
+            "fix_rate": result.fix_rate,
+            "break_rate": result.break_rate,
+            "discordant_rate": result.discordant_rate,
+            "effect": result.fix_rate - result.break_rate,
+            "alpha": result.alpha,
+            "power": result.power,
+            "method": "normal approximation on the discordant split (McNemar)",
+        }
+        out.write(json.dumps(payload, indent=2) + "\n")
+    else:
+        out.write(
+            f"{result.items} items ({result.discordant_pairs} discordant pairs) to detect "
+            f"{(result.fix_rate - result.break_rate) * 100:+.1f} pp "
+            f"(fix rate {result.fix_rate:g}, break rate {result.break_rate:g}) "
+            f"with power {result.power:g} at alpha {result.alpha:g}, two-sided.\n"
+        )
+    return EXIT_OK
+
+
+def run_action(args: argparse.Namespace, out: TextIO) -> int:
+    raise UsageError("evalbot action: the GitHub Actions mode is not available in this version")
+
+
+def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
+    """Run evalbot; returns the exit code (never raises for a user's mistake)."""
+    out = out or sys.stdout
+    try:
+        args = build_parser().parse_args(argv)
+        handler = {"compare": run_compare, "plan": run_plan, "action": run_action}[args.command]
+        return handler(args, out)
+    except EvalbotError as error:
+        print(f"evalbot: error: {error}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except KeyboardInterrupt:
+        print("evalbot: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return EXIT_OK
+    except Exception as error:  # a bug of ours: one line, and the traceback only on request
+        if os.environ.get("EVALBOT_DEBUG"):
+            raise
+        print(
+            f"evalbot: internal error ({type(error).__name__}: {error}); "
+            "please report it (set EVALBOT_DEBUG=1 for details)",
+            file=sys.stderr,
+        )
+        return EXIT_INTERNAL

@@ -1,0 +1,110 @@
+"""Pairing by id, repeats averaged per item, and the three `missing` policies."""
+
+from __future__ import annotations
+
+import hashlib
+
+import pytest
+
+from evalbot.errors import InputError, PairingError
+from evalbot.results.formats.default import parse
+from evalbot.results.model import Results
+from evalbot.results.options import ReadOptions
+from evalbot.results.pairing import fingerprint, pair
+from evalbot.results.sources import merge
+
+
+def results(text: str, source: str = "r.jsonl") -> Results:
+    return parse(text.encode(), source=source, options=ReadOptions())
+
+
+BASE = results(
+    '{"id": "a", "passed": true}\n{"id": "b", "passed": false}\n{"id": "c", "passed": true}\n',
+    "base.jsonl",
+)
+
+
+def test_pairs_by_id_not_row_order() -> None:
+    cand = results(
+        '{"id": "c", "passed": false}\n{"id": "a", "passed": true}\n{"id": "b", "passed": true}\n',
+        "cand.jsonl",
+    )
+    paired = pair(BASE, cand)
+    assert paired.ids == ["a", "b", "c"]
+    assert paired.baseline.tolist() == [1.0, 0.0, 1.0]
+    assert paired.candidate.tolist() == [1.0, 1.0, 0.0]
+    assert paired.kind == "binary"
+
+
+def test_missing_error_lists_counts_and_first_ids() -> None:
+    cand = results('{"id": "a", "passed": true}\n{"id": "z", "passed": true}\n', "cand.jsonl")
+    with pytest.raises(PairingError) as caught:
+        pair(BASE, cand)
+    assert str(caught.value) == (
+        "cand.jsonl: items differ from base.jsonl: 2 only in the baseline ('b', 'c'); "
+        "1 only in the candidate ('z') (set `policy.missing` to fail or drop to allow this)"
+    )
+
+
+def test_missing_drop_and_fail() -> None:
+    cand = results('{"id": "a", "passed": true}\n{"id": "z", "passed": true}\n', "cand.jsonl")
+    dropped = pair(BASE, cand, missing="drop")
+    assert dropped.ids == ["a"]
+    assert dropped.dropped_baseline_only == ["b", "c"]
+    assert dropped.dropped_candidate_only == ["z"]
+    failed = pair(BASE, cand, missing="fail")
+    assert failed.ids == ["a", "b", "c", "z"]
+    assert failed.baseline.tolist() == [1.0, 0.0, 1.0, 0.0]
+    assert failed.candidate.tolist() == [1.0, 0.0, 0.0, 1.0]
+    assert failed.filled_as_failures == 3
+
+
+def test_no_common_items() -> None:
+    cand = results('{"id": "z", "passed": true}\n', "cand.jsonl")
+    with pytest.raises(PairingError, match="no item id in common"):
+        pair(BASE, cand, missing="drop")
+
+
+def test_repeats_are_averaged_per_item() -> None:
+    base = results(
+        "\n".join(
+            f'{{"id": "{i}", "epoch": {e}, "passed": {str(p).lower()}}}'
+            for i, e, p in [("a", 1, True), ("a", 2, False), ("b", 1, True), ("b", 2, True)]
+        )
+    )
+    cand = results('{"id": "a", "passed": true}\n{"id": "b", "passed": false}\n')
+    paired = pair(base, cand)
+    assert paired.baseline.tolist() == [0.5, 1.0]
+    assert paired.kind == "score"
+    assert paired.pass_fail
+    assert paired.epochs_baseline == 2
+    assert len(paired) == 2  # repeats never become extra items
+
+
+def test_kind_mismatch_between_sides() -> None:
+    cand = results('{"id": "a", "score": 0.5}\n{"id": "b", "score": 1}\n{"id": "c", "score": 0}\n',
+                   "cand.jsonl")
+    with pytest.raises(PairingError, match="compares a score metric but the baseline"):
+        pair(BASE, cand)
+
+
+def test_fingerprint_is_sha256_of_sorted_ids() -> None:
+    expected = hashlib.sha256(b"a\nb\nc\n").hexdigest()
+    assert fingerprint(["c", "a", "b"]) == expected
+    assert pair(BASE, BASE).fingerprint == expected
+
+
+def test_merge_shards_and_refuse_duplicates_across_shards() -> None:
+    one = results('{"id": "a", "passed": true}\n', "s1.jsonl")
+    two = results('{"id": "b", "passed": false}\n', "s2.jsonl")
+    merged = merge([one, two], "shards")
+    assert merged.ids == ["a", "b"]
+    with pytest.raises(InputError, match=r"^s2\.jsonl:1: duplicate item 'a' \(first seen at s1\.jsonl:1\)"):
+        merge([one, results('{"id": "a", "passed": true}\n', "s2.jsonl")], "shards")
+
+
+def test_merge_distinct_epochs_across_shards() -> None:
+    one = results('{"id": "a", "passed": true, "epoch": 1}\n', "s1.jsonl")
+    two = results('{"id": "a", "passed": false, "epoch": 2}\n', "s2.jsonl")
+    merged = merge([one, two], "shards")
+    assert merged.epochs is not None and merged.epochs.tolist() == [1, 2]
