@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from collections.abc import Callable
@@ -12,7 +13,9 @@ REPO = Path(__file__).resolve().parent.parent
 
 @pytest.fixture
 def run_cli(tmp_path: Path) -> Callable[..., subprocess.CompletedProcess[str]]:
-    """Run ``python -m evalbot ARGS`` as a subprocess in ``tmp_path``."""
+    """Run ``python -m evalbot ARGS`` as a subprocess in ``tmp_path`` (this checkout's code)."""
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    env.pop("EVALBOT_DEBUG", None)
 
     def run(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
         return subprocess.run(
@@ -22,6 +25,7 @@ def run_cli(tmp_path: Path) -> Callable[..., subprocess.CompletedProcess[str]]:
             text=True,
             timeout=120,
             check=False,
+            env=env,
         )
 
     return run

@@ -1,0 +1,233 @@
+"""`evalbot` as a user runs it: a subprocess, files on disk, exit codes, stdout/stderr."""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Callable
+from fractions import Fraction
+from pathlib import Path
+from subprocess import CompletedProcess
+
+import pytest
+
+Run = Callable[..., CompletedProcess[str]]
+
+
+def write_pair(tmp: Path, cells: dict[str, int], *, shuffle: bool = True) -> tuple[Path, Path]:
+    """Write baseline/candidate JSONL files with the given 2x2 cell counts."""
+    base, cand = [], []
+    number = 0
+    for cell, count in cells.items():
+        for _ in range(count):
+            number += 1
+            item = f"item-{number:05d}"
+            base.append({"id": item, "passed": cell in ("both_pass", "broken")})
+            cand.append({"id": item, "passed": cell in ("both_pass", "fixed")})
+    if shuffle:
+        cand.reverse()  # pairing must be by id, not row order
+    b, c = tmp / "baseline.jsonl", tmp / "candidate.jsonl"
+    b.write_text("".join(json.dumps(r) + "\n" for r in base))
+    c.write_text("".join(json.dumps(r) + "\n" for r in cand))
+    return b, c
+
+
+def exact_mcnemar(fixed: int, broken: int) -> float:
+    """Two-sided exact binomial p-value computed with exact fractions (independent of scipy)."""
+    n, k = fixed + broken, min(fixed, broken)
+    tail = sum(Fraction(math.comb(n, i), 2**n) for i in range(k + 1))
+    return float(min(Fraction(1), 2 * tail))
+
+
+WORKED = {"both_pass": 266, "fixed": 31, "broken": 14, "both_fail": 89}
+
+
+def test_worked_example_json(run_cli: Run, tmp_path: Path) -> None:
+    b, c = write_pair(tmp_path, WORKED)
+    proc = run_cli("compare", str(b), str(c), "--format", "json")
+    assert proc.returncode == 0, proc.stderr
+    report = json.loads(proc.stdout)
+    for key in ("schema_version", "items", "metric", "baseline", "candidate", "difference",
+                "table", "mcnemar", "policy", "verdict"):
+        assert key in report
+    assert report["schema_version"] == 1
+    assert report["items"] == 400
+    assert report["metric"] == "pass_rate"
+    assert report["table"] == WORKED
+    assert report["baseline"]["passed"] == 280
+    assert report["candidate"]["passed"] == 297
+    assert report["baseline"]["rate"] == pytest.approx(0.70)
+    assert report["candidate"]["rate"] == pytest.approx(0.7425)
+    # exact McNemar: 2 * P(X <= 14), X ~ Bin(45, 1/2), from exact fractions
+    assert report["mcnemar"]["method"] == "exact"
+    assert report["mcnemar"]["discordant"] == 45
+    assert report["mcnemar"]["pvalue"] == pytest.approx(exact_mcnemar(31, 14), rel=1e-12)
+    # the bootstrap CI of the difference against the analytic paired interval:
+    # d = (31 - 14)/400; var(d_i) = (45/400 - d^2); se = sqrt(var * 400/399 / 400)
+    d = 17 / 400
+    se = math.sqrt((45 / 400 - d**2) * 400 / 399 / 400)
+    low, high = report["difference"]["ci"]
+    assert report["difference"]["estimate"] == pytest.approx(d)
+    assert low == pytest.approx(d - 1.959964 * se, abs=0.004)
+    assert high == pytest.approx(d + 1.959964 * se, abs=0.004)
+    assert report["difference"]["resamples"] == 10000
+    assert report["difference"]["seed"] == 0
+    assert report["verdict"]["outcome"] == "improvement"
+    assert report["verdict"]["gate"] == "pass"
+    assert report["policy"] == {"ok": True, "violations": []}
+    assert len(report["broken_ids"]) == 14
+
+
+def test_output_is_reproducible_and_seed_matters(run_cli: Run, tmp_path: Path) -> None:
+    b, c = write_pair(tmp_path, WORKED)
+    first = run_cli("compare", str(b), str(c), "--format", "json")
+    again = run_cli("compare", str(b), str(c), "--format", "json")
+    other = run_cli("compare", str(b), str(c), "--format", "json", "--seed", "1",
+                    "--resamples", "2000", "--confidence", "0.9")
+    assert first.stdout == again.stdout
+    ci0 = json.loads(first.stdout)["difference"]
+    ci1 = json.loads(other.stdout)["difference"]
+    assert ci1["seed"] == 1 and ci1["resamples"] == 2000 and ci1["confidence"] == 0.9
+    assert ci1["ci"] != ci0["ci"]
+    assert ci1["ci"][1] - ci1["ci"][0] < ci0["ci"][1] - ci0["ci"][0]  # 90 % is narrower
+
+
+def test_markdown_report(run_cli: Run, tmp_path: Path) -> None:
+    b, c = write_pair(tmp_path, WORKED)
+    proc = run_cli("compare", str(b), str(c), "--format", "markdown")
+    assert proc.returncode == 0, proc.stderr
+    first = proc.stdout.splitlines()[0]
+    assert first.startswith("### ✅ Improvement: +4.2 pp [")
+    assert "31 fixed" in proc.stdout and "14 broken" in proc.stdout
+    assert "p = 0.0" in proc.stdout
+
+
+def test_regression_fails_the_gate(run_cli: Run, tmp_path: Path) -> None:
+    b, c = write_pair(tmp_path, {"both_pass": 266, "fixed": 14, "broken": 31, "both_fail": 89})
+    proc = run_cli("compare", str(b), str(c), "--format", "json")
+    assert proc.returncode == 1
+    report = json.loads(proc.stdout)
+    assert report["verdict"]["outcome"] == "regression"
+    assert report["verdict"]["gate"] == "fail"
+
+
+def test_no_discordant_pairs(run_cli: Run, tmp_path: Path) -> None:
+    b, c = write_pair(tmp_path, {"both_pass": 30, "fixed": 0, "broken": 0, "both_fail": 10})
+    proc = run_cli("compare", str(b), str(c), "--format", "json")
+    assert proc.returncode == 0, proc.stderr
+    report = json.loads(proc.stdout)
+    assert report["mcnemar"]["pvalue"] == 1.0
+    assert report["difference"]["ci"] == [0.0, 0.0]
+    assert report["verdict"]["outcome"] == "no_significant_difference"
+
+
+def test_config_sample_size_makes_it_inconclusive(run_cli: Run, tmp_path: Path) -> None:
+    b, c = write_pair(tmp_path, WORKED)
+    (tmp_path / "plan.yml").write_text("policy:\n  sample_size: 500\n")
+    proc = run_cli("compare", str(b), str(c), "--format", "json", "--config", "plan.yml")
+    report = json.loads(proc.stdout)
+    assert report["verdict"]["outcome"] == "inconclusive"
+    assert report["policy"]["ok"] is False
+    assert "pre-registered 500" in report["policy"]["violations"][0]
+
+
+def test_max_broken_gate(run_cli: Run, tmp_path: Path) -> None:
+    b, c = write_pair(tmp_path, WORKED)
+    (tmp_path / ".evalbot.yml").write_text("gate:\n  max_broken: 10\n")
+    proc = run_cli("compare", str(b), str(c), "--format", "json")  # picked up from the cwd
+    assert proc.returncode == 1
+    assert json.loads(proc.stdout)["verdict"]["gate"] == "fail"
+
+
+def test_text_is_default_and_example_runs(run_cli: Run) -> None:
+    proc = run_cli("compare", "--example")
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.startswith("Improvement: +4.2 pp [")
+    assert "400 paired items" in proc.stdout
+
+
+def test_score_metric(run_cli: Run, tmp_path: Path) -> None:
+    b, c = tmp_path / "b.csv", tmp_path / "c.csv"
+    b.write_text("id,score\n" + "".join(f"q{i},{(i % 10) / 10}\n" for i in range(200)))
+    c.write_text("id,score\n" + "".join(f"q{i},{min(1, (i % 10) / 10 + 0.05)}\n" for i in range(200)))
+    proc = run_cli("compare", str(b), str(c), "--format", "json")
+    assert proc.returncode == 0, proc.stderr
+    report = json.loads(proc.stdout)
+    assert report["metric"] == "mean_score"
+    assert report["mcnemar"] is None
+    assert report["difference"]["estimate"] == pytest.approx(0.05)
+    assert report["verdict"]["outcome"] == "improvement"
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["compare", "missing.jsonl", "c.jsonl"], "evalbot: error: missing.jsonl: no such file or directory"),
+        (["compare", "b.jsonl", "bad.jsonl"], "evalbot: error: bad.jsonl:2: not valid JSON (Expecting property name enclosed in double quotes)"),
+        (["compare", "b.jsonl", "empty.jsonl"], "evalbot: error: empty.jsonl: no items"),
+        (["compare", "b.jsonl", "dup.jsonl"],
+         "evalbot: error: dup.jsonl:2: duplicate item 'a' (first seen at dup.jsonl:1); repeats need an `epoch` field"),
+        (["compare", "b.jsonl", "noid.jsonl"], "evalbot: error: noid.jsonl:1: missing `id`"),
+        (["compare", "b.jsonl", "yes.jsonl"],
+         "evalbot: error: yes.jsonl:1: `passed` must be true/false or 0/1, got 'yes'"),
+        (["compare", "b.jsonl", "other.jsonl"],
+         "evalbot: error: other.jsonl: items differ from b.jsonl: 1 only in the baseline ('b'); "
+         "1 only in the candidate ('z') (set `policy.missing` to fail or drop to allow this)"),
+        (["compare", "b.jsonl", "emptydir"], "evalbot: error: emptydir: directory holds no result files (.jsonl, .ndjson, .json, .csv, .tsv)"),
+        (["compare", "b.jsonl", "*.nothing"], "evalbot: error: *.nothing: no files match this pattern"),
+        (["compare", "b.jsonl"], "evalbot: error: evalbot compare: BASELINE and CANDIDATE are required (or --example)"),
+        (["compare", "b.jsonl", "b.jsonl", "--config", "nope.yml"], "evalbot: error: nope.yml: no such config file"),
+        (["compare", "b.jsonl", "b.jsonl", "--resamples", "ten"],
+         "evalbot: error: evalbot compare: argument --resamples: --resamples must be an integer, got 'ten' (see --help)"),
+        (["plan", "--fix-rate", "0.05", "--break-rate", "0.05"],
+         "evalbot: error: evalbot plan: --fix-rate equals --break-rate, so there is no difference to detect"),
+        (["plan", "--fix-rate", "1.5", "--break-rate", "0.05"],
+         "evalbot: error: evalbot plan: argument --fix-rate: --fix-rate must be strictly between 0 and 1, got 1.5 (see --help)"),
+        (["frobnicate"], None),
+    ],
+)
+def test_bad_input_is_one_line_and_exit_2(
+    run_cli: Run, tmp_path: Path, args: list[str], message: str | None
+) -> None:
+    (tmp_path / "b.jsonl").write_text('{"id": "a", "passed": true}\n{"id": "b", "passed": false}\n')
+    (tmp_path / "bad.jsonl").write_text('{"id": "a", "passed": true}\n{"id": "b", passed: false}\n')
+    (tmp_path / "empty.jsonl").write_text("")
+    (tmp_path / "emptydir").mkdir()
+    (tmp_path / "dup.jsonl").write_text('{"id": "a", "passed": true}\n{"id": "a", "passed": false}\n')
+    (tmp_path / "noid.jsonl").write_text('{"passed": true}\n')
+    (tmp_path / "yes.jsonl").write_text('{"id": "a", "passed": "yes"}\n')
+    (tmp_path / "other.jsonl").write_text('{"id": "a", "passed": true}\n{"id": "z", "passed": false}\n')
+    proc = run_cli(*args)
+    assert proc.returncode == 2
+    assert proc.stdout == ""
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1, proc.stderr
+    assert "Traceback" not in proc.stderr
+    if message is not None:
+        assert lines[0] == message
+
+
+@pytest.mark.parametrize(
+    ("fix", "brk", "pairs", "items"),
+    [
+        # Worked in the issue and recomputed by hand: p = .08/.11, d = (1.959964*.5 +
+        # 0.841621*sqrt(p(1-p)))^2 / (p-.5)^2 = 35.54 -> 36 pairs; 36/.11 = 327.3 -> 328 items.
+        ("0.08", "0.03", 36, 328),
+        # p = .05/.09: d = 633.4 -> 634 pairs; 634/.09 = 7044.4 -> 7045 items ("about 7,040").
+        ("0.05", "0.04", 634, 7045),
+    ],
+)
+def test_plan(run_cli: Run, fix: str, brk: str, pairs: int, items: int) -> None:
+    proc = run_cli("plan", "--fix-rate", fix, "--break-rate", brk, "--format", "json")
+    assert proc.returncode == 0, proc.stderr
+    result = json.loads(proc.stdout)
+    assert result["discordant_pairs"] == pairs
+    assert result["items"] == items
+    text = run_cli("plan", "--fix-rate", fix, "--break-rate", brk)
+    assert text.stdout.startswith(f"{items} items ({pairs} discordant pairs)")
+
+
+def test_version_and_module_entry(run_cli: Run) -> None:
+    proc = run_cli("--version")
+    assert proc.returncode == 0
+    assert proc.stdout.startswith("evalbot ")
