@@ -54,7 +54,8 @@ _METHODS: tuple[BootstrapMethod, ...] = ("percentile", "bca")
 _MULTINOMIAL_MAX_DISTINCT = 4096
 #: ... and at least this many units per distinct row (else the index resampler is cheaper).
 _MULTINOMIAL_MIN_UNITS_PER_ROW = 8
-#: Indices drawn per chunk by the index resampler (2^23 int32 = 32 MiB).
+#: Indices drawn per chunk by the index resampler (2^23 intp = 64 MiB, plus as much for the
+#: gathered values). intp, not int32: numpy converts other index types with a copy (4x slower).
 _CHUNK_INDICES = 1 << 23
 
 # A statistic of resampled column totals: (totals with shape (B, m), number of units) -> (B,)
@@ -159,42 +160,60 @@ _NAMED_METRICS: dict[str, Callable[[], Metric]] = {
 # ----------------------------------------------------------------------------- engine
 
 
-def _unique_rows(units: FloatArray) -> tuple[FloatArray, npt.NDArray[np.int64]] | None:
+def _compact(codes: npt.NDArray[np.int64], limit: int) -> tuple[npt.NDArray[np.int64], int] | None:
+    """Relabel integer codes as 0..k-1 (sorted); None if there are more than ``limit``."""
+    values = np.unique(codes)  # no return_inverse: a plain sort-unique is much faster
+    if values.size > limit:
+        return None
+    return np.searchsorted(values, codes).astype(np.int64), int(values.size)
+
+
+Distinct = tuple[FloatArray, npt.NDArray[np.int64]]
+
+
+def _unique_rows(units: FloatArray) -> Distinct | None:
     """Distinct rows of ``units`` and their multiplicities, or None if there are too many."""
     n_units, n_cols = units.shape
     limit = min(_MULTINOMIAL_MAX_DISTINCT, n_units // _MULTINOMIAL_MIN_UNITS_PER_ROW)
     if limit < 1:
         return None
     code = np.zeros(n_units, dtype=np.int64)
+    k = 1
     for j in range(n_cols):
-        values, inverse = np.unique(units[:, j], return_inverse=True)
-        if len(values) > limit:
+        column = units[:, j]
+        values = np.unique(column)
+        if values.size > limit:
             return None
-        code = code * len(values) + inverse.reshape(-1)
-        # Re-compact so the mixed-radix code cannot overflow with many columns.
-        _, code = np.unique(code, return_inverse=True)
-        code = code.reshape(-1).astype(np.int64)
-        if int(code.max()) + 1 > limit:
-            return None
-    _, first, counts = np.unique(code, return_index=True, return_counts=True)
-    return units[first], counts.astype(np.int64)
+        code = code * values.size + np.searchsorted(values, column)
+        k *= int(values.size)
+        if k > limit:  # re-compact so the mixed-radix code stays small
+            compacted = _compact(code, limit)
+            if compacted is None:
+                return None
+            code, k = compacted
+    # Codes are < k but may skip combinations that do not occur: drop the empty ones.
+    rows = np.zeros((k, n_cols), dtype=np.float64)
+    rows[code] = units
+    counts = np.bincount(code, minlength=k).astype(np.int64)
+    present = counts > 0
+    return rows[present], counts[present]
 
 
-def _resample_totals(units: FloatArray, n_resamples: int, rng: np.random.Generator) -> FloatArray:
+def _resample_totals(
+    units: FloatArray, distinct: Distinct | None, n_resamples: int, rng: np.random.Generator
+) -> FloatArray:
     """Column totals of ``n_resamples`` resamples (with replacement) of the rows of ``units``."""
     n_units, n_cols = units.shape
-    distinct = _unique_rows(units)
     if distinct is not None:
         rows, counts = distinct
         draws = rng.multinomial(n_units, counts / n_units, size=n_resamples)
         return draws.astype(np.float64) @ rows
     totals = np.empty((n_resamples, n_cols), dtype=np.float64)
     chunk = max(1, _CHUNK_INDICES // n_units)
-    index_dtype = np.int32 if n_units < 2**31 else np.int64
     columns = [np.ascontiguousarray(units[:, j]) for j in range(n_cols)]
     for start in range(0, n_resamples, chunk):
         stop = min(n_resamples, start + chunk)
-        idx = rng.integers(0, n_units, size=(stop - start, n_units), dtype=index_dtype)
+        idx = rng.integers(0, n_units, size=(stop - start, n_units), dtype=np.intp)
         for j, col in enumerate(columns):
             totals[start:stop, j] = col[idx].sum(axis=1)
     return totals
@@ -220,7 +239,8 @@ def _bootstrap(
     n_units = units.shape[0]
     observed = float(_evaluate(fn, units.sum(axis=0, keepdims=True), n_units)[0])
     rng = np.random.default_rng(seed)
-    boot_all = _evaluate(fn, _resample_totals(units, n_resamples, rng), n_units)
+    distinct = _unique_rows(units)
+    boot_all = _evaluate(fn, _resample_totals(units, distinct, n_resamples, rng), n_units)
     finite = np.isfinite(boot_all)
     boot = boot_all[finite]
     n_undefined = int(n_resamples - boot.size)
@@ -257,7 +277,7 @@ def _bootstrap(
     if method == "percentile":
         levels = np.array([alpha / 2.0, 1.0 - alpha / 2.0])
     else:
-        levels = _bca_levels(units, fn, boot, observed, alpha)
+        levels = _bca_levels(units, distinct, fn, boot, observed, alpha)
     low, high = (float(x) for x in np.percentile(boot, 100.0 * levels))
     # Guard against interpolation fuzz: the interval never extends past the resamples.
     low, high = max(low, float(boot.min())), min(high, float(boot.max()))
@@ -268,6 +288,7 @@ def _bootstrap(
 
 def _bca_levels(
     units: FloatArray,
+    distinct: Distinct | None,
     fn: _TotalsStatistic,
     boot: FloatArray,
     observed: float,
@@ -282,7 +303,6 @@ def _bca_levels(
     z0 = float(ndtri(prop))
     # Acceleration from the leave-one-unit-out jackknife, on the distinct rows only.
     n_units = units.shape[0]
-    distinct = _unique_rows(units)
     if distinct is None:
         rows, weights = units, np.ones(n_units, dtype=np.float64)
     else:
