@@ -1,0 +1,64 @@
+"""Shared input-validation helpers for :mod:`evalbot.stats` (scipy-style messages)."""
+
+from __future__ import annotations
+
+import math
+import operator
+from collections.abc import Collection
+
+import numpy as np
+import numpy.typing as npt
+
+FloatArray = npt.NDArray[np.float64]
+
+
+def as_count(value: object, name: str, *, minimum: int = 0) -> int:
+    """Return ``value`` as a Python ``int`` >= ``minimum`` or raise ``ValueError``."""
+    if isinstance(value, bool | np.bool_):
+        raise ValueError(f"`{name}` must be an integer; got {value!r}.")
+    try:
+        count = operator.index(value)  # type: ignore[arg-type]
+    except TypeError:
+        raise ValueError(f"`{name}` must be an integer; got {value!r}.") from None
+    if count < minimum:
+        raise ValueError(f"`{name}` must be an integer >= {minimum}; got {value!r}.")
+    return int(count)
+
+
+def as_probability(
+    value: object, name: str, *, open_low: bool = True, open_high: bool = True
+) -> float:
+    """Return ``value`` as a float in the interval given by the flags or raise ``ValueError``."""
+    try:
+        x = float(value)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        raise ValueError(f"`{name}` must be a number; got {value!r}.") from None
+    low_ok = x > 0.0 if open_low else x >= 0.0
+    high_ok = x < 1.0 if open_high else x <= 1.0
+    if not (math.isfinite(x) and low_ok and high_ok):
+        lo = "(0" if open_low else "[0"
+        hi = "1)" if open_high else "1]"
+        raise ValueError(f"`{name}` must be in {lo}, {hi}; got {value!r}.")
+    return x
+
+
+def as_choice(value: object, name: str, choices: Collection[str]) -> str:
+    """Return ``value`` if it is one of ``choices`` or raise ``ValueError``."""
+    if not isinstance(value, str) or value not in choices:
+        options = ", ".join(repr(c) for c in choices)
+        raise ValueError(f"`{name}` must be one of {options}; got {value!r}.")
+    return value
+
+
+def as_float_vector(value: object, name: str) -> FloatArray:
+    """Return ``value`` as a finite, one-dimensional float64 array or raise ``ValueError``."""
+    try:
+        arr = np.asarray(value, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ValueError(f"`{name}` must be a one-dimensional array of numbers.") from None
+    if arr.ndim != 1:
+        raise ValueError(f"`{name}` must be one-dimensional; got an array of shape {arr.shape}.")
+    if not np.all(np.isfinite(arr)):
+        bad = int(np.flatnonzero(~np.isfinite(arr))[0])
+        raise ValueError(f"`{name}` must be finite; got {arr[bad]!r} at index {bad}.")
+    return arr

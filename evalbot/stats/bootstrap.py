@@ -1,0 +1,489 @@
+"""Paired bootstrap of a difference in a metric between two runs over the same items.
+
+The unit of resampling is the item (or the cluster of items), with both runs' values for
+that item kept together: a resample draws *items* with replacement, never one side
+independently of the other, so the correlation between the runs — which is what makes the
+paired comparison sharp — is preserved.
+
+Every metric here is a function of per-column means over the resampled units (mean pass
+rate, mean score, micro F1 from TP/FP/FN, cost per solved task = sum cost / sum solved). A
+resample is therefore fully described by how often each unit was drawn, and the engine only
+needs column *totals* per resample. Two resamplers produce those totals:
+
+* when the units take few distinct rows (binary pass/fail gives per-item differences in
+  {-1, 0, +1}), the draw counts of the distinct rows are sampled directly from
+  ``Multinomial(n, frequencies / n)``, which has exactly the distribution of the counts
+  under resampling with replacement; 10,000 resamples of 10^6 items take milliseconds;
+* otherwise resamples are drawn as index matrices in chunks of about 2^23 indices, so
+  memory stays around 100 MiB whatever the number of items.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Literal, cast
+
+import numpy as np
+import numpy.typing as npt
+from scipy.special import ndtr, ndtri
+
+from evalbot.stats._validation import (
+    FloatArray,
+    as_choice,
+    as_count,
+    as_float_vector,
+    as_probability,
+)
+from evalbot.stats.intervals import ConfidenceInterval
+
+__all__ = [
+    "BootstrapResult",
+    "Metric",
+    "f1_metric",
+    "mean_metric",
+    "paired_bootstrap_mean",
+    "ratio_metric",
+]
+
+BootstrapMethod = Literal["percentile", "bca"]
+_METHODS: tuple[BootstrapMethod, ...] = ("percentile", "bca")
+
+#: Use the multinomial resampler when the units have at most this many distinct rows ...
+_MULTINOMIAL_MAX_DISTINCT = 4096
+#: ... and at least this many units per distinct row (else the index resampler is cheaper).
+_MULTINOMIAL_MIN_UNITS_PER_ROW = 8
+#: Indices drawn per chunk by the index resampler (2^23 intp = 64 MiB, plus as much for the
+#: gathered values). intp, not int32: numpy converts other index types with a copy (4x slower).
+_CHUNK_INDICES = 1 << 23
+
+# A statistic of resampled column totals: (totals with shape (B, m), number of units) -> (B,)
+_TotalsStatistic = Callable[[FloatArray, int], FloatArray]
+
+
+@dataclass(frozen=True, kw_only=True)
+class BootstrapResult:
+    """Result of :func:`paired_bootstrap_mean` and :func:`paired_bootstrap`.
+
+    Attributes
+    ----------
+    statistic : float
+        Observed difference, candidate minus baseline.
+    confidence_interval : ConfidenceInterval
+        Bootstrap interval ``(low, high)`` for the difference.
+    standard_error : float
+        Standard deviation (ddof=1) of the bootstrap distribution of the difference.
+    pvalue : float
+        Two-sided bootstrap p-value ``min(1, 2 min(P*(d* <= 0), P*(d* >= 0)))``; see the
+        Notes of :func:`paired_bootstrap_mean`.
+    method : {"percentile", "bca"}
+        How the interval was formed.
+    n_resamples, seed, confidence_level
+        Echoed inputs.
+    resampled : {"items", "clusters"}
+        The unit that was resampled.
+    baseline_value, candidate_value : float
+        The metric on each run (their difference is ``statistic``).
+    n_units : int
+        Number of resampled units (items, or clusters).
+    n_undefined : int
+        Resamples on which the metric was undefined (e.g. no solved task in a resample of a
+        cost-per-solved metric); they are left out of the interval and the p-value.
+    """
+
+    statistic: float
+    confidence_interval: ConfidenceInterval
+    standard_error: float
+    pvalue: float
+    method: str
+    n_resamples: int
+    seed: int
+    confidence_level: float
+    resampled: str
+    baseline_value: float = math.nan
+    candidate_value: float = math.nan
+    n_units: int = 0
+    n_undefined: int = 0
+
+
+@dataclass(frozen=True, kw_only=True)
+class Metric:
+    """A metric that is a function of per-item column means.
+
+    Attributes
+    ----------
+    name : str
+        Label for reports (``"mean"``, ``"f1"``, ``"cost/solved"`` ...).
+    columns : tuple of str
+        Per-item columns the metric reads, on each side.
+    function : callable
+        ``function(means)`` where ``means`` maps each column to an array of column means
+        (one per resample); returns the metric per resample. Must be vectorised and may
+        return ``nan``/``inf`` where undefined (such resamples are counted and dropped).
+    """
+
+    name: str
+    columns: tuple[str, ...]
+    function: Callable[[Mapping[str, FloatArray]], FloatArray]
+
+
+def mean_metric(column: str = "value") -> Metric:
+    """The mean of ``column`` (pass rate for 0/1 values, mean score otherwise)."""
+    return Metric(name="mean", columns=(column,), function=lambda m: m[column])
+
+
+def ratio_metric(numerator: str, denominator: str, *, name: str | None = None) -> Metric:
+    """``sum(numerator) / sum(denominator)``, e.g. cost per solved task = ``cost / solved``."""
+    return Metric(
+        name=name or f"{numerator}/{denominator}",
+        columns=(numerator, denominator),
+        function=lambda m: m[numerator] / m[denominator],
+    )
+
+
+def f1_metric(tp: str = "tp", fp: str = "fp", fn: str = "fn") -> Metric:
+    """Micro-averaged F1 from per-item counts: ``2 TP / (2 TP + FP + FN)`` on the totals."""
+    return Metric(
+        name="f1",
+        columns=(tp, fp, fn),
+        function=lambda m: 2.0 * m[tp] / (2.0 * m[tp] + m[fp] + m[fn]),
+    )
+
+
+_NAMED_METRICS: dict[str, Callable[[], Metric]] = {
+    "mean": mean_metric,
+    "f1": f1_metric,
+}
+
+
+# ----------------------------------------------------------------------------- engine
+
+
+def _compact(codes: npt.NDArray[np.int64], limit: int) -> tuple[npt.NDArray[np.int64], int] | None:
+    """Relabel integer codes as 0..k-1 (sorted); None if there are more than ``limit``."""
+    values = np.unique(codes)  # no return_inverse: a plain sort-unique is much faster
+    if values.size > limit:
+        return None
+    return np.searchsorted(values, codes).astype(np.int64), int(values.size)
+
+
+Distinct = tuple[FloatArray, npt.NDArray[np.int64]]
+
+
+def _unique_rows(units: FloatArray) -> Distinct | None:
+    """Distinct rows of ``units`` and their multiplicities, or None if there are too many."""
+    n_units, n_cols = units.shape
+    limit = min(_MULTINOMIAL_MAX_DISTINCT, n_units // _MULTINOMIAL_MIN_UNITS_PER_ROW)
+    if limit < 1:
+        return None
+    code = np.zeros(n_units, dtype=np.int64)
+    k = 1
+    for j in range(n_cols):
+        column = units[:, j]
+        values = np.unique(column)
+        if values.size > limit:
+            return None
+        code = code * values.size + np.searchsorted(values, column)
+        k *= int(values.size)
+        if k > limit:  # re-compact so the mixed-radix code stays small
+            compacted = _compact(code, limit)
+            if compacted is None:
+                return None
+            code, k = compacted
+    # Codes are < k but may skip combinations that do not occur: drop the empty ones.
+    rows = np.zeros((k, n_cols), dtype=np.float64)
+    rows[code] = units
+    counts = np.bincount(code, minlength=k).astype(np.int64)
+    present = counts > 0
+    return rows[present], counts[present]
+
+
+def _resample_totals(
+    units: FloatArray, distinct: Distinct | None, n_resamples: int, rng: np.random.Generator
+) -> FloatArray:
+    """Column totals of ``n_resamples`` resamples (with replacement) of the rows of ``units``."""
+    n_units, n_cols = units.shape
+    if distinct is not None:
+        rows, counts = distinct
+        draws = rng.multinomial(n_units, counts / n_units, size=n_resamples)
+        return draws.astype(np.float64) @ rows
+    totals = np.empty((n_resamples, n_cols), dtype=np.float64)
+    chunk = max(1, _CHUNK_INDICES // n_units)
+    columns = [np.ascontiguousarray(units[:, j]) for j in range(n_cols)]
+    for start in range(0, n_resamples, chunk):
+        stop = min(n_resamples, start + chunk)
+        idx = rng.integers(0, n_units, size=(stop - start, n_units), dtype=np.intp)
+        for j, col in enumerate(columns):
+            totals[start:stop, j] = col[idx].sum(axis=1)
+    return totals
+
+
+def _evaluate(fn: _TotalsStatistic, totals: FloatArray, n_units: int) -> FloatArray:
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        return np.asarray(fn(totals, n_units), dtype=np.float64).reshape(-1)
+
+
+def _bootstrap(
+    units: FloatArray,
+    fn: _TotalsStatistic,
+    *,
+    n_resamples: int,
+    confidence_level: float,
+    seed: int,
+    method: BootstrapMethod,
+    resampled: str,
+    baseline_value: float,
+    candidate_value: float,
+) -> BootstrapResult:
+    n_units = units.shape[0]
+    observed = float(_evaluate(fn, units.sum(axis=0, keepdims=True), n_units)[0])
+    rng = np.random.default_rng(seed)
+    distinct = _unique_rows(units)
+    boot_all = _evaluate(fn, _resample_totals(units, distinct, n_resamples, rng), n_units)
+    finite = np.isfinite(boot_all)
+    boot = boot_all[finite]
+    n_undefined = int(n_resamples - boot.size)
+
+    def result(low: float, high: float, standard_error: float, pvalue: float) -> BootstrapResult:
+        return BootstrapResult(
+            statistic=observed,
+            confidence_interval=ConfidenceInterval(low, high),
+            standard_error=standard_error,
+            pvalue=pvalue,
+            method=method,
+            n_resamples=n_resamples,
+            seed=seed,
+            confidence_level=confidence_level,
+            resampled=resampled,
+            baseline_value=baseline_value,
+            candidate_value=candidate_value,
+            n_units=n_units,
+            n_undefined=n_undefined,
+        )
+
+    if boot.size == 0:
+        raise ValueError(
+            "The metric is undefined on every resample; "
+            f"the data have {n_units} unit(s) and the metric cannot be bootstrapped."
+        )
+    if n_units == 1 or float(np.ptp(boot)) == 0.0:
+        # Degenerate: every resample gives the same value (one unit, or all units alike).
+        # The interval collapses to the observed value; the p-value is that of the
+        # two-sided sign test on n_units differences of one sign (1 when it is zero).
+        pvalue = 1.0 if observed == 0.0 else min(1.0, 2.0 ** (1 - n_units))
+        return result(observed, observed, 0.0, pvalue)
+    alpha = 1.0 - confidence_level
+    if method == "percentile":
+        levels = np.array([alpha / 2.0, 1.0 - alpha / 2.0])
+    else:
+        levels = _bca_levels(units, distinct, fn, boot, observed, alpha)
+    low, high = (float(x) for x in np.percentile(boot, 100.0 * levels))
+    # Guard against interpolation fuzz: the interval never extends past the resamples.
+    low, high = max(low, float(boot.min())), min(high, float(boot.max()))
+    below = float(np.count_nonzero(boot <= 0.0)) / boot.size
+    above = float(np.count_nonzero(boot >= 0.0)) / boot.size
+    return result(low, high, float(np.std(boot, ddof=1)), min(1.0, 2.0 * min(below, above)))
+
+
+def _bca_levels(
+    units: FloatArray,
+    distinct: Distinct | None,
+    fn: _TotalsStatistic,
+    boot: FloatArray,
+    observed: float,
+    alpha: float,
+) -> FloatArray:
+    """Adjusted percentile levels of the BCa interval (Efron 1987)."""
+    b = boot.size
+    # Bias correction with ties counted half (the bootstrap distribution of a binary mean
+    # is discrete and puts mass on the observed value); clipped so z0 stays finite.
+    prop = float(np.count_nonzero(boot < observed) + 0.5 * np.count_nonzero(boot == observed)) / b
+    prop = min(max(prop, 0.5 / b), 1.0 - 0.5 / b)
+    z0 = float(ndtri(prop))
+    # Acceleration from the leave-one-unit-out jackknife, on the distinct rows only.
+    n_units = units.shape[0]
+    if distinct is None:
+        rows, weights = units, np.ones(n_units, dtype=np.float64)
+    else:
+        rows, weights = distinct[0], distinct[1].astype(np.float64)
+    total = units.sum(axis=0, keepdims=True)
+    jack = _evaluate(fn, total - rows, n_units - 1)
+    ok = np.isfinite(jack)
+    jack, weights = jack[ok], weights[ok]
+    accel = 0.0
+    if jack.size:
+        dev = np.average(jack, weights=weights) - jack
+        den = float(np.sum(weights * dev**2))
+        if den > 0.0:
+            accel = float(np.sum(weights * dev**3)) / (6.0 * den**1.5)
+    z = ndtri(np.array([alpha / 2.0, 1.0 - alpha / 2.0]))
+    shifted = z0 + z
+    denom = np.maximum(1.0 - accel * shifted, 1e-12)
+    return cast(FloatArray, ndtr(z0 + shifted / denom))
+
+
+# ----------------------------------------------------------------------------- helpers
+
+
+def _cluster_codes(clusters: Sequence[str | None], n: int) -> npt.NDArray[np.int64]:
+    """Integer cluster code per item; ``None`` puts an item in a cluster of its own."""
+    if len(clusters) != n:
+        raise ValueError(
+            f"`clusters` must have one entry per item ({n}); got {len(clusters)} entries."
+        )
+    codes = np.empty(n, dtype=np.int64)
+    seen: dict[str, int] = {}
+    next_code = 0
+    for i, label in enumerate(clusters):
+        if label is None:
+            codes[i] = next_code
+            next_code += 1
+        else:
+            code = seen.get(label)
+            if code is None:
+                code = seen[label] = next_code
+                next_code += 1
+            codes[i] = code
+    return codes
+
+
+def _common_iv(
+    n_resamples: object, confidence_level: object, seed: object, method: object
+) -> tuple[int, float, int, BootstrapMethod]:
+    b = as_count(n_resamples, "n_resamples", minimum=1)
+    cl = as_probability(confidence_level, "confidence_level")
+    s = as_count(seed, "seed")
+    m = cast(BootstrapMethod, as_choice(method, "method", _METHODS))
+    return b, cl, s, m
+
+
+def _paired_bootstrap_mean_iv(
+    baseline: object, candidate: object, clusters: object
+) -> tuple[FloatArray, FloatArray, npt.NDArray[np.int64] | None]:
+    base = as_float_vector(baseline, "baseline")
+    cand = as_float_vector(candidate, "candidate")
+    if base.size == 0:
+        raise ValueError("`baseline` must contain at least one item; got an empty array.")
+    if base.shape != cand.shape:
+        raise ValueError(
+            "`baseline` and `candidate` must have the same length (one value per paired item); "
+            f"got {base.size} and {cand.size}."
+        )
+    codes = None
+    if clusters is not None:
+        codes = _cluster_codes(cast(Sequence["str | None"], clusters), base.size)
+    return base, cand, codes
+
+
+def paired_bootstrap_mean(
+    baseline: FloatArray,
+    candidate: FloatArray,
+    *,
+    n_resamples: int = 10_000,
+    confidence_level: float = 0.95,
+    seed: int = 0,
+    method: str = "percentile",
+    clusters: Sequence[str | None] | None = None,
+) -> BootstrapResult:
+    """Paired bootstrap of the difference in means, ``mean(candidate) - mean(baseline)``.
+
+    Parameters
+    ----------
+    baseline, candidate : array_like of float, shape (n,)
+        Per-item values of the two runs, aligned item by item (0/1 for pass/fail, or a
+        score; items with repeats carry their per-item mean).
+    n_resamples : int, optional
+        Number of bootstrap resamples ``B``. Default 10,000.
+    confidence_level : float, optional
+        Two-sided confidence level of the interval. Default 0.95.
+    seed : int, optional
+        Seed of ``numpy.random.default_rng``; equal inputs and seed give equal results.
+    method : {"percentile", "bca"}, optional
+        Percentile interval (default) or bias-corrected and accelerated (BCa) interval.
+    clusters : sequence of str or None, optional
+        Cluster label per item. When given, whole clusters are resampled (items that share a
+        context are not independent); ``None`` entries are clusters of one item. The
+        statistic is then ``sum(d) / (number of items)`` over the resampled clusters.
+
+    Returns
+    -------
+    BootstrapResult
+
+    Notes
+    -----
+    Items are resampled with both runs' values kept together; with ``d_i = candidate_i -
+    baseline_i`` the resampled statistic is the mean of the resampled ``d``.
+
+    The p-value is ``min(1, 2 min(P*(d* <= 0), P*(d* >= 0)))`` over the bootstrap
+    distribution ``d*``, the two-sided p-value that matches the percentile interval: the
+    ``1 - alpha`` percentile interval excludes 0 exactly when the p-value is below about
+    ``alpha``. Its resolution is ``1 / n_resamples``: a p-value of 0 means "below
+    ``2 / n_resamples``", and is not a proof.
+
+    Degenerate data: when every resample has the same value (one item, all items alike, all
+    pass or all fail on both sides, or every item changed by the same amount) the interval is
+    ``[d, d]`` and the standard error 0. The p-value is then 1 if ``d == 0``; otherwise it is
+    the exact two-sided sign test for ``n`` units that all moved the same way,
+    ``min(1, 2^(1 - n))``, rather than the bootstrap's meaningless 0.
+
+    For BCa, the bias correction counts resamples equal to the observed value as half below
+    (the bootstrap distribution of a pass rate is discrete), and the acceleration comes from
+    the leave-one-unit-out jackknife.
+
+    References
+    ----------
+    .. [1] B. Efron, R. J. Tibshirani, *An Introduction to the Bootstrap*, Chapman & Hall
+       (1993), ch. 13-14 (percentile and BCa intervals), ch. 15-16 (bootstrap tests).
+    .. [2] A. C. Davison, D. V. Hinkley, *Bootstrap Methods and their Application*, CUP
+       (1997), §3.8 (clustered data).
+    .. [3] B. Efron, "Better bootstrap confidence intervals", JASA 82 (1987), 171-185.
+
+    Examples
+    --------
+    The 400-item example: 266 both pass, 31 fixed, 14 broken, 89 both fail.
+
+    >>> import numpy as np
+    >>> from evalbot.stats import paired_bootstrap_mean
+    >>> base = np.repeat([1.0, 0.0, 1.0, 0.0], [266, 31, 14, 89])
+    >>> cand = np.repeat([1.0, 1.0, 0.0, 0.0], [266, 31, 14, 89])
+    >>> res = paired_bootstrap_mean(base, cand, seed=0)
+    >>> res.statistic
+    0.0425
+    >>> bool(res.confidence_interval.low > 0)
+    True
+    """
+    b, cl, s, m = _common_iv(n_resamples, confidence_level, seed, method)
+    base, cand, codes = _paired_bootstrap_mean_iv(baseline, candidate, clusters)
+    n = base.size
+    d = cand - base
+    base_mean, cand_mean = float(base.mean()), float(cand.mean())
+    if codes is None:
+        units = d.reshape(-1, 1)
+
+        def fn(t: FloatArray, n_units: int) -> FloatArray:
+            return t[:, 0] / n_units
+
+        resampled = "items"
+    else:
+        units = np.column_stack(
+            [np.bincount(codes, weights=d), np.bincount(codes).astype(np.float64)]
+        )
+
+        def fn(t: FloatArray, n_units: int) -> FloatArray:
+            return t[:, 0] / t[:, 1]
+
+        resampled = "clusters"
+    result = _bootstrap(
+        units,
+        fn,
+        n_resamples=b,
+        confidence_level=cl,
+        seed=s,
+        method=m,
+        resampled=resampled,
+        baseline_value=base_mean,
+        candidate_value=cand_mean,
+    )
+    del n
+    return result

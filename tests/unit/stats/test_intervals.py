@@ -1,0 +1,78 @@
+"""Wilson score interval.
+
+References: statsmodels ``proportion_confint(method="wilson")`` (test-only oracle) and the
+closed form evaluated independently here with the stdlib.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from statsmodels.stats.proportion import proportion_confint
+
+from evalbot.stats import ConfidenceInterval, wilson_interval
+
+
+@pytest.mark.parametrize(
+    ("k", "n", "cl"),
+    [(280, 400, 0.95), (297, 400, 0.95), (0, 10, 0.95), (10, 10, 0.95), (1, 1, 0.9), (3, 7, 0.99)],
+)
+def test_matches_statsmodels(k: int, n: int, cl: float) -> None:
+    # Oracle: statsmodels' Wilson interval.
+    low, high = proportion_confint(k, n, alpha=1 - cl, method="wilson")
+    ci = wilson_interval(k, n, confidence_level=cl)
+    assert ci.low == pytest.approx(low, abs=1e-12)
+    assert ci.high == pytest.approx(high, abs=1e-12)
+
+
+def test_hand_worked_one_of_one() -> None:
+    # Hand-worked: k = n = 1, z = 1.959964: low = 1 / (1 + z^2) = 0.2065...
+    z = 1.959963984540054
+    assert wilson_interval(1, 1).low == pytest.approx(1 / (1 + z * z), rel=1e-12)
+    assert wilson_interval(1, 1).high == 1.0
+
+
+def test_all_pass_and_all_fail_hit_the_bounds_exactly() -> None:
+    assert wilson_interval(0, 50).low == 0.0
+    assert wilson_interval(50, 50).high == 1.0
+
+
+def test_returns_named_tuple() -> None:
+    ci = wilson_interval(5, 10)
+    assert isinstance(ci, ConfidenceInterval)
+    low, high = ci
+    assert (low, high) == (ci.low, ci.high)
+    # Symmetric around 1/2 for k = n/2 (exact formula: center = 1/2).
+    assert (low + high) / 2 == pytest.approx(0.5, abs=1e-15)
+
+
+@given(st.integers(1, 10_000).flatmap(lambda n: st.tuples(st.integers(0, n), st.just(n))))
+def test_contains_estimate_and_stays_in_unit_interval(kn: tuple[int, int]) -> None:
+    k, n = kn
+    ci = wilson_interval(k, n)
+    assert 0.0 <= ci.low <= k / n <= ci.high <= 1.0
+    assert math.isfinite(ci.low)
+    assert math.isfinite(ci.high)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"successes": 0, "n": 0}, "`n` must be an integer >= 1; got 0."),
+        ({"successes": 5, "n": 4}, "`successes` must be at most `n` (4); got 5."),
+        ({"successes": -1, "n": 4}, "`successes` must be an integer >= 0; got -1."),
+        ({"successes": 1.5, "n": 4}, "`successes` must be an integer; got 1.5."),
+        (
+            {"successes": 1, "n": 4, "confidence_level": 1.0},
+            "`confidence_level` must be in (0, 1); got 1.0.",
+        ),
+    ],
+)
+def test_input_validation(kwargs: dict[str, object], message: str) -> None:
+    with pytest.raises(ValueError, match=re.escape(message)) as info:
+        wilson_interval(**kwargs)  # type: ignore[arg-type]
+    assert str(info.value) == message
