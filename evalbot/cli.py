@@ -80,9 +80,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     compare.add_argument("baseline", nargs="?", help="file, directory, glob or .zip")
     compare.add_argument("candidate", nargs="?", help="file, directory, glob or .zip")
-    compare.add_argument(
-        "--example", action="store_true", help="compare the bundled example runs"
-    )
+    compare.add_argument("--example", action="store_true", help="compare the bundled example runs")
     compare.add_argument("--config", help="analysis plan (default: ./.evalbot.yml if present)")
     compare.add_argument(
         "--format", choices=["markdown", "json", "text"], default="text", help="report format"
@@ -151,9 +149,7 @@ def run_plan(args: argparse.Namespace, out: TextIO) -> int:
         )
     if args.fix_rate + args.break_rate > 1:
         raise UsageError("evalbot plan: --fix-rate + --break-rate cannot exceed 1")
-    result = mcnemar_sample_size(
-        args.fix_rate, args.break_rate, alpha=args.alpha, power=args.power
-    )
+    result = mcnemar_sample_size(args.fix_rate, args.break_rate, alpha=args.alpha, power=args.power)
     if args.format == "json":
         payload = {
             "discordant_pairs": result.discordant_pairs,

@@ -141,7 +141,7 @@ def parse_config(text: str, source: str) -> Config:
     names = top.section("fields", list(FieldNames.__dataclass_fields__))
     fields = FieldNames(
         **{
-            name: names.text(name, getattr(FieldNames(), name))
+            name: names.text(name, None) or getattr(FieldNames(), name)
             for name in FieldNames.__dataclass_fields__
         }
     )

@@ -174,8 +174,12 @@ def build_view(comparison: Comparison, decision: Decision, *, max_ids: int = 50)
     net = churn = ""
     if c.table is not None:
         t = c.table
-        table = {"both_pass": t.both_pass, "fixed": t.fixed, "broken": t.broken,
-                 "both_fail": t.both_fail}
+        table = {
+            "both_pass": t.both_pass,
+            "fixed": t.fixed,
+            "broken": t.broken,
+            "both_fail": t.both_fail,
+        }
         net = f"{t.fixed - t.broken:+d} items"
         churn = f"{t.discordant} items changed ({t.discordant / t.items * 100:.1f} %)"
 

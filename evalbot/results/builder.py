@@ -164,9 +164,11 @@ class ResultsBuilder:
             raise InputError(f"{self.source}: no items")
         epochs = None
         if any(e is not None for e in self.epochs):
-            missing = next(i for i, e in enumerate(self.epochs) if e is None) if None in (
-                self.epochs
-            ) else None
+            missing = (
+                next(i for i, e in enumerate(self.epochs) if e is None)
+                if None in (self.epochs)
+                else None
+            )
             if missing is not None:
                 raise InputError(
                     f"{self.locations[missing]}: item {show(self.ids[missing])} has no `epoch` "
@@ -207,6 +209,5 @@ def check_unique(ids: list[str], epochs: Any, locations: list[str] | None) -> No
                 what += f" epoch {int(epochs[index])}"
                 raise InputError(f"{here}: duplicate {what} (first seen at {there})")
             raise InputError(
-                f"{here}: duplicate {what} (first seen at {there}); "
-                "repeats need an `epoch` field"
+                f"{here}: duplicate {what} (first seen at {there}); repeats need an `epoch` field"
             )

@@ -14,7 +14,7 @@ import numpy as np
 from evalbot.errors import InputError
 from evalbot.results.builder import check_unique
 from evalbot.results.formats import default
-from evalbot.results.model import Results
+from evalbot.results.model import FloatArray, Results
 from evalbot.results.options import ReadOptions
 
 RESULT_SUFFIXES = (".jsonl", ".ndjson", ".json", ".csv", ".tsv")
@@ -33,7 +33,9 @@ def expand(spec: str) -> list[Path]:
             p for p in path.rglob("*") if p.is_file() and p.name.lower().endswith(RESULT_SUFFIXES)
         )
         if not paths:
-            raise InputError(f"{spec}: directory holds no result files ({', '.join(RESULT_SUFFIXES)})")
+            raise InputError(
+                f"{spec}: directory holds no result files ({', '.join(RESULT_SUFFIXES)})"
+            )
         return paths
     if not path.exists():
         raise InputError(f"{spec}: no such file or directory")
@@ -80,9 +82,11 @@ def merge(shards: list[Results], spec: str) -> Results:
         raise InputError(f"{bad.source}: rows have no `epoch` but other shards do")
     ids = [i for s in shards for i in s.ids]
     locations = [loc for s in shards for loc in (s.locations or [s.source] * len(s))]
-    epochs = np.concatenate([s.epochs for s in shards if s.epochs is not None]) if all(
-        with_epochs
-    ) else None
+    epochs = (
+        np.concatenate([s.epochs for s in shards if s.epochs is not None])
+        if all(with_epochs)
+        else None
+    )
     check_unique(ids, epochs, locations)
 
     def labels(name: str) -> list[str | None] | None:
@@ -91,12 +95,15 @@ def merge(shards: list[Results], spec: str) -> Results:
             return None
         return [v for s, c in zip(shards, columns, strict=True) for v in (c or [None] * len(s))]
 
-    def floats(name: str, fill: float) -> np.ndarray | None:  # type: ignore[type-arg]
+    def floats(name: str, fill: float) -> FloatArray | None:
         columns = [getattr(s, name) for s in shards]
         if all(c is None for c in columns):
             return None
         return np.concatenate(
-            [c if c is not None else np.full(len(s), fill) for s, c in zip(shards, columns, strict=True)]
+            [
+                c if c is not None else np.full(len(s), fill)
+                for s, c in zip(shards, columns, strict=True)
+            ]
         )
 
     errors = floats("errors", 0.0)

@@ -47,8 +47,18 @@ def test_worked_example_json(run_cli: Run, tmp_path: Path) -> None:
     proc = run_cli("compare", str(b), str(c), "--format", "json")
     assert proc.returncode == 0, proc.stderr
     report = json.loads(proc.stdout)
-    for key in ("schema_version", "items", "metric", "baseline", "candidate", "difference",
-                "table", "mcnemar", "policy", "verdict"):
+    for key in (
+        "schema_version",
+        "items",
+        "metric",
+        "baseline",
+        "candidate",
+        "difference",
+        "table",
+        "mcnemar",
+        "policy",
+        "verdict",
+    ):
         assert key in report
     assert report["schema_version"] == 1
     assert report["items"] == 400
@@ -82,8 +92,19 @@ def test_output_is_reproducible_and_seed_matters(run_cli: Run, tmp_path: Path) -
     b, c = write_pair(tmp_path, WORKED)
     first = run_cli("compare", str(b), str(c), "--format", "json")
     again = run_cli("compare", str(b), str(c), "--format", "json")
-    other = run_cli("compare", str(b), str(c), "--format", "json", "--seed", "1",
-                    "--resamples", "2000", "--confidence", "0.9")
+    other = run_cli(
+        "compare",
+        str(b),
+        str(c),
+        "--format",
+        "json",
+        "--seed",
+        "1",
+        "--resamples",
+        "2000",
+        "--confidence",
+        "0.9",
+    )
     assert first.stdout == again.stdout
     ci0 = json.loads(first.stdout)["difference"]
     ci1 = json.loads(other.stdout)["difference"]
@@ -149,7 +170,9 @@ def test_text_is_default_and_example_runs(run_cli: Run) -> None:
 def test_score_metric(run_cli: Run, tmp_path: Path) -> None:
     b, c = tmp_path / "b.csv", tmp_path / "c.csv"
     b.write_text("id,score\n" + "".join(f"q{i},{(i % 10) / 10}\n" for i in range(200)))
-    c.write_text("id,score\n" + "".join(f"q{i},{min(1, (i % 10) / 10 + 0.05)}\n" for i in range(200)))
+    c.write_text(
+        "id,score\n" + "".join(f"q{i},{min(1, (i % 10) / 10 + 0.05)}\n" for i in range(200))
+    )
     proc = run_cli("compare", str(b), str(c), "--format", "json")
     assert proc.returncode == 0, proc.stderr
     report = json.loads(proc.stdout)
@@ -162,27 +185,57 @@ def test_score_metric(run_cli: Run, tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["compare", "missing.jsonl", "c.jsonl"], "evalbot: error: missing.jsonl: no such file or directory"),
-        (["compare", "b.jsonl", "bad.jsonl"], "evalbot: error: bad.jsonl:2: not valid JSON (Expecting property name enclosed in double quotes)"),
+        (
+            ["compare", "missing.jsonl", "c.jsonl"],
+            "evalbot: error: missing.jsonl: no such file or directory",
+        ),
+        (
+            ["compare", "b.jsonl", "bad.jsonl"],
+            "evalbot: error: bad.jsonl:2: not valid JSON (Expecting property name enclosed in double quotes)",
+        ),
         (["compare", "b.jsonl", "empty.jsonl"], "evalbot: error: empty.jsonl: no items"),
-        (["compare", "b.jsonl", "dup.jsonl"],
-         "evalbot: error: dup.jsonl:2: duplicate item 'a' (first seen at dup.jsonl:1); repeats need an `epoch` field"),
+        (
+            ["compare", "b.jsonl", "dup.jsonl"],
+            "evalbot: error: dup.jsonl:2: duplicate item 'a' (first seen at dup.jsonl:1); repeats need an `epoch` field",
+        ),
         (["compare", "b.jsonl", "noid.jsonl"], "evalbot: error: noid.jsonl:1: missing `id`"),
-        (["compare", "b.jsonl", "yes.jsonl"],
-         "evalbot: error: yes.jsonl:1: `passed` must be true/false or 0/1, got 'yes'"),
-        (["compare", "b.jsonl", "other.jsonl"],
-         "evalbot: error: other.jsonl: items differ from b.jsonl: 1 only in the baseline ('b'); "
-         "1 only in the candidate ('z') (set `policy.missing` to fail or drop to allow this)"),
-        (["compare", "b.jsonl", "emptydir"], "evalbot: error: emptydir: directory holds no result files (.jsonl, .ndjson, .json, .csv, .tsv)"),
-        (["compare", "b.jsonl", "*.nothing"], "evalbot: error: *.nothing: no files match this pattern"),
-        (["compare", "b.jsonl"], "evalbot: error: evalbot compare: BASELINE and CANDIDATE are required (or --example)"),
-        (["compare", "b.jsonl", "b.jsonl", "--config", "nope.yml"], "evalbot: error: nope.yml: no such config file"),
-        (["compare", "b.jsonl", "b.jsonl", "--resamples", "ten"],
-         "evalbot: error: evalbot compare: argument --resamples: --resamples must be an integer, got 'ten' (see --help)"),
-        (["plan", "--fix-rate", "0.05", "--break-rate", "0.05"],
-         "evalbot: error: evalbot plan: --fix-rate equals --break-rate, so there is no difference to detect"),
-        (["plan", "--fix-rate", "1.5", "--break-rate", "0.05"],
-         "evalbot: error: evalbot plan: argument --fix-rate: --fix-rate must be strictly between 0 and 1, got 1.5 (see --help)"),
+        (
+            ["compare", "b.jsonl", "yes.jsonl"],
+            "evalbot: error: yes.jsonl:1: `passed` must be true/false or 0/1, got 'yes'",
+        ),
+        (
+            ["compare", "b.jsonl", "other.jsonl"],
+            "evalbot: error: other.jsonl: items differ from b.jsonl: 1 only in the baseline ('b'); "
+            "1 only in the candidate ('z') (set `policy.missing` to fail or drop to allow this)",
+        ),
+        (
+            ["compare", "b.jsonl", "emptydir"],
+            "evalbot: error: emptydir: directory holds no result files (.jsonl, .ndjson, .json, .csv, .tsv)",
+        ),
+        (
+            ["compare", "b.jsonl", "*.nothing"],
+            "evalbot: error: *.nothing: no files match this pattern",
+        ),
+        (
+            ["compare", "b.jsonl"],
+            "evalbot: error: evalbot compare: BASELINE and CANDIDATE are required (or --example)",
+        ),
+        (
+            ["compare", "b.jsonl", "b.jsonl", "--config", "nope.yml"],
+            "evalbot: error: nope.yml: no such config file",
+        ),
+        (
+            ["compare", "b.jsonl", "b.jsonl", "--resamples", "ten"],
+            "evalbot: error: evalbot compare: argument --resamples: --resamples must be an integer, got 'ten' (see --help)",
+        ),
+        (
+            ["plan", "--fix-rate", "0.05", "--break-rate", "0.05"],
+            "evalbot: error: evalbot plan: --fix-rate equals --break-rate, so there is no difference to detect",
+        ),
+        (
+            ["plan", "--fix-rate", "1.5", "--break-rate", "0.05"],
+            "evalbot: error: evalbot plan: argument --fix-rate: --fix-rate must be strictly between 0 and 1, got 1.5 (see --help)",
+        ),
         (["frobnicate"], None),
     ],
 )
@@ -193,10 +246,14 @@ def test_bad_input_is_one_line_and_exit_2(
     (tmp_path / "bad.jsonl").write_text('{"id": "a", "passed": true}\n{"id": "b", passed: false}\n')
     (tmp_path / "empty.jsonl").write_text("")
     (tmp_path / "emptydir").mkdir()
-    (tmp_path / "dup.jsonl").write_text('{"id": "a", "passed": true}\n{"id": "a", "passed": false}\n')
+    (tmp_path / "dup.jsonl").write_text(
+        '{"id": "a", "passed": true}\n{"id": "a", "passed": false}\n'
+    )
     (tmp_path / "noid.jsonl").write_text('{"passed": true}\n')
     (tmp_path / "yes.jsonl").write_text('{"id": "a", "passed": "yes"}\n')
-    (tmp_path / "other.jsonl").write_text('{"id": "a", "passed": true}\n{"id": "z", "passed": false}\n')
+    (tmp_path / "other.jsonl").write_text(
+        '{"id": "a", "passed": true}\n{"id": "z", "passed": false}\n'
+    )
     proc = run_cli(*args)
     assert proc.returncode == 2
     assert proc.stdout == ""

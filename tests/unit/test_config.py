@@ -48,20 +48,41 @@ def test_every_key() -> None:
     ("text", "message"),
     [
         ("alpah: 0.05", "c.yml: unknown key `alpah`; did you mean `alpha`?"),
-        ("policy: {sample_sise: 3}", "c.yml: unknown key `policy.sample_sise`; did you mean `policy.sample_size`?"),
-        ("zzz: 1", "c.yml: unknown key `zzz`; allowed: metric, alpha, mcnemar, format, fields, bootstrap, policy, gate"),
+        (
+            "policy: {sample_sise: 3}",
+            "c.yml: unknown key `policy.sample_sise`; did you mean `policy.sample_size`?",
+        ),
+        (
+            "zzz: 1",
+            "c.yml: unknown key `zzz`; allowed: metric, alpha, mcnemar, format, fields, bootstrap, policy, gate",
+        ),
         ("alpha: 0.7", "c.yml: `alpha` must be a number strictly between 0 and 0.5, got 0.7"),
         ("alpha: yes", "c.yml: `alpha` must be a number strictly between 0 and 0.5, got True"),
         ("policy: {sample_size: 0}", "c.yml: `policy.sample_size` must be an integer >= 1, got 0"),
-        ("policy: {sample_size: '400'}", "c.yml: `policy.sample_size` must be an integer >= 1, got '400'"),
-        ("policy: {missing: ignore}", "c.yml: `policy.missing` must be one of error, fail, drop, got 'ignore'"),
-        ("gate: {fail_on: always}", "c.yml: `gate.fail_on` must be one of significant_regression, "
-         "not_significant_improvement, never, got 'always'"),
+        (
+            "policy: {sample_size: '400'}",
+            "c.yml: `policy.sample_size` must be an integer >= 1, got '400'",
+        ),
+        (
+            "policy: {missing: ignore}",
+            "c.yml: `policy.missing` must be one of error, fail, drop, got 'ignore'",
+        ),
+        (
+            "gate: {fail_on: always}",
+            "c.yml: `gate.fail_on` must be one of significant_regression, "
+            "not_significant_improvement, never, got 'always'",
+        ),
         ("gate: 3", "c.yml: `gate` must be a mapping, got 3"),
-        ("bootstrap: {resamples: 10}", "c.yml: `bootstrap.resamples` must be an integer >= 100, got 10"),
+        (
+            "bootstrap: {resamples: 10}",
+            "c.yml: `bootstrap.resamples` must be an integer >= 100, got 10",
+        ),
         ("- a\n- b", "c.yml: expected a mapping of settings, got ['a', 'b']"),
         ("alpha: [0.05\n", "c.yml:2: not valid YAML (expected ',' or ']', but got '<stream end>')"),
-        ("!!python/object/apply:os.system ['echo hi']", "c.yml:1: not valid YAML (could not determine a constructor for the tag 'tag:yaml.org,2002:python/object/apply:os.system')"),
+        (
+            "!!python/object/apply:os.system ['echo hi']",
+            "c.yml:1: not valid YAML (could not determine a constructor for the tag 'tag:yaml.org,2002:python/object/apply:os.system')",
+        ),
     ],
 )
 def test_bad_config_messages(text: str, message: str) -> None:

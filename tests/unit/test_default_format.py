@@ -57,9 +57,7 @@ def test_csv_and_tsv() -> None:
 
 
 def test_nested_field_names() -> None:
-    options = ReadOptions(
-        fields=FieldNames(id="doc.key"), metric="metrics.exact_match"
-    )
+    options = ReadOptions(fields=FieldNames(id="doc.key"), metric="metrics.exact_match")
     data = b'{"doc": {"key": "k1"}, "metrics": {"exact_match": 1.0}}\n'
     results = parse(data, source="r.jsonl", options=options)
     assert results.ids == ["k1"]
@@ -86,45 +84,102 @@ def test_bom_is_accepted() -> None:
         ("r.jsonl", b"", "r.jsonl: no items"),
         ("r.jsonl", b"\n  \n", "r.jsonl: no items"),
         ("r.csv", b"id,passed\n", "r.csv: no items"),
-        ("r.jsonl", b'{"id": "a", "passed": true}\n{"id": "b", "passed": tru}\n',
-         "r.jsonl:2: not valid JSON (Expecting value)"),
+        (
+            "r.jsonl",
+            b'{"id": "a", "passed": true}\n{"id": "b", "passed": tru}\n',
+            "r.jsonl:2: not valid JSON (Expecting value)",
+        ),
         ("r.jsonl", b'{"passed": true}\n', "r.jsonl:1: missing `id`"),
         ("r.jsonl", b'{"id": "", "passed": true}\n', "r.jsonl:1: `id` is empty"),
-        ("r.jsonl", b'{"id": 1.5, "passed": true}\n',
-         "r.jsonl:1: `id` must be a string or an integer, got 1.5"),
-        ("r.jsonl", b'{"id": "a", "passed": "yes"}\n',
-         "r.jsonl:1: `passed` must be true/false or 0/1, got 'yes'"),
-        ("r.jsonl", b'{"id": "a", "passed": 2}\n',
-         "r.jsonl:1: `passed` must be true/false or 0/1, got 2"),
+        (
+            "r.jsonl",
+            b'{"id": 1.5, "passed": true}\n',
+            "r.jsonl:1: `id` must be a string or an integer, got 1.5",
+        ),
+        (
+            "r.jsonl",
+            b'{"id": "a", "passed": "yes"}\n',
+            "r.jsonl:1: `passed` must be true/false or 0/1, got 'yes'",
+        ),
+        (
+            "r.jsonl",
+            b'{"id": "a", "passed": 2}\n',
+            "r.jsonl:1: `passed` must be true/false or 0/1, got 2",
+        ),
         ("r.jsonl", b'{"id": "a", "score": NaN}\n', "r.jsonl:1: `score` must be finite, got nan"),
-        ("r.jsonl", b'{"id": "a", "score": Infinity}\n',
-         "r.jsonl:1: `score` must be finite, got inf"),
-        ("r.jsonl", b'{"id": "a", "score": "0.5"}\n',
-         "r.jsonl:1: `score` must be a number, got '0.5'"),
-        ("r.jsonl", b'{"id": "a"}\n',
-         "r.jsonl:1: neither `passed` nor `score` is present; name the compared field with "
-         "`metric:` in the config"),
-        ("r.jsonl", b'{"id": "a", "passed": true}\n{"id": "b"}\n', "r.jsonl:2: item 'b' has no `passed`"),
-        ("r.jsonl", b'{"id": "a", "passed": true}\n{"id": "a", "passed": false}\n',
-         "r.jsonl:2: duplicate item 'a' (first seen at r.jsonl:1); repeats need an `epoch` field"),
-        ("r.jsonl", b'{"id": "a", "passed": true, "epoch": 1}\n{"id": "a", "passed": false, "epoch": 1}\n',
-         "r.jsonl:2: duplicate item 'a' epoch 1 (first seen at r.jsonl:1)"),
-        ("r.jsonl", b'{"id": "a", "passed": true, "epoch": 1}\n{"id": "b", "passed": false}\n',
-         "r.jsonl:2: item 'b' has no `epoch` but other rows have one"),
-        ("r.jsonl", b'{"id": "a", "passed": true, "epoch": -1}\n',
-         "r.jsonl:1: `epoch` must be a non-negative integer, got -1"),
-        ("r.jsonl", b'{"id": "a", "passed": true}\n[1, 2]\n',
-         "r.jsonl:2: expected an object per item, got [1, 2]"),
-        ("r.jsonl", b'{"id": "a", "passed": true}\n{"id": "\xff", "passed": true}\n',
-         "r.jsonl:2: not valid UTF-8 (byte offset 36)"),
-        ("r.jsonl", b'{"id": "a", "score": 1, "cost": "x"}\n',
-         "r.jsonl:1: `cost` must be a number, got 'x'"),
-        ("r.jsonl", b'{"id": "a", "score": 0.5}\n{"id": "b", "score": true}\n',
-         "r.jsonl:2: item 'b' has a binary metric but r.jsonl:1 has a score one; one file must use one kind"),
+        (
+            "r.jsonl",
+            b'{"id": "a", "score": Infinity}\n',
+            "r.jsonl:1: `score` must be finite, got inf",
+        ),
+        (
+            "r.jsonl",
+            b'{"id": "a", "score": "0.5"}\n',
+            "r.jsonl:1: `score` must be a number, got '0.5'",
+        ),
+        (
+            "r.jsonl",
+            b'{"id": "a"}\n',
+            "r.jsonl:1: neither `passed` nor `score` is present; name the compared field with "
+            "`metric:` in the config",
+        ),
+        (
+            "r.jsonl",
+            b'{"id": "a", "passed": true}\n{"id": "b"}\n',
+            "r.jsonl:2: item 'b' has no `passed`",
+        ),
+        (
+            "r.jsonl",
+            b'{"id": "a", "passed": true}\n{"id": "a", "passed": false}\n',
+            "r.jsonl:2: duplicate item 'a' (first seen at r.jsonl:1); repeats need an `epoch` field",
+        ),
+        (
+            "r.jsonl",
+            b'{"id": "a", "passed": true, "epoch": 1}\n{"id": "a", "passed": false, "epoch": 1}\n',
+            "r.jsonl:2: duplicate item 'a' epoch 1 (first seen at r.jsonl:1)",
+        ),
+        (
+            "r.jsonl",
+            b'{"id": "a", "passed": true, "epoch": 1}\n{"id": "b", "passed": false}\n',
+            "r.jsonl:2: item 'b' has no `epoch` but other rows have one",
+        ),
+        (
+            "r.jsonl",
+            b'{"id": "a", "passed": true, "epoch": -1}\n',
+            "r.jsonl:1: `epoch` must be a non-negative integer, got -1",
+        ),
+        (
+            "r.jsonl",
+            b'{"id": "a", "passed": true}\n[1, 2]\n',
+            "r.jsonl:2: expected an object per item, got [1, 2]",
+        ),
+        (
+            "r.jsonl",
+            b'{"id": "a", "passed": true}\n{"id": "\xff", "passed": true}\n',
+            "r.jsonl:2: not valid UTF-8 (byte offset 36)",
+        ),
+        (
+            "r.jsonl",
+            b'{"id": "a", "score": 1, "cost": "x"}\n',
+            "r.jsonl:1: `cost` must be a number, got 'x'",
+        ),
+        (
+            "r.jsonl",
+            b'{"id": "a", "score": 0.5}\n{"id": "b", "score": true}\n',
+            "r.jsonl:2: item 'b' has a binary metric but r.jsonl:1 has a score one; one file must use one kind",
+        ),
         ("r.json", b'{"id": "a"', "r.json:1: not valid JSON (Expecting ',' delimiter)"),
-        ("r.json", b'"just a string"', 'r.json: expected a JSON array of items (or {"items": [...]})'),
+        (
+            "r.json",
+            b'"just a string"',
+            'r.json: expected a JSON array of items (or {"items": [...]})',
+        ),
         ("r.csv", b"id,passed\nq1,true,extra\n", "r.csv:2: 3 fields but the header has 2"),
-        ("r.csv", b"id,passed\nq1,maybe\n", "r.csv:2: `passed` must be true/false or 0/1, got 'maybe'"),
+        (
+            "r.csv",
+            b"id,passed\nq1,maybe\n",
+            "r.csv:2: `passed` must be true/false or 0/1, got 'maybe'",
+        ),
         ("r.csv", b'id,passed\n"q1,true\n', "r.csv:2: malformed CSV (unexpected end of data)"),
     ],
 )

@@ -82,8 +82,10 @@ def test_repeats_are_averaged_per_item() -> None:
 
 
 def test_kind_mismatch_between_sides() -> None:
-    cand = results('{"id": "a", "score": 0.5}\n{"id": "b", "score": 1}\n{"id": "c", "score": 0}\n',
-                   "cand.jsonl")
+    cand = results(
+        '{"id": "a", "score": 0.5}\n{"id": "b", "score": 1}\n{"id": "c", "score": 0}\n',
+        "cand.jsonl",
+    )
     with pytest.raises(PairingError, match="compares a score metric but the baseline"):
         pair(BASE, cand)
 
@@ -99,7 +101,9 @@ def test_merge_shards_and_refuse_duplicates_across_shards() -> None:
     two = results('{"id": "b", "passed": false}\n', "s2.jsonl")
     merged = merge([one, two], "shards")
     assert merged.ids == ["a", "b"]
-    with pytest.raises(InputError, match=r"^s2\.jsonl:1: duplicate item 'a' \(first seen at s1\.jsonl:1\)"):
+    with pytest.raises(
+        InputError, match=r"^s2\.jsonl:1: duplicate item 'a' \(first seen at s1\.jsonl:1\)"
+    ):
         merge([one, results('{"id": "a", "passed": true}\n', "s2.jsonl")], "shards")
 
 
