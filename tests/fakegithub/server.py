@@ -170,7 +170,10 @@ class FakeGitHub:
         host, port = self._server.server_address[:2]
         self.url = f"http://{host!s}:{port}"
         self._thread = threading.Thread(
-            target=self._server.serve_forever, name="fakegithub", daemon=True
+            target=self._server.serve_forever,
+            kwargs={"poll_interval": 0.02},
+            name="fakegithub",
+            daemon=True,
         )
         self._thread.start()
         return self
@@ -965,9 +968,8 @@ def _create_check(fake: FakeGitHub, ctx: _Ctx) -> Reply:
     body = ctx.body if isinstance(ctx.body, dict) else {}
     if not body.get("name"):
         return _check_invalid("name", "missing_field")
-    if (
-        not body.get("head_sha")
-        or (ctx.repo.resolve(body["head_sha"]) is None and len(ctx.repo.commits) > 0)
+    if not body.get("head_sha") or (
+        ctx.repo.resolve(body["head_sha"]) is None and len(ctx.repo.commits) > 0
     ):
         return Reply(
             422,
@@ -1408,8 +1410,11 @@ class _Handler_(BaseHTTPRequestHandler):
             self.send_header("Content-Length", str(len(payload)))
         self.end_headers()
         if self.command != "HEAD":
-            for chunk in _chunks(payload):
-                self.wfile.write(chunk)
+            try:
+                for chunk in _chunks(payload):
+                    self.wfile.write(chunk)
+            except (BrokenPipeError, ConnectionResetError):  # the client stopped reading
+                self.close_connection = True
 
     do_GET = do_POST = do_PATCH = do_PUT = do_DELETE = do_HEAD = _serve
 
