@@ -23,6 +23,7 @@ import hashlib
 import json
 import re
 import secrets
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping
@@ -165,7 +166,7 @@ class FakeGitHub:
 
     def start(self) -> FakeGitHub:
         handler = type("_BoundHandler", (_Handler_,), {"fake": self})
-        self._server = ThreadingHTTPServer((self._host, self._port), handler)
+        self._server = _Server((self._host, self._port), handler)
         self._server.daemon_threads = True
         host, port = self._server.server_address[:2]
         self.url = f"http://{host!s}:{port}"
@@ -1370,6 +1371,15 @@ def _compare(fake: FakeGitHub, ctx: _Ctx) -> Reply:
 
 
 # ---- the HTTP layer ---------------------------------------------------------------------------
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        if isinstance(sys.exc_info()[1], ConnectionError):  # a client hung up: not news
+            return
+        super().handle_error(request, client_address)
 
 
 class _Handler_(BaseHTTPRequestHandler):
