@@ -82,7 +82,7 @@ class _Rule:
     pattern: re.Pattern[str]
     times: int | None  # None: forever
     reply: Reply | None = None
-    hook: Callable[[], None] | None = None
+    hook: Callable[[], object] | None = None
     when: str = "before"
 
     def take(self, method: str, path: str) -> bool:
@@ -332,7 +332,7 @@ class FakeGitHub:
         self.inject(method, path, status, body, times=times)
 
     def before(
-        self, method: str, path: str, hook: Callable[[], None], *, times: int | None = 1
+        self, method: str, path: str, hook: Callable[[], object], *, times: int | None = 1
     ) -> None:
         """Run ``hook`` before handling the next matching request."""
         with self.world.lock:
@@ -341,7 +341,7 @@ class FakeGitHub:
             )
 
     def after(
-        self, method: str, path: str, hook: Callable[[], None], *, times: int | None = 1
+        self, method: str, path: str, hook: Callable[[], object], *, times: int | None = 1
     ) -> None:
         """Run ``hook`` after the next matching request was handled, before its reply is sent
         (e.g. a competing run creating its comment right after our list)."""
@@ -398,7 +398,7 @@ class FakeGitHub:
         auth_value = next((v for k, v in headers.items() if k.lower() == "authorization"), None)
         with self.world.lock:
             self.requests.append(entry)
-            after_hooks: list[Callable[[], None]] = []
+            after_hooks: list[Callable[[], object]] = []
             for rule in list(self._rules):
                 if rule.reply is None and rule.take(method, path):
                     assert rule.hook is not None

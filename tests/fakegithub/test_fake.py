@@ -110,7 +110,9 @@ def test_pygithub_reads_runs_artifacts_contents_compare(
     assert a.workflow_run.head_sha == pull.base_sha
     assert [x.id for x in r.get_artifacts(name="evals")] == [art.id]
     assert r.get_artifact(art.id).archive_download_url.endswith(f"/actions/artifacts/{art.id}/zip")
-    assert r.get_contents(".evalbot.yml", ref=pull.base_sha).decoded_content == b"alpha: 0.05\n"
+    content = r.get_contents(".evalbot.yml", ref=pull.base_sha)
+    assert not isinstance(content, list)
+    assert content.decoded_content == b"alpha: 0.05\n"
     cmp = r.compare(pull.base_sha, pull.head_sha)
     assert (cmp.status, cmp.ahead_by, cmp.behind_by) == ("ahead", 1, 0)
     assert [x.number for x in r.get_commit(pull.head_sha).get_pulls()] == [1]
