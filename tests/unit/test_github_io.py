@@ -1,0 +1,517 @@
+"""evalbot.github_io against the fake GitHub server: real HTTP on 127.0.0.1, no mocks."""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Iterator
+
+import pytest
+
+from evalbot.errors import PublishError
+from evalbot.github_io import GitHubClient, GitHubRequestError, make_client
+from tests.fakegithub import READ_ALL, FakeGitHub, Pull, Repo, make_zip
+from tests.fakegithub.plugin import APP_TOKEN, REPO
+
+MARKER = "<!-- evalbot:evalbot -->"
+COMMENTS = r"/repos/octo/evals/issues/1/comments"
+
+
+def client_for(fake: FakeGitHub, token: str = APP_TOKEN, retries: int = 2) -> GitHubClient:
+    return make_client(
+        fake.url,
+        token,
+        REPO,
+        retries=retries,
+        backoff=0,
+        timeout=10,
+        rate_limit_wait=0,
+        seconds_between_requests=None,
+        seconds_between_writes=None,
+    )
+
+
+@pytest.fixture
+def gh(fake_github: FakeGitHub, fake_repo: tuple[Repo, Pull]) -> Iterator[GitHubClient]:
+    client = client_for(fake_github)
+    yield client
+    client.close()
+
+
+# ---- sticky comment ----
+
+
+def test_upsert_creates_then_edits_in_place(
+    gh: GitHubClient, fake_repo: tuple[Repo, Pull], fake_github: FakeGitHub
+) -> None:
+    repo, pull = fake_repo
+    repo.add_comment(pull.number, "LGTM", author="reviewer")
+    url1 = gh.upsert_sticky_comment(pull.number, MARKER, f"{MARKER}\nfirst")
+    url2 = gh.upsert_sticky_comment(pull.number, MARKER, f"{MARKER}\nsecond")
+    ours = [c for c in repo.comments_on(pull.number) if MARKER in c.body]
+    assert len(ours) == 1
+    assert ours[0].body == f"{MARKER}\nsecond"
+    assert url1 == url2 == f"https://github.com/octo/evals/pull/1#issuecomment-{ours[0].id}"
+    assert len(fake_github.requests_to("POST", COMMENTS)) == 1
+    assert len(fake_github.requests_to("PATCH", r"/repos/octo/evals/issues/comments/\d+")) == 1
+
+
+def test_upsert_adds_a_missing_marker_and_skips_an_unchanged_body(
+    gh: GitHubClient, fake_repo: tuple[Repo, Pull], fake_github: FakeGitHub
+) -> None:
+    repo, pull = fake_repo
+    gh.upsert_sticky_comment(pull.number, MARKER, "body")
+    gh.upsert_sticky_comment(pull.number, MARKER, "body")
+    (comment,) = repo.comments_on(pull.number)
+    assert comment.body == f"{MARKER}\nbody"
+    assert fake_github.requests_to("PATCH", r".*") == []
+
+
+def test_upsert_finds_the_marker_beyond_the_first_page(
+    gh: GitHubClient, fake_repo: tuple[Repo, Pull]
+) -> None:
+    repo, pull = fake_repo
+    for i in range(120):
+        repo.add_comment(pull.number, f"chatter {i}")
+    old = repo.add_comment(pull.number, f"{MARKER}\nold", author="github-actions[bot]")
+    gh.upsert_sticky_comment(pull.number, MARKER, f"{MARKER}\nnew")
+    ours = [c for c in repo.comments_on(pull.number) if MARKER in c.body]
+    assert [(c.id, c.body) for c in ours] == [(old.id, f"{MARKER}\nnew")]
+
+
+def test_upsert_race_leaves_exactly_one(
+    gh: GitHubClient, fake_repo: tuple[Repo, Pull], fake_github: FakeGitHub
+) -> None:
+    repo, pull = fake_repo
+    # Another run lists (nothing), then creates its comment right after our list.
+    fake_github.after(
+        "GET", COMMENTS, lambda: repo.add_comment(pull.number, f"{MARKER}\ntheirs"), times=1
+    )
+    url = gh.upsert_sticky_comment(pull.number, MARKER, f"{MARKER}\nours")
+    ours = [c for c in repo.comments_on(pull.number) if MARKER in c.body]
+    assert len(ours) == 1
+    assert ours[0].body == f"{MARKER}\nours"
+    assert url.endswith(f"#issuecomment-{ours[0].id}")
+    assert len(fake_github.requests_to("DELETE", r"/repos/octo/evals/issues/comments/\d+")) == 1
+
+
+def test_upsert_cleans_up_leftover_duplicates(
+    gh: GitHubClient, fake_repo: tuple[Repo, Pull]
+) -> None:
+    repo, pull = fake_repo
+    first = repo.add_comment(pull.number, f"{MARKER}\na")
+    repo.add_comment(pull.number, f"{MARKER}\nb")
+    gh.upsert_sticky_comment(pull.number, MARKER, f"{MARKER}\nc")
+    assert [(c.id, c.body) for c in repo.comments_on(pull.number)] == [(first.id, f"{MARKER}\nc")]
+
+
+def test_other_markers_are_left_alone(gh: GitHubClient, fake_repo: tuple[Repo, Pull]) -> None:
+    repo, pull = fake_repo
+    other = repo.add_comment(pull.number, "<!-- evalbot:other -->\nx")
+    gh.upsert_sticky_comment(pull.number, MARKER, "y")
+    assert other.id in {c.id for c in repo.comments_on(pull.number)}
+    assert len(repo.comments_on(pull.number)) == 2
+
+
+# ---- retries ----
+
+
+def test_5xx_is_retried(
+    gh: GitHubClient, fake_repo: tuple[Repo, Pull], fake_github: FakeGitHub
+) -> None:
+    _, pull = fake_repo
+    fake_github.inject_server_error("GET", r"/repos/octo/evals/pulls/1", 500)
+    fake_github.inject_server_error("GET", r"/repos/octo/evals/pulls/1", 502)
+    assert gh.get_pull(1).head_sha == pull.head_sha
+    statuses = [r.status for r in fake_github.requests_to("GET", r"/repos/octo/evals/pulls/1")]
+    assert statuses == [500, 502, 200]
+
+
+def test_5xx_on_a_write_is_retried(
+    gh: GitHubClient, fake_repo: tuple[Repo, Pull], fake_github: FakeGitHub
+) -> None:
+    repo, pull = fake_repo
+    fake_github.inject_server_error("POST", COMMENTS, 502)
+    gh.create_comment(pull.number, "hello")
+    assert [c.body for c in repo.comments_on(pull.number)] == ["hello"]
+
+
+def test_5xx_exhausting_retries_is_a_publish_error(
+    gh: GitHubClient, fake_github: FakeGitHub, fake_repo: tuple[Repo, Pull]
+) -> None:
+    fake_github.inject_server_error("GET", r"/repos/octo/evals/pulls/1", 503, times=10)
+    with pytest.raises(PublishError, match=r"^reading pull request #1 failed: GitHub answered 503"):
+        gh.get_pull(1)
+    assert len(fake_github.requests_to("GET", r"/repos/octo/evals/pulls/1")) == 3  # 1 + 2 retries
+
+
+def test_secondary_rate_limit_waits_for_retry_after(
+    gh: GitHubClient, fake_github: FakeGitHub, fake_repo: tuple[Repo, Pull]
+) -> None:
+    fake_github.inject_secondary_rate_limit("POST", COMMENTS, retry_after=1)
+    started = time.monotonic()
+    gh.create_comment(1, "after the limit")
+    assert time.monotonic() - started >= 0.9
+    assert [r.status for r in fake_github.requests_to("POST", COMMENTS)] == [403, 201]
+
+
+def test_secondary_rate_limit_without_retry_after_uses_rate_limit_wait(
+    gh: GitHubClient, fake_github: FakeGitHub, fake_repo: tuple[Repo, Pull]
+) -> None:
+    fake_github.inject_secondary_rate_limit("GET", COMMENTS, retry_after=None, modern=True)
+    assert gh.list_comments(1) == []
+    assert [r.status for r in fake_github.requests_to("GET", COMMENTS)] == [403, 200]
+
+
+def test_rate_limit_outlasting_retries(
+    gh: GitHubClient, fake_github: FakeGitHub, fake_repo: tuple[Repo, Pull]
+) -> None:
+    fake_github.inject_secondary_rate_limit("GET", COMMENTS, retry_after=None, times=5)
+    with pytest.raises(PublishError, match=r"rate limit .* outlasted the retries"):
+        gh.list_comments(1)
+
+
+# ---- errors carry the permission a workflow needs ----
+
+
+@pytest.mark.parametrize(
+    ("status", "expected"),
+    [
+        (401, r"GitHub rejected the token \(401 Bad credentials\); check the `github-token` input"),
+        (
+            403,
+            r"\(403 Resource not accessible by integration\); "
+            r".*`permissions: pull-requests: write`",
+        ),
+        (404, r"not found \(404 Not Found\); .*`permissions: pull-requests: write`"),
+        (422, r"GitHub rejected the request \(422 Validation Failed Label color invalid\)"),
+    ],
+)
+def test_http_errors_become_one_line_publish_errors(
+    gh: GitHubClient,
+    fake_github: FakeGitHub,
+    fake_repo: tuple[Repo, Pull],
+    status: int,
+    expected: str,
+) -> None:
+    fake_github.inject_error("POST", COMMENTS, status)
+    with pytest.raises(GitHubRequestError, match=expected) as info:
+        gh.create_comment(1, "x")
+    assert info.value.status == status
+    assert str(info.value).startswith("commenting on pull request #1 failed: ")
+    assert "\n" not in str(info.value)
+
+
+def test_read_only_token_gets_the_permission_hint(
+    fake_github: FakeGitHub, fake_repo: tuple[Repo, Pull]
+) -> None:
+    fake_github.add_token("ro-token", permissions=READ_ALL)
+    with client_for(fake_github, "ro-token") as ro:
+        assert ro.get_pull(1).number == 1  # reads work
+        with pytest.raises(PublishError, match=r"`permissions: pull-requests: write`.*fork"):
+            ro.upsert_sticky_comment(1, MARKER, "x")
+        with pytest.raises(PublishError, match=r"`permissions: checks: write`"):
+            ro.create_check_run(fake_repo[1].head_sha, "evalbot", title="t", summary="s")
+        with pytest.raises(PublishError, match=r"`permissions: statuses: write`"):
+            ro.create_commit_status(fake_repo[1].head_sha, "success", "evalbot", "ok")
+
+
+def test_token_without_actions_permission(
+    fake_github: FakeGitHub, fake_repo: tuple[Repo, Pull]
+) -> None:
+    fake_github.add_token("no-actions", permissions={"pull-requests": "write"})
+    with (
+        client_for(fake_github, "no-actions") as client,
+        pytest.raises(PublishError, match=r"`permissions: actions: read`"),
+    ):
+        client.list_workflow_runs("evals.yml", "main")
+
+
+def test_personal_token_cannot_create_check_runs_but_can_set_statuses(
+    fake_github: FakeGitHub, fake_repo: tuple[Repo, Pull]
+) -> None:
+    repo, pull = fake_repo
+    fake_github.add_token("ghp_personal0000000000000000000000000000", kind="pat")
+    with client_for(fake_github, "ghp_personal0000000000000000000000000000") as pat:
+        with pytest.raises(
+            PublishError, match=r"check runs need the Actions token or a GitHub App"
+        ):
+            pat.create_check_run(pull.head_sha, "evalbot", title="t", summary="s")
+        pat.create_commit_status(pull.head_sha, "failure", "evalbot", "regression", "https://x/run")
+    (status,) = repo.statuses_for(pull.head_sha)
+    assert (status.state, status.context, status.target_url) == (
+        "failure",
+        "evalbot",
+        "https://x/run",
+    )
+
+
+def test_unreachable_server_is_a_publish_error() -> None:
+    client = make_client(
+        "http://127.0.0.1:9", "t0ken-value", REPO, retries=0, backoff=0
+    )  # discard port
+    with pytest.raises(PublishError, match=r"could not reach GitHub at http://127.0.0.1:9"):
+        client.get_pull(1)
+    client.close()
+
+
+def test_token_never_in_messages_logs_or_repr(
+    fake_github: FakeGitHub, fake_repo: tuple[Repo, Pull], caplog: pytest.LogCaptureFixture
+) -> None:
+    secret = "ghs_SECRETsecretSECRET0123456789"
+    fake_github.add_token(secret, permissions=READ_ALL)
+    caplog.set_level(logging.DEBUG)
+    errors: list[str] = []
+    with client_for(fake_github, secret) as client:
+        assert secret not in repr(client)
+        fake_github.inject_error("GET", r"/repos/octo/evals/pulls/1", 401, message=f"bad {secret}")
+        for call in (
+            lambda: client.get_pull(1),
+            lambda: client.create_comment(1, "x"),
+            lambda: client.upsert_sticky_comment(1, MARKER, "x"),
+        ):
+            with pytest.raises(PublishError) as info:
+                call()
+            errors += [str(info.value), repr(info.value), repr(info.value.__cause__)]
+        art = fake_repo[0].add_artifact(
+            fake_repo[0].add_run(
+                fake_repo[0].add_workflow(), head_sha=fake_repo[1].base_sha, head_branch="main"
+            ),
+            "evals",
+            files={"a": "b"},
+        )
+        assert client.find_artifact(art.run_id, "evals") is not None
+    assert errors
+    assert all(secret not in e for e in errors)
+    assert secret not in caplog.text
+    for logged in fake_github.requests:
+        assert secret not in str(logged)
+
+
+# ---- checks ----
+
+
+def test_check_run_created_then_completed(gh: GitHubClient, fake_repo: tuple[Repo, Pull]) -> None:
+    repo, pull = fake_repo
+    created = gh.create_check_run(pull.head_sha, "evalbot", title="Running", summary="…")
+    assert created.status == "in_progress"
+    done = gh.complete_check_run(
+        created.id, "failure", title="Regression", summary="p = 0.02", text="details"
+    )
+    assert (done.status, done.conclusion) == ("completed", "failure")
+    (run,) = repo.check_runs_for(pull.head_sha)
+    assert run.output == {"title": "Regression", "summary": "p = 0.02", "text": "details"}
+
+
+def test_long_check_summary_is_truncated_not_rejected(
+    gh: GitHubClient, fake_repo: tuple[Repo, Pull]
+) -> None:
+    repo, pull = fake_repo
+    gh.create_check_run(
+        pull.head_sha, "evalbot", title="t", summary="x" * 70000, conclusion="neutral"
+    )
+    (run,) = repo.check_runs_for(pull.head_sha)
+    assert len(run.output["summary"]) <= 65535
+    assert run.output["summary"].endswith("(truncated by evalbot: GitHub's size limit)")
+
+
+# ---- pulls, runs, contents, compare ----
+
+
+def test_get_pull_and_fork(gh: GitHubClient, fake_repo: tuple[Repo, Pull]) -> None:
+    repo, pull = fake_repo
+    info = gh.get_pull(1)
+    assert (info.head_sha, info.base_sha, info.base_ref, info.is_fork) == (
+        pull.head_sha,
+        pull.base_sha,
+        "main",
+        False,
+    )
+    fork_head = repo.add_commit(parents=[pull.base_sha])
+    repo.add_pull(number=7, head_sha=fork_head, base_sha=pull.base_sha, head_repo="someone/evals")
+    fork = gh.get_pull(7)
+    assert (fork.head_repo, fork.is_fork) == ("someone/evals", True)
+
+
+def test_find_pull_for_head(gh: GitHubClient, fake_repo: tuple[Repo, Pull]) -> None:
+    repo, pull = fake_repo
+    assert gh.find_pull_for_head(pull.head_sha, "feature").number == 1  # type: ignore[union-attr]
+    fork_head = repo.add_commit(parents=[pull.base_sha])
+    repo.add_pull(
+        number=9,
+        head_sha=fork_head,
+        base_sha=pull.base_sha,
+        head_ref="main",
+        head_repo="someone/evals",
+    )
+    found = gh.find_pull_for_head(fork_head, "main", "someone")
+    assert found is not None
+    assert found.number == 9
+    assert gh.find_pull_for_head(fork_head) is not None
+    assert gh.find_pull_for_head("0" * 40, "nope") is None
+
+
+def test_list_workflow_runs_and_artifacts(gh: GitHubClient, fake_repo: tuple[Repo, Pull]) -> None:
+    repo, pull = fake_repo
+    wf = repo.add_workflow(".github/workflows/evals.yml")
+    old = repo.add_run(wf, head_sha=pull.base_sha, head_branch="main")
+    repo.add_run(wf, head_sha=pull.base_sha, head_branch="main", conclusion="failure")
+    repo.add_run(wf, head_sha=pull.head_sha, head_branch="feature", event="pull_request")
+    new = repo.add_run(wf, head_sha=pull.base_sha, head_branch="main")
+    runs = gh.list_workflow_runs("evals.yml", "main")
+    assert [r.id for r in runs] == [new.id, old.id]
+    assert gh.list_workflow_runs(wf.id, "main", "failure")[0].conclusion == "failure"
+    repo.add_artifact(new, "other", files={"x": "y"})
+    art = repo.add_artifact(new, "evals", files={"results.jsonl": '{"id": "q1", "passed": true}\n'})
+    found = gh.find_artifact(new.id, "evals")
+    assert found is not None
+    assert (found.id, found.run_id, found.head_sha, found.expired) == (
+        art.id,
+        new.id,
+        pull.base_sha,
+        False,
+    )
+    assert gh.find_artifact(old.id, "evals") is None
+
+
+def _artifact(repo: Repo, pull: Pull, **kwargs: object):  # type: ignore[no-untyped-def]
+    wf = repo.add_workflow()
+    run = repo.add_run(wf, head_sha=pull.base_sha, head_branch="main")
+    return repo.add_artifact(run, "evals", **kwargs)  # type: ignore[arg-type]
+
+
+def test_artifact_download_follows_the_302_without_authorization(
+    gh: GitHubClient, fake_repo: tuple[Repo, Pull], fake_github: FakeGitHub
+) -> None:
+    repo, pull = fake_repo
+    art = _artifact(repo, pull, files={"results.jsonl": "{}\n"})
+    info = gh.find_artifact(art.run_id, "evals")
+    assert info is not None
+    data = gh.download_artifact_zip(info, max_bytes=1_000_000)
+    assert data == art.data
+    (api,) = fake_github.requests_to("GET", rf"/repos/octo/evals/actions/artifacts/{art.id}/zip")
+    (blob,) = fake_github.requests_to("GET", r"/_blob/.*")
+    assert api.has_authorization
+    assert api.status == 302
+    assert not blob.has_authorization
+    assert blob.status == 200
+
+
+def test_artifact_download_retries_a_5xx_on_the_api(
+    gh: GitHubClient, fake_repo: tuple[Repo, Pull], fake_github: FakeGitHub
+) -> None:
+    repo, pull = fake_repo
+    art = _artifact(repo, pull, files={"a": "b"})
+    fake_github.inject_server_error("GET", r".*/zip", 502)
+    info = gh.find_artifact(art.run_id, "evals")
+    assert info is not None
+    assert gh.download_artifact_zip(info, 10_000) == art.data
+
+
+def test_expired_artifact(gh: GitHubClient, fake_repo: tuple[Repo, Pull]) -> None:
+    repo, pull = fake_repo
+    art = _artifact(repo, pull, files={"a": "b"}, expired=True)
+    info = gh.find_artifact(art.run_id, "evals")
+    assert info is not None
+    assert info.expired
+    with pytest.raises(PublishError, match=r"^artifact 'evals' \(id \d+\) has expired"):
+        gh.download_artifact_zip(info, 10_000)
+    # the API says 410 when the listing was stale
+    fresh = type(info)(**{**vars(info), "expired": False})
+    with pytest.raises(PublishError, match=r"has expired \(410 Gone\)"):
+        gh.download_artifact_zip(fresh, 10_000)
+
+
+@pytest.mark.parametrize("send_content_length", [True, False])
+def test_oversize_artifact_is_refused_while_streaming(
+    gh: GitHubClient, fake_repo: tuple[Repo, Pull], send_content_length: bool
+) -> None:
+    repo, pull = fake_repo
+    big = make_zip({"big.bin": bytes(range(256)) * 4000})
+    art = _artifact(
+        repo,
+        pull,
+        data=big + b"\0" * 200_000,
+        size_in_bytes=10,
+        send_content_length=send_content_length,
+    )
+    info = gh.find_artifact(art.run_id, "evals")
+    assert info is not None
+    with pytest.raises(PublishError, match=r"over the 100000-byte limit"):
+        gh.download_artifact_zip(info, 100_000)
+
+
+def test_artifact_reported_oversize_is_refused_before_download(
+    gh: GitHubClient, fake_repo: tuple[Repo, Pull], fake_github: FakeGitHub
+) -> None:
+    repo, pull = fake_repo
+    art = _artifact(repo, pull, files={"a": "b"}, size_in_bytes=5_000_000)
+    info = gh.find_artifact(art.run_id, "evals")
+    assert info is not None
+    with pytest.raises(PublishError, match=r"is 5000000 bytes, over the 1000-byte limit"):
+        gh.download_artifact_zip(info, 1000)
+    assert fake_github.requests_to("GET", r".*/zip") == []
+
+
+def test_artifact_download_url_on_another_host_gets_no_token(gh: GitHubClient) -> None:
+    from evalbot.github_io import ArtifactInfo
+
+    evil = ArtifactInfo(
+        id=1,
+        name="evals",
+        size_in_bytes=1,
+        expired=False,
+        archive_download_url="http://127.0.0.2:1/steal",
+        run_id=1,
+        head_sha=None,
+    )
+    with pytest.raises(PublishError, match="refusing to send the token there"):
+        gh.download_artifact_zip(evil, 10)
+
+
+def test_artifact_download_without_actions_permission(
+    fake_github: FakeGitHub, fake_repo: tuple[Repo, Pull]
+) -> None:
+    repo, pull = fake_repo
+    art = _artifact(repo, pull, files={"a": "b"})
+    with client_for(fake_github) as client:
+        info = client.find_artifact(art.run_id, "evals")
+    assert info is not None
+    fake_github.inject_error("GET", r".*/zip", 403)
+    with (
+        client_for(fake_github) as client,
+        pytest.raises(
+            PublishError, match=r"^downloading artifact 'evals'.*`permissions: actions: read`"
+        ),
+    ):
+        client.download_artifact_zip(info, 10_000)
+
+
+def test_get_file_at_ref(gh: GitHubClient, fake_repo: tuple[Repo, Pull]) -> None:
+    repo, pull = fake_repo
+    repo.add_commit(
+        parents=[pull.head_sha], files={".evalbot.yml": "alpha: 0.5\n"}, branch="feature"
+    )
+    assert gh.get_file_at_ref(".evalbot.yml", pull.base_sha) == "alpha: 0.05\n"
+    assert gh.get_file_at_ref(".evalbot.yml", "feature") == "alpha: 0.5\n"
+    assert gh.get_file_at_ref("missing.yml", pull.base_sha) is None
+
+
+def test_get_file_at_ref_permission(fake_github: FakeGitHub, fake_repo: tuple[Repo, Pull]) -> None:
+    fake_github.inject_error("GET", r"/repos/octo/evals/contents/.*", 403)
+    with (
+        client_for(fake_github) as client,
+        pytest.raises(PublishError, match="`permissions: contents: read`"),
+    ):
+        client.get_file_at_ref(".evalbot.yml", fake_repo[1].base_sha)
+
+
+def test_compare_commits(gh: GitHubClient, fake_repo: tuple[Repo, Pull]) -> None:
+    repo, pull = fake_repo
+    main2 = repo.add_commit(parents=[pull.base_sha], branch="main")
+    main3 = repo.add_commit(parents=[main2], branch="main")
+    assert gh.compare_commits(pull.base_sha, main3) == (2, 0)
+    assert gh.compare_commits(main3, pull.base_sha) == (0, 2)
+    assert gh.compare_commits(main3, pull.head_sha) == (1, 2)
+    with pytest.raises(PublishError, match=r"^comparing .* failed: not found \(404"):
+        gh.compare_commits("f" * 40, main3)
