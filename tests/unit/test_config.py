@@ -54,7 +54,7 @@ def test_every_key() -> None:
         ),
         (
             "zzz: 1",
-            "c.yml: unknown key `zzz`; allowed: metric, alpha, mcnemar, format, fields, bootstrap, policy, gate",
+            "c.yml: unknown key `zzz`; allowed: metric, alpha, test, mcnemar, format, fields, bootstrap, plan, policy, holdout, gate",
         ),
         ("alpha: 0.7", "c.yml: `alpha` must be a number strictly between 0 and 0.5, got 0.7"),
         ("alpha: yes", "c.yml: `alpha` must be a number strictly between 0 and 0.5, got True"),
