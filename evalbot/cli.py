@@ -12,18 +12,20 @@ import os
 import sys
 from collections.abc import Sequence
 from importlib import resources
+from pathlib import Path
 from typing import NoReturn, TextIO
 
 from evalbot import __version__
 from evalbot.compare import compute_comparison
 from evalbot.config import Config, load_config, with_overrides
 from evalbot.errors import EvalbotError, UsageError
-from evalbot.policy import evaluate
+from evalbot.policy import evaluate, restrict_items
 from evalbot.render import render_markdown, render_text
 from evalbot.report import build_json, build_view
 from evalbot.results.options import ReadOptions
 from evalbot.results.pairing import pair
 from evalbot.results.sources import load_results
+from evalbot.state import parse_state
 from evalbot.stats import mcnemar_sample_size
 
 EXIT_OK, EXIT_GATE_FAILED, EXIT_BAD_INPUT, EXIT_INTERNAL = 0, 1, 2, 3
@@ -93,16 +95,28 @@ def build_parser() -> argparse.ArgumentParser:
         choices=["error", "fail", "drop"],
         help="items present on one side only (overrides policy.missing)",
     )
+    compare.add_argument(
+        "--holdout",
+        action="store_true",
+        help="analyse only the sealed holdout (holdout.ids_file); counts as one use",
+    )
+    compare.add_argument(
+        "--state-from",
+        metavar="FILE",
+        help="a file holding the earlier sticky comment (its hidden block lists earlier looks)",
+    )
+    compare.add_argument("--head-sha", help="the commit being judged (tells looks apart)")
 
     plan = commands.add_parser(
         "plan",
         help="items needed to detect a change (paired McNemar design)",
         description="Discordant pairs and items needed for a paired McNemar comparison.",
     )
-    plan.add_argument("--fix-rate", required=True, type=_probability("--fix-rate"))
-    plan.add_argument("--break-rate", required=True, type=_probability("--break-rate"))
-    plan.add_argument("--alpha", default=0.05, type=_probability("--alpha", high=0.5))
-    plan.add_argument("--power", default=0.8, type=_probability("--power", low=0.5))
+    plan.add_argument("--fix-rate", type=_probability("--fix-rate"))
+    plan.add_argument("--break-rate", type=_probability("--break-rate"))
+    plan.add_argument("--alpha", type=_probability("--alpha", high=0.5))
+    plan.add_argument("--power", type=_probability("--power", low=0.5))
+    plan.add_argument("--config", help="take the rates, alpha and power from the plan's `plan:`")
     plan.add_argument("--format", choices=["json", "text"], default="text")
 
     commands.add_parser("action", help="the GitHub Actions entrypoint (reads the environment)")
@@ -131,8 +145,19 @@ def run_compare(args: argparse.Namespace, out: TextIO) -> int:
     baseline = load_results(args.baseline, options)
     candidate = load_results(args.candidate, options)
     paired = pair(baseline, candidate, missing=args.missing or config.policy.missing)
+    paired = restrict_items(paired, config, holdout=args.holdout)
     comparison = compute_comparison(paired, config)
-    decision = evaluate(comparison, config)
+    state = None
+    if args.state_from:
+        try:
+            state = parse_state(Path(args.state_from).read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError) as error:
+            raise UsageError(
+                f"{args.state_from}: cannot read the earlier comment ({error})"
+            ) from None
+    decision = evaluate(
+        comparison, config, state=state, head_sha=args.head_sha, holdout=args.holdout
+    )
     if args.format == "json":
         out.write(json.dumps(build_json(comparison, decision), indent=2) + "\n")
     elif args.format == "markdown":
@@ -142,7 +167,28 @@ def run_compare(args: argparse.Namespace, out: TextIO) -> int:
     return EXIT_GATE_FAILED if decision.gate == "fail" else EXIT_OK
 
 
+def _plan_from_config(args: argparse.Namespace) -> None:
+    """Fill the rates, alpha and power of ``evalbot plan`` from ``--config``."""
+    if args.config is None:
+        if args.fix_rate is None or args.break_rate is None:
+            raise UsageError("evalbot plan: give --fix-rate and --break-rate, or --config FILE")
+        args.alpha = 0.05 if args.alpha is None else args.alpha
+        args.power = 0.8 if args.power is None else args.power
+        return
+    if args.fix_rate is not None or args.break_rate is not None:
+        raise UsageError("evalbot plan: give either --config or --fix-rate/--break-rate")
+    config = load_config(args.config)
+    if config.plan is None:
+        raise UsageError(
+            f"evalbot plan: {config.source} has no `plan:` section (fix_rate, break_rate, power)"
+        )
+    args.fix_rate, args.break_rate = config.plan.fix_rate, config.plan.break_rate
+    args.alpha = config.alpha if args.alpha is None else args.alpha
+    args.power = config.plan.power if args.power is None else args.power
+
+
 def run_plan(args: argparse.Namespace, out: TextIO) -> int:
+    _plan_from_config(args)
     if args.fix_rate == args.break_rate:
         raise UsageError(
             "evalbot plan: --fix-rate equals --break-rate, so there is no difference to detect"
