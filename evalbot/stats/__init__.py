@@ -7,9 +7,12 @@ from __future__ import annotations
 
 from evalbot.stats.bootstrap import (
     BootstrapResult,
+    ColumnsLike,
     Metric,
+    clustered_standard_error,
     f1_metric,
     mean_metric,
+    paired_bootstrap,
     paired_bootstrap_mean,
     ratio_metric,
 )
@@ -26,18 +29,21 @@ from evalbot.stats.power import (
 
 __all__ = [
     "BootstrapResult",
+    "ColumnsLike",
     "ConfidenceInterval",
     "DetectableEffectResult",
     "McNemarMethod",
     "McNemarResult",
     "Metric",
     "SampleSizeResult",
+    "clustered_standard_error",
     "f1_metric",
     "mcnemar",
     "mcnemar_exact_power",
     "mcnemar_minimum_detectable_effect",
     "mcnemar_sample_size",
     "mean_metric",
+    "paired_bootstrap",
     "paired_bootstrap_mean",
     "ratio_metric",
     "simulate_mcnemar_power",
