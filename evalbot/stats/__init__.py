@@ -18,6 +18,12 @@ from evalbot.stats.bootstrap import (
 )
 from evalbot.stats.intervals import ConfidenceInterval, wilson_interval
 from evalbot.stats.mcnemar import McNemarMethod, McNemarResult, mcnemar
+from evalbot.stats.multitest import (
+    MultipleTestResult,
+    adjust_pvalues,
+    benjamini_hochberg,
+    holm,
+)
 from evalbot.stats.power import (
     DetectableEffectResult,
     SampleSizeResult,
@@ -26,18 +32,29 @@ from evalbot.stats.power import (
     mcnemar_sample_size,
     simulate_mcnemar_power,
 )
+from evalbot.stats.table import ChurnResult, PairedTable, churn, compute_paired_table
+from evalbot.stats.unpaired import TwoProportionResult, two_proportion_ztest
 
 __all__ = [
     "BootstrapResult",
+    "ChurnResult",
     "ColumnsLike",
     "ConfidenceInterval",
     "DetectableEffectResult",
     "McNemarMethod",
     "McNemarResult",
     "Metric",
+    "MultipleTestResult",
+    "PairedTable",
     "SampleSizeResult",
+    "TwoProportionResult",
+    "adjust_pvalues",
+    "benjamini_hochberg",
+    "churn",
     "clustered_standard_error",
+    "compute_paired_table",
     "f1_metric",
+    "holm",
     "mcnemar",
     "mcnemar_exact_power",
     "mcnemar_minimum_detectable_effect",
@@ -47,5 +64,6 @@ __all__ = [
     "paired_bootstrap_mean",
     "ratio_metric",
     "simulate_mcnemar_power",
+    "two_proportion_ztest",
     "wilson_interval",
 ]
