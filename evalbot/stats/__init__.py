@@ -32,11 +32,22 @@ from evalbot.stats.power import (
     mcnemar_sample_size,
     simulate_mcnemar_power,
 )
+from evalbot.stats.repeats import (
+    BudgetAllocation,
+    RepeatsResult,
+    allocate_budget,
+    analyze_repeats,
+    majority_vote_accuracy,
+    pass_at_k,
+    repeats_matrix,
+    repeats_standard_error,
+)
 from evalbot.stats.table import ChurnResult, PairedTable, churn, compute_paired_table
 from evalbot.stats.unpaired import TwoProportionResult, two_proportion_ztest
 
 __all__ = [
     "BootstrapResult",
+    "BudgetAllocation",
     "ChurnResult",
     "ColumnsLike",
     "ConfidenceInterval",
@@ -46,15 +57,19 @@ __all__ = [
     "Metric",
     "MultipleTestResult",
     "PairedTable",
+    "RepeatsResult",
     "SampleSizeResult",
     "TwoProportionResult",
     "adjust_pvalues",
+    "allocate_budget",
+    "analyze_repeats",
     "benjamini_hochberg",
     "churn",
     "clustered_standard_error",
     "compute_paired_table",
     "f1_metric",
     "holm",
+    "majority_vote_accuracy",
     "mcnemar",
     "mcnemar_exact_power",
     "mcnemar_minimum_detectable_effect",
@@ -62,7 +77,10 @@ __all__ = [
     "mean_metric",
     "paired_bootstrap",
     "paired_bootstrap_mean",
+    "pass_at_k",
     "ratio_metric",
+    "repeats_matrix",
+    "repeats_standard_error",
     "simulate_mcnemar_power",
     "two_proportion_ztest",
     "wilson_interval",

@@ -10,7 +10,7 @@ import re
 
 import numpy as np
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from statsmodels.stats.multitest import multipletests
 
@@ -35,6 +35,7 @@ def test_bh_against_statsmodels(ps: list[float]) -> None:
     np.testing.assert_allclose(benjamini_hochberg(ps), ref, rtol=1e-12, atol=1e-15)
 
 
+@settings(max_examples=30)  # statsmodels' holm takes ~0.1 s per call
 @given(pvalue_lists)
 def test_holm_against_statsmodels(ps: list[float]) -> None:
     ref = multipletests(ps, method="holm")[1]
