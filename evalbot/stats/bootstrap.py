@@ -14,8 +14,8 @@ needs column *totals* per resample. Two resamplers produce those totals:
   {-1, 0, +1}), the draw counts of the distinct rows are sampled directly from
   ``Multinomial(n, frequencies / n)``, which has exactly the distribution of the counts
   under resampling with replacement; 10,000 resamples of 10^6 items take milliseconds;
-* otherwise resamples are drawn as index matrices in chunks of about 2^23 indices, so
-  memory stays around 100 MiB whatever the number of items.
+* otherwise resamples are drawn as index matrices in chunks of about 2^18 indices (at
+  least one resample), so memory stays at a few MiB plus one resample of indices.
 """
 
 from __future__ import annotations
@@ -57,9 +57,10 @@ _METHODS: tuple[BootstrapMethod, ...] = ("percentile", "bca")
 _MULTINOMIAL_MAX_DISTINCT = 4096
 #: ... and at least this many units per distinct row (else the index resampler is cheaper).
 _MULTINOMIAL_MIN_UNITS_PER_ROW = 8
-#: Indices drawn per chunk by the index resampler (2^23 intp = 64 MiB, plus as much for the
-#: gathered values). intp, not int32: numpy converts other index types with a copy (4x slower).
-_CHUNK_INDICES = 1 << 23
+#: Indices drawn per chunk by the index resampler: 2^18 intp indices (2 MiB) plus the gathered
+#: values stay in cache, which measured ~1.5x faster than 2^23; intp, not int32, because numpy
+#: converts other index types with a copy.
+_CHUNK_INDICES = 1 << 18
 
 # A statistic of resampled column totals: (totals with shape (B, m), number of units) -> (B,)
 _TotalsStatistic = Callable[[FloatArray, int], FloatArray]
