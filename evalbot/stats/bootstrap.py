@@ -467,7 +467,6 @@ def paired_bootstrap_mean(
     """
     b, cl, s, m = _common_iv(n_resamples, confidence_level, seed, method)
     base, cand, codes = _paired_bootstrap_mean_iv(baseline, candidate, clusters)
-    n = base.size
     d = cand - base
     base_mean, cand_mean = float(base.mean()), float(cand.mean())
     if codes is None:
@@ -486,7 +485,7 @@ def paired_bootstrap_mean(
             return t[:, 0] / t[:, 1]
 
         resampled = "clusters"
-    result = _bootstrap(
+    return _bootstrap(
         units,
         fn,
         n_resamples=b,
@@ -497,8 +496,6 @@ def paired_bootstrap_mean(
         baseline_value=base_mean,
         candidate_value=cand_mean,
     )
-    del n
-    return result
 
 
 def _columns_iv(side: object, name: str, columns: tuple[str, ...]) -> dict[str, FloatArray]:
@@ -617,7 +614,6 @@ def paired_bootstrap(
         )
     cols = met.columns
     n_cols = len(cols)
-    n = base[cols[0]].size
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         base_value = float(
             np.asarray(met.function({c: base[c].mean(keepdims=True) for c in cols}))[0]
@@ -656,7 +652,6 @@ def paired_bootstrap(
             met.function(means_b), dtype=np.float64
         )
 
-    del n
     return _bootstrap(
         units,
         fn,
