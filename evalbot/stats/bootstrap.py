@@ -27,7 +27,6 @@ from typing import Literal, cast
 
 import numpy as np
 import numpy.typing as npt
-from scipy.special import ndtr, ndtri
 
 from evalbot.stats._validation import (
     FloatArray,
@@ -307,6 +306,8 @@ def _bca_levels(
     alpha: float,
 ) -> FloatArray:
     """Adjusted percentile levels of the BCa interval (Efron 1987)."""
+    from scipy.special import ndtr, ndtri  # lazily: only BCa needs them
+
     b = boot.size
     # Bias correction with ties counted half (the bootstrap distribution of a binary mean
     # is discrete and puts mass on the observed value); clipped so z0 stays finite.

@@ -5,8 +5,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from scipy.stats import norm
-
+from evalbot.stats._normal import normal_sf
 from evalbot.stats._validation import as_count
 
 __all__ = ["TwoProportionResult", "two_proportion_ztest"]
@@ -95,7 +94,7 @@ def two_proportion_ztest(
         z, p = 0.0, 1.0
     else:
         z = (pc - pb) / se
-        p = min(1.0, 2.0 * float(norm.sf(abs(z))))
+        p = min(1.0, 2.0 * normal_sf(abs(z)))  # 2 * normal survival at |z|
     return TwoProportionResult(
         statistic=z,
         pvalue=p,
