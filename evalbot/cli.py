@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import sys
 from collections.abc import Sequence
@@ -26,7 +27,11 @@ from evalbot.results.options import ReadOptions
 from evalbot.results.pairing import pair
 from evalbot.results.sources import load_results
 from evalbot.state import parse_state
-from evalbot.stats import mcnemar_sample_size
+from evalbot.stats import (
+    mcnemar_minimum_detectable_effect,
+    mcnemar_sample_size,
+    simulate_mcnemar_power,
+)
 
 EXIT_OK, EXIT_GATE_FAILED, EXIT_BAD_INPUT, EXIT_INTERNAL = 0, 1, 2, 3
 
@@ -109,11 +114,15 @@ def build_parser() -> argparse.ArgumentParser:
 
     plan = commands.add_parser(
         "plan",
-        help="items needed to detect a change (paired McNemar design)",
-        description="Discordant pairs and items needed for a paired McNemar comparison.",
+        help="items needed to detect a change, or the change N items can detect",
+        description="Design a paired McNemar comparison: give --fix-rate and --break-rate for "
+        "the items (and discordant pairs) needed, or --items and --discordance for the minimum "
+        "detectable effect.",
     )
     plan.add_argument("--fix-rate", type=_probability("--fix-rate"))
     plan.add_argument("--break-rate", type=_probability("--break-rate"))
+    plan.add_argument("--items", type=_positive_int("--items", 1))
+    plan.add_argument("--discordance", type=_probability("--discordance", high=1.0000001))
     plan.add_argument("--alpha", type=_probability("--alpha", high=0.5))
     plan.add_argument("--power", type=_probability("--power", low=0.5))
     plan.add_argument("--config", help="take the rates, alpha and power from the plan's `plan:`")
@@ -170,12 +179,11 @@ def run_compare(args: argparse.Namespace, out: TextIO) -> int:
 def _plan_from_config(args: argparse.Namespace) -> None:
     """Fill the rates, alpha and power of ``evalbot plan`` from ``--config``."""
     if args.config is None:
-        if args.fix_rate is None or args.break_rate is None:
-            raise UsageError("evalbot plan: give --fix-rate and --break-rate, or --config FILE")
         args.alpha = 0.05 if args.alpha is None else args.alpha
         args.power = 0.8 if args.power is None else args.power
         return
-    if args.fix_rate is not None or args.break_rate is not None:
+    given = (args.fix_rate, args.break_rate, args.items, args.discordance)
+    if any(value is not None for value in given):
         raise UsageError("evalbot plan: give either --config or --fix-rate/--break-rate")
     config = load_config(args.config)
     if config.plan is None:
@@ -189,6 +197,17 @@ def _plan_from_config(args: argparse.Namespace) -> None:
 
 def run_plan(args: argparse.Namespace, out: TextIO) -> int:
     _plan_from_config(args)
+    rates = args.fix_rate is not None or args.break_rate is not None
+    size = args.items is not None or args.discordance is not None
+    if rates == size:
+        raise UsageError(
+            "evalbot plan: give --fix-rate and --break-rate (items needed), "
+            "or --items and --discordance (minimum detectable effect)"
+        )
+    if size:
+        return _plan_detectable(args, out)
+    if args.fix_rate is None or args.break_rate is None:
+        raise UsageError("evalbot plan: --fix-rate and --break-rate go together")
     if args.fix_rate == args.break_rate:
         raise UsageError(
             "evalbot plan: --fix-rate equals --break-rate, so there is no difference to detect"
@@ -196,6 +215,16 @@ def run_plan(args: argparse.Namespace, out: TextIO) -> int:
     if args.fix_rate + args.break_rate > 1:
         raise UsageError("evalbot plan: --fix-rate + --break-rate cannot exceed 1")
     result = mcnemar_sample_size(args.fix_rate, args.break_rate, alpha=args.alpha, power=args.power)
+    simulations = 10_000
+    simulated = simulate_mcnemar_power(
+        result.fix_rate,
+        result.break_rate,
+        result.items,
+        alpha=result.alpha,
+        n_simulations=simulations,
+        seed=0,
+    )
+    effect = result.fix_rate - result.break_rate
     if args.format == "json":
         payload = {
             "discordant_pairs": result.discordant_pairs,
@@ -203,18 +232,64 @@ def run_plan(args: argparse.Namespace, out: TextIO) -> int:
             "fix_rate": result.fix_rate,
             "break_rate": result.break_rate,
             "discordant_rate": result.discordant_rate,
-            "effect": result.fix_rate - result.break_rate,
+            "effect": effect,
             "alpha": result.alpha,
             "power": result.power,
             "method": "normal approximation on the discordant split (McNemar)",
+            "rounding": "discordant pairs rounded up; items = ceil(discordant_pairs / "
+            "discordant_rate)",
+            "exact_power": result.exact_power,
+            "exact_conditional_power": result.exact_conditional_power,
+            "simulated_power": simulated,
+            "simulated_power_se": math.sqrt(simulated * (1 - simulated) / simulations),
+            "simulations": simulations,
+            "simulation_seed": 0,
         }
         out.write(json.dumps(payload, indent=2) + "\n")
     else:
         out.write(
             f"{result.items} items ({result.discordant_pairs} discordant pairs) to detect "
-            f"{(result.fix_rate - result.break_rate) * 100:+.1f} pp "
-            f"(fix rate {result.fix_rate:g}, break rate {result.break_rate:g}) "
-            f"with power {result.power:g} at alpha {result.alpha:g}, two-sided.\n"
+            f"{effect * 100:+.1f} pp (fix rate {result.fix_rate:g}, break rate "
+            f"{result.break_rate:g}) with power {result.power:g} at alpha {result.alpha:g}, "
+            "two-sided.\n"
+            f"Check: the exact McNemar test at {result.items} items has power "
+            f"{result.exact_power:.3f} (exact computation) and {simulated:.3f} "
+            f"({simulations:,} seeded simulations).\n"
+        )
+    return EXIT_OK
+
+
+def _plan_detectable(args: argparse.Namespace, out: TextIO) -> int:
+    if args.items is None or args.discordance is None:
+        raise UsageError("evalbot plan: --items and --discordance go together")
+    result = mcnemar_minimum_detectable_effect(
+        args.items, args.discordance, alpha=args.alpha, power=args.power
+    )
+    if args.format == "json":
+        payload = {
+            "items": result.items,
+            "discordant_rate": result.discordant_rate,
+            "alpha": result.alpha,
+            "power": result.power,
+            "detectable": result.detectable,
+            "minimum_detectable_effect": result.effect if result.detectable else None,
+            "fix_rate": result.fix_rate if result.detectable else None,
+            "break_rate": result.break_rate if result.detectable else None,
+            "method": "normal approximation on the discordant split (McNemar)",
+        }
+        out.write(json.dumps(payload, indent=2) + "\n")
+    elif result.detectable:
+        out.write(
+            f"With {result.items} items and {result.discordant_rate * 100:g} % of them changing "
+            f"outcome, you can detect a net change of about {result.effect * 100:.1f} pp "
+            f"(fix rate {result.fix_rate:.3f}, break rate {result.break_rate:.3f}) with power "
+            f"{result.power:g} at alpha {result.alpha:g}, two-sided.\n"
+        )
+    else:
+        out.write(
+            f"With {result.items} items and {result.discordant_rate * 100:g} % of them changing "
+            "outcome, no change is detectable: even if every changed item were fixed, McNemar's "
+            f"test would not reach power {result.power:g} at alpha {result.alpha:g}.\n"
         )
     return EXIT_OK
 
