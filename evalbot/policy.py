@@ -7,7 +7,7 @@ commit on other items) or when an underpowered eval shows a gain smaller than it
 The gate turns the outcome into pass or fail according to ``gate.fail_on``, ``gate.max_broken``
 and ``gate.margin``; ``conclusion`` is the check run's (success, failure, neutral).
 
-Each rule is explained for readers in ``docs/policy.md``.
+Each rule is explained for readers in the README (the pre-registered plan).
 """
 
 from __future__ import annotations
