@@ -7,14 +7,23 @@ from __future__ import annotations
 
 from evalbot.stats.bootstrap import (
     BootstrapResult,
+    ColumnsLike,
     Metric,
+    clustered_standard_error,
     f1_metric,
     mean_metric,
+    paired_bootstrap,
     paired_bootstrap_mean,
     ratio_metric,
 )
 from evalbot.stats.intervals import ConfidenceInterval, wilson_interval
 from evalbot.stats.mcnemar import McNemarMethod, McNemarResult, mcnemar
+from evalbot.stats.multitest import (
+    MultipleTestResult,
+    adjust_pvalues,
+    benjamini_hochberg,
+    holm,
+)
 from evalbot.stats.power import (
     DetectableEffectResult,
     SampleSizeResult,
@@ -23,23 +32,56 @@ from evalbot.stats.power import (
     mcnemar_sample_size,
     simulate_mcnemar_power,
 )
+from evalbot.stats.repeats import (
+    BudgetAllocation,
+    RepeatsResult,
+    allocate_budget,
+    analyze_repeats,
+    majority_vote_accuracy,
+    pass_at_k,
+    repeats_matrix,
+    repeats_standard_error,
+)
+from evalbot.stats.table import ChurnResult, PairedTable, churn, compute_paired_table
+from evalbot.stats.unpaired import TwoProportionResult, two_proportion_ztest
 
 __all__ = [
     "BootstrapResult",
+    "BudgetAllocation",
+    "ChurnResult",
+    "ColumnsLike",
     "ConfidenceInterval",
     "DetectableEffectResult",
     "McNemarMethod",
     "McNemarResult",
     "Metric",
+    "MultipleTestResult",
+    "PairedTable",
+    "RepeatsResult",
     "SampleSizeResult",
+    "TwoProportionResult",
+    "adjust_pvalues",
+    "allocate_budget",
+    "analyze_repeats",
+    "benjamini_hochberg",
+    "churn",
+    "clustered_standard_error",
+    "compute_paired_table",
     "f1_metric",
+    "holm",
+    "majority_vote_accuracy",
     "mcnemar",
     "mcnemar_exact_power",
     "mcnemar_minimum_detectable_effect",
     "mcnemar_sample_size",
     "mean_metric",
+    "paired_bootstrap",
     "paired_bootstrap_mean",
+    "pass_at_k",
     "ratio_metric",
+    "repeats_matrix",
+    "repeats_standard_error",
     "simulate_mcnemar_power",
+    "two_proportion_ztest",
     "wilson_interval",
 ]
