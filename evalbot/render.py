@@ -17,7 +17,7 @@ from jinja2.exceptions import SecurityError
 from jinja2.sandbox import SandboxedEnvironment
 
 from evalbot.errors import ConfigError
-from evalbot.report import View
+from evalbot.report import View, p_clause
 
 __all__ = [
     "md_escape",
@@ -49,6 +49,12 @@ def md_escape(text: object) -> str:
     return _PUNCTUATION.sub(r"\\\1", value)
 
 
+def plain_text(text: object) -> str:
+    """Untrusted text for a terminal: control characters (escape sequences, newlines) shown
+    as ``?`` so an item id cannot move the cursor, recolour or forge lines."""
+    return "".join(ch if ch.isprintable() else "?" for ch in str(text))
+
+
 def _codeblock(text: object, lang: str = "") -> str:
     """A fenced code block that ``text`` cannot close (the fence outruns its backticks).
 
@@ -73,6 +79,8 @@ def _environment(loader: jinja2.BaseLoader | None = None) -> SandboxedEnvironmen
     )
     env.filters["md"] = md_escape
     env.filters["codeblock"] = _codeblock
+    env.filters["plain"] = plain_text
+    env.filters["p"] = p_clause
     return env
 
 
@@ -194,7 +202,7 @@ def render_check(view: View) -> tuple[str, str]:
         view.headline if view.outcome == "inconclusive" else view.effect
     )
     if view.outcome != "inconclusive":
-        title += f", p = {view.pvalue}"
+        title += f", {p_clause(view.pvalue)}"
     title += f"; gate {view.gate}"
     if len(title) > 200:
         title = title[:199] + "…"

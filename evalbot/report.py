@@ -7,13 +7,14 @@ markdown and text) says the same thing.
 from __future__ import annotations
 
 import math
+import string
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import quote, urlsplit
 
 from evalbot import __version__
-from evalbot.compare import Comparison
+from evalbot.compare import Comparison, PairedTable
 from evalbot.config import Config
 from evalbot.policy import Decision
 
@@ -99,7 +100,90 @@ def build_json(comparison: Comparison, decision: Decision) -> dict[str, Any]:
             "reasons": decision.reasons,
         },
     }
+    report["churn"] = None
+    if c.churn is not None:
+        report["churn"] = {
+            "discordant": c.churn.discordant,
+            "net": c.churn.net,
+            "net_rate": c.churn.net_rate,
+            "churn": c.churn.churn,
+        }
+    report["unpaired"] = None
+    if c.unpaired is not None:
+        report["unpaired"] = {
+            "method": "two-proportion z-test (pooled; ignores the pairing, for contrast only)",
+            "statistic": c.unpaired.statistic,
+            "pvalue": c.unpaired.pvalue,
+            "standard_error": c.unpaired.standard_error,
+        }
+    report["slices"] = [
+        {
+            "slice": s.name,
+            "items": s.items,
+            "baseline_rate": s.baseline_rate,
+            "candidate_rate": s.candidate_rate,
+            "difference": s.difference,
+            "table": None if s.table is None else _table_json(s.table),
+            "test": s.test,
+            "pvalue": s.pvalue,
+            "qvalue": s.qvalue,
+        }
+        for s in c.slices
+    ]
+    report["secondary"] = [
+        {
+            "metric": m.name,
+            "baseline": m.baseline,
+            "candidate": m.candidate,
+            "estimate": m.difference.statistic,
+            "ci": list(m.difference.confidence_interval),
+            "pvalue": m.difference.pvalue,
+            "adjusted_pvalue": m.adjusted_pvalue,
+            "adjustment": "holm",
+        }
+        for m in c.secondary
+    ]
+    report["power"] = None
+    if c.power is not None:
+        report["power"] = {
+            "method": "McNemar, normal approximation on the observed discordant rate",
+            "power": c.power.power,
+            "alpha": c.power.alpha,
+            "discordant_rate": c.power.discordant_rate,
+            "minimum_detectable_effect": c.power.minimum_detectable_effect,
+            "items_needed": c.power.items_needed,
+        }
+    report["repeats"] = {
+        side: None
+        if rep is None
+        else {
+            "repeats": rep.result.repeats,
+            "flaky": rep.result.flaky,
+            "always_pass": rep.result.always_pass,
+            "always_fail": rep.result.always_fail,
+            "within_item_variance": _finite(rep.result.within_item_variance),
+            "between_item_variance": _finite(rep.result.between_item_variance),
+            "intraclass_correlation": _finite(rep.result.intraclass_correlation),
+            "majority_vote_accuracy": _finite(rep.result.majority_vote_accuracy),
+            "flaky_ids": rep.flaky_ids,
+        }
+        for side, rep in (("baseline", c.repeats_baseline), ("candidate", c.repeats_candidate))
+    }
     return report
+
+
+def _table_json(table: PairedTable) -> dict[str, int]:
+    return {
+        "both_pass": table.both_pass,
+        "fixed": table.fixed,
+        "broken": table.broken,
+        "both_fail": table.both_fail,
+    }
+
+
+def _finite(value: float) -> float | None:
+    """JSON has no NaN: an undefined statistic is ``null``."""
+    return value if math.isfinite(value) else None
 
 
 def format_pvalue(p: float) -> str:
@@ -108,6 +192,11 @@ def format_pvalue(p: float) -> str:
     if p >= 0.9995:
         return "1"
     return f"{p:.4f}" if p < 0.01 else f"{p:.3f}"
+
+
+def p_clause(pvalue: str) -> str:
+    """ "p = 0.016" or "p < 0.0001" from a formatted p-value."""
+    return f"p {pvalue}" if pvalue.startswith("<") else f"p = {pvalue}"
 
 
 def format_effect(estimate: float, low: float, high: float, *, percent: bool) -> str:
@@ -282,6 +371,7 @@ class View:
     alpha: str = ""
     fingerprint_full: str = ""
     dropped: str = ""
+    gate_reasons: list[str] = field(default_factory=list)
 
 
 #: Characters of an item id shown before it is shortened (the link keeps the whole id).
@@ -386,8 +476,7 @@ def _first(obj: object, *names: str) -> Any:
 def _plain_why(decision: Decision) -> str:
     """Why a verdict was refused, in plain words (the policy's first violation)."""
     if decision.violations:
-        text = decision.violations[0]
-        return text[:1].upper() + text[1:]
+        return decision.violations[0]
     return "The analysis plan refused a verdict."
 
 
@@ -438,8 +527,15 @@ def build_view(
     def number(value: float) -> str:
         return format_rate(value, percent=percent)
 
-    broken_title = "Broken items (passed before, fail now)" if percent else "Items that got worse"
-    fixed_title = "Fixed items (failed before, pass now)" if percent else "Items that got better"
+    if c.table is not None:
+        broken_title = "Broken items (passed before, fail now)"
+        fixed_title = "Fixed items (failed before, pass now)"
+    elif percent:
+        broken_title = "Items whose pass rate fell"
+        fixed_title = "Items whose pass rate rose"
+    else:
+        broken_title = "Items that got worse"
+        fixed_title = "Items that got better"
     lists = [
         ItemList(
             key="broken",
@@ -464,10 +560,10 @@ def build_view(
         headline = _plain_why(decision)
         explanation = (
             f"No verdict is given. For information only: the difference is {effect} "
-            f"({c.test}, p = {pvalue})."
+            f"({c.test}, {p_clause(pvalue)})."
         )
     else:
-        headline = f"{effect} · {c.test} p = {pvalue}"
+        headline = f"{effect} · {c.test} {p_clause(pvalue)}"
         includes_zero = ci.low <= 0.0 <= ci.high
         where = "includes" if includes_zero else "excludes"
         if c.table is not None:
@@ -482,12 +578,13 @@ def build_view(
             moved = f"The candidate's mean {c.metric.replace('_', ' ')} changed by {change}"
         if decision.outcome == "no_significant_difference":
             explanation = (
-                f"{moved}; that is within noise: p = {pvalue} is not below alpha = {alpha}, "
+                f"{moved}; that is within noise: {p_clause(pvalue)} is not below "
+                f"alpha = {alpha}, "
                 f"and the {confidence} interval {where} zero."
             )
         else:
             explanation = (
-                f"{moved}; p = {pvalue} is below alpha = {alpha} and the {confidence} "
+                f"{moved}; {p_clause(pvalue)} is below alpha = {alpha} and the {confidence} "
                 f"interval {where} zero."
             )
 
@@ -497,7 +594,7 @@ def build_view(
         unpaired_pvalue = format_pvalue(c.unpaired.pvalue)
         unpaired_note = (
             f"Read as two unrelated samples (two-proportion z-test) the same rates give "
-            f"p = {unpaired_pvalue}; pairing by item gives p = {pvalue}."
+            f"{p_clause(unpaired_pvalue)}; pairing by item gives {p_clause(pvalue)}."
         )
 
     picture = interval_picture(
@@ -616,7 +713,8 @@ def build_view(
             ("candidate", provenance.candidate_commit, provenance.candidate_run_url),
         ):
             if commit or run:
-                text = f"`{commit[:12]}`" if commit else "run"
+                sha = "".join(ch for ch in (commit or "") if ch in string.hexdigits)[:12]
+                text = f"`{sha}`" if sha else "run"
                 prov.append(Row(label=label_, value=text, url=_safe_url(run)))
     dropped = ""
     paired = c.paired
@@ -675,6 +773,9 @@ def build_view(
         alpha=alpha,
         fingerprint_full=c.paired.fingerprint,
         dropped=dropped,
+        gate_reasons=[r for r in decision.reasons if r.startswith("gate")]
+        if decision.gate == "fail"
+        else [],
     )
 
 
