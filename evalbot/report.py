@@ -413,7 +413,7 @@ def _axis_label(value: float, unit: str) -> str:
 
 
 def interval_picture(
-    estimate: float, low: float, high: float, *, unit: str = " pp", width: int = 41
+    estimate: float, low: float, high: float, *, unit: str = " pp", width: int = 51
 ) -> str:
     """The difference and its interval on a small scale with zero marked, in plain Unicode.
 
