@@ -1,5 +1,17 @@
 """Pure statistics for paired eval comparisons (numpy/scipy/stdlib only; no IO).
 
+Modules
+-------
+intervals   Wilson score interval for a pass rate.
+mcnemar     McNemar's test on fixed/broken counts: exact (default), mid-p, asymptotic.
+unpaired    Two-proportion z-test ignoring the pairing (for contrast only).
+table       The paired 2x2 table and churn.
+bootstrap   Paired bootstrap (items or clusters) of any metric of column means, percentile
+            or BCa; clustered standard error.
+power       Sample size, exact and simulated power, minimum detectable effect (McNemar).
+repeats     Repeated samples per item: variance components, budget, pass@k, majority vote.
+multitest   Benjamini-Hochberg q-values and Holm adjustment.
+
 Public names are re-exported here; see each module for details.
 """
 

@@ -14,8 +14,8 @@ needs column *totals* per resample. Two resamplers produce those totals:
   {-1, 0, +1}), the draw counts of the distinct rows are sampled directly from
   ``Multinomial(n, frequencies / n)``, which has exactly the distribution of the counts
   under resampling with replacement; 10,000 resamples of 10^6 items take milliseconds;
-* otherwise resamples are drawn as index matrices in chunks of about 2^23 indices, so
-  memory stays around 100 MiB whatever the number of items.
+* otherwise resamples are drawn as index matrices in chunks of about 2^18 indices (at
+  least one resample), so memory stays at a few MiB plus one resample of indices.
 """
 
 from __future__ import annotations
@@ -57,9 +57,10 @@ _METHODS: tuple[BootstrapMethod, ...] = ("percentile", "bca")
 _MULTINOMIAL_MAX_DISTINCT = 4096
 #: ... and at least this many units per distinct row (else the index resampler is cheaper).
 _MULTINOMIAL_MIN_UNITS_PER_ROW = 8
-#: Indices drawn per chunk by the index resampler (2^23 intp = 64 MiB, plus as much for the
-#: gathered values). intp, not int32: numpy converts other index types with a copy (4x slower).
-_CHUNK_INDICES = 1 << 23
+#: Indices drawn per chunk by the index resampler: 2^18 intp indices (2 MiB) plus the gathered
+#: values stay in cache, which measured ~1.5x faster than 2^23; intp, not int32, because numpy
+#: converts other index types with a copy.
+_CHUNK_INDICES = 1 << 18
 
 # A statistic of resampled column totals: (totals with shape (B, m), number of units) -> (B,)
 _TotalsStatistic = Callable[[FloatArray, int], FloatArray]
@@ -466,7 +467,6 @@ def paired_bootstrap_mean(
     """
     b, cl, s, m = _common_iv(n_resamples, confidence_level, seed, method)
     base, cand, codes = _paired_bootstrap_mean_iv(baseline, candidate, clusters)
-    n = base.size
     d = cand - base
     base_mean, cand_mean = float(base.mean()), float(cand.mean())
     if codes is None:
@@ -485,7 +485,7 @@ def paired_bootstrap_mean(
             return t[:, 0] / t[:, 1]
 
         resampled = "clusters"
-    result = _bootstrap(
+    return _bootstrap(
         units,
         fn,
         n_resamples=b,
@@ -496,8 +496,6 @@ def paired_bootstrap_mean(
         baseline_value=base_mean,
         candidate_value=cand_mean,
     )
-    del n
-    return result
 
 
 def _columns_iv(side: object, name: str, columns: tuple[str, ...]) -> dict[str, FloatArray]:
@@ -616,7 +614,6 @@ def paired_bootstrap(
         )
     cols = met.columns
     n_cols = len(cols)
-    n = base[cols[0]].size
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         base_value = float(
             np.asarray(met.function({c: base[c].mean(keepdims=True) for c in cols}))[0]
@@ -655,7 +652,6 @@ def paired_bootstrap(
             met.function(means_b), dtype=np.float64
         )
 
-    del n
     return _bootstrap(
         units,
         fn,

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from typing import Literal, cast
 
 import numpy as np
+import numpy.typing as npt
 
 from evalbot.stats._validation import FloatArray, as_choice, as_probability
 
@@ -28,7 +29,7 @@ def _pvalues_iv(pvalues: object) -> FloatArray:
     return p
 
 
-def benjamini_hochberg(pvalues: object) -> FloatArray:
+def benjamini_hochberg(pvalues: npt.ArrayLike) -> FloatArray:
     """Benjamini-Hochberg q-values (false discovery rate adjusted p-values).
 
     ``q_(i) = min_{j >= i} min(1, m p_(j) / j)`` over the sorted p-values; rejecting the
@@ -58,7 +59,7 @@ def benjamini_hochberg(pvalues: object) -> FloatArray:
     return q
 
 
-def holm(pvalues: object) -> FloatArray:
+def holm(pvalues: npt.ArrayLike) -> FloatArray:
     """Holm step-down adjusted p-values (family-wise error rate).
 
     ``p~_(i) = max_{j <= i} min(1, (m - j + 1) p_(j))`` over the sorted p-values; valid under
@@ -111,7 +112,7 @@ class MultipleTestResult:
 
 
 def adjust_pvalues(
-    pvalues: object, *, method: str = "bh", alpha: float = 0.05
+    pvalues: npt.ArrayLike, *, method: str = "bh", alpha: float = 0.05
 ) -> MultipleTestResult:
     """Adjust p-values for multiple comparisons with :func:`benjamini_hochberg` or :func:`holm`.
 

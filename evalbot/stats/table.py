@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+import numpy.typing as npt
 
 from evalbot.stats._validation import as_count, as_float_vector
 
@@ -48,7 +49,7 @@ class PairedTable:
         return self.both_pass + self.fixed
 
 
-def compute_paired_table(baseline: object, candidate: object) -> PairedTable:
+def compute_paired_table(baseline: npt.ArrayLike, candidate: npt.ArrayLike) -> PairedTable:
     """Tabulate paired 0/1 outcomes into a :class:`PairedTable`.
 
     Examples

@@ -14,6 +14,8 @@ import re
 import numpy as np
 import pytest
 import statsmodels.api as sm
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from scipy import stats
 
 from evalbot.stats import (
@@ -240,3 +242,30 @@ def test_clustered_se_needs_two_clusters() -> None:
     message = "`clusters` must contain at least 2 clusters for a clustered standard error; got 1."
     with pytest.raises(ValueError, match=re.escape(message)):
         clustered_standard_error([0.0, 1.0], [1.0, 1.0], ["a", "a"])
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(st.tuples(*[st.integers(0, 3)] * 6), min_size=1, max_size=25),
+    st.sampled_from(["percentile", "bca"]),
+    st.booleans(),
+)
+def test_f1_never_warns_and_stays_valid(
+    rows: list[tuple[int, ...]], method: str, clustered: bool
+) -> None:
+    # Small integer TP/FP/FN with many zeros: resamples and jackknife values can be 0/0.
+    # pytest turns warnings into errors, so a leaked numpy warning fails this test.
+    arr = np.array(rows, dtype=float)
+    base = {"tp": arr[:, 0], "fp": arr[:, 1], "fn": arr[:, 2]}
+    cand = {"tp": arr[:, 3], "fp": arr[:, 4], "fn": arr[:, 5]}
+    clusters = [f"c{i % 3}" for i in range(len(rows))] if clustered else None
+    kwargs = {"metric": "f1", "n_resamples": 200, "method": method, "clusters": clusters}
+    undefined = any(2 * s["tp"].sum() + s["fp"].sum() + s["fn"].sum() == 0 for s in (base, cand))
+    if undefined:  # F1 is 0/0 on one side of the observed data
+        with pytest.raises(ValueError, match="is undefined on the"):
+            paired_bootstrap(base, cand, **kwargs)  # type: ignore[arg-type]
+        return
+    res = paired_bootstrap(base, cand, **kwargs)  # type: ignore[arg-type]
+    assert 0.0 <= res.pvalue <= 1.0
+    assert -1.0 <= res.confidence_interval.low <= res.confidence_interval.high <= 1.0
+    assert 0 <= res.n_undefined <= 200
