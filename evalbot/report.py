@@ -575,7 +575,7 @@ def build_view(
             )
         else:
             change = effect.split(" [")[0]
-            moved = f"The candidate's mean {c.metric.replace('_', ' ')} changed by {change}"
+            moved = f"The candidate's {c.metric.replace('_', ' ')} changed by {change}"
         if decision.outcome == "no_significant_difference":
             explanation = (
                 f"{moved}; that is within noise: {p_clause(pvalue)} is not below "
