@@ -364,7 +364,7 @@ class View:
     power: list[str] = field(default_factory=list)
     plan: list[Row] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
-    conclusion: str | None = None
+    conclusion: str | None = None  # the check run's conclusion when policy gives one
     config_change: str | None = None
     provenance: list[Row] = field(default_factory=list)
     history: list[Look] = field(default_factory=list)
@@ -372,6 +372,7 @@ class View:
     fingerprint_full: str = ""
     dropped: str = ""
     gate_reasons: list[str] = field(default_factory=list)
+    disclosure: str | None = None
 
 
 #: Characters of an item id shown before it is shortened (the link keeps the whole id).
@@ -551,7 +552,10 @@ def build_view(
         ),
     ]
     effect = format_effect(c.difference.statistic, ci.low, ci.high, percent=percent)
-    pvalue = format_pvalue(c.pvalue)
+    # the test that decided: policy may decide on another p-value (a sequential look)
+    deciding_p = _first(decision, "pvalue")
+    test = str(_first(decision, "test") or c.test)
+    pvalue = format_pvalue(c.pvalue if deciding_p is None else float(deciding_p))
     confidence = f"{c.difference.confidence_level * 100:g} %"
     alpha = f"{c.alpha:g}"
 
@@ -560,10 +564,10 @@ def build_view(
         headline = _plain_why(decision)
         explanation = (
             f"No verdict is given. For information only: the difference is {effect} "
-            f"({c.test}, {p_clause(pvalue)})."
+            f"({test}, {p_clause(pvalue)})."
         )
     else:
-        headline = f"{effect} · {c.test} {p_clause(pvalue)}"
+        headline = f"{effect} · {test} {p_clause(pvalue)}"
         includes_zero = ci.low <= 0.0 <= ci.high
         where = "includes" if includes_zero else "excludes"
         if c.table is not None:
@@ -594,7 +598,8 @@ def build_view(
         unpaired_pvalue = format_pvalue(c.unpaired.pvalue)
         unpaired_note = (
             f"Read as two unrelated samples (two-proportion z-test) the same rates give "
-            f"{p_clause(unpaired_pvalue)}; pairing by item gives {p_clause(pvalue)}."
+            f"{p_clause(unpaired_pvalue)}; pairing by item gives "
+            f"{p_clause(format_pvalue(c.pvalue))}."
         )
 
     picture = interval_picture(
@@ -685,25 +690,7 @@ def build_view(
                 f"{pw.power * 100:g} % power, about {pw.items_needed:,} items would be needed."
             )
 
-    plan: list[Row] = []
-    if config is not None and config.policy.sample_size is not None:
-        plan.append(Row(label="pre-registered items", value=f"{config.policy.sample_size:,}"))
-    looks = _first(decision, "looks", "look")
-    max_looks = _first(decision, "max_looks")
-    if max_looks is None and config is not None:
-        max_looks = config.policy.max_looks
-    if looks is not None:
-        text = f"{looks}" + (f" of {max_looks}" if max_looks is not None else "")
-        plan.append(Row(label="looks so far", value=text))
-    elif max_looks is not None:
-        plan.append(Row(label="looks allowed", value=f"{max_looks}"))
-    status = _first(decision, "plan_status", "status")
-    if status is not None:
-        plan.append(Row(label="plan status", value=str(status)))
-    sealed = _first(decision, "holdout", "sealed", "holdout_status")
-    if sealed is not None:
-        plan.append(Row(label="sealed set", value=str(sealed)))
-    warnings = [str(w) for w in (_first(decision, "warnings") or [])]
+    plan, warnings, disclosure = _plan_rows(decision, config, percent=percent)
     conclusion = _first(decision, "conclusion")
 
     prov: list[Row] = []
@@ -730,7 +717,7 @@ def build_view(
         outcome=decision.outcome,
         effect=effect,
         pvalue=pvalue,
-        test=c.test,
+        test=test,
         gate=decision.gate,
         reasons=decision.reasons,
         items=c.items,
@@ -773,10 +760,62 @@ def build_view(
         alpha=alpha,
         fingerprint_full=c.paired.fingerprint,
         dropped=dropped,
+        disclosure=disclosure,
         gate_reasons=[r for r in decision.reasons if r.startswith("gate")]
         if decision.gate == "fail"
         else [],
     )
+
+
+def _plan_rows(
+    decision: Decision, config: Config | None, *, percent: bool
+) -> tuple[list[Row], list[str], str | None]:
+    """The plan's state from the Decision (read defensively: policy adds fields over time)."""
+    plan: list[Row] = []
+    planned = _first(decision, "planned_items")
+    if planned is None and config is not None:
+        planned = config.policy.sample_size
+    if planned is not None:
+        note = _first(decision, "plan_note")
+        plan.append(
+            Row(label="pre-registered items", value=f"{planned:,}" + (f" ({note})" if note else ""))
+        )
+    mode = _first(decision, "mode")
+    if mode == "sequential":
+        plan.append(Row(label="mode", value="sequential"))
+    look = _first(decision, "look", "looks")
+    max_looks = _first(decision, "max_looks")
+    if max_looks is None and config is not None:
+        max_looks = config.policy.max_looks
+    if look is not None and (max_looks is not None or look > 1):
+        text = f"{look}" + (f" of {max_looks}" if max_looks is not None else "")
+        plan.append(Row(label="look", value=text))
+    elif max_looks is not None:
+        plan.append(Row(label="looks allowed", value=f"{max_looks}"))
+    alpha, effective = _first(decision, "alpha"), _first(decision, "effective_alpha")
+    if alpha is not None and effective is not None and effective != alpha:
+        plan.append(Row(label="alpha for this look", value=f"{effective:.4g} (of {alpha:g})"))
+    if _first(decision, "holdout"):
+        uses, most = _first(decision, "holdout_uses"), _first(decision, "holdout_max_uses")
+        text = "this analysis uses the sealed holdout"
+        if uses:
+            text += f", use {uses}" + (f" of {most}" if most else "")
+        plan.append(Row(label="sealed set", value=text))
+    margin = _first(decision, "margin")
+    if margin is not None:
+        met = _first(decision, "noninferior")
+        shown = f"{margin * 100:g} pp" if percent else f"{margin:g}"
+        verdict = "" if met is None else (": met" if met else ": not met")
+        plan.append(Row(label="non-inferiority margin", value=shown + verdict))
+    status = _first(decision, "plan_status")
+    if status is not None:
+        plan.append(Row(label="plan status", value=str(status)))
+    warnings = [str(w) for w in (_first(decision, "warnings") or [])]
+    note = _first(decision, "power_note")
+    if _first(decision, "underpowered") and note and str(note) not in warnings:
+        warnings.append(str(note))
+    disclosure = _first(decision, "disclosure")
+    return plan, warnings, None if disclosure is None else str(disclosure)
 
 
 def _maybe(value: float, fmt: str) -> str:

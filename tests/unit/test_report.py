@@ -193,3 +193,58 @@ def test_format_pvalue() -> None:
         "1",
         "0.050",
     ]
+
+
+def test_policy_fields_are_rendered_when_present() -> None:
+    """Decision grows fields on the policy branch; the view reads them by name when present."""
+    from dataclasses import dataclass, field
+
+    from evalbot.policy import Decision
+    from evalbot.render import render_comment
+
+    @dataclass(frozen=True, kw_only=True)
+    class RichDecision(Decision):
+        conclusion: str = "success"
+        test: str = "McNemar (exact), sequential"
+        pvalue: float | None = 0.0123
+        alpha: float = 0.05
+        effective_alpha: float = 0.025
+        mode: str = "sequential"
+        planned_items: int | None = 400
+        plan_note: str | None = "fix 8 %, break 3 %, power 0.8"
+        look: int = 2
+        max_looks: int | None = 3
+        disclosure: str | None = "This is look 2 at this pull request; @octocat re-ran it."
+        underpowered: bool = True
+        power_note: str | None = "a 40-item eval is a tripwire, not a finding"
+        holdout: bool = True
+        holdout_uses: int = 2
+        holdout_max_uses: int | None = 5
+        margin: float | None = 0.02
+        noninferior: bool | None = True
+        warnings: list[str] = field(default_factory=lambda: ["<b>slice</b> #3 is tiny"])
+
+    scenario = SCENARIOS["improvement"]()
+    comparison, plain = scenario.comparison()
+    decision = RichDecision(
+        outcome=plain.outcome, gate=plain.gate, reasons=plain.reasons, violations=[]
+    )
+    view = build_view(comparison, decision)
+    assert view.headline.endswith("McNemar (exact), sequential p = 0.012")
+    assert view.conclusion == "success"
+    rows = {row.label: row.value for row in view.plan}
+    assert rows == {
+        "pre-registered items": "400 (fix 8 %, break 3 %, power 0.8)",
+        "mode": "sequential",
+        "look": "2 of 3",
+        "alpha for this look": "0.025 (of 0.05)",
+        "sealed set": "this analysis uses the sealed holdout, use 2 of 5",
+        "non-inferiority margin": "2 pp: met",
+    }
+    assert view.warnings == [
+        "<b>slice</b> #3 is tiny",
+        "a 40-item eval is a tripwire, not a finding",
+    ]
+    text = render_comment(view, marker="<!-- m -->")
+    assert "<b>" not in text and "@octocat" not in text  # escaped, mention broken
+    assert "> [!WARNING]" in text and "tripwire" in text
