@@ -9,12 +9,25 @@ from __future__ import annotations
 
 import re
 from importlib import resources
+from pathlib import Path
 from typing import Any
 
 import jinja2
+from jinja2.exceptions import SecurityError
 from jinja2.sandbox import SandboxedEnvironment
 
-from evalbot.report import View
+from evalbot.errors import ConfigError
+from evalbot.report import View, p_clause
+
+__all__ = [
+    "md_escape",
+    "render",
+    "render_check",
+    "render_comment",
+    "render_markdown",
+    "render_summary",
+    "render_text",
+]
 
 _PUNCTUATION = re.compile(r"([!-/:-@\[-`{-~])")  # every ASCII punctuation character
 _WORD_JOINER = "\u2060"
@@ -36,9 +49,28 @@ def md_escape(text: object) -> str:
     return _PUNCTUATION.sub(r"\\\1", value)
 
 
-def _environment() -> SandboxedEnvironment:
+def plain_text(text: object) -> str:
+    """Untrusted text for a terminal: control characters (escape sequences, newlines) shown
+    as ``?`` so an item id cannot move the cursor, recolour or forge lines."""
+    return "".join(ch if ch.isprintable() else "?" for ch in str(text))
+
+
+def _codeblock(text: object, lang: str = "") -> str:
+    """A fenced code block that ``text`` cannot close (the fence outruns its backticks).
+
+    ``<!--`` is broken with a word joiner so no text in the block can pose as the hidden
+    marker or state of the comment.
+    """
+    value = str(text).replace("\r\n", "\n").replace("\r", "\n").rstrip("\n")
+    value = value.replace("<!--", "<!" + _WORD_JOINER + "--")
+    longest = max((len(run) for run in re.findall(r"`+", value)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return f"{fence}{lang}\n{value}\n{fence}"
+
+
+def _environment(loader: jinja2.BaseLoader | None = None) -> SandboxedEnvironment:
     env = SandboxedEnvironment(
-        loader=jinja2.FunctionLoader(_load_template),
+        loader=loader or jinja2.FunctionLoader(_load_template),
         undefined=jinja2.StrictUndefined,
         trim_blocks=True,
         lstrip_blocks=True,
@@ -46,21 +78,133 @@ def _environment() -> SandboxedEnvironment:
         autoescape=False,
     )
     env.filters["md"] = md_escape
+    env.filters["codeblock"] = _codeblock
+    env.filters["plain"] = plain_text
+    env.filters["p"] = p_clause
     return env
 
 
-def _load_template(name: str) -> str:
-    return (resources.files("evalbot") / "templates" / name).read_text(encoding="utf-8")
+def _load_template(name: str) -> str | None:
+    path = resources.files("evalbot") / "templates" / name
+    if not path.is_file():
+        return None
+    return path.read_text(encoding="utf-8")
+
+
+#: Item ids shown per list in a PR comment (the job summary shows all the view holds).
+COMMENT_LIST_LIMIT = 50
+#: Slices shown in a PR comment.
+COMMENT_SLICE_LIMIT = 40
+#: GitHub's limit on the body of an issue comment, and on a check run's summary.
+GITHUB_COMMENT_LIMIT = 65_536
+GITHUB_CHECK_SUMMARY_LIMIT = 65_535
+#: Job summaries may be up to 1 MiB; stay well inside it.
+SUMMARY_LIMIT = 512 * 1024
 
 
 def render(template: str, view: View, **extra: Any) -> str:
     """Render one of the bundled templates (``comment.md.j2``, ``text.j2``) with ``view``."""
-    return _environment().get_template(template).render(v=view, **extra)
+    context: dict[str, Any] = {"limit": None, "slice_limit": None, "mode": "cli"}
+    context.update(extra)
+    return _environment().get_template(template).render(v=view, **context)
+
+
+def _render_user(path: str | Path, view: View, **extra: Any) -> str:
+    """A user's template (``report.template``), sandboxed; it may import the bundled macros."""
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except OSError as error:
+        raise ConfigError(f"{path}: cannot read the report template ({error.strerror})") from None
+    try:
+        compiled = _environment().from_string(text)
+        return compiled.render(v=view, **extra)
+    except jinja2.TemplateSyntaxError as error:
+        raise ConfigError(f"{path}:{error.lineno}: report template: {error.message}") from None
+    except (jinja2.TemplateError, SecurityError) as error:
+        raise ConfigError(f"{path}: report template failed: {error}") from None
 
 
 def render_markdown(view: View) -> str:
-    return render("comment.md.j2", view)
+    """The CLI's ``--format markdown``: the comment without marker or state."""
+    return render("comment.md.j2", view, limit=COMMENT_LIST_LIMIT, mode="cli")
 
 
 def render_text(view: View) -> str:
-    return render("text.j2", view)
+    return render("text.j2", view, limit=COMMENT_LIST_LIMIT)
+
+
+def _with_marker(body: str, marker: str, state_block: str) -> str:
+    if marker not in body:
+        body = f"{marker}\n{body}"
+    if state_block:
+        body = body.rstrip("\n") + "\n\n" + state_block.rstrip("\n") + "\n"
+    return body
+
+
+def _cut(text: str, room: int) -> str:
+    """``text`` cut at a line boundary to at most ``room`` characters, with a note."""
+    note = (
+        "\n\n… the report was cut here to fit GitHub's size limit; the job summary of the "
+        "workflow run has all of it.\n"
+    )
+    if room <= len(note):
+        return note.strip()[:room] if room > 0 else ""
+    head = text[: room - len(note)]
+    if "\n" in head:
+        head = head[: head.rindex("\n")]
+    # an open <details> or code fence would swallow the note: close what is open
+    if head.count("```") % 2:
+        head += "\n```"
+    if head.count("<details>") > head.count("</details>"):
+        head += "\n\n</details>"
+    return (head + note)[:room]
+
+
+def render_comment(
+    view: View,
+    *,
+    marker: str,
+    state_block: str = "",
+    max_chars: int = GITHUB_COMMENT_LIMIT,
+    template: str | Path | None = None,
+) -> str:
+    """The sticky PR comment: ``marker`` (kept even if a custom template omits it), the
+    report, then ``state_block`` last. Long lists are cut with a count so the whole stays
+    within ``max_chars`` (GitHub refuses comments over 65,536 characters)."""
+    tail = len(state_block) + len(marker) + 4
+    body = ""
+    for limit in (COMMENT_LIST_LIMIT, 20, 10, 3, 0):
+        extra = {"limit": limit, "slice_limit": min(limit, COMMENT_SLICE_LIMIT), "mode": "comment"}
+        if template is not None:
+            body = _render_user(template, view, marker=marker, **extra)
+        else:
+            body = render("comment.md.j2", view, **extra)
+        if len(body) + tail <= max_chars:
+            break
+    else:
+        body = _cut(body, max_chars - tail)
+    return _with_marker(body, marker, state_block)
+
+
+def render_summary(view: View, *, template: str | Path | None = None) -> str:
+    """The job summary ($GITHUB_STEP_SUMMARY): everything the view holds."""
+    extra = {"limit": None, "slice_limit": None, "mode": "summary"}
+    if template is not None:
+        body = _render_user(template, view, marker="", **extra)
+    else:
+        body = render("comment.md.j2", view, **extra)
+    return body if len(body) <= SUMMARY_LIMIT else _cut(body, SUMMARY_LIMIT)
+
+
+def render_check(view: View) -> tuple[str, str]:
+    """A check run's (title, summary): the verdict line, and the comment's report."""
+    title = f"{view.symbol} {view.outcome_label}: " + (
+        view.headline if view.outcome == "inconclusive" else view.effect
+    )
+    if view.outcome != "inconclusive":
+        title += f", {p_clause(view.pvalue)}"
+    title += f"; gate {view.gate}"
+    if len(title) > 200:
+        title = title[:199] + "…"
+    summary = render_comment(view, marker="", max_chars=GITHUB_CHECK_SUMMARY_LIMIT)
+    return title, summary.lstrip("\n")

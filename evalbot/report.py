@@ -7,11 +7,15 @@ markdown and text) says the same thing.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+import string
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 from typing import Any
+from urllib.parse import quote, urlsplit
 
 from evalbot import __version__
-from evalbot.compare import Comparison
+from evalbot.compare import Comparison, PairedTable
+from evalbot.config import Config
 from evalbot.policy import Decision
 
 SCHEMA_VERSION = 1
@@ -96,7 +100,90 @@ def build_json(comparison: Comparison, decision: Decision) -> dict[str, Any]:
             "reasons": decision.reasons,
         },
     }
+    report["churn"] = None
+    if c.churn is not None:
+        report["churn"] = {
+            "discordant": c.churn.discordant,
+            "net": c.churn.net,
+            "net_rate": c.churn.net_rate,
+            "churn": c.churn.churn,
+        }
+    report["unpaired"] = None
+    if c.unpaired is not None:
+        report["unpaired"] = {
+            "method": "two-proportion z-test (pooled; ignores the pairing, for contrast only)",
+            "statistic": c.unpaired.statistic,
+            "pvalue": c.unpaired.pvalue,
+            "standard_error": c.unpaired.standard_error,
+        }
+    report["slices"] = [
+        {
+            "slice": s.name,
+            "items": s.items,
+            "baseline_rate": s.baseline_rate,
+            "candidate_rate": s.candidate_rate,
+            "difference": s.difference,
+            "table": None if s.table is None else _table_json(s.table),
+            "test": s.test,
+            "pvalue": s.pvalue,
+            "qvalue": s.qvalue,
+        }
+        for s in c.slices
+    ]
+    report["secondary"] = [
+        {
+            "metric": m.name,
+            "baseline": m.baseline,
+            "candidate": m.candidate,
+            "estimate": m.difference.statistic,
+            "ci": list(m.difference.confidence_interval),
+            "pvalue": m.difference.pvalue,
+            "adjusted_pvalue": m.adjusted_pvalue,
+            "adjustment": "holm",
+        }
+        for m in c.secondary
+    ]
+    report["power"] = None
+    if c.power is not None:
+        report["power"] = {
+            "method": "McNemar, normal approximation on the observed discordant rate",
+            "power": c.power.power,
+            "alpha": c.power.alpha,
+            "discordant_rate": c.power.discordant_rate,
+            "minimum_detectable_effect": c.power.minimum_detectable_effect,
+            "items_needed": c.power.items_needed,
+        }
+    report["repeats"] = {
+        side: None
+        if rep is None
+        else {
+            "repeats": rep.result.repeats,
+            "flaky": rep.result.flaky,
+            "always_pass": rep.result.always_pass,
+            "always_fail": rep.result.always_fail,
+            "within_item_variance": _finite(rep.result.within_item_variance),
+            "between_item_variance": _finite(rep.result.between_item_variance),
+            "intraclass_correlation": _finite(rep.result.intraclass_correlation),
+            "majority_vote_accuracy": _finite(rep.result.majority_vote_accuracy),
+            "flaky_ids": rep.flaky_ids,
+        }
+        for side, rep in (("baseline", c.repeats_baseline), ("candidate", c.repeats_candidate))
+    }
     return report
+
+
+def _table_json(table: PairedTable) -> dict[str, int]:
+    return {
+        "both_pass": table.both_pass,
+        "fixed": table.fixed,
+        "broken": table.broken,
+        "both_fail": table.both_fail,
+    }
+
+
+def _finite(value: float) -> float | None:
+    """JSON has no NaN: an undefined statistic is ``null``."""
+    return value if math.isfinite(value) else None
 
 
 def format_pvalue(p: float) -> str:
@@ -105,6 +192,11 @@ def format_pvalue(p: float) -> str:
     if p >= 0.9995:
         return "1"
     return f"{p:.4f}" if p < 0.01 else f"{p:.3f}"
+
+
+def p_clause(pvalue: str) -> str:
+    """ "p = 0.016" or "p < 0.0001" from a formatted p-value."""
+    return f"p {pvalue}" if pvalue.startswith("<") else f"p = {pvalue}"
 
 
 def format_effect(estimate: float, low: float, high: float, *, percent: bool) -> str:
@@ -127,15 +219,108 @@ def format_rate(rate: float, *, percent: bool) -> str:
 
 
 @dataclass(frozen=True, kw_only=True)
+class ItemEntry:
+    """One item id in a list: ``text`` is the id as shown (shortened when very long; the
+    templates escape it), ``url`` the link built from ``report.item_url`` (None: no link)."""
+
+    id: str
+    text: str
+    url: str | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
 class ItemList:
+    """A list of item ids; ``entries`` may hold fewer than ``total`` (the rest are counted)."""
+
+    key: str
     title: str
-    ids: list[str]
+    entries: list[ItemEntry]
     total: int
+
+    @property
+    def ids(self) -> list[str]:
+        return [entry.id for entry in self.entries]
+
+    @property
+    def hidden(self) -> int:
+        return self.total - len(self.entries)
+
+
+@dataclass(frozen=True, kw_only=True)
+class SliceRow:
+    name: str
+    items: int
+    baseline: str
+    candidate: str
+    difference: str
+    fixed: str
+    broken: str
+    pvalue: str
+    qvalue: str
+    significant: bool
+
+
+@dataclass(frozen=True, kw_only=True)
+class SecondaryRow:
+    name: str
+    baseline: str
+    candidate: str
+    effect: str
+    pvalue: str
+    adjusted_pvalue: str
+    significant: bool
+
+
+@dataclass(frozen=True, kw_only=True)
+class RepeatsRow:
+    side: str
+    epochs: int
+    flaky: str
+    always_pass: int
+    always_fail: int
+    within_item_variance: str
+    intraclass_correlation: str
+    majority_vote: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class Row:
+    """A labelled line of the plan or provenance tables (values are trusted text)."""
+
+    label: str
+    value: str
+    url: str | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class Look:
+    """An earlier verdict on the same pull request (the action reads them from its state)."""
+
+    label: str
+    outcome: str
+    effect: str
+    pvalue: str
+    commit: str = ""
+    url: str | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class Provenance:
+    """Where the two runs came from; the action fills what it knows."""
+
+    baseline_commit: str | None = None
+    baseline_run_url: str | None = None
+    candidate_commit: str | None = None
+    candidate_run_url: str | None = None
 
 
 @dataclass(frozen=True, kw_only=True)
 class View:
-    """What the templates read: every number already a string."""
+    """What the templates read: every number already a string.
+
+    Fields after ``interval_method`` are optional additions; templates test them before use,
+    so a custom template written for an older view keeps working.
+    """
 
     symbol: str
     outcome_label: str
@@ -163,15 +348,165 @@ class View:
     confidence: str
     version: str
     interval_method: str
+    # --- added beside the original fields -------------------------------------------------
+    headline: str = ""
+    explanation: str = ""
+    gate_symbol: str = ""
+    percent: bool = True
+    unit: str = ""
+    unpaired_pvalue: str | None = None
+    unpaired_note: str = ""
+    picture: str | None = None
+    slices: list[SliceRow] = field(default_factory=list)
+    secondary: list[SecondaryRow] = field(default_factory=list)
+    repeats: list[RepeatsRow] = field(default_factory=list)
+    flaky: ItemList | None = None
+    power: list[str] = field(default_factory=list)
+    plan: list[Row] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    conclusion: str | None = None  # the check run's conclusion when policy gives one
+    config_change: str | None = None
+    provenance: list[Row] = field(default_factory=list)
+    history: list[Look] = field(default_factory=list)
+    alpha: str = ""
+    fingerprint_full: str = ""
+    dropped: str = ""
+    gate_reasons: list[str] = field(default_factory=list)
+    disclosure: str | None = None
 
 
-def build_view(comparison: Comparison, decision: Decision, *, max_ids: int = 50) -> View:
+#: Characters of an item id shown before it is shortened (the link keeps the whole id).
+MAX_ID_CHARS = 120
+
+
+def _entry(item_id: str, item_url: str | None) -> ItemEntry:
+    text = item_id if len(item_id) <= MAX_ID_CHARS else item_id[: MAX_ID_CHARS - 1] + "…"
+    return ItemEntry(id=item_id, text=text, url=item_link(item_url, item_id))
+
+
+def item_link(template: str | None, item_id: str) -> str | None:
+    """``report.item_url`` with ``{id}`` replaced by the URL-quoted id; http(s) only.
+
+    The whole URL is percent-encoded where Markdown would read a character (spaces, ``<``,
+    ``>``, parentheses, backslashes), so it is always one inline link destination.
+    """
+    if not template:
+        return None
+    url = template.replace("{id}", quote(item_id, safe=""))
+    url = quote(url, safe=":/?#[]@!$&'*+,;=%~")
+    if urlsplit(url).scheme.lower() not in ("http", "https"):
+        return None
+    return url
+
+
+def _nice_step(span: float) -> float:
+    raw = span / 4
+    power = 10.0 ** math.floor(math.log10(raw))
+    for mult in (1, 2, 2.5, 5, 10):
+        if raw <= mult * power:
+            return mult * power
+    return 10 * power  # pragma: no cover - the loop always returns
+
+
+def _axis_label(value: float, unit: str) -> str:
+    text = f"{value:+g}" if value else "0"
+    return f"{text}{unit}"
+
+
+def interval_picture(
+    estimate: float, low: float, high: float, *, unit: str = " pp", width: int = 51
+) -> str:
+    """The difference and its interval on a small scale with zero marked, in plain Unicode.
+
+    ``-5 pp ───────┼────[━━━━●━━━━━]────── +10 pp`` with a second line labelling zero and the
+    estimate. Values are in display units (percentage points for rates). Monospace only: it
+    belongs in a code block, which e-mail notifications keep as it is.
+    """
+    values = [v for v in (estimate, low, high) if math.isfinite(v)]
+    if len(values) < 3:
+        return ""
+    lo_v, hi_v = min(low, 0.0), max(high, 0.0)
+    span = hi_v - lo_v
+    if span <= 0:
+        span = 1.0 if unit.strip() == "pp" else 0.01
+    step = _nice_step(span)
+    axis_lo = math.floor((lo_v - span * 0.1) / step) * step
+    axis_hi = math.ceil((hi_v + span * 0.1) / step) * step
+    if axis_lo == axis_hi:  # pragma: no cover - span > 0 keeps them apart
+        axis_hi = axis_lo + step
+
+    def col(value: float) -> int:
+        return round((value - axis_lo) / (axis_hi - axis_lo) * (width - 1))
+
+    bar = ["─"] * width
+    c_lo, c_hi, c_est, c_zero = col(low), col(high), col(estimate), col(0.0)
+    for c in range(c_lo, c_hi + 1):
+        bar[c] = "━"
+    if c_hi - c_lo >= 2:
+        bar[c_lo], bar[c_hi] = "[", "]"
+    bar[c_zero] = "╋" if c_lo <= c_zero <= c_hi else "┼"
+    bar[c_est] = "●"
+    left = _axis_label(axis_lo, unit)
+    right = _axis_label(axis_hi, unit)
+    indent = len(left) + 1
+    line1 = f"{left} {''.join(bar)} {right}"
+    labels = [" "] * (indent + width + 1 + len(right))
+
+    def put(text: str, center: int) -> bool:
+        start = max(0, min(center - len(text) // 2, len(labels) - len(text)))
+        if any(ch != " " for ch in labels[max(0, start - 1) : start + len(text) + 1]):
+            return False
+        labels[start : start + len(text)] = list(text)
+        return True
+
+    put("0", indent + c_zero)
+    digits = 1 if unit.strip() == "pp" else 3
+    put(f"{estimate:+.{digits}f}", indent + c_est)
+    return line1 + "\n" + "".join(labels).rstrip()
+
+
+def _first(obj: object, *names: str) -> Any:
+    """The first of ``names`` that ``obj`` has and is not None (Decision grows fields)."""
+    for name in names:
+        value = getattr(obj, name, None)
+        if value is not None:
+            return value
+    return None
+
+
+def _plain_why(decision: Decision) -> str:
+    """Why a verdict was refused, in plain words (the policy's first violation)."""
+    if decision.violations:
+        return decision.violations[0]
+    return "The analysis plan refused a verdict."
+
+
+def build_view(
+    comparison: Comparison,
+    decision: Decision,
+    *,
+    max_ids: int = 1000,
+    item_url: str | None = None,
+    config: Config | None = None,
+    config_change: str | None = None,
+    provenance: Provenance | None = None,
+    history: Sequence[Look] = (),
+) -> View:
+    """The view-model of one comparison.
+
+    ``max_ids`` caps the ids kept per list (renderings show fewer and count the rest);
+    ``item_url`` is ``report.item_url`` (``{id}`` is replaced by the quoted id); ``config`` adds
+    the plan's pre-registered settings; ``config_change`` is a unified diff of ``.evalbot.yml``
+    made by the pull request; ``provenance`` and ``history`` come from the action.
+    """
     c = comparison
     percent = c.metric == "pass_rate"
+    unit = " pp" if percent else ""
+    scale = 100.0 if percent else 1.0
     ci = c.difference.confidence_interval
     symbol, label = OUTCOME_LABELS[decision.outcome]
     table = None
-    net = churn = ""
+    net = churn_text = ""
     if c.table is not None:
         t = c.table
         table = {
@@ -181,7 +516,8 @@ def build_view(comparison: Comparison, decision: Decision, *, max_ids: int = 50)
             "both_fail": t.both_fail,
         }
         net = f"{t.fixed - t.broken:+d} items"
-        churn = f"{t.discordant} items changed ({t.discordant / t.items * 100:.1f} %)"
+        share = t.discordant / t.items * 100 if t.items else 0.0
+        churn_text = f"{t.discordant} items changed ({share:.1f} %)"
 
     def interval(side_ci: tuple[float, float]) -> str:
         lo, hi = side_ci
@@ -189,19 +525,199 @@ def build_view(comparison: Comparison, decision: Decision, *, max_ids: int = 50)
             return f"[{lo * 100:.1f}, {hi * 100:.1f}]"
         return f"[{lo:.3f}, {hi:.3f}]"
 
-    broken_title = "Broken items (passed before, fail now)" if percent else "Items that got worse"
-    fixed_title = "Fixed items (failed before, pass now)" if percent else "Items that got better"
+    def number(value: float) -> str:
+        return format_rate(value, percent=percent)
+
+    if c.table is not None:
+        broken_title = "Broken items (passed before, fail now)"
+        fixed_title = "Fixed items (failed before, pass now)"
+    elif percent:
+        broken_title = "Items whose pass rate fell"
+        fixed_title = "Items whose pass rate rose"
+    else:
+        broken_title = "Items that got worse"
+        fixed_title = "Items that got better"
     lists = [
-        ItemList(title=broken_title, ids=c.broken_ids[:max_ids], total=len(c.broken_ids)),
-        ItemList(title=fixed_title, ids=c.fixed_ids[:max_ids], total=len(c.fixed_ids)),
+        ItemList(
+            key="broken",
+            title=broken_title,
+            entries=[_entry(i, item_url) for i in c.broken_ids[:max_ids]],
+            total=len(c.broken_ids),
+        ),
+        ItemList(
+            key="fixed",
+            title=fixed_title,
+            entries=[_entry(i, item_url) for i in c.fixed_ids[:max_ids]],
+            total=len(c.fixed_ids),
+        ),
     ]
+    effect = format_effect(c.difference.statistic, ci.low, ci.high, percent=percent)
+    # the test that decided: policy may decide on another p-value (a sequential look)
+    deciding_p = _first(decision, "pvalue")
+    test = str(_first(decision, "test") or c.test)
+    pvalue = format_pvalue(c.pvalue if deciding_p is None else float(deciding_p))
+    confidence = f"{c.difference.confidence_level * 100:g} %"
+    alpha = f"{c.alpha:g}"
+
+    # the one line a reader acts on, and a sentence in plain words under it
+    if decision.outcome == "inconclusive":
+        headline = _plain_why(decision)
+        explanation = (
+            f"No verdict is given. For information only: the difference is {effect} "
+            f"({test}, {p_clause(pvalue)})."
+        )
+    else:
+        headline = f"{effect} · {test} {p_clause(pvalue)}"
+        includes_zero = ci.low <= 0.0 <= ci.high
+        where = "includes" if includes_zero else "excludes"
+        if c.table is not None:
+            t = c.table
+            moved = (
+                f"The candidate passes {abs(t.fixed - t.broken)} "
+                f"{'more' if t.fixed >= t.broken else 'fewer'} of {t.items} items "
+                f"({t.fixed} fixed, {t.broken} broken)"
+            )
+        else:
+            change = effect.split(" [")[0]
+            moved = f"The candidate's {c.metric.replace('_', ' ')} changed by {change}"
+        if decision.outcome == "no_significant_difference":
+            explanation = (
+                f"{moved}; that is within noise: {p_clause(pvalue)} is not below "
+                f"alpha = {alpha}, "
+                f"and the {confidence} interval {where} zero."
+            )
+        else:
+            explanation = (
+                f"{moved}; {p_clause(pvalue)} is below alpha = {alpha} and the {confidence} "
+                f"interval {where} zero."
+            )
+
+    unpaired_pvalue = None
+    unpaired_note = ""
+    if c.unpaired is not None:
+        unpaired_pvalue = format_pvalue(c.unpaired.pvalue)
+        unpaired_note = (
+            f"Read as two unrelated samples (two-proportion z-test) the same rates give "
+            f"{p_clause(unpaired_pvalue)}; pairing by item gives "
+            f"{p_clause(format_pvalue(c.pvalue))}."
+        )
+
+    picture = interval_picture(
+        c.difference.statistic * scale, ci.low * scale, ci.high * scale, unit=unit
+    )
+
+    slices = [
+        SliceRow(
+            name="(no slice)" if s.name is None else s.name,
+            items=s.items,
+            baseline=number(s.baseline_rate),
+            candidate=number(s.candidate_rate),
+            difference=f"{_signed(s.difference * scale, 1 if percent else 3)}{unit}",
+            fixed="" if s.table is None else str(s.table.fixed),
+            broken="" if s.table is None else str(s.table.broken),
+            pvalue=format_pvalue(s.pvalue),
+            qvalue=format_pvalue(s.qvalue),
+            significant=s.qvalue < c.alpha,
+        )
+        for s in c.slices
+    ]
+    secondary = [
+        SecondaryRow(
+            name=m.name,
+            baseline=f"{m.baseline:.4g}",
+            candidate=f"{m.candidate:.4g}",
+            effect=format_effect(
+                m.difference.statistic,
+                m.difference.confidence_interval.low,
+                m.difference.confidence_interval.high,
+                percent=False,
+            ),
+            pvalue=format_pvalue(m.difference.pvalue),
+            adjusted_pvalue=format_pvalue(m.adjusted_pvalue),
+            significant=m.adjusted_pvalue < c.alpha,
+        )
+        for m in c.secondary
+    ]
+
+    repeats: list[RepeatsRow] = []
+    flaky: ItemList | None = None
+    for side, rep in (("baseline", c.repeats_baseline), ("candidate", c.repeats_candidate)):
+        if rep is None:
+            continue
+        r = rep.result
+        repeats.append(
+            RepeatsRow(
+                side=side,
+                epochs=r.repeats,
+                flaky=f"{r.flaky} ({r.flaky_rate * 100:.1f} %)",
+                always_pass=r.always_pass,
+                always_fail=r.always_fail,
+                within_item_variance=_maybe(r.within_item_variance, "{:.4f}"),
+                intraclass_correlation=_maybe(r.intraclass_correlation, "{:.2f}"),
+                majority_vote=_maybe(r.majority_vote_accuracy * scale, "{:.1f} %")
+                if percent
+                else _maybe(r.majority_vote_accuracy, "{:.3f}"),
+            )
+        )
+        if side == "candidate" and rep.flaky_ids:
+            flaky = ItemList(
+                key="flaky",
+                title="Flaky items on the candidate (passed some repeats, failed others)",
+                entries=[_entry(i, item_url) for i in rep.flaky_ids[:max_ids]],
+                total=len(rep.flaky_ids),
+            )
+
+    power: list[str] = []
+    if c.power is not None:
+        pw = c.power
+        if pw.minimum_detectable_effect is not None:
+            power.append(
+                f"With {pw.items} items and {pw.discordant_rate * 100:.1f} % of them changing "
+                f"outcome, this eval detects a net change of "
+                f"{pw.minimum_detectable_effect * 100:.1f} pp or more with "
+                f"{pw.power * 100:g} % power at alpha = {pw.alpha:g}."
+            )
+        elif pw.discordant_rate == 0:
+            power.append("No item changed outcome, so the eval's sensitivity cannot be estimated.")
+        else:
+            power.append(
+                f"With {pw.items} items and {pw.discordant_rate * 100:.1f} % of them changing "
+                f"outcome, no net change is detectable with {pw.power * 100:g} % power."
+            )
+        if pw.items_needed is not None:
+            power.append(
+                f"To detect the observed change ({effect.split(' [')[0]}) with "
+                f"{pw.power * 100:g} % power, about {pw.items_needed:,} items would be needed."
+            )
+
+    plan, warnings, disclosure = _plan_rows(decision, config, percent=percent)
+    conclusion = _first(decision, "conclusion")
+
+    prov: list[Row] = []
+    if provenance is not None:
+        for label_, commit, run in (
+            ("baseline", provenance.baseline_commit, provenance.baseline_run_url),
+            ("candidate", provenance.candidate_commit, provenance.candidate_run_url),
+        ):
+            if commit or run:
+                sha = "".join(ch for ch in (commit or "") if ch in string.hexdigits)[:12]
+                text = f"`{sha}`" if sha else "run"
+                prov.append(Row(label=label_, value=text, url=_safe_url(run)))
+    dropped = ""
+    paired = c.paired
+    if paired.dropped_baseline_only or paired.dropped_candidate_only:
+        dropped = (
+            f"{len(paired.dropped_baseline_only)} baseline-only and "
+            f"{len(paired.dropped_candidate_only)} candidate-only items dropped"
+        )
+
     return View(
         symbol=symbol,
         outcome_label=label,
         outcome=decision.outcome,
-        effect=format_effect(c.difference.statistic, ci.low, ci.high, percent=percent),
-        pvalue=format_pvalue(c.pvalue),
-        test=c.test,
+        effect=effect,
+        pvalue=pvalue,
+        test=test,
         gate=decision.gate,
         reasons=decision.reasons,
         items=c.items,
@@ -214,15 +730,103 @@ def build_view(comparison: Comparison, decision: Decision, *, max_ids: int = 50)
         candidate_passed="" if c.candidate.passed is None else f"{c.candidate.passed}/{c.items}",
         table=table,
         net=net,
-        churn=churn,
+        churn=churn_text,
         lists=lists,
         fingerprint=c.paired.fingerprint[:12],
         resamples=c.difference.n_resamples,
         seed=c.difference.seed,
-        confidence=f"{c.difference.confidence_level * 100:g} %",
+        confidence=confidence,
         version=__version__,
         interval_method=c.baseline.interval_method,
+        headline=headline,
+        explanation=explanation,
+        gate_symbol="✅" if decision.gate == "pass" else "❌",
+        percent=percent,
+        unit=unit,
+        unpaired_pvalue=unpaired_pvalue,
+        unpaired_note=unpaired_note,
+        picture=picture or None,
+        slices=slices,
+        secondary=secondary,
+        repeats=repeats,
+        flaky=flaky,
+        power=power,
+        plan=plan,
+        warnings=warnings,
+        conclusion=None if conclusion is None else str(conclusion),
+        config_change=config_change or None,
+        provenance=prov,
+        history=list(history),
+        alpha=alpha,
+        fingerprint_full=c.paired.fingerprint,
+        dropped=dropped,
+        disclosure=disclosure,
+        gate_reasons=[r for r in decision.reasons if r.startswith("gate")]
+        if decision.gate == "fail"
+        else [],
     )
+
+
+def _plan_rows(
+    decision: Decision, config: Config | None, *, percent: bool
+) -> tuple[list[Row], list[str], str | None]:
+    """The plan's state from the Decision (read defensively: policy adds fields over time)."""
+    plan: list[Row] = []
+    planned = _first(decision, "planned_items")
+    if planned is None and config is not None:
+        planned = config.policy.sample_size
+    if planned is not None:
+        note = _first(decision, "plan_note")
+        plan.append(
+            Row(label="pre-registered items", value=f"{planned:,}" + (f" ({note})" if note else ""))
+        )
+    mode = _first(decision, "mode")
+    if mode == "sequential":
+        plan.append(Row(label="mode", value="sequential"))
+    look = _first(decision, "look", "looks")
+    max_looks = _first(decision, "max_looks")
+    if max_looks is None and config is not None:
+        max_looks = config.policy.max_looks
+    if look is not None and (max_looks is not None or look > 1):
+        text = f"{look}" + (f" of {max_looks}" if max_looks is not None else "")
+        plan.append(Row(label="look", value=text))
+    elif max_looks is not None:
+        plan.append(Row(label="looks allowed", value=f"{max_looks}"))
+    alpha, effective = _first(decision, "alpha"), _first(decision, "effective_alpha")
+    if alpha is not None and effective is not None and effective != alpha:
+        plan.append(Row(label="alpha for this look", value=f"{effective:.4g} (of {alpha:g})"))
+    if _first(decision, "holdout"):
+        uses, most = _first(decision, "holdout_uses"), _first(decision, "holdout_max_uses")
+        text = "this analysis uses the sealed holdout"
+        if uses:
+            text += f", use {uses}" + (f" of {most}" if most else "")
+        plan.append(Row(label="sealed set", value=text))
+    margin = _first(decision, "margin")
+    if margin is not None:
+        met = _first(decision, "noninferior")
+        shown = f"{margin * 100:g} pp" if percent else f"{margin:g}"
+        verdict = "" if met is None else (": met" if met else ": not met")
+        plan.append(Row(label="non-inferiority margin", value=shown + verdict))
+    status = _first(decision, "plan_status")
+    if status is not None:
+        plan.append(Row(label="plan status", value=str(status)))
+    warnings = [str(w) for w in (_first(decision, "warnings") or [])]
+    note = _first(decision, "power_note")
+    if _first(decision, "underpowered") and note and str(note) not in warnings:
+        warnings.append(str(note))
+    disclosure = _first(decision, "disclosure")
+    return plan, warnings, None if disclosure is None else str(disclosure)
+
+
+def _maybe(value: float, fmt: str) -> str:
+    return fmt.format(value) if math.isfinite(value) else "—"
+
+
+def _safe_url(url: str | None) -> str | None:
+    if not url:
+        return None
+    quoted = quote(url, safe=":/?#[]@!$&'*+,;=%~")
+    return quoted if urlsplit(quoted).scheme.lower() in ("http", "https") else None
 
 
 def is_finite_report(report: dict[str, Any]) -> bool:

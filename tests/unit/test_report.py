@@ -1,0 +1,250 @@
+"""The view-model and the JSON report: every number checked against an independent source."""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from fractions import Fraction
+from statistics import NormalDist
+
+import numpy as np
+import pytest
+
+from evalbot.compare import compute_comparison
+from evalbot.config import Config
+from evalbot.policy import evaluate
+from evalbot.report import (
+    build_json,
+    build_view,
+    format_pvalue,
+    interval_picture,
+    is_finite_report,
+    item_link,
+)
+from tests.golden.scenarios import SCENARIOS, paired_from_cells, paired_repeats
+
+Z = NormalDist()
+
+
+def exact_mcnemar(fixed: int, broken: int) -> float:
+    """2 P(X <= min) for X ~ Bin(n, 1/2), in exact fractions (independent of scipy)."""
+    n, k = fixed + broken, min(fixed, broken)
+    if n == 0:
+        return 1.0
+    return float(min(Fraction(1), 2 * sum(Fraction(math.comb(n, i), 2**n) for i in range(k + 1))))
+
+
+def test_json_keeps_the_contract_and_adds_beside() -> None:
+    comparison, decision = SCENARIOS["improvement"]().comparison()
+    report = build_json(comparison, decision)
+    for key in ("schema_version", "items", "metric", "baseline", "candidate", "difference"):
+        assert key in report
+    for key in ("table", "mcnemar", "policy", "verdict"):
+        assert key in report
+    assert report["table"] == {"both_pass": 266, "fixed": 31, "broken": 14, "both_fail": 89}
+    assert report["churn"] == {"discordant": 45, "net": 17, "net_rate": 0.0425, "churn": 0.1125}
+    # unpaired pooled z-test by hand: 280/400 vs 297/400
+    pooled = 577 / 800
+    z = (297 / 400 - 280 / 400) / math.sqrt(pooled * (1 - pooled) * (2 / 400))
+    assert report["unpaired"]["statistic"] == pytest.approx(z, rel=1e-12)
+    assert report["unpaired"]["pvalue"] == pytest.approx(2 * Z.cdf(-z), rel=1e-9)
+    assert report["repeats"] == {"baseline": None, "candidate": None}
+    assert report["secondary"] == []
+    assert is_finite_report(report)
+    json.dumps(report, allow_nan=False)
+
+
+def test_slices_pvalues_and_bh_qvalues() -> None:
+    comparison, decision = SCENARIOS["improvement"]().comparison()
+    rows = build_json(comparison, decision)["slices"]
+    assert [r["slice"] for r in rows] == ["arithmetic", "code", "reading", "trivia"]
+    assert sum(r["items"] for r in rows) == 400
+    assert sum(r["table"]["fixed"] for r in rows) == 31
+    p = [exact_mcnemar(r["table"]["fixed"], r["table"]["broken"]) for r in rows]
+    assert [r["pvalue"] for r in rows] == pytest.approx(p, rel=1e-12)
+    # Benjamini-Hochberg by hand: q_(i) = min over j >= i of m p_(j) / j
+    m = len(p)
+    order = sorted(range(m), key=lambda i: p[i])
+    q = [0.0] * m
+    running = 1.0
+    for rank in range(m, 0, -1):
+        i = order[rank - 1]
+        running = min(running, p[i] * m / rank)
+        q[i] = running
+    assert [r["qvalue"] for r in rows] == pytest.approx(q, rel=1e-12)
+
+
+def test_power_minimum_detectable_effect_solves_the_design_equation() -> None:
+    comparison, decision = SCENARIOS["improvement"]().comparison()
+    power = build_json(comparison, decision)["power"]
+    assert power["discordant_rate"] == 45 / 400 and power["items_needed"] is None
+    # effect = psi (2p - 1) with sqrt(n psi) (p - 1/2) = z_{.975}/2 + z_{.8} sqrt(p (1 - p))
+    p = (power["minimum_detectable_effect"] / power["discordant_rate"] + 1) / 2
+    lhs = math.sqrt(45) * (p - 0.5)
+    rhs = Z.inv_cdf(0.975) / 2 + Z.inv_cdf(0.8) * math.sqrt(p * (1 - p))
+    assert lhs == pytest.approx(rhs, rel=1e-9)
+
+
+def test_power_items_needed_when_not_significant() -> None:
+    comparison, decision = SCENARIOS["no_difference"]().comparison()
+    power = build_json(comparison, decision)["power"]
+    # 12 fixed, 8 broken of 200: p = .6; d = (1.959964/2 + 0.841621 sqrt(.24))^2 / .01
+    # = 193.85 -> 194 discordant pairs; / (20/200) -> 1940 items
+    assert power["items_needed"] == 1940
+    view = SCENARIOS["no_difference"]().view()
+    assert "about 1,940 items would be needed" in " ".join(view.power)
+
+
+def test_repeats_and_flaky_items() -> None:
+    paired = paired_repeats(120, 5)
+    comparison = compute_comparison(paired, Config())
+    rep = comparison.repeats_candidate
+    assert rep is not None
+    flaky = [i for i, v in zip(paired.ids, paired.candidate, strict=True) if 0 < v < 1]
+    assert rep.flaky_ids == flaky and rep.result.flaky == len(flaky)
+    assert rep.result.repeats == 5
+    assert rep.result.mean == pytest.approx(float(paired.candidate.mean()))
+    # within-item variance of k Bernoulli draws with s passes: s (k - s) / (k (k - 1))
+    s = np.rint(paired.candidate * 5)
+    assert rep.result.within_item_variance == pytest.approx(float(np.mean(s * (5 - s) / 20)))
+    report = build_json(comparison, evaluate(comparison, Config()))
+    assert report["repeats"]["candidate"]["flaky"] == len(flaky)
+    assert report["unpaired"] is None and report["power"] is None
+
+
+def test_inconclusive_says_why_in_words() -> None:
+    view = SCENARIOS["inconclusive"]().view()
+    assert view.outcome == "inconclusive"
+    assert view.headline.startswith("the eval has 400 paired items but the plan pre-registered 500")
+    assert view.explanation.startswith("No verdict is given.")
+    assert view.plan[0].label == "pre-registered items" and view.plan[0].value == "500"
+
+
+def test_gate_reasons_shown_when_the_gate_fails() -> None:
+    view = SCENARIOS["regression"]().view()
+    assert view.gate == "fail"
+    assert any("gate.max_broken = 25" in r for r in view.gate_reasons)
+    assert SCENARIOS["improvement"]().view().gate_reasons == []
+
+
+@pytest.mark.parametrize(
+    ("template", "item", "expected"),
+    [
+        ("https://logs.example/{id}", "a/b c#1", "https://logs.example/a%2Fb%20c%231"),
+        ("https://logs.example/x?id={id}&v=1", "@me", "https://logs.example/x?id=%40me&v=1"),
+        (
+            "https://logs.example/{id}",
+            "](javascript:x)",
+            "https://logs.example/%5D%28javascript%3Ax%29",
+        ),
+        ("https://l.example/my logs/({id})", "q", "https://l.example/my%20logs/%28q%29"),
+        ("javascript:alert('{id}')", "q", None),
+        ("data:text/html,{id}", "q", None),
+        ("//logs.example/{id}", "q", None),
+        (None, "q", None),
+    ],
+)
+def test_item_link(template: str | None, item: str, expected: str | None) -> None:
+    assert item_link(template, item) == expected
+
+
+def test_long_ids_are_shortened_in_text_not_in_links() -> None:
+    paired = paired_from_cells({"fixed": 1, "both_pass": 1}, ids=["z", "y" * 300])
+    comparison = compute_comparison(paired, Config())
+    view = build_view(comparison, evaluate(comparison, Config()), item_url="https://l.example/{id}")
+    entry = next(lst for lst in view.lists if lst.key == "fixed").entries[0]
+    assert len(entry.text) == 120 and entry.text.endswith("…")
+    assert entry.url == "https://l.example/" + "y" * 300
+
+
+@pytest.mark.parametrize(
+    ("estimate", "low", "high"),
+    [(4.25, 1.0, 7.5), (-3.1, -6.2, -0.4), (1.2, -2.0, 4.4), (0.0, 0.0, 0.0), (30, 25, 36)],
+)
+def test_interval_picture_marks_zero_and_the_estimate(
+    estimate: float, low: float, high: float
+) -> None:
+    bar, labels = interval_picture(estimate, low, high).split("\n")
+    match = re.fullmatch(r"(\S+) pp (\S+) (\S+) pp", bar)
+    assert match, bar
+    left, axis, right = match.groups()
+    start = match.start(2)
+    lo, hi = float(left), float(right)
+
+    def col(value: float) -> int:
+        return start + round((value - lo) / (hi - lo) * (len(axis) - 1))
+
+    assert lo <= min(low, 0) and hi >= max(high, 0)
+    assert bar[col(estimate)] == "●"
+    assert bar[col(0.0)] in "┼╋●"
+    assert labels[col(0.0)] == "0" or bar[col(0.0)] == "●"
+    assert axis.count("●") == 1
+    if col(high) - col(low) >= 2:
+        assert bar[col(low)] in "[●┼╋" and bar[col(high)] in "]●┼╋"
+        assert set(bar[col(low) + 1 : col(high)]) <= set("━●╋")
+
+
+def test_format_pvalue() -> None:
+    assert [format_pvalue(p) for p in (0.00001, 0.0161, 0.18, 0.9999, 0.05)] == [
+        "< 0.0001",
+        "0.016",
+        "0.180",
+        "1",
+        "0.050",
+    ]
+
+
+def test_policy_fields_are_rendered_when_present() -> None:
+    """Decision grows fields on the policy branch; the view reads them by name when present."""
+    from dataclasses import dataclass, field
+
+    from evalbot.policy import Decision
+    from evalbot.render import render_comment
+
+    @dataclass(frozen=True, kw_only=True)
+    class RichDecision(Decision):
+        conclusion: str = "success"
+        test: str = "McNemar (exact), sequential"
+        pvalue: float | None = 0.0123
+        alpha: float = 0.05
+        effective_alpha: float = 0.025
+        mode: str = "sequential"
+        planned_items: int | None = 400
+        plan_note: str | None = "fix 8 %, break 3 %, power 0.8"
+        look: int = 2
+        max_looks: int | None = 3
+        disclosure: str | None = "This is look 2 at this pull request; @octocat re-ran it."
+        underpowered: bool = True
+        power_note: str | None = "a 40-item eval is a tripwire, not a finding"
+        holdout: bool = True
+        holdout_uses: int = 2
+        holdout_max_uses: int | None = 5
+        margin: float | None = 0.02
+        noninferior: bool | None = True
+        warnings: list[str] = field(default_factory=lambda: ["<b>slice</b> #3 is tiny"])
+
+    scenario = SCENARIOS["improvement"]()
+    comparison, plain = scenario.comparison()
+    decision = RichDecision(
+        outcome=plain.outcome, gate=plain.gate, reasons=plain.reasons, violations=[]
+    )
+    view = build_view(comparison, decision)
+    assert view.headline.endswith("McNemar (exact), sequential p = 0.012")
+    assert view.conclusion == "success"
+    rows = {row.label: row.value for row in view.plan}
+    assert rows == {
+        "pre-registered items": "400 (fix 8 %, break 3 %, power 0.8)",
+        "mode": "sequential",
+        "look": "2 of 3",
+        "alpha for this look": "0.025 (of 0.05)",
+        "sealed set": "this analysis uses the sealed holdout, use 2 of 5",
+        "non-inferiority margin": "2 pp: met",
+    }
+    assert view.warnings == [
+        "<b>slice</b> #3 is tiny",
+        "a 40-item eval is a tripwire, not a finding",
+    ]
+    text = render_comment(view, marker="<!-- m -->")
+    assert "<b>" not in text and "@octocat" not in text  # escaped, mention broken
+    assert "> [!WARNING]" in text and "tripwire" in text
