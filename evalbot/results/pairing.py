@@ -58,7 +58,9 @@ def reduce_per_item(results: Results) -> PerItem:
         costs = np.bincount(rows, weights=np.nan_to_num(results.costs), minlength=n) / counts
     errors = None
     if results.errors is not None:
-        errors = np.bincount(rows, weights=results.errors.astype(np.float64), minlength=n)
+        errors = np.bincount(rows, weights=results.errors.astype(np.float64), minlength=n).astype(
+            np.float64
+        )
     return PerItem(
         index=index,
         values=values,
@@ -108,9 +110,7 @@ def pair(baseline: Results, candidate: Results, *, missing: Missing = "error") -
     else:
         ids = sorted(set(base.index) & set(cand.index))
     if not ids:
-        raise PairingError(
-            f"{candidate.source}: no item id in common with {baseline.source}"
-        )
+        raise PairingError(f"{candidate.source}: no item id in common with {baseline.source}")
 
     def take(side: PerItem, column: FloatArray) -> FloatArray:
         positions = np.fromiter((side.index.get(i, -1) for i in ids), np.int64, len(ids))

@@ -28,10 +28,17 @@ from evalbot.results.builder import (
     parse_score,
     show,
 )
-from evalbot.results.model import Results
+from evalbot.results.model import MetricKind, Results
 from evalbot.results.options import ReadOptions
 
+NAME = "default"
+
 _MISSING = object()
+
+
+def sniff(name: str, head: bytes) -> bool:
+    """evalbot's own format is the fallback: it accepts any file."""
+    return True
 
 
 def lookup(record: Mapping[str, Any], dotted: str) -> Any:
@@ -80,6 +87,7 @@ def parse_records(
         error_value = lookup(record, names.error)
         errored = error_value is not _MISSING and parse_error_flag(error_value)
         value = lookup(record, metric)
+        kind: MetricKind
         if value is _MISSING or (value is None and errored) or (strings and value == ""):
             if not errored:
                 raise InputError(f"{where}: item {show(item_id)} has no `{metric}`")
@@ -95,14 +103,14 @@ def parse_records(
             item_id=item_id,
             score=score,
             kind=kind,
-            epoch=None if epoch in (_MISSING, None, "") else parse_epoch(
-                epoch, where, names.epoch, strings=strings
-            ),
+            epoch=None
+            if epoch in (_MISSING, None, "")
+            else parse_epoch(epoch, where, names.epoch, strings=strings),
             slice=parse_label(_none(lookup(record, names.slice)), where, names.slice),
             cluster=parse_label(_none(lookup(record, names.cluster)), where, names.cluster),
-            cost=None if cost in (_MISSING, None, "") else parse_score(
-                cost, where, names.cost, strings=strings
-            ),
+            cost=None
+            if cost in (_MISSING, None, "")
+            else parse_score(cost, where, names.cost, strings=strings),
             error=errored,
         )
     return builder.build()
@@ -113,7 +121,9 @@ def _none(value: Any) -> Any:
 
 
 def _jsonl_records(text: str, source: str, max_line: int) -> Iterator[tuple[str, object]]:
-    for number, line in enumerate(text.splitlines(), start=1):
+    # Lines end at "\n" only (JSON Lines): str.splitlines would also split at U+2028 and
+    # other separators that are legal inside JSON strings.
+    for number, line in enumerate(text.split("\n"), start=1):
         if not line.strip():
             continue
         where = f"{source}:{number}"
@@ -145,9 +155,7 @@ def _csv_records(text: str, source: str, delimiter: str) -> Iterator[tuple[str, 
             if not any(cell.strip() for cell in row):
                 continue
             if len(row) != len(header):
-                raise InputError(
-                    f"{where}: {len(row)} fields but the header has {len(header)}"
-                )
+                raise InputError(f"{where}: {len(row)} fields but the header has {len(header)}")
             yield where, dict(zip(header, row, strict=True))
     except csv.Error as error:
         raise InputError(f"{source}:{reader.line_num}: malformed CSV ({error})") from None
@@ -170,7 +178,7 @@ def parse(data: bytes, *, source: str, options: ReadOptions, kind: str | None = 
         if isinstance(document, Mapping) and isinstance(document.get("items"), list):
             document = document["items"]
         if not isinstance(document, list):
-            raise InputError(f"{source}: expected a JSON array of items (or {{\"items\": [...]}})")
+            raise InputError(f'{source}: expected a JSON array of items (or {{"items": [...]}})')
         return parse_records(
             _array_records(document, source), source=source, options=options, strings=False
         )
@@ -181,8 +189,13 @@ def parse(data: bytes, *, source: str, options: ReadOptions, kind: str | None = 
 def detect_kind(source: str, text: str) -> str:
     """jsonl, json, csv or tsv from the file name, falling back to the first character."""
     lowered = source.lower()
-    for suffix, kind in ((".jsonl", "jsonl"), (".ndjson", "jsonl"), (".csv", "csv"),
-                         (".tsv", "tsv"), (".json", "json")):
+    for suffix, kind in (
+        (".jsonl", "jsonl"),
+        (".ndjson", "jsonl"),
+        (".csv", "csv"),
+        (".tsv", "tsv"),
+        (".json", "json"),
+    ):
         if lowered.endswith(suffix):
             if kind == "json" and text.lstrip().startswith("{") and "\n{" in text.strip():
                 return "jsonl"
