@@ -77,6 +77,12 @@ class Paired:
     repeats). ``kind`` is ``"binary"`` only when both sides are binary with one epoch per item,
     so every value is exactly 0 or 1. ``pass_fail`` is true when both sides were pass/fail
     outcomes (with repeats, each value is then the item's pass rate over its epochs).
+
+    Harness errors are not failures: ``baseline_errors``/``candidate_errors`` flag the items
+    where the harness errored (any epoch), ``errors_baseline``/``errors_candidate`` count them
+    (their values are 0 in ``baseline``/``candidate``; the analysis decides whether to drop
+    them). ``content_hashes`` holds the harness's per-item content hash where one exists
+    (lm-eval ``doc_hash``); ``fingerprint`` covers ids and those hashes.
     """
 
     ids: list[str]
@@ -98,6 +104,9 @@ class Paired:
     dropped_candidate_only: list[str] = field(default_factory=list)
     filled_as_failures: int = 0
     fingerprint: str = ""
+    errors_baseline: int = 0
+    errors_candidate: int = 0
+    content_hashes: list[str | None] | None = None
 
     def __len__(self) -> int:
         return len(self.ids)
