@@ -8,6 +8,7 @@ every harness. ``where`` in each call is the "file:line" or "file: item N" that 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -164,16 +165,18 @@ class ResultsBuilder:
             raise InputError(f"{self.source}: no items")
         epochs = None
         if any(e is not None for e in self.epochs):
-            missing = next(i for i, e in enumerate(self.epochs) if e is None) if None in (
-                self.epochs
-            ) else None
+            missing = (
+                next(i for i, e in enumerate(self.epochs) if e is None)
+                if None in (self.epochs)
+                else None
+            )
             if missing is not None:
                 raise InputError(
                     f"{self.locations[missing]}: item {show(self.ids[missing])} has no `epoch` "
                     "but other rows have one"
                 )
             epochs = np.asarray(self.epochs, dtype=np.int64)
-        check_unique(self.ids, epochs, self.locations)
+        check_unique(self.ids, epochs, self.locations.__getitem__)
         costs = None
         if any(c is not None for c in self.costs):
             costs = np.asarray([math.nan if c is None else c for c in self.costs], dtype=np.float64)
@@ -193,20 +196,27 @@ class ResultsBuilder:
         )
 
 
-def check_unique(ids: list[str], epochs: Any, locations: list[str] | None) -> None:
-    """Refuse a repeated id (or a repeated (id, epoch) when rows carry epochs)."""
+def check_unique(ids: list[str], epochs: Any, where: Callable[[int], str]) -> None:
+    """Refuse a repeated id (or a repeated (id, epoch) when rows carry epochs).
+
+    The common case (no repeat) costs one ``hash()`` per id and a numpy sort: distinct hashes
+    prove distinct keys. Only when two hashes agree is the exact dict scan run, which names the
+    first repeated row and where it was first seen.
+    """
+    keys: Any = ids if epochs is None else list(zip(ids, epochs.tolist(), strict=True))
+    hashed = np.fromiter(map(hash, keys), dtype=np.int64, count=len(keys))
+    hashed.sort()
+    if len(hashed) < 2 or (hashed[1:] != hashed[:-1]).all():
+        return
     seen: dict[object, int] = {}
-    keys: Any = ids if epochs is None else zip(ids, epochs.tolist(), strict=True)
     for index, key in enumerate(keys):
         first = seen.setdefault(key, index)
         if first != index:
-            here = locations[index] if locations else f"row {index + 1}"
-            there = locations[first] if locations else f"row {first + 1}"
             what = f"item {show(ids[index])}"
             if epochs is not None:
                 what += f" epoch {int(epochs[index])}"
-                raise InputError(f"{here}: duplicate {what} (first seen at {there})")
+                raise InputError(f"{where(index)}: duplicate {what} (first seen at {where(first)})")
             raise InputError(
-                f"{here}: duplicate {what} (first seen at {there}); "
+                f"{where(index)}: duplicate {what} (first seen at {where(first)}); "
                 "repeats need an `epoch` field"
             )

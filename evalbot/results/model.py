@@ -48,6 +48,10 @@ class Results:
         Further named numeric columns (secondary metrics such as ``tp``/``fp``/``fn``).
     locations
         Optional "file:line" of each row, for messages about a single row.
+    lines
+        Optional line number of each row in ``source``, where ``locations`` is not kept (the
+        fast JSONL path): :meth:`location` builds the "file:line" text only when a message
+        needs it.
     content_hashes
         Optional per-row content hash written by the harness (lm-eval ``doc_hash``).
     """
@@ -64,9 +68,18 @@ class Results:
     metrics: dict[str, FloatArray] = field(default_factory=dict)
     locations: list[str] | None = None
     content_hashes: list[str | None] | None = None
+    lines: IntArray | None = None
 
     def __len__(self) -> int:
         return len(self.ids)
+
+    def location(self, row: int) -> str:
+        """Where row ``row`` came from, for a message: "file:line" or "file: row N"."""
+        if self.locations is not None:
+            return self.locations[row]
+        if self.lines is not None:
+            return f"{self.source}:{int(self.lines[row])}"
+        return f"{self.source}: row {row + 1}"
 
 
 @dataclass(frozen=True, kw_only=True, eq=False)

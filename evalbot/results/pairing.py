@@ -85,9 +85,9 @@ def reduce_per_item(results: Results) -> PerItem:
         costs = np.bincount(rows, weights=np.nan_to_num(results.costs), minlength=n) / counts
     errors = None
     if results.errors is not None:
-        errors = np.bincount(
-            rows, weights=results.errors.astype(np.float64), minlength=n
-        ).astype(np.float64)
+        errors = np.bincount(rows, weights=results.errors.astype(np.float64), minlength=n).astype(
+            np.float64
+        )
     return PerItem(
         ids=list(index),
         values=values,
@@ -109,9 +109,7 @@ def fingerprint(ids: Sequence[str], hashes: Sequence[str | None] | None = None) 
     if hashes is None or all(h is None for h in hashes):
         lines = sorted(ids)
     else:
-        lines = sorted(
-            f"{item_id}\t{h or ''}" for item_id, h in zip(ids, hashes, strict=True)
-        )
+        lines = sorted(f"{item_id}\t{h or ''}" for item_id, h in zip(ids, hashes, strict=True))
     text = "\n".join(lines) + "\n" if lines else ""
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 

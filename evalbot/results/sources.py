@@ -129,13 +129,17 @@ def merge(shards: list[Results], spec: str) -> Results:
         bad = shards[with_epochs.index(False)]
         raise InputError(f"{bad.source}: rows have no `epoch` but other shards do")
     ids = [i for s in shards for i in s.ids]
-    locations = [loc for s in shards for loc in (s.locations or [s.source] * len(s))]
+    locations = [
+        loc
+        for s in shards
+        for loc in (s.locations if s.locations is not None else map(s.location, range(len(s))))
+    ]
     epochs = (
         np.concatenate([s.epochs for s in shards if s.epochs is not None])
         if all(with_epochs)
         else None
     )
-    check_unique(ids, epochs, locations)
+    check_unique(ids, epochs, locations.__getitem__)
 
     def labels(name: str) -> list[str | None] | None:
         columns = [getattr(s, name) for s in shards]
