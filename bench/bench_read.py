@@ -12,8 +12,8 @@ baseline in id order and the candidate in a shuffled order (pairing is by id, ne
 (b) evalbot: ``load_results`` of both files (read, parse, check) and ``pair`` (join by id, sort,
     fingerprint).
 
-The best of ``--repeat`` timings is reported for each. Peak memory is measured afterwards in an
-untimed pass with ``tracemalloc`` (Python allocations, numpy included), and the process's peak
+The best of ``--repeat`` timings is reported for each, the two measured alternately. Peak
+memory is measured afterwards in an untimed pass with ``tracemalloc`` (Python allocations, numpy included), and the process's peak
 resident set size is printed at the end.
 """
 
@@ -78,14 +78,18 @@ def evalbot_compare(baseline: Path, candidate: Path) -> int:
     return len(paired)
 
 
-def best_time(function: Callable[[], int], repeat: int) -> float:
-    best = float("inf")
+def best_times(
+    first: Callable[[], int], second: Callable[[], int], repeat: int
+) -> tuple[float, float]:
+    """Best time of each, measured alternately so that a busy machine slows both alike."""
+    best = [float("inf"), float("inf")]
     for _ in range(repeat):
-        gc.collect()
-        start = time.perf_counter()
-        function()
-        best = min(best, time.perf_counter() - start)
-    return best
+        for slot, function in enumerate((first, second)):
+            gc.collect()
+            start = time.perf_counter()
+            function()
+            best[slot] = min(best[slot], time.perf_counter() - start)
+    return best[0], best[1]
 
 
 def peak_bytes(function: Callable[[], int]) -> int:
@@ -107,8 +111,11 @@ def main() -> None:
         baseline, candidate = write_runs(Path(tmp), args.items)
         size = (baseline.stat().st_size + candidate.stat().st_size) / 1e6
         assert evalbot_compare(baseline, candidate) == args.items
-        reference = best_time(lambda: stdlib_parse(baseline, candidate), args.repeat)
-        ours = best_time(lambda: evalbot_compare(baseline, candidate), args.repeat)
+        reference, ours = best_times(
+            lambda: stdlib_parse(baseline, candidate),
+            lambda: evalbot_compare(baseline, candidate),
+            args.repeat,
+        )
         reference_peak = peak_bytes(lambda: stdlib_parse(baseline, candidate))
         ours_peak = peak_bytes(lambda: evalbot_compare(baseline, candidate))
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # KiB on Linux

@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from evalbot.errors import InputError
-from evalbot.results.model import MetricKind, Results
+from evalbot.results.model import IntArray, MetricKind, Results
 
 _TRUE_STRINGS = frozenset({"true", "1", "pass", "passed", "yes"})
 _FALSE_STRINGS = frozenset({"false", "0", "fail", "failed", "no"})
@@ -176,7 +176,7 @@ class ResultsBuilder:
                     "but other rows have one"
                 )
             epochs = np.asarray(self.epochs, dtype=np.int64)
-        check_unique(self.ids, epochs, self.locations.__getitem__)
+        id_hashes = check_unique(self.ids, epochs, self.locations.__getitem__)
         costs = None
         if any(c is not None for c in self.costs):
             costs = np.asarray([math.nan if c is None else c for c in self.costs], dtype=np.float64)
@@ -193,21 +193,23 @@ class ResultsBuilder:
             metrics={k: np.asarray(v, dtype=np.float64) for k, v in self.metrics.items()},
             locations=self.locations,
             content_hashes=self.hashes if any(h is not None for h in self.hashes) else None,
+            id_hashes=id_hashes,
         )
 
 
-def check_unique(ids: list[str], epochs: Any, where: Callable[[int], str]) -> None:
+def check_unique(ids: list[str], epochs: Any, where: Callable[[int], str]) -> IntArray | None:
     """Refuse a repeated id (or a repeated (id, epoch) when rows carry epochs).
 
     The common case (no repeat) costs one ``hash()`` per id and a numpy sort: distinct hashes
     prove distinct keys. Only when two hashes agree is the exact dict scan run, which names the
-    first repeated row and where it was first seen.
+    first repeated row and where it was first seen. Without epochs, returns the ids' hashes
+    (for :attr:`Results.id_hashes`).
     """
     keys: Any = ids if epochs is None else list(zip(ids, epochs.tolist(), strict=True))
     hashed = np.fromiter(map(hash, keys), dtype=np.int64, count=len(keys))
-    hashed.sort()
-    if len(hashed) < 2 or (hashed[1:] != hashed[:-1]).all():
-        return
+    ordered = np.sort(hashed)
+    if len(ordered) < 2 or (ordered[1:] != ordered[:-1]).all():
+        return hashed if epochs is None else None
     seen: dict[object, int] = {}
     for index, key in enumerate(keys):
         first = seen.setdefault(key, index)
@@ -220,3 +222,4 @@ def check_unique(ids: list[str], epochs: Any, where: Callable[[int], str]) -> No
                 f"{where(index)}: duplicate {what} (first seen at {where(first)}); "
                 "repeats need an `epoch` field"
             )
+    raise AssertionError("equal hashes without equal keys were checked above")  # pragma: no cover

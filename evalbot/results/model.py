@@ -52,6 +52,9 @@ class Results:
         Optional line number of each row in ``source``, where ``locations`` is not kept (the
         fast JSONL path): :meth:`location` builds the "file:line" text only when a message
         needs it.
+    id_hashes
+        Optional ``hash()`` of each id, computed while checking for repeats and kept for the
+        join in :mod:`.pairing`. Process-local (Python salts string hashes): never persisted.
     content_hashes
         Optional per-row content hash written by the harness (lm-eval ``doc_hash``).
     """
@@ -69,6 +72,7 @@ class Results:
     locations: list[str] | None = None
     content_hashes: list[str | None] | None = None
     lines: IntArray | None = None
+    id_hashes: IntArray | None = None
 
     def __len__(self) -> int:
         return len(self.ids)

@@ -48,6 +48,7 @@ class PerItem:
     costs: FloatArray | None
     errors: FloatArray | None
     hashes: list[str | None] | None
+    id_hashes: IntArray | None = None
 
 
 def reduce_per_item(results: Results) -> PerItem:
@@ -63,6 +64,7 @@ def reduce_per_item(results: Results) -> PerItem:
             costs=None if results.costs is None else np.nan_to_num(results.costs),
             errors=None if results.errors is None else results.errors.astype(np.float64),
             hashes=results.content_hashes,
+            id_hashes=results.id_hashes,
         )
     index: dict[str, int] = {}
     rows = np.fromiter(
@@ -123,29 +125,52 @@ def _take(values: Sequence[str], positions: IntArray) -> list[str]:
     """``[values[i] for i in positions]`` at C speed."""
     if len(positions) == 0:
         return []
-    if len(positions) == 1:
-        return [values[int(positions[0])]]
-    return list(operator.itemgetter(*positions.tolist())(values))
+    taken: list[str] = np.array(values, dtype=object)[positions].tolist()
+    return taken
 
 
-def locate(keys: list[str], queries: list[str]) -> IntArray:
-    """For each query, its index in ``keys`` (unique strings), or -1 when absent."""
-    hashed_keys = np.fromiter(map(hash, keys), dtype=np.int64, count=len(keys))
-    order = np.argsort(hashed_keys, kind="stable")
-    sorted_keys = hashed_keys[order]
-    hashed_queries = np.fromiter(map(hash, queries), dtype=np.int64, count=len(queries))
+def _hash_ids(ids: list[str], cached: IntArray | None) -> IntArray:
+    if cached is not None and len(cached) == len(ids):
+        return cached
+    return np.fromiter(map(hash, ids), dtype=np.int64, count=len(ids))
+
+
+def locate(
+    keys: list[str],
+    queries: list[str],
+    *,
+    key_hashes: IntArray | None = None,
+    query_hashes: IntArray | None = None,
+) -> IntArray:
+    """For each query, its index in ``keys`` (unique strings), or -1 when absent.
+
+    Both hash arrays are sorted and matched with one ``searchsorted`` of sorted values into
+    sorted values (memory-friendly, unlike a lookup of each query in random order).
+    """
     if len(keys) == 0:
         return np.full(len(queries), -1, dtype=np.int64)
+    hashed_keys = _hash_ids(keys, key_hashes)
+    hashed_queries = _hash_ids(queries, query_hashes)
+    key_order = np.argsort(hashed_keys)
+    sorted_keys = hashed_keys[key_order]
     if not (sorted_keys[1:] != sorted_keys[:-1]).all():
         return _locate_exact(keys, queries)
-    slots = np.minimum(np.searchsorted(sorted_keys, hashed_queries), len(keys) - 1)
-    found = sorted_keys[slots] == hashed_queries
-    positions = np.where(found, order[slots], -1).astype(np.int64)
-    matched = np.flatnonzero(found)
-    if matched.size and not all(
-        map(operator.eq, _take(keys, positions[matched]), _take(queries, matched))
-    ):
-        return _locate_exact(keys, queries)
+    query_order = np.argsort(hashed_queries)
+    sorted_queries = hashed_queries[query_order]
+    slots = np.minimum(np.searchsorted(sorted_keys, sorted_queries), len(keys) - 1)
+    found = sorted_keys[slots] == sorted_queries
+    positions = np.full(len(queries), -1, dtype=np.int64)
+    positions[query_order[found]] = key_order[slots[found]]
+    # Equal hashes are not proof of equal strings: compare every matched pair once (object
+    # arrays: the gather and the comparisons run in C).
+    matched = np.flatnonzero(positions >= 0)
+    if matched.size:
+        left = np.array(keys, dtype=object)[positions[matched]]
+        right = np.array(queries, dtype=object)
+        if matched.size != len(queries):
+            right = right[matched]
+        if not (left == right).all():
+            return _locate_exact(keys, queries)
     return positions
 
 
@@ -173,7 +198,7 @@ def pair(baseline: Results, candidate: Results, *, missing: Missing = "error") -
     base = reduce_per_item(baseline)
     cand = reduce_per_item(candidate)
     # in_base[j]: index in base of the candidate's j-th item, or -1.
-    in_base = locate(base.ids, cand.ids)
+    in_base = locate(base.ids, cand.ids, key_hashes=base.id_hashes, query_hashes=cand.id_hashes)
     cand_found = in_base >= 0
     hit = np.zeros(len(base.ids), dtype=np.bool_)
     hit[in_base[cand_found]] = True

@@ -139,7 +139,7 @@ def merge(shards: list[Results], spec: str) -> Results:
         if all(with_epochs)
         else None
     )
-    check_unique(ids, epochs, locations.__getitem__)
+    id_hashes = check_unique(ids, epochs, locations.__getitem__)
 
     def labels(name: str) -> list[str | None] | None:
         columns = [getattr(s, name) for s in shards]
@@ -178,4 +178,5 @@ def merge(shards: list[Results], spec: str) -> Results:
         metrics=metrics,
         locations=locations,
         content_hashes=labels("content_hashes"),
+        id_hashes=id_hashes,
     )

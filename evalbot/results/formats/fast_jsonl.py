@@ -99,7 +99,8 @@ def parse_fast(data: bytes, *, source: str, options: ReadOptions) -> Results | N
 
 def _first_metric(body: bytes) -> str:
     """``passed`` when the first record has it, else ``score`` (as the generic path picks)."""
-    first = body.split(b"\n", 1)[0]
+    end = body.find(b"\n")
+    first = body if end < 0 else body[:end]
     try:
         record = json.loads(first)
     except (ValueError, RecursionError):
@@ -129,7 +130,7 @@ def _parse(data: bytes, source: str, options: ReadOptions) -> Results:
     escaped = b"\\u" in body  # a key may be spelled with escapes: keep every field then
     optional = tuple(name for name in _OPTIONAL if escaped or b'"' + name.encode() + b'"' in body)
     try:
-        rows = _decoder(metric, optional).decode(b"[" + body.replace(b"\n", b",") + b"]")
+        rows = _decoder(metric, optional).decode(b"".join((b"[", body.replace(b"\n", b","), b"]")))
     except (msgspec.DecodeError, RecursionError, ValueError):
         # Whatever msgspec dislikes, the generic path reads again and reports exactly.
         raise _Unusual from None
@@ -181,7 +182,7 @@ def _parse(data: bytes, source: str, options: ReadOptions) -> Results:
                 scores[flags] = 0.0
     lines = np.arange(1, n + 1, dtype=np.int64)
     try:
-        check_unique(ids, epochs, lambda row: f"{source}:{row + 1}")
+        id_hashes = check_unique(ids, epochs, lambda row: f"{source}:{row + 1}")
     except InputError:
         raise _Unusual from None
     return Results(
@@ -195,4 +196,5 @@ def _parse(data: bytes, source: str, options: ReadOptions) -> Results:
         costs=costs,
         errors=errors,
         lines=lines,
+        id_hashes=id_hashes,
     )
