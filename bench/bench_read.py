@@ -13,8 +13,8 @@ baseline in id order and the candidate in a shuffled order (pairing is by id, ne
     fingerprint).
 
 The best of ``--repeat`` timings is reported for each, the two measured alternately. Peak
-memory is measured afterwards in an untimed pass with ``tracemalloc`` (Python allocations, numpy included), and the process's peak
-resident set size is printed at the end.
+memory is measured afterwards in an untimed pass with ``tracemalloc`` (Python allocations,
+numpy included), and the process's peak resident set size is printed at the end.
 """
 
 from __future__ import annotations
