@@ -123,7 +123,7 @@ def main() -> None:
     print(f"(a) stdlib json, parse:    {reference:.3f} s (best of {args.repeat})")
     print(f"(b) evalbot load + pair:   {ours:.3f} s (best of {args.repeat})")
     print(f"ratio (b) / (a):           {ours / reference:.3f}")
-    print(f"peak traced memory (a):    {reference_peak / 1e6:.1f} MB")
+    print(f"peak traced memory (a):    {reference_peak / 1e6:.2f} MB")
     print(f"peak traced memory (b):    {ours_peak / 1e6:.1f} MB")
     print(f"peak RSS of this process:  {rss:.0f} MB")
 

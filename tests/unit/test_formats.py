@@ -573,3 +573,10 @@ def test_swebench_all_ids_file(tmp_path: Path) -> None:
         "results.json: names 2 instances but `total_instances` is 300; name every instance id "
         "with `all_ids:`"
     )
+
+
+def test_names_decide_xml_and_eval() -> None:
+    assert message("page.xml", b"<html/>") == "page.xml: root element is <'html'>, not <testsuites>"
+    assert message("run.eval", b'{"not": "a zip"}') == (
+        "run.eval: not a valid ZIP archive (File is not a zip file)"
+    )

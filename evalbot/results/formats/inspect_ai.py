@@ -35,7 +35,7 @@ _LETTERS = {"C": 1.0, "I": 0.0, "P": 0.5, "N": 0.0}
 def sniff(name: str, head: bytes) -> bool:
     lowered = name.lower()
     if lowered.endswith(".eval"):
-        return is_zip(head)
+        return True
     if not lowered.endswith(".json"):
         return False
     start = head.lstrip()[:400]
@@ -177,7 +177,7 @@ def _value(sample: Mapping[str, Any], scorer: str) -> tuple[bool, object]:
 
 def parse(data: bytes, *, source: str, options: ReadOptions) -> Results:
     """Parse an inspect_ai log (``.eval`` ZIP or ``.json``)."""
-    if is_zip(data[:4]):
+    if is_zip(data[:4]) or source.lower().endswith(".eval"):
         log, samples = _samples_from_eval(data, source, options)
     else:
         log, samples = _samples_from_json(data, source)

@@ -29,9 +29,9 @@ _DANGEROUS = re.compile(r"<!\s*(DOCTYPE|ENTITY)", re.IGNORECASE)
 
 
 def sniff(name: str, head: bytes) -> bool:
-    if not name.lower().endswith(".xml") and not head.lstrip().startswith(b"<"):
-        return False
-    return b"<testsuite" in head or b"<testcase" in head
+    if name.lower().endswith(".xml"):
+        return True
+    return head.lstrip().startswith(b"<") and (b"<testsuite" in head or b"<testcase" in head)
 
 
 def _root(data: bytes, source: str) -> ET.Element:
