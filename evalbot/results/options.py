@@ -26,7 +26,9 @@ class ReadOptions:
     ``metric`` names the compared field: ``None`` picks ``passed`` when the first record has
     it, else ``score``. For lm-evaluation-harness it names one of the row's ``metrics``; for
     promptfoo ``score`` or a ``namedScores`` key (default: ``success``); for OpenAI evals a
-    key of ``metrics`` events (default: ``match`` events' ``correct``).
+    key of ``metrics`` events (default: ``match`` events' ``correct``). ``passed`` means each
+    harness's default pass/fail outcome. inspect_ai uses ``scorer`` instead; JUnit and
+    resolved-id lists have one outcome and ignore it.
 
     ``format`` forces a format by name (see :data:`evalbot.results.formats.FORMATS`); ``None``
     detects it from the file name and first bytes.

@@ -580,3 +580,18 @@ def test_names_decide_xml_and_eval() -> None:
     assert message("run.eval", b'{"not": "a zip"}') == (
         "run.eval: not a valid ZIP archive (File is not a zip file)"
     )
+
+
+def test_metric_passed_means_each_harness_default_outcome() -> None:
+    passed = ReadOptions(metric="passed")
+    promptfoo = DATA / "promptfoo" / "sample-export.json"
+    assert parse_bytes(promptfoo.name, promptfoo.read_bytes(), passed).kind == "binary"  # type: ignore[attr-defined]
+    assert (
+        len(
+            load(
+                "openai_evals/230417220821DPM75QNS_auto_gpt_completion_fn_test-match.jsonl", passed
+            )
+        )
+        == 3
+    )  # type: ignore[arg-type]
+    assert len(load(f"lm_eval/{LM_NAME}", passed)) == 10  # type: ignore[arg-type]

@@ -141,7 +141,8 @@ def parse(data: bytes, *, source: str, options: ReadOptions) -> Results:
     builder = ResultsBuilder(source)
     kinds: list[bool] = []
     values: list[tuple[str, str, float, str | None, dict[str, float]]] = []
-    metric = options.metric
+    # `passed` (evalbot's own default name) means "the row's only metric".
+    metric = None if options.metric == "passed" else options.metric
     for where, record in rows:
         if _filter_of(record, where) != chosen:
             continue

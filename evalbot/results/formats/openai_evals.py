@@ -33,7 +33,8 @@ def sniff(name: str, head: bytes) -> bool:
 def parse(data: bytes, *, source: str, options: ReadOptions) -> Results:
     """Parse an OpenAI evals record log."""
     text = decode_text(data, source)
-    metric = options.metric
+    # `passed` (evalbot's own name for a pass/fail outcome) means `match` events' `correct`.
+    metric = None if options.metric in (None, "passed", "correct") else options.metric
     event_type = "match" if metric is None else "metrics"
     events: list[tuple[str, Mapping[str, Any]]] = []
     types: dict[str, None] = {}

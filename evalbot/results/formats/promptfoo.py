@@ -141,7 +141,8 @@ def parse(data: bytes, *, source: str, options: ReadOptions) -> Results:
         checked.append((where, row))
     providers = {_provider(r) for _, r in checked}
     prompts = {_prompt(r) for _, r in checked}
-    metric = options.metric or "success"
+    # `passed` (evalbot's own name for a pass/fail outcome) means promptfoo's `success`.
+    metric = "success" if options.metric in (None, "passed", "success") else options.metric
     builder = ResultsBuilder(source)
     keyed: list[tuple[str, str, Mapping[str, Any]]] = []
     counts: dict[str, int] = {}
