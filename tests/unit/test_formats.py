@@ -595,3 +595,17 @@ def test_metric_passed_means_each_harness_default_outcome() -> None:
         == 3
     )  # type: ignore[arg-type]
     assert len(load(f"lm_eval/{LM_NAME}", passed)) == 10  # type: ignore[arg-type]
+
+
+def test_directory_of_two_copies_of_one_inspect_run_is_refused(tmp_path: Path) -> None:
+    for name in ("log_formats.json", "log_formats.eval"):
+        (tmp_path / name).write_bytes((DATA / "inspect_ai" / name).read_bytes())
+    with pytest.raises(InputError) as caught:
+        load_results(str(tmp_path), OPTIONS)
+    assert str(caught.value) == (
+        f"{tmp_path}/log_formats.json: sample 1: duplicate item '1' epoch 1 "
+        f"(first seen at {tmp_path}/log_formats.eval!samples/1_epoch_1.json)"
+    )
+    # Two different runs over overlapping ids are not shards of one run either.
+    with pytest.raises(InputError, match=r"data_arc_sonnet\.json: sample 1: duplicate item '1'"):
+        load_results(str(DATA / "inspect_ai" / "data_arc_*.json"), OPTIONS)
