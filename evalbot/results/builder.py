@@ -8,12 +8,13 @@ every harness. ``where`` in each call is the "file:line" or "file: item N" that 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
 from evalbot.errors import InputError
-from evalbot.results.model import MetricKind, Results
+from evalbot.results.model import IntArray, MetricKind, Results
 
 _TRUE_STRINGS = frozenset({"true", "1", "pass", "passed", "yes"})
 _FALSE_STRINGS = frozenset({"false", "0", "fail", "failed", "no"})
@@ -175,7 +176,7 @@ class ResultsBuilder:
                     "but other rows have one"
                 )
             epochs = np.asarray(self.epochs, dtype=np.int64)
-        check_unique(self.ids, epochs, self.locations)
+        id_hashes = check_unique(self.ids, epochs, self.locations.__getitem__)
         costs = None
         if any(c is not None for c in self.costs):
             costs = np.asarray([math.nan if c is None else c for c in self.costs], dtype=np.float64)
@@ -192,22 +193,33 @@ class ResultsBuilder:
             metrics={k: np.asarray(v, dtype=np.float64) for k, v in self.metrics.items()},
             locations=self.locations,
             content_hashes=self.hashes if any(h is not None for h in self.hashes) else None,
+            id_hashes=id_hashes,
         )
 
 
-def check_unique(ids: list[str], epochs: Any, locations: list[str] | None) -> None:
-    """Refuse a repeated id (or a repeated (id, epoch) when rows carry epochs)."""
+def check_unique(ids: list[str], epochs: Any, where: Callable[[int], str]) -> IntArray | None:
+    """Refuse a repeated id (or a repeated (id, epoch) when rows carry epochs).
+
+    The common case (no repeat) costs one ``hash()`` per id and a numpy sort: distinct hashes
+    prove distinct keys. Only when two hashes agree is the exact dict scan run, which names the
+    first repeated row and where it was first seen. Without epochs, returns the ids' hashes
+    (for :attr:`Results.id_hashes`).
+    """
+    keys: Any = ids if epochs is None else list(zip(ids, epochs.tolist(), strict=True))
+    hashed = np.fromiter(map(hash, keys), dtype=np.int64, count=len(keys))
+    ordered = np.sort(hashed)
+    if len(ordered) < 2 or (ordered[1:] != ordered[:-1]).all():
+        return hashed if epochs is None else None
     seen: dict[object, int] = {}
-    keys: Any = ids if epochs is None else zip(ids, epochs.tolist(), strict=True)
     for index, key in enumerate(keys):
         first = seen.setdefault(key, index)
         if first != index:
-            here = locations[index] if locations else f"row {index + 1}"
-            there = locations[first] if locations else f"row {first + 1}"
             what = f"item {show(ids[index])}"
             if epochs is not None:
                 what += f" epoch {int(epochs[index])}"
-                raise InputError(f"{here}: duplicate {what} (first seen at {there})")
+                raise InputError(f"{where(index)}: duplicate {what} (first seen at {where(first)})")
             raise InputError(
-                f"{here}: duplicate {what} (first seen at {there}); repeats need an `epoch` field"
+                f"{where(index)}: duplicate {what} (first seen at {where(first)}); "
+                "repeats need an `epoch` field"
             )
+    raise AssertionError("equal hashes without equal keys were checked above")  # pragma: no cover

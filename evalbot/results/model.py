@@ -48,6 +48,13 @@ class Results:
         Further named numeric columns (secondary metrics such as ``tp``/``fp``/``fn``).
     locations
         Optional "file:line" of each row, for messages about a single row.
+    lines
+        Optional line number of each row in ``source``, where ``locations`` is not kept (the
+        fast JSONL path): :meth:`location` builds the "file:line" text only when a message
+        needs it.
+    id_hashes
+        Optional ``hash()`` of each id, computed while checking for repeats and kept for the
+        join in :mod:`.pairing`. Process-local (Python salts string hashes): never persisted.
     content_hashes
         Optional per-row content hash written by the harness (lm-eval ``doc_hash``).
     """
@@ -64,9 +71,19 @@ class Results:
     metrics: dict[str, FloatArray] = field(default_factory=dict)
     locations: list[str] | None = None
     content_hashes: list[str | None] | None = None
+    lines: IntArray | None = None
+    id_hashes: IntArray | None = None
 
     def __len__(self) -> int:
         return len(self.ids)
+
+    def location(self, row: int) -> str:
+        """Where row ``row`` came from, for a message: "file:line" or "file: row N"."""
+        if self.locations is not None:
+            return self.locations[row]
+        if self.lines is not None:
+            return f"{self.source}:{int(self.lines[row])}"
+        return f"{self.source}: row {row + 1}"
 
 
 @dataclass(frozen=True, kw_only=True, eq=False)
@@ -77,6 +94,12 @@ class Paired:
     repeats). ``kind`` is ``"binary"`` only when both sides are binary with one epoch per item,
     so every value is exactly 0 or 1. ``pass_fail`` is true when both sides were pass/fail
     outcomes (with repeats, each value is then the item's pass rate over its epochs).
+
+    Harness errors are not failures: ``baseline_errors``/``candidate_errors`` flag the items
+    where the harness errored (any epoch), ``errors_baseline``/``errors_candidate`` count them
+    (their values are 0 in ``baseline``/``candidate``; the analysis decides whether to drop
+    them). ``content_hashes`` holds the harness's per-item content hash where one exists
+    (lm-eval ``doc_hash``); ``fingerprint`` covers ids and those hashes.
     """
 
     ids: list[str]
@@ -98,6 +121,9 @@ class Paired:
     dropped_candidate_only: list[str] = field(default_factory=list)
     filled_as_failures: int = 0
     fingerprint: str = ""
+    errors_baseline: int = 0
+    errors_candidate: int = 0
+    content_hashes: list[str | None] | None = None
 
     def __len__(self) -> int:
         return len(self.ids)

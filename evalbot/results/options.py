@@ -24,11 +24,35 @@ class ReadOptions:
     """Options for every parser.
 
     ``metric`` names the compared field: ``None`` picks ``passed`` when the first record has
-    it, else ``score``.
+    it, else ``score``. For lm-evaluation-harness it names one of the row's ``metrics``; for
+    promptfoo ``score`` or a ``namedScores`` key (default: ``success``); for OpenAI evals a
+    key of ``metrics`` events (default: ``match`` events' ``correct``). ``passed`` means each
+    harness's default pass/fail outcome. inspect_ai uses ``scorer`` instead; JUnit and
+    resolved-id lists have one outcome and ignore it.
+
+    ``format`` forces a format by name (see :data:`evalbot.results.formats.FORMATS`); ``None``
+    detects it from the file name and first bytes.
+
+    ``scorer`` chooses an inspect_ai scorer by name (``name.key`` for a dict-valued score) when
+    a log has several. ``filter`` chooses an lm-evaluation-harness filter (``none``,
+    ``strict-match``, ...) when a samples file holds several.
+
+    ``all_ids`` is the path of a file naming every instance id (one per line, a JSON list, or
+    JSON/JSONL objects with ``instance_id``), for resolved-id lists such as SWE-bench's
+    ``results.json``; :func:`evalbot.results.sources.load_results` reads it into
+    ``known_ids``, which is what the (pure) parsers see.
+
+    ``max_archive_bytes`` bounds the bytes one archive (``.zip``, inspect ``.eval``) may
+    expand to; ``max_archive_members`` bounds its member count.
     """
 
     fields: FieldNames = FieldNames()
     metric: str | None = None
     format: str | None = None
+    scorer: str | None = None
+    filter: str | None = None
+    all_ids: str | None = None
+    known_ids: tuple[str, ...] | None = None
     max_line_bytes: int = 10 * 1024 * 1024
     max_archive_bytes: int = 2 * 1024**3
+    max_archive_members: int = 100_000

@@ -4,19 +4,33 @@ Repeats (rows sharing an id with different epochs) are averaged per item first, 
 an item count as one item. Items present on one side only are handled by ``missing``:
 ``error`` (the default) refuses, ``fail`` counts them as failures of the side that lacks them,
 ``drop`` analyses the intersection and records what was dropped.
+
+Harness errors stay apart from failures: ``Paired.baseline_errors``/``candidate_errors`` flag
+the items, ``errors_baseline``/``errors_candidate`` count them. When a harness writes a content
+hash per item (lm-eval's ``doc_hash``), an id whose hash differs between the two sides means the
+runs did not see the same document, which is refused; the hashes also enter the fingerprint.
+
+Speed: at a million items the join must not cost a Python dict per side. Ids are joined on
+their (process-salted, cached) ``hash()`` with numpy ``argsort``/``searchsorted``, then every
+matched pair of strings is compared for equality in one C-level pass; any hash collision falls
+back to an exact dict join. The output is sorted by id, which is free when either side already
+is (the common case) and one numpy argsort otherwise.
 """
 
 from __future__ import annotations
 
 import hashlib
+import operator
+from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import islice
 from typing import Literal
 
 import numpy as np
 
 from evalbot.errors import PairingError
 from evalbot.results.builder import show
-from evalbot.results.model import FloatArray, Paired, Results
+from evalbot.results.model import BoolArray, FloatArray, IntArray, Paired, Results
 
 Missing = Literal["error", "fail", "drop"]
 MISSING_CHOICES: tuple[Missing, ...] = ("error", "fail", "drop")
@@ -24,19 +38,34 @@ MISSING_CHOICES: tuple[Missing, ...] = ("error", "fail", "drop")
 
 @dataclass(frozen=True, kw_only=True, eq=False)
 class PerItem:
-    """One side reduced to one value per item (the mean over its epochs)."""
+    """One side reduced to one value per item (the mean over its epochs), in first-seen order."""
 
-    index: dict[str, int]
+    ids: list[str]
     values: FloatArray
     epochs: int
     slices: list[str | None] | None
     clusters: list[str | None] | None
     costs: FloatArray | None
     errors: FloatArray | None
+    hashes: list[str | None] | None
+    id_hashes: IntArray | None = None
 
 
 def reduce_per_item(results: Results) -> PerItem:
     """Average repeats: one value per distinct id, in first-seen order."""
+    if results.epochs is None:
+        # Parsers and merge guarantee unique ids when there are no epochs: nothing to group.
+        return PerItem(
+            ids=results.ids,
+            values=results.scores,
+            epochs=1,
+            slices=results.slices,
+            clusters=results.clusters,
+            costs=None if results.costs is None else np.nan_to_num(results.costs),
+            errors=None if results.errors is None else results.errors.astype(np.float64),
+            hashes=results.content_hashes,
+            id_hashes=results.id_hashes,
+        )
     index: dict[str, int] = {}
     rows = np.fromiter(
         (index.setdefault(item_id, len(index)) for item_id in results.ids),
@@ -62,28 +91,104 @@ def reduce_per_item(results: Results) -> PerItem:
             np.float64
         )
     return PerItem(
-        index=index,
+        ids=list(index),
         values=values,
         epochs=int(counts.max()),
         slices=pick(results.slices),
         clusters=pick(results.clusters),
         costs=costs,
         errors=errors,
+        hashes=pick(results.content_hashes),
     )
 
 
-def fingerprint(ids: list[str]) -> str:
-    """sha256 of the sorted ids, one per line: the identity of an item set."""
-    digest = hashlib.sha256()
-    for item_id in sorted(ids):
-        digest.update(item_id.encode("utf-8", "surrogatepass"))
-        digest.update(b"\n")
-    return digest.hexdigest()
+def fingerprint(ids: Sequence[str], hashes: Sequence[str | None] | None = None) -> str:
+    """sha256 of the sorted ids, one per line: the identity of an item set.
+
+    With harness content hashes, each line is ``id<TAB>hash`` (an empty hash where an item has
+    none), so two runs over different documents under the same ids differ.
+    """
+    if hashes is None or all(h is None for h in hashes):
+        lines = sorted(ids)
+    else:
+        lines = sorted(f"{item_id}\t{h or ''}" for item_id, h in zip(ids, hashes, strict=True))
+    text = "\n".join(lines) + "\n" if lines else ""
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def _preview(ids: list[str], limit: int = 3) -> str:
     shown = ", ".join(show(i) for i in ids[:limit])
     return shown + (", ..." if len(ids) > limit else "")
+
+
+def _take(values: Sequence[str], positions: IntArray) -> list[str]:
+    """``[values[i] for i in positions]`` at C speed."""
+    if len(positions) == 0:
+        return []
+    taken: list[str] = np.array(values, dtype=object)[positions].tolist()
+    return taken
+
+
+def _hash_ids(ids: list[str], cached: IntArray | None) -> IntArray:
+    if cached is not None and len(cached) == len(ids):
+        return cached
+    return np.fromiter(map(hash, ids), dtype=np.int64, count=len(ids))
+
+
+def locate(
+    keys: list[str],
+    queries: list[str],
+    *,
+    key_hashes: IntArray | None = None,
+    query_hashes: IntArray | None = None,
+) -> IntArray:
+    """For each query, its index in ``keys`` (unique strings), or -1 when absent.
+
+    Both hash arrays are sorted and matched with one ``searchsorted`` of sorted values into
+    sorted values (memory-friendly, unlike a lookup of each query in random order).
+    """
+    if len(keys) == 0:
+        return np.full(len(queries), -1, dtype=np.int64)
+    hashed_keys = _hash_ids(keys, key_hashes)
+    hashed_queries = _hash_ids(queries, query_hashes)
+    key_order = np.argsort(hashed_keys)
+    sorted_keys = hashed_keys[key_order]
+    if not (sorted_keys[1:] != sorted_keys[:-1]).all():
+        return _locate_exact(keys, queries)
+    query_order = np.argsort(hashed_queries)
+    sorted_queries = hashed_queries[query_order]
+    slots = np.minimum(np.searchsorted(sorted_keys, sorted_queries), len(keys) - 1)
+    found = sorted_keys[slots] == sorted_queries
+    positions = np.full(len(queries), -1, dtype=np.int64)
+    positions[query_order[found]] = key_order[slots[found]]
+    # Equal hashes are not proof of equal strings: compare every matched pair once (object
+    # arrays: the gather and the comparisons run in C).
+    matched = np.flatnonzero(positions >= 0)
+    if matched.size:
+        left = np.array(keys, dtype=object)[positions[matched]]
+        right = np.array(queries, dtype=object)
+        if matched.size != len(queries):
+            right = right[matched]
+        if not (left == right).all():
+            return _locate_exact(keys, queries)
+    return positions
+
+
+def _locate_exact(keys: list[str], queries: list[str]) -> IntArray:
+    index = dict(zip(keys, range(len(keys)), strict=True))
+    return np.fromiter((index.get(q, -1) for q in queries), dtype=np.int64, count=len(queries))
+
+
+def _is_sorted(ids: list[str]) -> bool:
+    return all(map(operator.le, ids, islice(ids, 1, None)))
+
+
+def _sort_order(ids: list[str]) -> IntArray | None:
+    """The permutation that sorts ``ids``, or ``None`` when they already are sorted."""
+    if _is_sorted(ids):
+        return None
+    # Code-point order of numpy's fixed-width unicode equals Python's str order.
+    return np.argsort(np.array(ids, dtype=np.str_), kind="stable").astype(np.int64)
 
 
 def pair(baseline: Results, candidate: Results, *, missing: Missing = "error") -> Paired:
@@ -92,8 +197,13 @@ def pair(baseline: Results, candidate: Results, *, missing: Missing = "error") -
         raise ValueError(f"`missing` must be one of {MISSING_CHOICES}, got {missing!r}")
     base = reduce_per_item(baseline)
     cand = reduce_per_item(candidate)
-    base_only = sorted(set(base.index) - set(cand.index))
-    cand_only = sorted(set(cand.index) - set(base.index))
+    # in_base[j]: index in base of the candidate's j-th item, or -1.
+    in_base = locate(base.ids, cand.ids, key_hashes=base.id_hashes, query_hashes=cand.id_hashes)
+    cand_found = in_base >= 0
+    hit = np.zeros(len(base.ids), dtype=np.bool_)
+    hit[in_base[cand_found]] = True
+    base_only = sorted(_take(base.ids, np.flatnonzero(~hit)))
+    cand_only = sorted(_take(cand.ids, np.flatnonzero(~cand_found)))
     if (base_only or cand_only) and missing == "error":
         parts = []
         if base_only:
@@ -105,64 +215,110 @@ def pair(baseline: Results, candidate: Results, *, missing: Missing = "error") -
             + "; ".join(parts)
             + " (set `policy.missing` to fail or drop to allow this)"
         )
+    # in_cand[i]: index in cand of the baseline's i-th item, or -1.
+    in_cand = np.full(len(base.ids), -1, dtype=np.int64)
+    in_cand[in_base[cand_found]] = np.flatnonzero(cand_found)
     if missing == "fail":
-        ids = sorted(set(base.index) | set(cand.index))
+        extra = np.flatnonzero(~cand_found)
+        pos_base = np.concatenate([np.arange(len(base.ids)), np.full(extra.size, -1)])
+        pos_cand = np.concatenate([in_cand, extra]).astype(np.int64)
+        ids = base.ids + _take(cand.ids, extra) if extra.size else list(base.ids)
     else:
-        ids = sorted(set(base.index) & set(cand.index))
+        common = np.flatnonzero(hit)
+        pos_base = common
+        pos_cand = in_cand[common]
+        ids = list(base.ids) if common.size == len(base.ids) else _take(base.ids, common)
     if not ids:
         raise PairingError(f"{candidate.source}: no item id in common with {baseline.source}")
+    order = _sort_order(ids)
+    if order is not None:
+        ids = _take(ids, order)
+        pos_base, pos_cand = pos_base[order], pos_cand[order]
+    pos_base = pos_base.astype(np.int64)
 
-    def take(side: PerItem, column: FloatArray) -> FloatArray:
-        positions = np.fromiter((side.index.get(i, -1) for i in ids), np.int64, len(ids))
-        out = np.zeros(len(ids), dtype=np.float64)
+    def take(column: FloatArray, positions: IntArray) -> FloatArray:
+        if positions.size == column.size and (positions >= 0).all():
+            return np.ascontiguousarray(column[positions], dtype=np.float64)
+        out = np.zeros(len(positions), dtype=np.float64)
         present = positions >= 0
         out[present] = column[positions[present]]
         return out
 
-    def labels(name: str) -> list[str | None] | None:
-        columns = [getattr(base, name), getattr(cand, name)]
-        if all(c is None for c in columns):
+    def labels(
+        base_column: list[str | None] | None, cand_column: list[str | None] | None
+    ) -> list[str | None] | None:
+        if base_column is None and cand_column is None:
             return None
         out: list[str | None] = []
-        for item_id in ids:
-            value = None
-            for side, column in zip((cand, base), columns[::-1], strict=True):
-                if column is not None and item_id in side.index:
-                    value = column[side.index[item_id]]
-                    if value is not None:
-                        break
+        for b, c in zip(pos_base.tolist(), pos_cand.tolist(), strict=True):
+            value = cand_column[c] if cand_column is not None and c >= 0 else None
+            if value is None and base_column is not None and b >= 0:
+                value = base_column[b]
             out.append(value)
         return out
 
+    if baseline.kind != candidate.kind:
+        raise PairingError(
+            f"{candidate.source}: compares a {candidate.kind} metric but the baseline "
+            f"{baseline.source} has a {baseline.kind} one"
+        )
+    hashes = labels(base.hashes, cand.hashes)
+    if base.hashes is not None and cand.hashes is not None:
+        _check_same_content(ids, base.hashes, cand.hashes, pos_base, pos_cand, candidate, baseline)
     binary = (
         baseline.kind == "binary"
         and candidate.kind == "binary"
         and base.epochs == 1
         and cand.epochs == 1
     )
-    if baseline.kind != candidate.kind:
-        raise PairingError(
-            f"{candidate.source}: compares a {candidate.kind} metric but the baseline "
-            f"{baseline.source} has a {baseline.kind} one"
-        )
+    baseline_errors = None if base.errors is None else take(base.errors, pos_base) > 0
+    candidate_errors = None if cand.errors is None else take(cand.errors, pos_cand) > 0
     return Paired(
         ids=ids,
-        baseline=take(base, base.values),
-        candidate=take(cand, cand.values),
+        baseline=take(base.values, pos_base),
+        candidate=take(cand.values, pos_cand),
         kind="binary" if binary else "score",
         pass_fail=baseline.kind == "binary",
         baseline_source=baseline.source,
         candidate_source=candidate.source,
         epochs_baseline=base.epochs,
         epochs_candidate=cand.epochs,
-        slices=labels("slices"),
-        clusters=labels("clusters"),
-        baseline_costs=None if base.costs is None else take(base, base.costs),
-        candidate_costs=None if cand.costs is None else take(cand, cand.costs),
-        baseline_errors=None if base.errors is None else take(base, base.errors) > 0,
-        candidate_errors=None if cand.errors is None else take(cand, cand.errors) > 0,
+        slices=labels(base.slices, cand.slices),
+        clusters=labels(base.clusters, cand.clusters),
+        baseline_costs=None if base.costs is None else take(base.costs, pos_base),
+        candidate_costs=None if cand.costs is None else take(cand.costs, pos_cand),
+        baseline_errors=baseline_errors,
+        candidate_errors=candidate_errors,
+        errors_baseline=_count(baseline_errors),
+        errors_candidate=_count(candidate_errors),
         dropped_baseline_only=base_only if missing == "drop" else [],
         dropped_candidate_only=cand_only if missing == "drop" else [],
         filled_as_failures=len(base_only) + len(cand_only) if missing == "fail" else 0,
-        fingerprint=fingerprint(ids),
+        fingerprint=fingerprint(ids, hashes),
+        content_hashes=hashes,
     )
+
+
+def _count(flags: BoolArray | None) -> int:
+    return 0 if flags is None else int(np.count_nonzero(flags))
+
+
+def _check_same_content(
+    ids: list[str],
+    base_hashes: list[str | None],
+    cand_hashes: list[str | None],
+    pos_base: IntArray,
+    pos_cand: IntArray,
+    candidate: Results,
+    baseline: Results,
+) -> None:
+    for item_id, b, c in zip(ids, pos_base.tolist(), pos_cand.tolist(), strict=True):
+        if b < 0 or c < 0:
+            continue
+        left, right = base_hashes[b], cand_hashes[c]
+        if left is not None and right is not None and left != right:
+            raise PairingError(
+                f"{candidate.source}: item {show(item_id)} has content hash {right[:12]} but "
+                f"{left[:12]} in the baseline {baseline.source}; the two runs did not see "
+                "the same document"
+            )

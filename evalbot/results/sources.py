@@ -1,23 +1,36 @@
-"""Where results come from: a file, a directory, a glob (and, later, archives).
+"""Where results come from: a file, a directory, a glob, or a ``.zip`` of result files.
 
-``load_results`` reads every file a spec names, parses each with its format, and merges the
-shards into one :class:`Results`. This is the IO edge of ``evalbot.results``.
+``load_results`` reads every file a spec names, parses each with its format (forced by
+``format:`` or detected from the name and first bytes), and merges the shards into one
+:class:`Results`. Archives are read in memory as untrusted input (:mod:`.archive`). This is the
+IO edge of ``evalbot.results``.
 """
 
 from __future__ import annotations
 
 import glob
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
 
 from evalbot.errors import InputError
+from evalbot.results.archive import Archive
 from evalbot.results.builder import check_unique
-from evalbot.results.formats import default
+from evalbot.results.formats import parse_any
+from evalbot.results.formats.lm_eval import AGGREGATE
+from evalbot.results.formats.swebench import parse_id_list
 from evalbot.results.model import FloatArray, Results
 from evalbot.results.options import ReadOptions
 
-RESULT_SUFFIXES = (".jsonl", ".ndjson", ".json", ".csv", ".tsv")
+RESULT_SUFFIXES = (".jsonl", ".ndjson", ".json", ".csv", ".tsv", ".eval", ".xml", ".zip")
+
+
+def is_result_name(name: str) -> bool:
+    """Whether a file in a directory or archive is read as results (lm-eval's aggregate
+    ``results_<date>.json`` beside the samples files is not)."""
+    lowered = name.lower()
+    return lowered.endswith(RESULT_SUFFIXES) and not AGGREGATE.search(name.replace("\\", "/"))
 
 
 def expand(spec: str) -> list[Path]:
@@ -29,9 +42,7 @@ def expand(spec: str) -> list[Path]:
         return paths
     path = Path(spec)
     if path.is_dir():
-        paths = sorted(
-            p for p in path.rglob("*") if p.is_file() and p.name.lower().endswith(RESULT_SUFFIXES)
-        )
+        paths = sorted(p for p in path.rglob("*") if p.is_file() and is_result_name(p.name))
         if not paths:
             raise InputError(
                 f"{spec}: directory holds no result files ({', '.join(RESULT_SUFFIXES)})"
@@ -53,14 +64,51 @@ def read_bytes(path: Path) -> bytes:
         raise InputError(f"{path}: cannot read ({error.strerror})") from None
 
 
-def parse_file(name: str, data: bytes, options: ReadOptions) -> Results:
-    """Parse one file's bytes with the format it is written in."""
-    return default.parse(data, source=name, options=options)
+def parse_file(name: str, data: bytes, options: ReadOptions) -> list[Results]:
+    """Parse one file's bytes with the format it is written in; a ``.zip`` (not an inspect
+    ``.eval`` log) gives one shard per result file inside it."""
+    if name.lower().endswith(".zip"):
+        return parse_zip(name, data, options)
+    return [parse_any(name, data, options)]
+
+
+def parse_zip(name: str, data: bytes, options: ReadOptions) -> list[Results]:
+    """Every result file in a ZIP archive, each parsed as a shard (nested archives other than
+    inspect ``.eval`` logs are refused)."""
+    archive = Archive(
+        data,
+        source=name,
+        max_bytes=options.max_archive_bytes,
+        max_members=options.max_archive_members,
+    )
+    members = [m for m in archive.members() if is_result_name(m.name)]
+    if not members:
+        raise InputError(f"{name}: archive holds no result files ({', '.join(RESULT_SUFFIXES)})")
+    shards = []
+    for member in sorted(members, key=lambda m: m.name):
+        inner = f"{name}!{member.name}"
+        raw = archive.read(member)
+        if member.name.lower().endswith(".zip"):
+            raise InputError(f"{inner}: archives inside archives are not read")
+        shards.append(parse_any(inner, raw, options))
+    return shards
+
+
+def load_ids(spec: str) -> tuple[str, ...]:
+    """The ids named by an ``all_ids`` file."""
+    path = Path(spec)
+    if not path.exists():
+        raise InputError(f"{spec}: no such file (named by `all_ids`)")
+    return parse_id_list(read_bytes(path), source=spec)
 
 
 def load_results(spec: str, options: ReadOptions) -> Results:
     """Read and merge every shard a spec names."""
-    shards = [parse_file(str(path), read_bytes(path), options) for path in expand(spec)]
+    if options.all_ids is not None and options.known_ids is None:
+        options = replace(options, known_ids=load_ids(options.all_ids))
+    shards = [
+        shard for path in expand(spec) for shard in parse_file(str(path), read_bytes(path), options)
+    ]
     return merge(shards, spec)
 
 
@@ -81,13 +129,17 @@ def merge(shards: list[Results], spec: str) -> Results:
         bad = shards[with_epochs.index(False)]
         raise InputError(f"{bad.source}: rows have no `epoch` but other shards do")
     ids = [i for s in shards for i in s.ids]
-    locations = [loc for s in shards for loc in (s.locations or [s.source] * len(s))]
+    locations = [
+        loc
+        for s in shards
+        for loc in (s.locations if s.locations is not None else map(s.location, range(len(s))))
+    ]
     epochs = (
         np.concatenate([s.epochs for s in shards if s.epochs is not None])
         if all(with_epochs)
         else None
     )
-    check_unique(ids, epochs, locations)
+    id_hashes = check_unique(ids, epochs, locations.__getitem__)
 
     def labels(name: str) -> list[str | None] | None:
         columns = [getattr(s, name) for s in shards]
@@ -101,10 +153,16 @@ def merge(shards: list[Results], spec: str) -> Results:
             return None
         return np.concatenate(
             [
-                c if c is not None else np.full(len(s), fill)
+                np.asarray(c, dtype=np.float64) if c is not None else np.full(len(s), fill)
                 for s, c in zip(shards, columns, strict=True)
             ]
         )
+
+    metric_names = list(dict.fromkeys(name for s in shards for name in s.metrics))
+    metrics = {
+        name: np.concatenate([s.metrics.get(name, np.full(len(s), np.nan)) for s in shards])
+        for name in metric_names
+    }
 
     errors = floats("errors", 0.0)
     return Results(
@@ -117,6 +175,8 @@ def merge(shards: list[Results], spec: str) -> Results:
         clusters=labels("clusters"),
         costs=floats("costs", np.nan),
         errors=None if errors is None else errors.astype(np.bool_),
+        metrics=metrics,
         locations=locations,
         content_hashes=labels("content_hashes"),
+        id_hashes=id_hashes,
     )

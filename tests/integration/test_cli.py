@@ -210,7 +210,7 @@ def test_score_metric(run_cli: Run, tmp_path: Path) -> None:
         ),
         (
             ["compare", "b.jsonl", "emptydir"],
-            "evalbot: error: emptydir: directory holds no result files (.jsonl, .ndjson, .json, .csv, .tsv)",
+            "evalbot: error: emptydir: directory holds no result files (.jsonl, .ndjson, .json, .csv, .tsv, .eval, .xml, .zip)",
         ),
         (
             ["compare", "b.jsonl", "*.nothing"],

@@ -101,9 +101,8 @@ def test_merge_shards_and_refuse_duplicates_across_shards() -> None:
     two = results('{"id": "b", "passed": false}\n', "s2.jsonl")
     merged = merge([one, two], "shards")
     assert merged.ids == ["a", "b"]
-    with pytest.raises(
-        InputError, match=r"^s2\.jsonl:1: duplicate item 'a' \(first seen at s1\.jsonl:1\)"
-    ):
+    duplicate = r"^s2\.jsonl:1: duplicate item 'a' \(first seen at s1\.jsonl:1\)"
+    with pytest.raises(InputError, match=duplicate):
         merge([one, results('{"id": "a", "passed": true}\n', "s2.jsonl")], "shards")
 
 
@@ -111,4 +110,46 @@ def test_merge_distinct_epochs_across_shards() -> None:
     one = results('{"id": "a", "passed": true, "epoch": 1}\n', "s1.jsonl")
     two = results('{"id": "a", "passed": false, "epoch": 2}\n', "s2.jsonl")
     merged = merge([one, two], "shards")
-    assert merged.epochs is not None and merged.epochs.tolist() == [1, 2]
+    assert merged.epochs is not None
+    assert merged.epochs.tolist() == [1, 2]
+
+
+def test_errors_are_kept_apart_and_counted() -> None:
+    base = results(
+        '{"id": "a", "passed": true}\n{"id": "b", "passed": null, "error": "timeout"}\n'
+        '{"id": "c", "passed": true}\n',
+        "base.jsonl",
+    )
+    paired = pair(base, BASE)
+    assert paired.baseline_errors is not None
+    assert paired.baseline_errors.tolist() == [False, True, False]
+    assert paired.errors_baseline == 1
+    assert paired.errors_candidate == 0
+    assert paired.candidate_errors is None
+
+
+def test_fingerprint_includes_content_hashes() -> None:
+    assert fingerprint(["b", "a"], ["hb", None]) == hashlib.sha256(b"a\t\nb\thb\n").hexdigest()
+    assert fingerprint(["b", "a"], [None, None]) == fingerprint(["a", "b"])
+
+
+def test_output_is_sorted_whatever_the_row_order() -> None:
+    ids = [f"q{i}" for i in (5, 3, 9, 1, 7)]
+    base = results("\n".join(f'{{"id": "{i}", "passed": true}}' for i in ids), "base.jsonl")
+    cand = results(
+        "\n".join(f'{{"id": "{i}", "passed": false}}' for i in reversed(ids)), "cand.jsonl"
+    )
+    paired = pair(base, cand)
+    assert paired.ids == sorted(ids)
+    assert paired.baseline.tolist() == [1.0] * 5
+    assert paired.candidate.tolist() == [0.0] * 5
+
+
+def test_locate_matches_an_exact_dict_join() -> None:
+    from evalbot.results.pairing import _locate_exact, locate
+
+    keys = ["a", "b", "c", "é", "\U0001f600"]
+    queries = ["c", "z", "a", "\U0001f600", ""]
+    assert locate(keys, queries).tolist() == _locate_exact(keys, queries).tolist()
+    assert locate(keys, queries).tolist() == [2, -1, 0, 4, -1]
+    assert locate([], ["a"]).tolist() == [-1]

@@ -28,10 +28,18 @@ from evalbot.results.builder import (
     parse_score,
     show,
 )
+from evalbot.results.formats import fast_jsonl
 from evalbot.results.model import MetricKind, Results
 from evalbot.results.options import ReadOptions
 
+NAME = "default"
+
 _MISSING = object()
+
+
+def sniff(name: str, head: bytes) -> bool:
+    """evalbot's own format is the fallback: it accepts any file."""
+    return True
 
 
 def lookup(record: Mapping[str, Any], dotted: str) -> Any:
@@ -114,7 +122,9 @@ def _none(value: Any) -> Any:
 
 
 def _jsonl_records(text: str, source: str, max_line: int) -> Iterator[tuple[str, object]]:
-    for number, line in enumerate(text.splitlines(), start=1):
+    # Lines end at "\n" only (JSON Lines): str.splitlines would also split at U+2028 and
+    # other separators that are legal inside JSON strings.
+    for number, line in enumerate(text.split("\n"), start=1):
         if not line.strip():
             continue
         where = f"{source}:{number}"
@@ -154,6 +164,12 @@ def _csv_records(text: str, source: str, delimiter: str) -> Iterator[tuple[str, 
 
 def parse(data: bytes, *, source: str, options: ReadOptions, kind: str | None = None) -> Results:
     """Parse JSONL, a JSON array, CSV or TSV; ``kind`` forces one ("jsonl"/"json"/"csv"/"tsv")."""
+    if (kind == "jsonl" or (kind is None and source.lower().endswith((".jsonl", ".ndjson")))) and (
+        fast_jsonl.applies(options)
+    ):
+        fast = fast_jsonl.parse_fast(data, source=source, options=options)
+        if fast is not None:
+            return fast
     text = decode_text(data, source)
     kind = kind or detect_kind(source, text)
     if kind == "csv" or kind == "tsv":
@@ -173,6 +189,11 @@ def parse(data: bytes, *, source: str, options: ReadOptions, kind: str | None = 
         return parse_records(
             _array_records(document, source), source=source, options=options, strings=False
         )
+    return parse_jsonl_generic(text, source=source, options=options)
+
+
+def parse_jsonl_generic(text: str, *, source: str, options: ReadOptions) -> Results:
+    """JSONL record by record with stdlib ``json``: the reference the fast path must match."""
     records = _jsonl_records(text, source, options.max_line_bytes)
     return parse_records(records, source=source, options=options, strings=False)
 

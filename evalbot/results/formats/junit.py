@@ -1,0 +1,97 @@
+"""JUnit XML (pytest ``--junitxml``, Maven surefire, Jest, Go's gotestsum, ...).
+
+Each ``<testcase>`` is an item ``classname::name`` (``name`` alone without a classname), in the
+slice of its ``<testsuite name>``. A ``<failure>`` child is a fail; an ``<error>`` child a
+harness error (the ``errors`` column), not a fail; a ``<skipped>`` testcase is left out of the
+run. Anything else passed.
+
+The XML is untrusted: a document with a DTD (``<!DOCTYPE``) or an entity declaration
+(``<!ENTITY``) is refused before parsing (no billion laughs, no external entities), and only
+UTF-8 (or ASCII) documents are read, so that check sees the text the parser sees.
+"""
+
+from __future__ import annotations
+
+import re
+import xml.etree.ElementTree as ET
+
+from evalbot.errors import InputError
+from evalbot.results.builder import ResultsBuilder, show
+from evalbot.results.formats.default import decode_text
+from evalbot.results.model import Results
+from evalbot.results.options import ReadOptions
+
+NAME = "junit"
+
+_DECLARED = re.compile(r"""^\s*<\?xml[^>]*\bencoding\s*=\s*["']([^"']*)["']""")
+_UTF8 = frozenset({"utf-8", "utf8", "us-ascii", "ascii"})
+_DANGEROUS = re.compile(r"<!\s*(DOCTYPE|ENTITY)", re.IGNORECASE)
+
+
+def sniff(name: str, head: bytes) -> bool:
+    if name.lower().endswith(".xml"):
+        return True
+    return head.lstrip().startswith(b"<") and (b"<testsuite" in head or b"<testcase" in head)
+
+
+def _root(data: bytes, source: str) -> ET.Element:
+    text = decode_text(data, source)
+    declared = _DECLARED.match(text)
+    if declared and declared.group(1).strip().lower() not in _UTF8:
+        raise InputError(
+            f"{source}: XML declares encoding {show(declared.group(1))}; only UTF-8 is read"
+        )
+    dangerous = _DANGEROUS.search(text)
+    if dangerous:
+        line = text.count("\n", 0, dangerous.start()) + 1
+        raise InputError(
+            f"{source}:{line}: XML with a DTD or entity declaration is refused (<!"
+            f"{dangerous.group(1).upper()})"
+        )
+    try:
+        return ET.fromstring(text.encode("utf-8", "surrogatepass"))
+    except ET.ParseError as error:
+        line = error.position[0] if error.position else 1
+        message = str(error).split(":", 1)[0]
+        raise InputError(f"{source}:{line}: not valid XML ({message})") from None
+    except (ValueError, RecursionError) as error:
+        raise InputError(f"{source}: not valid XML ({error})") from None
+
+
+def parse(data: bytes, *, source: str, options: ReadOptions) -> Results:
+    """Parse a JUnit XML report."""
+    root = _root(data, source)
+    if root.tag not in ("testsuites", "testsuite", "testcase"):
+        raise InputError(f"{source}: root element is <{show(root.tag, 30)}>, not <testsuites>")
+    builder = ResultsBuilder(source)
+    number = 0
+    suites = [root] if root.tag == "testcase" else list(root.iter("testsuite"))
+    if root.tag == "testsuites":
+        suites.insert(0, root)
+    for suite in suites:
+        cases = [suite] if suite.tag == "testcase" else suite.findall("testcase")
+        suite_name = suite.get("name") if suite.tag == "testsuite" else None
+        for case in cases:
+            number += 1
+            where = f"{source}: testcase {number}"
+            name = case.get("name")
+            if not name:
+                raise InputError(f"{where}: <testcase> has no `name`")
+            classname = case.get("classname") or ""
+            item_id = f"{classname}::{name}" if classname else name
+            children = {child.tag for child in case}
+            if "skipped" in children:
+                continue
+            errored = "error" in children
+            failed = "failure" in children
+            builder.add(
+                where=where,
+                item_id=item_id,
+                score=0.0 if failed or errored else 1.0,
+                kind="binary",
+                slice=suite_name or None,
+                error=errored,
+            )
+    if not builder.ids and number:
+        raise InputError(f"{source}: every testcase was skipped")
+    return builder.build()

@@ -1,0 +1,189 @@
+"""EleutherAI lm-evaluation-harness ``--log_samples`` output: ``samples_<task>_<date>.jsonl``.
+
+One JSON object per (document, filter) with ``doc_id``, ``filter``, ``metrics`` (the names of
+the per-item metric keys), one key per metric holding the item's value, and ``doc_hash`` (sha256
+of the document). The item id is ``<task>/<doc_id>``, the task taken from the file name. A file
+that holds several filters (gsm8k logs every doc under ``strict-match`` and
+``flexible-extract``) needs ``filter:`` to choose one; one with several metrics needs
+``metric:``. ``doc_hash`` becomes the row's content hash, so pairing can tell when two runs did
+not see the same documents. Metrics whose per-item values are all 0/1 by definition (``acc``,
+``exact_match``, ...) or are booleans are binary; others are scores.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from evalbot.errors import InputError
+from evalbot.results.builder import ResultsBuilder, show
+from evalbot.results.formats.default import decode_text
+from evalbot.results.model import MetricKind, Results
+from evalbot.results.options import ReadOptions
+
+NAME = "lm-eval"
+
+_FILE = re.compile(r"samples_(?P<task>.+?)_(?P<date>\d{4}-\d{2}-\d{2}T[0-9.:\-]+)\.jsonl?$")
+#: Per-item metrics that lm-eval computes as 0/1 (accuracy-like); others are scores.
+BINARY_METRICS = frozenset(
+    {"acc", "acc_norm", "acc_mutual_info", "exact_match", "em", "exact", "is_greedy"}
+)
+#: Aggregate results files that sit beside the samples: not per-item, skipped in directories.
+AGGREGATE = re.compile(r"(^|/)results_\d{4}-\d{2}-\d{2}T[0-9.:\-]+\.json$")
+
+
+def task_of(source: str) -> str:
+    """The task name in ``samples_<task>_<date>.jsonl``, or the file's stem."""
+    base = source.replace("\\", "/").rsplit("/", 1)[-1].rsplit("!", 1)[-1]
+    match = _FILE.search(base)
+    if match:
+        return match.group("task")
+    return base.rsplit(".", 1)[0]
+
+
+def sniff(name: str, head: bytes) -> bool:
+    base = name.replace("\\", "/").rsplit("/", 1)[-1]
+    if _FILE.search(base) or AGGREGATE.search(base):
+        return True
+    first = head.lstrip()[:4000]
+    return (
+        first.startswith(b"{")
+        and b'"doc_id"' in first
+        and b'"filter"' in first
+        and (b'"metrics"' in first or b'"doc_hash"' in first)
+    )
+
+
+def _rows(text: str, source: str, max_line: int) -> list[tuple[str, dict[str, Any]]]:
+    rows = []
+    for number, line in enumerate(text.split("\n"), start=1):
+        if not line.strip():
+            continue
+        where = f"{source}:{number}"
+        if len(line) > max_line:
+            raise InputError(f"{where}: line longer than {max_line} bytes")
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError as error:
+            raise InputError(f"{where}: not valid JSON ({error.msg})") from None
+        except RecursionError:
+            raise InputError(f"{where}: JSON nested too deeply") from None
+        if not isinstance(record, dict):
+            raise InputError(f"{where}: expected an object per document, got {show(record)}")
+        rows.append((where, record))
+    return rows
+
+
+def _filter_of(record: Mapping[str, Any], where: str) -> str:
+    value = record.get("filter", "none")
+    if not isinstance(value, str):
+        raise InputError(f"{where}: `filter` must be a string, got {show(value)}")
+    return value
+
+
+def _metric_names(record: Mapping[str, Any], where: str) -> list[str]:
+    names = record.get("metrics")
+    if names is None:
+        raise InputError(f"{where}: missing `metrics` (the list of per-item metric names)")
+    if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+        raise InputError(f"{where}: `metrics` must be a list of names, got {show(names)}")
+    return names
+
+
+def _value(value: object, where: str, metric: str) -> tuple[float, bool]:
+    if isinstance(value, bool):
+        return (1.0 if value else 0.0), True
+    if isinstance(value, int | float):
+        number = float(value)
+        if not math.isfinite(number):
+            raise InputError(f"{where}: `{metric}` must be finite, got {show(value)}")
+        if metric in BINARY_METRICS:
+            if number not in (0.0, 1.0):
+                raise InputError(f"{where}: `{metric}` must be 0 or 1, got {show(value)}")
+            return number, True
+        return number, False
+    if isinstance(value, list | dict):
+        raise InputError(
+            f"{where}: `{metric}` is not a per-item number (lm-eval aggregates it over the "
+            "task); choose another metric with `metric:`"
+        )
+    raise InputError(f"{where}: `{metric}` must be a number, got {show(value)}")
+
+
+def parse(data: bytes, *, source: str, options: ReadOptions) -> Results:
+    """Parse one lm-eval samples file."""
+    if AGGREGATE.search(source.replace("\\", "/")):
+        raise InputError(
+            f"{source}: is lm-eval's aggregate results file; use the per-item "
+            "samples_<task>_<date>.jsonl written with --log_samples"
+        )
+    text = decode_text(data, source)
+    rows = _rows(text, source, options.max_line_bytes)
+    if not rows:
+        raise InputError(f"{source}: no items")
+    filters = list(dict.fromkeys(_filter_of(r, w) for w, r in rows))
+    chosen = options.filter
+    if chosen is None:
+        if len(filters) > 1:
+            raise InputError(
+                f"{source}: holds several filters ({', '.join(filters)}); choose one with "
+                "`filter:` in the config"
+            )
+        chosen = filters[0]
+    elif chosen not in filters:
+        raise InputError(
+            f"{source}: no rows with filter {show(chosen)}; the file has {', '.join(filters)}"
+        )
+    task = task_of(source)
+    builder = ResultsBuilder(source)
+    kinds: list[bool] = []
+    values: list[tuple[str, str, float, str | None, dict[str, float]]] = []
+    # `passed` (evalbot's own default name) means "the row's only metric".
+    metric = None if options.metric == "passed" else options.metric
+    for where, record in rows:
+        if _filter_of(record, where) != chosen:
+            continue
+        names = _metric_names(record, where)
+        if metric is None:
+            if len(names) != 1:
+                raise InputError(
+                    f"{where}: lists metrics {', '.join(names) or '(none)'}; choose one with "
+                    "`metric:` in the config"
+                )
+            metric = names[0]
+        doc_id = record.get("doc_id")
+        if isinstance(doc_id, bool) or not isinstance(doc_id, int | str) or doc_id == "":
+            raise InputError(
+                f"{where}: `doc_id` must be an integer or a string, got {show(doc_id)}"
+            )
+        item_id = f"{task}/{doc_id}"
+        if metric not in record:
+            raise InputError(f"{where}: item {show(item_id)} has no `{metric}`")
+        number, binary = _value(record[metric], where, metric)
+        kinds.append(binary)
+        doc_hash = record.get("doc_hash")
+        if doc_hash is not None and not isinstance(doc_hash, str):
+            raise InputError(f"{where}: `doc_hash` must be a string, got {show(doc_hash)}")
+        extra = {
+            name: float(record[name])
+            for name in names
+            if name != metric
+            and isinstance(record.get(name), int | float)
+            and not isinstance(record.get(name), bool)
+            and math.isfinite(record[name])
+        }
+        values.append((where, item_id, number, doc_hash, extra))
+    kind: MetricKind = "binary" if all(kinds) else "score"
+    for where, item_id, number, doc_hash, extra in values:
+        builder.add(
+            where=where,
+            item_id=item_id,
+            score=number,
+            kind=kind,
+            content_hash=doc_hash,
+            metrics=extra or None,
+        )
+    return builder.build()

@@ -1,0 +1,108 @@
+"""OpenAI evals (``oaieval``) record logs: JSONL of a ``spec`` line, a ``final_report`` line and
+events ``{run_id, event_id, sample_id, type, data, ...}``.
+
+The item id is ``sample_id`` (e.g. ``test-match.s1.2``). By default the compared value is
+``data.correct`` of ``match`` events (binary); ``metric: <name>`` compares ``data.<name>`` of
+``metrics`` events instead (a score, or binary when every value is a boolean). A sample with
+several such events (several completions) gets epochs 1, 2, ... in event order. A record file
+without events (only ``spec``/``final_report``) has nothing per item and is refused.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from evalbot.errors import InputError
+from evalbot.results.builder import ResultsBuilder, parse_item_id, parse_score, show
+from evalbot.results.formats.default import decode_text
+from evalbot.results.model import MetricKind, Results
+from evalbot.results.options import ReadOptions
+
+NAME = "openai-evals"
+
+
+def sniff(name: str, head: bytes) -> bool:
+    first = head.lstrip()[:200]
+    return first.startswith(b'{"spec"') or (
+        first.startswith(b"{") and b'"sample_id"' in head and b'"event_id"' in head
+    )
+
+
+def parse(data: bytes, *, source: str, options: ReadOptions) -> Results:
+    """Parse an OpenAI evals record log."""
+    text = decode_text(data, source)
+    # `passed` (evalbot's own name for a pass/fail outcome) means `match` events' `correct`.
+    metric = None if options.metric in (None, "passed", "correct") else options.metric
+    event_type = "match" if metric is None else "metrics"
+    events: list[tuple[str, Mapping[str, Any]]] = []
+    types: dict[str, None] = {}
+    for number, line in enumerate(text.split("\n"), start=1):
+        if not line.strip():
+            continue
+        where = f"{source}:{number}"
+        if len(line) > options.max_line_bytes:
+            raise InputError(f"{where}: line longer than {options.max_line_bytes} bytes")
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError as error:
+            raise InputError(f"{where}: not valid JSON ({error.msg})") from None
+        except RecursionError:
+            raise InputError(f"{where}: JSON nested too deeply") from None
+        if not isinstance(record, Mapping):
+            raise InputError(f"{where}: expected an object per line, got {show(record)}")
+        if "spec" in record or "final_report" in record:
+            continue
+        event = record.get("type")
+        if not isinstance(event, str):
+            raise InputError(f"{where}: event has no `type`")
+        types.setdefault(event, None)
+        if event == event_type:
+            events.append((where, record))
+    if not events:
+        if not types:
+            raise InputError(
+                f"{source}: record log has no events (only spec/final_report), so no per-item "
+                "results; rerun oaieval with --record_path"
+            )
+        wanted = "`match` events" if metric is None else f"`metrics` events (for `{metric}`)"
+        raise InputError(
+            f"{source}: no {wanted}; the log has {', '.join(types)} events"
+            + ("; name a metric with `metric:`" if metric is None else "")
+        )
+    rows: list[tuple[str, str, float, bool]] = []
+    for where, event in events:
+        item_id = parse_item_id(event.get("sample_id"), where, "sample_id")
+        data_ = event.get("data")
+        if not isinstance(data_, Mapping):
+            raise InputError(f"{where}: `data` must be an object, got {show(data_)}")
+        field = "correct" if metric is None else metric
+        if field not in data_:
+            raise InputError(f"{where}: item {show(item_id)} has no `data.{field}`")
+        value = data_[field]
+        if isinstance(value, bool):
+            rows.append((where, item_id, 1.0 if value else 0.0, True))
+        elif metric is None:
+            raise InputError(f"{where}: `data.correct` must be true/false, got {show(value)}")
+        else:
+            rows.append(
+                (where, item_id, parse_score(value, where, f"data.{field}", strings=False), False)
+            )
+    counts: dict[str, int] = {}
+    for _, item_id, _, _ in rows:
+        counts[item_id] = counts.get(item_id, 0) + 1
+    repeated = any(c > 1 for c in counts.values())
+    kind: MetricKind = "binary" if all(r[3] for r in rows) else "score"
+    builder = ResultsBuilder(source)
+    seen: dict[str, int] = {}
+    for where, item_id, value, _ in rows:
+        seen[item_id] = seen.get(item_id, 0) + 1
+        builder.add(
+            where=where,
+            item_id=item_id,
+            score=value,
+            kind=kind,
+            epoch=seen[item_id] if repeated else None,
+        )
+    return builder.build()

@@ -1,0 +1,179 @@
+"""promptfoo ``promptfoo eval -o results.json`` / ``promptfoo export`` output.
+
+``{"evalId", "results": {"version", "prompts", "results": [row, ...]}, "config", ...}`` (older
+files put the rows straight under ``results``). Each row is one test case run with one prompt on
+one provider: ``success`` (bool), ``score`` (0-1), ``namedScores``, ``failureReason`` (1 an
+assertion failed, 2 an error), ``cost``.
+
+The item id must be stable across runs, so it is not ``testIdx`` (a position that moves when
+tests are added or repeated) nor ``id`` (a fresh uuid per run). It is built from the test case
+itself: its ``description`` when it has one, and a short sha256 of its ``vars`` and description;
+``| provider`` and ``| prompt`` are appended only when the file holds several providers or
+prompts, so a run of one model pairs with a run of another. Rows sharing an id (``--repeat``)
+become epochs 1, 2, ... in file order.
+
+The compared value is ``success`` (binary) by default; ``metric: score`` compares the score and
+``metric: <name>`` a ``namedScores`` entry. ``failureReason: 2`` is a harness error.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+from collections.abc import Mapping
+from typing import Any
+
+from evalbot.errors import InputError
+from evalbot.results.builder import ResultsBuilder, parse_score, show
+from evalbot.results.formats.default import decode_text
+from evalbot.results.model import MetricKind, Results
+from evalbot.results.options import ReadOptions
+
+NAME = "promptfoo"
+
+ERROR_REASON = 2
+
+
+def sniff(name: str, head: bytes) -> bool:
+    if not name.lower().endswith(".json"):
+        return False
+    start = head.lstrip()[:2000]
+    if not start.startswith(b"{"):
+        return False
+    if b'"evalId"' in start:
+        return True
+    return b'"results"' in head and (b'"promptIdx"' in head or b'"testIdx"' in head)
+
+
+def _canonical(value: object) -> str:
+    return json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+
+
+def _provider(row: Mapping[str, Any]) -> str:
+    provider = row.get("provider")
+    if isinstance(provider, Mapping):
+        label = provider.get("label")
+        if isinstance(label, str) and label:
+            return label
+        ident = provider.get("id")
+        return ident if isinstance(ident, str) else _canonical(ident)
+    if isinstance(provider, str):
+        return provider
+    return ""
+
+
+def _prompt(row: Mapping[str, Any]) -> str:
+    prompt = row.get("prompt")
+    if isinstance(prompt, Mapping):
+        label = prompt.get("label")
+        if isinstance(label, str) and label:
+            return label
+        raw = prompt.get("raw")
+        if isinstance(raw, str):
+            return raw
+    prompt_id = row.get("promptId")
+    return prompt_id if isinstance(prompt_id, str) else ""
+
+
+def test_key(row: Mapping[str, Any], where: str) -> str:
+    """The stable part of the id: the test case's description and a hash of its vars."""
+    case = row.get("testCase")
+    case = case if isinstance(case, Mapping) else {}
+    variables = case.get("vars", row.get("vars"))
+    description = case.get("description", row.get("description"))
+    if variables is None and description is None:
+        raise InputError(f"{where}: row has neither `vars` nor a test `description` to key it by")
+    if description is not None and not isinstance(description, str):
+        raise InputError(f"{where}: test `description` must be a string, got {show(description)}")
+    digest = hashlib.sha256(
+        _canonical({"vars": variables, "description": description}).encode("utf-8", "surrogatepass")
+    ).hexdigest()[:12]
+    return f"{description} [{digest}]" if description else digest
+
+
+def _rows(document: object, source: str) -> list[Any]:
+    if not isinstance(document, Mapping):
+        raise InputError(f"{source}: expected a promptfoo results object")
+    results = document.get("results")
+    if isinstance(results, Mapping):
+        results = results.get("results")
+    if not isinstance(results, list):
+        raise InputError(f"{source}: no `results.results` list of rows (is this promptfoo output?)")
+    return results
+
+
+def _value(row: Mapping[str, Any], where: str, metric: str) -> tuple[bool, float, MetricKind]:
+    """(present, value, kind) of the compared field."""
+    if metric == "success":
+        value = row.get("success")
+        if value is None:
+            return False, 0.0, "binary"
+        if not isinstance(value, bool):
+            raise InputError(f"{where}: `success` must be true/false, got {show(value)}")
+        return True, (1.0 if value else 0.0), "binary"
+    if metric == "score":
+        value = row.get("score")
+        if value is None:
+            return False, 0.0, "score"
+        return True, parse_score(value, where, "score", strings=False), "score"
+    named = row.get("namedScores")
+    if not isinstance(named, Mapping) or metric not in named:
+        return False, 0.0, "score"
+    return True, parse_score(named[metric], where, f"namedScores.{metric}", strings=False), "score"
+
+
+def parse(data: bytes, *, source: str, options: ReadOptions) -> Results:
+    """Parse promptfoo output."""
+    text = decode_text(data, source)
+    try:
+        document = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise InputError(f"{source}:{error.lineno}: not valid JSON ({error.msg})") from None
+    except RecursionError:
+        raise InputError(f"{source}: JSON nested too deeply") from None
+    rows = _rows(document, source)
+    checked: list[tuple[str, Mapping[str, Any]]] = []
+    for number, row in enumerate(rows, start=1):
+        where = f"{source}: result {number}"
+        if not isinstance(row, Mapping):
+            raise InputError(f"{where}: expected an object per result, got {show(row)}")
+        checked.append((where, row))
+    providers = {_provider(r) for _, r in checked}
+    prompts = {_prompt(r) for _, r in checked}
+    # `passed` (evalbot's own name for a pass/fail outcome) means promptfoo's `success`.
+    metric = "success" if options.metric in (None, "passed", "success") else options.metric
+    builder = ResultsBuilder(source)
+    keyed: list[tuple[str, str, Mapping[str, Any]]] = []
+    counts: dict[str, int] = {}
+    for where, row in checked:
+        key = test_key(row, where)
+        if len(providers) > 1:
+            key += f" | {_provider(row)}"
+        if len(prompts) > 1:
+            key += f" | {_prompt(row)}"
+        counts[key] = counts.get(key, 0) + 1
+        keyed.append((where, key, row))
+    repeated = any(c > 1 for c in counts.values())
+    seen: dict[str, int] = {}
+    for where, key, row in keyed:
+        errored = row.get("failureReason") == ERROR_REASON
+        present, value, kind = _value(row, where, metric)
+        if not present and not errored:
+            raise InputError(f"{where}: item {show(key)} has no `{metric}`")
+        cost = row.get("cost")
+        if cost is not None:
+            cost = parse_score(cost, where, "cost", strings=False)
+            if not math.isfinite(cost):  # pragma: no cover - parse_score refuses it
+                cost = None
+        seen[key] = seen.get(key, 0) + 1
+        builder.add(
+            where=where,
+            item_id=key,
+            score=value,
+            kind=kind,
+            epoch=seen[key] if repeated else None,
+            cost=cost,
+            error=errored,
+        )
+    return builder.build()

@@ -1,0 +1,189 @@
+"""Resolved-id lists, such as SWE-bench's evaluation reports.
+
+Accepted shapes:
+
+- the harness report ``{"resolved_ids": [...], "unresolved_ids": [...], "error_ids": [...],
+  "empty_patch_ids": [...], "submitted_ids": [...], ...}`` (``run_evaluation``, sb-cli);
+- the older ``results.json`` ``{"resolved": [...], "applied": [...], "no_generation": [...], ...}``;
+- a per-instance report ``{"<instance_id>": {"resolved": true, ...}, ...}``.
+
+Every instance is an item; resolved is a pass and everything else a fail, except ``error_ids``
+(the evaluation itself errored), which go to the ``errors`` column. The full set of instances
+comes from ``all_ids:`` (a file naming every id, read by the caller into ``known_ids``) or, when
+that is not given, from the union of the lists in the report; a report that lists only resolved
+ids cannot say which instances were attempted and is refused without ``all_ids``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from evalbot.errors import InputError
+from evalbot.results.builder import ResultsBuilder, show
+from evalbot.results.formats.default import decode_text
+from evalbot.results.model import Results
+from evalbot.results.options import ReadOptions
+
+NAME = "swebench"
+
+RESOLVED_KEYS = ("resolved_ids", "resolved")
+ERROR_KEYS = ("error_ids",)
+
+
+def sniff(name: str, head: bytes) -> bool:
+    if not name.lower().endswith(".json"):
+        return False
+    start = head.lstrip()[:4000]
+    return start.startswith(b"{") and (
+        b'"resolved_ids"' in start or b'"resolved":' in start or b'"resolved" :' in start
+    )
+
+
+def _load(data: bytes, source: str) -> Any:
+    text = decode_text(data, source)
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as error:
+        raise InputError(f"{source}:{error.lineno}: not valid JSON ({error.msg})") from None
+    except RecursionError:
+        raise InputError(f"{source}: JSON nested too deeply") from None
+
+
+def _ids(value: object, where: str) -> list[str]:
+    if not isinstance(value, list):
+        raise InputError(f"{where}: must be a list of instance ids, got {show(value)}")
+    out = []
+    for number, item in enumerate(value, start=1):
+        if not isinstance(item, str) or not item.strip():
+            raise InputError(f"{where}: entry {number} must be an instance id, got {show(item)}")
+        out.append(item)
+    return out
+
+
+def parse_id_list(data: bytes, *, source: str) -> tuple[str, ...]:
+    """Every instance id from a file: a JSON list, JSON/JSONL objects with ``instance_id``, or
+    plain text with one id per line."""
+    text = decode_text(data, source)
+    stripped = text.strip()
+    ids: list[str] = []
+    if stripped.startswith("["):
+        try:
+            document = json.loads(stripped)
+        except json.JSONDecodeError as error:
+            raise InputError(f"{source}:{error.lineno}: not valid JSON ({error.msg})") from None
+        except RecursionError:
+            raise InputError(f"{source}: JSON nested too deeply") from None
+        for number, entry in enumerate(document, start=1):
+            ids.append(_instance_id(entry, f"{source}: entry {number}"))
+    else:
+        for number, line in enumerate(text.split("\n"), start=1):
+            line = line.strip()
+            if not line or line.startswith("#"):
+                continue
+            where = f"{source}:{number}"
+            if line.startswith("{"):
+                try:
+                    entry = json.loads(line)
+                except json.JSONDecodeError as error:
+                    raise InputError(f"{where}: not valid JSON ({error.msg})") from None
+                except RecursionError:
+                    raise InputError(f"{where}: JSON nested too deeply") from None
+                ids.append(_instance_id(entry, where))
+            else:
+                ids.append(line)
+    if not ids:
+        raise InputError(f"{source}: names no instance ids")
+    seen: dict[str, None] = {}
+    for item in ids:
+        if item in seen:
+            raise InputError(f"{source}: instance id {show(item)} is listed twice")
+        seen[item] = None
+    return tuple(ids)
+
+
+def _instance_id(entry: object, where: str) -> str:
+    if isinstance(entry, str) and entry.strip():
+        return entry
+    if isinstance(entry, Mapping):
+        value = entry.get("instance_id")
+        if isinstance(value, str) and value.strip():
+            return value
+        raise InputError(f"{where}: has no `instance_id`")
+    raise InputError(f"{where}: expected an instance id, got {show(entry)}")
+
+
+def _outcomes(document: Mapping[str, Any], source: str) -> tuple[list[str], list[str], list[str]]:
+    """(resolved ids, error ids, every id the report names)."""
+    per_instance = [
+        (key, value)
+        for key, value in document.items()
+        if isinstance(value, Mapping) and "resolved" in value
+    ]
+    resolved: list[str] = []
+    named: list[str] = []
+    if per_instance and len(per_instance) == len(document):
+        for key, value in per_instance:
+            flag = value["resolved"]
+            if not isinstance(flag, bool):
+                raise InputError(
+                    f"{source}: instance {show(key)}: `resolved` must be true/false, "
+                    f"got {show(flag)}"
+                )
+            named.append(key)
+            if flag:
+                resolved.append(key)
+        return resolved, [], named
+    found = next((k for k in RESOLVED_KEYS if k in document), None)
+    if found is None:
+        raise InputError(f"{source}: no `resolved_ids` (or `resolved`) list")
+    key = found
+    resolved = _ids(document[key], f"{source}: `{key}`")
+    errors = [i for k in ERROR_KEYS if k in document for i in _ids(document[k], f"{source}: `{k}`")]
+    for name, value in document.items():
+        if isinstance(value, list) and (name.endswith("_ids") or key == "resolved"):
+            named.extend(_ids(value, f"{source}: `{name}`"))
+    return resolved, errors, named
+
+
+def parse(data: bytes, *, source: str, options: ReadOptions) -> Results:
+    """Parse a resolved-id report against the full list of instance ids."""
+    document = _load(data, source)
+    if not isinstance(document, Mapping):
+        raise InputError(f"{source}: expected a JSON object with a `resolved_ids` list")
+    resolved, errors, named = _outcomes(document, source)
+    if options.known_ids is not None:
+        universe = list(options.known_ids)
+        known = set(universe)
+        stray = [i for i in [*resolved, *errors] if i not in known]
+        if stray:
+            raise InputError(
+                f"{source}: instance {show(stray[0])} is not in the list of all ids "
+                f"({options.all_ids or 'all_ids'})"
+            )
+    else:
+        universe = list(dict.fromkeys(named))
+        if not set(universe) - set(resolved) and not document.get("unresolved_ids") == []:
+            raise InputError(
+                f"{source}: lists only resolved instances, so the unresolved ones are unknown; "
+                "name every instance id with `all_ids:`"
+            )
+        total = document.get("total_instances")
+        if isinstance(total, int) and not isinstance(total, bool) and total > len(universe):
+            raise InputError(
+                f"{source}: names {len(universe)} instances but `total_instances` is {total}; "
+                "name every instance id with `all_ids:`"
+            )
+    passed = set(resolved)
+    errored = set(errors)
+    builder = ResultsBuilder(source)
+    for number, item_id in enumerate(universe, start=1):
+        builder.add(
+            where=f"{source}: instance {number}",
+            item_id=item_id,
+            score=1.0 if item_id in passed else 0.0,
+            kind="binary",
+            error=item_id in errored,
+        )
+    return builder.build()

@@ -1,0 +1,611 @@
+"""Harness formats: real third-party files (tests/data, see its README) and exact messages."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from evalbot.errors import InputError, PairingError
+from evalbot.results.formats import detect, parse_any, resolve
+from evalbot.results.options import ReadOptions
+from evalbot.results.pairing import pair
+from evalbot.results.sources import load_results
+
+DATA = Path(__file__).resolve().parent.parent / "data"
+OPTIONS = ReadOptions()
+
+
+def load(relative: str, options: ReadOptions = OPTIONS) -> object:
+    path = DATA / relative
+    return parse_any(path.name, path.read_bytes(), options)
+
+
+def parse_bytes(name: str, data: bytes, options: ReadOptions = OPTIONS) -> object:
+    return parse_any(name, data, options)
+
+
+def message(name: str, data: bytes, options: ReadOptions = OPTIONS) -> str:
+    with pytest.raises(InputError) as caught:
+        parse_any(name, data, options)
+    return str(caught.value)
+
+
+# --- detection -------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("relative", "expected"),
+    [
+        ("inspect_ai/data_arc_qwen.json", "inspect"),
+        ("inspect_ai/log_streaming.eval", "inspect"),
+        ("lm_eval/samples_math_perturbed_full_2026-01-21T03-44-18.458309.jsonl", "lm-eval"),
+        ("lm_eval/results_2026-01-21T03-44-18.458309.json", "lm-eval"),
+        ("promptfoo/sample-export.json", "promptfoo"),
+        (
+            "openai_evals/230417220821DPM75QNS_auto_gpt_completion_fn_test-match.jsonl",
+            "openai-evals",
+        ),
+        ("openai_evals/self_prompting.oriprompt.log", "openai-evals"),
+    ],
+)
+def test_detection_of_real_files(relative: str, expected: str) -> None:
+    path = DATA / relative
+    assert detect(path.name, path.read_bytes()[:8192]).name == expected
+
+
+def test_detection_of_written_formats() -> None:
+    assert detect("report.xml", b'<?xml version="1.0"?><testsuites>').name == "junit"
+    assert detect("results.json", b'{"resolved_ids": ["a"]}').name == "swebench"
+    assert detect("r.jsonl", b'{"id": "a", "passed": true}').name == "default"
+
+
+def test_resolve_names_aliases_and_typos() -> None:
+    assert resolve("inspect_ai").name == "inspect"
+    assert resolve("SWE-bench").name == "swebench"
+    assert resolve("csv").name == "csv"
+    with pytest.raises(InputError) as caught:
+        resolve("promptfo")
+    assert str(caught.value) == (
+        "format: unknown format 'promptfo' (known: csv, default, inspect, json, jsonl, junit, "
+        "lm-eval, openai-evals, promptfoo, swebench, tsv); did you mean 'promptfoo'?"
+    )
+
+
+# --- inspect_ai ------------------------------------------------------------------------------
+
+
+def test_inspect_json_and_eval_of_the_same_run_agree() -> None:
+    as_json = load("inspect_ai/log_formats.json")
+    as_eval = load("inspect_ai/log_formats.eval")
+    for results in (as_json, as_eval):
+        assert results.ids == ["1"]  # type: ignore[attr-defined]
+        assert results.scores.tolist() == [0.0]  # type: ignore[attr-defined]
+        assert results.kind == "binary"  # type: ignore[attr-defined]
+
+
+def test_inspect_epochs_are_repeats_of_one_item() -> None:
+    results = load("inspect_ai/log_streaming.eval")
+    rows = sorted(
+        zip(results.ids, results.epochs.tolist(), results.scores.tolist(), strict=True)  # type: ignore[attr-defined]
+    )
+    # I/C/C/C per README section B1; reductions.json gives means 0.5 and 1.0.
+    assert rows == [("1", 1, 0.0), ("1", 2, 1.0), ("2", 1, 1.0), ("2", 2, 1.0)]
+    paired = pair(results, results)  # type: ignore[arg-type]
+    assert paired.baseline.tolist() == [0.5, 1.0]
+    assert paired.epochs_baseline == 2
+
+
+def test_inspect_natural_pair_with_partly_overlapping_ids() -> None:
+    qwen = load("inspect_ai/data_arc_qwen.json")
+    sonnet = load("inspect_ai/data_arc_sonnet.json")
+    assert qwen.scores.tolist() == [1.0, 0.0, 0.0]  # type: ignore[attr-defined]
+    assert sonnet.scores.tolist() == [1.0] * 5  # type: ignore[attr-defined]
+    paired = pair(qwen, sonnet, missing="drop")  # type: ignore[arg-type]
+    assert paired.ids == ["1", "2", "3"]
+    assert paired.dropped_candidate_only == ["4", "5"]
+
+
+def test_inspect_scored_eval_has_ten_samples_at_accuracy_08() -> None:
+    results = load("inspect_ai/2025-02-11T15-18-04-05-00_popularity_mj7khqpMM4GBCfVQozKgzB.eval")
+    assert len(results) == 10  # type: ignore[arg-type]
+    assert results.scores.mean() == 0.8  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize(
+    ("relative", "expected"),
+    [
+        (
+            "inspect_ai/2025-02-11T15-17-00-05-00_popularity_dPiJifoWeEQBrfWsAopzWr.eval",
+            "2025-02-11T15-17-00-05-00_popularity_dPiJifoWeEQBrfWsAopzWr.eval: log is not scored "
+            "(no sample has scores); score it first, e.g. with `inspect score`",
+        ),
+        (
+            "inspect_ai/log_tool_call_error.json",
+            "log_tool_call_error.json: log is not scored (no sample has scores); score it first, "
+            "e.g. with `inspect score`",
+        ),
+    ],
+)
+def test_inspect_unscored_logs_are_refused(relative: str, expected: str) -> None:
+    path = DATA / relative
+    assert message(path.name, path.read_bytes()) == expected
+
+
+def _log(*samples: dict[str, object]) -> bytes:
+    return json.dumps(
+        {"version": 2, "status": "success", "eval": {"task": "t"}, "samples": list(samples)}
+    ).encode()
+
+
+def _sample(id_: object, scores: object, epoch: int = 1, **extra: object) -> dict[str, object]:
+    return {"id": id_, "epoch": epoch, "scores": scores, **extra}
+
+
+def test_inspect_value_mapping_and_kinds() -> None:
+    letters = _log(
+        *(_sample(i, {"m": {"value": v}}) for i, v in enumerate(["C", "I", "P", "N"], 1))
+    )
+    results = parse_bytes("log.json", letters)
+    assert results.scores.tolist() == [1.0, 0.0, 0.5, 0.0]  # type: ignore[attr-defined]
+    assert results.kind == "score"  # type: ignore[attr-defined]
+    booleans = _log(_sample(1, {"m": {"value": True}}), _sample(2, {"m": {"value": "I"}}))
+    assert parse_bytes("log.json", booleans).kind == "binary"  # type: ignore[attr-defined]
+
+
+def test_inspect_scorer_choice_and_errors_column() -> None:
+    data = _log(
+        _sample(1, {"a": {"value": "C"}, "b": {"value": 0.25}}),
+        _sample(2, None, error={"message": "boom"}),
+    )
+    assert message("log.json", data) == (
+        "log.json: log has several scorers (a, b); choose one with `scorer:` in the config"
+    )
+    results = parse_bytes("log.json", data, ReadOptions(scorer="b"))
+    assert results.scores.tolist() == [0.25, 0.0]  # type: ignore[attr-defined]
+    assert results.errors.tolist() == [False, True]  # type: ignore[attr-defined]
+    assert message("log.json", data, ReadOptions(scorer="c")) == (
+        "log.json: no scorer named 'c'; the log has a, b"
+    )
+    nested = _log(_sample(1, {"m": {"value": {"acc": 1, "f1": 0.5}}}))
+    assert message("log.json", nested) == (
+        "log.json: sample 1: score `m` holds several values (acc, f1); choose one with "
+        "`scorer: m.<key>`"
+    )
+    picked = parse_bytes("log.json", nested, ReadOptions(scorer="m.f1"))
+    assert picked.scores.tolist() == [0.5]  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize(
+    ("data", "expected"),
+    [
+        (
+            _log(),
+            "log.json: log has no samples (status: success); was it written with --no-log-samples?",
+        ),
+        (
+            _log(_sample(1, {"m": {"value": "X"}})),
+            "log.json: sample 1: score `m` must be C/I/P/N, a boolean or a number, got 'X'",
+        ),
+        (
+            _log(_sample(1, {"m": {"value": "C"}}), _sample(2, {"n": {"value": "C"}})),
+            "log.json: log has several scorers (m, n); choose one with `scorer:` in the config",
+        ),
+        (
+            _log(_sample(1, {"m": {"value": "C"}}), _sample(2, {})),
+            "log.json: sample 2: item '2' has no score from scorer `m`",
+        ),
+        (
+            _log(_sample(1, {"m": {"value": "C"}}), _sample(1, {"m": {"value": "C"}})),
+            "log.json: sample 2: duplicate item '1' epoch 1 (first seen at log.json: sample 1)",
+        ),
+        (_log(_sample(None, {"m": {"value": "C"}})), "log.json: sample 1: missing `id`"),
+        (
+            _log(_sample(1, {"m": {"value": "C"}}, epoch=-1)),
+            "log.json: sample 1: `epoch` must be a non-negative integer, got -1",
+        ),
+        (
+            b'{"version": 2, "status": "success", "eval": {}, "samples": 3}',
+            "log.json: `samples` must be a list, got 3",
+        ),
+        (
+            b'{"version": 2, "status": "success", "eval": {',
+            "log.json:1: not valid JSON (Expecting property name enclosed in double quotes)",
+        ),
+    ],
+)
+def test_inspect_bad_input(data: bytes, expected: str) -> None:
+    assert message("log.json", data, ReadOptions(format="inspect")) == expected
+
+
+# --- lm-evaluation-harness -------------------------------------------------------------------
+
+LM_NAME = "samples_math_perturbed_full_2026-01-21T03-44-18.458309.jsonl"
+
+
+def test_lm_eval_real_samples() -> None:
+    results = load(f"lm_eval/{LM_NAME}")
+    assert results.ids[:2] == ["math_perturbed_full/0", "math_perturbed_full/1"]  # type: ignore[attr-defined]
+    assert results.kind == "binary"  # type: ignore[attr-defined]
+    assert results.scores.tolist() == [0.0] * 10  # type: ignore[attr-defined]
+    assert results.content_hashes[0] == (  # type: ignore[attr-defined]
+        "7193b975fe3f4bf6159e1031c2f9c6ac8ee72053be21c4cdc5cc87b55924c050"
+    )
+
+
+def test_lm_eval_aggregate_file_is_refused_and_skipped_in_directories(tmp_path: Path) -> None:
+    path = DATA / "lm_eval" / "results_2026-01-21T03-44-18.458309.json"
+    assert message(path.name, path.read_bytes()) == (
+        "results_2026-01-21T03-44-18.458309.json: is lm-eval's aggregate results file; use "
+        "the per-item samples_<task>_<date>.jsonl written with --log_samples"
+    )
+    results = load_results(str(DATA / "lm_eval"), OPTIONS)
+    assert len(results) == 10
+
+
+def _lm_row(doc_id: int, filter_: str = "none", **metrics: object) -> str:
+    metrics = metrics or {"acc": 1.0}
+    row = {"doc_id": doc_id, "filter": filter_, "metrics": list(metrics), "doc_hash": f"h{doc_id}"}
+    return json.dumps({**row, **metrics})
+
+
+def test_lm_eval_filters_metrics_and_content_hash_check() -> None:
+    two_filters = "\n".join(
+        [_lm_row(0, "strict-match"), _lm_row(0, "flexible-extract", acc=0.0)]
+    ).encode()
+    name = "samples_gsm8k_2024-01-01T00-00-00.000000.jsonl"
+    assert message(name, two_filters) == (
+        f"{name}: holds several filters (strict-match, flexible-extract); choose one with "
+        "`filter:` in the config"
+    )
+    chosen = parse_bytes(name, two_filters, ReadOptions(filter="flexible-extract"))
+    assert chosen.ids == ["gsm8k/0"]  # type: ignore[attr-defined]
+    assert chosen.scores.tolist() == [0.0]  # type: ignore[attr-defined]
+    several = _lm_row(0, acc=1.0, f1=0.5).encode()
+    assert message(name, several) == (
+        f"{name}:1: lists metrics acc, f1; choose one with `metric:` in the config"
+    )
+    scored = parse_bytes(name, several, ReadOptions(metric="f1"))
+    assert scored.kind == "score"  # type: ignore[attr-defined]
+    assert scored.metrics["acc"].tolist() == [1.0]  # type: ignore[attr-defined]
+    base = parse_bytes(name, _lm_row(0).encode())
+    other = json.loads(_lm_row(0))
+    other["doc_hash"] = "different"
+    cand = parse_bytes("c/" + name, json.dumps(other).encode())
+    with pytest.raises(PairingError) as caught:
+        pair(base, cand)  # type: ignore[arg-type]
+    assert str(caught.value) == (
+        f"c/{name}: item 'gsm8k/0' has content hash different but h0 in the baseline {name}; "
+        "the two runs did not see the same document"
+    )
+
+
+@pytest.mark.parametrize(
+    ("data", "expected"),
+    [
+        (
+            b'{"doc_id": 0, "filter": "none", "exact_match": 1}\n',
+            "s.jsonl:1: missing `metrics` (the list of per-item metric names)",
+        ),
+        (
+            b'{"doc_id": 0, "filter": "none", "metrics": ["acc"]}\n',
+            "s.jsonl:1: item 's/0' has no `acc`",
+        ),
+        (
+            b'{"doc_id": 0, "filter": "none", "metrics": ["acc"], "acc": 0.5}\n',
+            "s.jsonl:1: `acc` must be 0 or 1, got 0.5",
+        ),
+        (
+            b'{"doc_id": 0, "filter": "none", "metrics": ["f1"], "f1": [["a"], ["b"]]}\n',
+            "s.jsonl:1: `f1` is not a per-item number (lm-eval aggregates it over the task); "
+            "choose another metric with `metric:`",
+        ),
+        (
+            b'{"doc_id": true, "filter": "none", "metrics": ["acc"], "acc": 1}\n',
+            "s.jsonl:1: `doc_id` must be an integer or a string, got True",
+        ),
+        (
+            b'{"doc_id": 0, "filter": "none", "metrics": ["acc"], "acc": NaN}\n',
+            "s.jsonl:1: `acc` must be finite, got nan",
+        ),
+        (b"\n", "s.jsonl: no items"),
+    ],
+)
+def test_lm_eval_bad_input(data: bytes, expected: str) -> None:
+    assert message("s.jsonl", data, ReadOptions(format="lm-eval")) == expected
+
+
+# --- promptfoo -------------------------------------------------------------------------------
+
+
+def test_promptfoo_real_export_keys_are_stable() -> None:
+    path = DATA / "promptfoo" / "sample-export.json"
+    results = parse_bytes(path.name, path.read_bytes())
+    assert results.kind == "binary"  # type: ignore[attr-defined]
+    assert results.scores.tolist() == [0.0] * 4  # type: ignore[attr-defined]
+    assert all(" | openai:gpt-5" in i for i in results.ids)  # type: ignore[attr-defined]
+    # The key ignores the per-run uuid and testIdx: shuffle rows and renumber, same ids.
+    document = json.loads(path.read_bytes())
+    rows = document["results"]["results"]
+    for row in rows:
+        row["id"] = "another-uuid"
+        row["testIdx"] = 99 - row["testIdx"]
+    document["results"]["results"] = rows[::-1]
+    again = parse_bytes(path.name, json.dumps(document).encode())
+    assert sorted(again.ids) == sorted(results.ids)  # type: ignore[attr-defined]
+    scores = parse_bytes(path.name, path.read_bytes(), ReadOptions(metric="score"))
+    assert scores.kind == "score"  # type: ignore[attr-defined]
+    assert scores.costs is not None  # type: ignore[attr-defined]
+
+
+def _promptfoo(*rows: dict[str, object]) -> bytes:
+    return json.dumps({"evalId": "e", "results": {"version": 3, "results": list(rows)}}).encode()
+
+
+def _row(riddle: str, success: bool, **extra: object) -> dict[str, object]:
+    return {
+        "vars": {"riddle": riddle},
+        "provider": {"id": "p"},
+        "success": success,
+        "score": 1.0 if success else 0.0,
+        **extra,
+    }
+
+
+def test_promptfoo_errors_repeats_and_named_scores() -> None:
+    data = _promptfoo(
+        _row("a", True, namedScores={"tone": 0.5}),
+        _row("b", False, failureReason=2, error="timeout"),
+        _row("a", False, namedScores={"tone": 0.25}),
+    )
+    results = parse_bytes("out.json", data)
+    assert results.errors.tolist() == [False, True, False]  # type: ignore[attr-defined]
+    assert results.epochs.tolist() == [1, 1, 2]  # type: ignore[attr-defined]
+    assert results.ids[0] == results.ids[2]  # type: ignore[attr-defined]
+    tone = parse_bytes(
+        "out.json",
+        _promptfoo(_row("a", True, namedScores={"tone": 0.5})),
+        ReadOptions(metric="tone"),
+    )
+    assert tone.scores.tolist() == [0.5]  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize(
+    ("data", "expected"),
+    [
+        (
+            b'{"evalId": "e", "results": {"results": 3}}',
+            "out.json: no `results.results` list of rows (is this promptfoo output?)",
+        ),
+        (
+            _promptfoo({"provider": {"id": "p"}, "success": True}),
+            "out.json: result 1: row has neither `vars` nor a test `description` to key it by",
+        ),
+        (
+            _promptfoo({"vars": {}, "success": "yes"}),
+            "out.json: result 1: `success` must be true/false, got 'yes'",
+        ),
+        # sha256('{"description":null,"vars":{}}')[:12] == '231519d3eef5'
+        (_promptfoo({"vars": {}}), "out.json: result 1: item '231519d3eef5' has no `success`"),
+        (_promptfoo(), "out.json: no items"),
+        (_promptfoo(7), "out.json: result 1: expected an object per result, got 7"),
+    ],
+)
+def test_promptfoo_bad_input(data: bytes, expected: str) -> None:
+    assert message("out.json", data) == expected
+
+
+# --- OpenAI evals ----------------------------------------------------------------------------
+
+
+def test_openai_evals_match_events() -> None:
+    results = load("openai_evals/230417220821DPM75QNS_auto_gpt_completion_fn_test-match.jsonl")
+    assert results.ids == ["test-match.s1.2", "test-match.s1.1", "test-match.s1.0"]  # type: ignore[attr-defined]
+    assert results.scores.tolist() == [0.0, 1.0, 0.0]  # type: ignore[attr-defined]
+    assert results.kind == "binary"  # type: ignore[attr-defined]
+
+
+def test_openai_evals_record_without_events_is_refused() -> None:
+    path = DATA / "openai_evals" / "self_prompting.oriprompt.log"
+    assert message(path.name, path.read_bytes()) == (
+        "self_prompting.oriprompt.log: record log has no events (only spec/final_report), so "
+        "no per-item results; rerun oaieval with --record_path"
+    )
+
+
+@pytest.mark.parametrize(
+    ("data", "options", "expected"),
+    [
+        (
+            b'{"spec": {}}\n{"sample_id": "s.1", "type": "sampling", "data": {}}\n',
+            OPTIONS,
+            "log.jsonl: no `match` events; the log has sampling events; name a metric with "
+            "`metric:`",
+        ),
+        (
+            b'{"spec": {}}\n{"sample_id": "s.1", "type": "match", "data": {"correct": 1}}\n',
+            OPTIONS,
+            "log.jsonl:2: `data.correct` must be true/false, got 1",
+        ),
+        (
+            b'{"spec": {}}\n{"sample_id": "s.1", "type": "match", "data": {}}\n',
+            OPTIONS,
+            "log.jsonl:2: item 's.1' has no `data.correct`",
+        ),
+        (
+            b'{"spec": {}}\n{"type": "match", "data": {"correct": true}}\n',
+            OPTIONS,
+            "log.jsonl:2: missing `sample_id`",
+        ),
+        (
+            b'{"spec": {}}\n{"sample_id": "s.1", "type": "metrics", "data": {"f": "x"}}\n',
+            ReadOptions(metric="f"),
+            "log.jsonl:2: `data.f` must be a number, got 'x'",
+        ),
+    ],
+)
+def test_openai_evals_bad_input(data: bytes, options: ReadOptions, expected: str) -> None:
+    assert message("log.jsonl", data, options) == expected
+
+
+def test_openai_evals_metrics_events_and_repeats() -> None:
+    data = (
+        b'{"spec": {}}\n'
+        b'{"sample_id": "s.1", "type": "metrics", "data": {"f": 0.5}}\n'
+        b'{"sample_id": "s.1", "type": "metrics", "data": {"f": 1}}\n'
+    )
+    results = parse_bytes("log.jsonl", data, ReadOptions(metric="f"))
+    assert results.epochs.tolist() == [1, 2]  # type: ignore[attr-defined]
+    assert results.kind == "score"  # type: ignore[attr-defined]
+
+
+# --- JUnit XML -------------------------------------------------------------------------------
+
+JUNIT = b"""<?xml version="1.0" encoding="utf-8"?>
+<testsuites>
+  <testsuite name="unit" tests="5">
+    <testcase classname="tests.test_a" name="test_pass" time="0.1"/>
+    <testcase classname="tests.test_a" name="test_fail"><failure message="x"/></testcase>
+    <testcase classname="tests.test_a" name="test_error"><error message="y"/></testcase>
+    <testcase classname="tests.test_a" name="test_skip"><skipped/></testcase>
+    <testcase name="bare"/>
+  </testsuite>
+</testsuites>
+"""
+
+
+def test_junit_outcomes() -> None:
+    results = parse_bytes("report.xml", JUNIT)
+    assert results.ids == [  # type: ignore[attr-defined]
+        "tests.test_a::test_pass",
+        "tests.test_a::test_fail",
+        "tests.test_a::test_error",
+        "bare",
+    ]
+    assert results.scores.tolist() == [1.0, 0.0, 0.0, 1.0]  # type: ignore[attr-defined]
+    assert results.errors.tolist() == [False, False, True, False]  # type: ignore[attr-defined]
+    assert results.slices == ["unit"] * 4  # type: ignore[attr-defined]
+    single = b'<testsuite name="s"><testcase classname="c" name="n"/></testsuite>'
+    assert parse_bytes("r.xml", single).ids == ["c::n"]  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize(
+    ("data", "expected"),
+    [
+        (
+            b'<?xml version="1.0"?>\n<!DOCTYPE lolz [<!ENTITY lol "lol">]>\n<testsuites/>',
+            "r.xml:2: XML with a DTD or entity declaration is refused (<!DOCTYPE)",
+        ),
+        (
+            b'<testsuites><!ENTITY x SYSTEM "file:///etc/passwd"></testsuites>',
+            "r.xml:1: XML with a DTD or entity declaration is refused (<!ENTITY)",
+        ),
+        (
+            b'<?xml version="1.0" encoding="UTF-16"?><testsuites/>',
+            "r.xml: XML declares encoding 'UTF-16'; only UTF-8 is read",
+        ),
+        (b"<testsuites>\n<testsuite>\n</testsuites>", "r.xml:3: not valid XML (mismatched tag)"),
+        (b"<html/>", "r.xml: root element is <'html'>, not <testsuites>"),
+        (
+            b'<testsuite><testcase classname="c"/></testsuite>',
+            "r.xml: testcase 1: <testcase> has no `name`",
+        ),
+        (
+            b'<testsuite><testcase name="a"><skipped/></testcase></testsuite>',
+            "r.xml: every testcase was skipped",
+        ),
+        (
+            b'<testsuite><testcase name="a"/><testcase name="a"/></testsuite>',
+            "r.xml: testcase 2: duplicate item 'a' (first seen at r.xml: testcase 1); repeats "
+            "need an `epoch` field",
+        ),
+        (b"<testsuites/>", "r.xml: no items"),
+    ],
+)
+def test_junit_bad_input(data: bytes, expected: str) -> None:
+    assert message("r.xml", data, ReadOptions(format="junit")) == expected
+
+
+# --- resolved-id lists (SWE-bench) -----------------------------------------------------------
+
+
+def test_swebench_report_with_all_ids() -> None:
+    report = json.dumps(
+        {
+            "resolved_ids": ["a__b-1"],
+            "unresolved_ids": ["a__b-2"],
+            "error_ids": ["a__b-3"],
+            "submitted_ids": ["a__b-1", "a__b-2", "a__b-3"],
+        }
+    ).encode()
+    results = parse_bytes("results.json", report)
+    assert results.ids == ["a__b-1", "a__b-2", "a__b-3"]  # type: ignore[attr-defined]
+    assert results.scores.tolist() == [1.0, 0.0, 0.0]  # type: ignore[attr-defined]
+    assert results.errors.tolist() == [False, False, True]  # type: ignore[attr-defined]
+    old = b'{"resolved": ["x"]}'
+    assert message("results.json", old) == (
+        "results.json: lists only resolved instances, so the unresolved ones are unknown; "
+        "name every instance id with `all_ids:`"
+    )
+    full = parse_bytes("results.json", old, ReadOptions(known_ids=("x", "y", "z")))
+    assert full.scores.tolist() == [1.0, 0.0, 0.0]  # type: ignore[attr-defined]
+    assert message("results.json", old, ReadOptions(known_ids=("y",), all_ids="ids.txt")) == (
+        "results.json: instance 'x' is not in the list of all ids (ids.txt)"
+    )
+    per_instance = b'{"x": {"resolved": true}, "y": {"resolved": false}}'
+    forced = parse_bytes("report.json", per_instance, ReadOptions(format="swebench"))
+    assert forced.scores.tolist() == [1.0, 0.0]  # type: ignore[attr-defined]
+
+
+def test_swebench_all_ids_file(tmp_path: Path) -> None:
+    (tmp_path / "results.json").write_text('{"resolved": ["x"]}')
+    (tmp_path / "ids.jsonl").write_text('{"instance_id": "x"}\n{"instance_id": "y"}\n')
+    results = load_results(
+        str(tmp_path / "results.json"), ReadOptions(all_ids=str(tmp_path / "ids.jsonl"))
+    )
+    assert results.ids == ["x", "y"]
+    (tmp_path / "ids.txt").write_text("x\ny\nx\n")
+    with pytest.raises(InputError, match=r"ids\.txt: instance id 'x' is listed twice$"):
+        load_results(str(tmp_path / "results.json"), ReadOptions(all_ids=str(tmp_path / "ids.txt")))
+    total = b'{"resolved_ids": ["x"], "unresolved_ids": ["y"], "total_instances": 300}'
+    assert message("results.json", total) == (
+        "results.json: names 2 instances but `total_instances` is 300; name every instance id "
+        "with `all_ids:`"
+    )
+
+
+def test_names_decide_xml_and_eval() -> None:
+    assert message("page.xml", b"<html/>") == "page.xml: root element is <'html'>, not <testsuites>"
+    assert message("run.eval", b'{"not": "a zip"}') == (
+        "run.eval: not a valid ZIP archive (File is not a zip file)"
+    )
+
+
+def test_metric_passed_means_each_harness_default_outcome() -> None:
+    passed = ReadOptions(metric="passed")
+    promptfoo = DATA / "promptfoo" / "sample-export.json"
+    assert parse_bytes(promptfoo.name, promptfoo.read_bytes(), passed).kind == "binary"  # type: ignore[attr-defined]
+    assert (
+        len(
+            load(
+                "openai_evals/230417220821DPM75QNS_auto_gpt_completion_fn_test-match.jsonl", passed
+            )
+        )
+        == 3
+    )  # type: ignore[arg-type]
+    assert len(load(f"lm_eval/{LM_NAME}", passed)) == 10  # type: ignore[arg-type]
+
+
+def test_directory_of_two_copies_of_one_inspect_run_is_refused(tmp_path: Path) -> None:
+    for name in ("log_formats.json", "log_formats.eval"):
+        (tmp_path / name).write_bytes((DATA / "inspect_ai" / name).read_bytes())
+    with pytest.raises(InputError) as caught:
+        load_results(str(tmp_path), OPTIONS)
+    assert str(caught.value) == (
+        f"{tmp_path}/log_formats.json: sample 1: duplicate item '1' epoch 1 "
+        f"(first seen at {tmp_path}/log_formats.eval!samples/1_epoch_1.json)"
+    )
+    # Two different runs over overlapping ids are not shards of one run either.
+    with pytest.raises(InputError, match=r"data_arc_sonnet\.json: sample 1: duplicate item '1'"):
+        load_results(str(DATA / "inspect_ai" / "data_arc_*.json"), OPTIONS)
