@@ -12,19 +12,17 @@ import math
 import os
 import sys
 from collections.abc import Sequence
+from dataclasses import replace
 from importlib import resources
 from pathlib import Path
 from typing import NoReturn, TextIO
 
 from evalbot import __version__
-from evalbot.compare import compute_comparison
+from evalbot.analysis import analyse
 from evalbot.config import Config, load_config, with_overrides
 from evalbot.errors import EvalbotError, UsageError
-from evalbot.policy import evaluate, restrict_items
 from evalbot.render import render_markdown, render_text
 from evalbot.report import build_json, build_view
-from evalbot.results.options import ReadOptions
-from evalbot.results.pairing import pair
 from evalbot.results.sources import load_results
 from evalbot.state import parse_state
 from evalbot.stats import (
@@ -71,6 +69,16 @@ def _positive_int(name: str, minimum: int) -> type[int]:
     return parse  # type: ignore[return-value]
 
 
+def _input_format(text: str) -> str:
+    from evalbot.results.formats import resolve
+
+    try:
+        resolve(text)
+    except EvalbotError as error:
+        raise argparse.ArgumentTypeError(str(error).removeprefix("format: ")) from None
+    return text
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="evalbot",
@@ -95,6 +103,12 @@ def build_parser() -> argparse.ArgumentParser:
     compare.add_argument("--resamples", type=_positive_int("--resamples", 100))
     compare.add_argument("--seed", type=_positive_int("--seed", 0))
     compare.add_argument("--confidence", type=_probability("--confidence", low=0.5))
+    compare.add_argument(
+        "--format-in",
+        metavar="NAME",
+        type=_input_format,
+        help="read both runs in this format instead of detecting it (overrides `format:`)",
+    )
     compare.add_argument(
         "--missing",
         choices=["error", "fail", "drop"],
@@ -150,12 +164,11 @@ def run_compare(args: argparse.Namespace, out: TextIO) -> int:
         seed=args.seed,
         confidence=args.confidence,
     )
-    options = ReadOptions(fields=config.fields, metric=config.metric, format=config.format)
+    if args.format_in is not None:
+        config = replace(config, format=args.format_in)
+    options = config.read_options()
     baseline = load_results(args.baseline, options)
     candidate = load_results(args.candidate, options)
-    paired = pair(baseline, candidate, missing=args.missing or config.policy.missing)
-    paired = restrict_items(paired, config, holdout=args.holdout)
-    comparison = compute_comparison(paired, config)
     state = None
     if args.state_from:
         try:
@@ -164,15 +177,26 @@ def run_compare(args: argparse.Namespace, out: TextIO) -> int:
             raise UsageError(
                 f"{args.state_from}: cannot read the earlier comment ({error})"
             ) from None
-    decision = evaluate(
-        comparison, config, state=state, head_sha=args.head_sha, holdout=args.holdout
+    comparison, decision = analyse(
+        baseline,
+        candidate,
+        config,
+        missing=args.missing,
+        holdout=args.holdout,
+        state=state,
+        head_sha=args.head_sha,
     )
     if args.format == "json":
         out.write(json.dumps(build_json(comparison, decision), indent=2) + "\n")
-    elif args.format == "markdown":
-        out.write(render_markdown(build_view(comparison, decision)))
+        return EXIT_GATE_FAILED if decision.gate == "fail" else EXIT_OK
+    view = build_view(comparison, decision, item_url=config.report.item_url, config=config)
+    if args.format == "markdown":
+        template = None
+        if config.report.template is not None:
+            template = str(Path(config.source).parent / config.report.template)
+        out.write(render_markdown(view, template=template))
     else:
-        out.write(render_text(build_view(comparison, decision)))
+        out.write(render_text(view))
     return EXIT_GATE_FAILED if decision.gate == "fail" else EXIT_OK
 
 

@@ -7,11 +7,12 @@ or decides a verdict (that is :mod:`evalbot.policy`).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
 from evalbot.config import Config
+from evalbot.errors import InputError
 from evalbot.results.model import FloatArray, Paired
 from evalbot.stats import (
     BootstrapResult,
@@ -200,6 +201,37 @@ def _side_score(values: FloatArray, confidence: float) -> Side:
 
 
 def compute_comparison(paired: Paired, config: Config) -> Comparison:
+    """Every statistic of a paired comparison under the plan's settings."""
+    comparison = _compute_primary(paired, config)
+    if not config.secondary_metrics:
+        return comparison
+    return replace(
+        comparison, secondary=compute_secondary(_secondary_columns(paired, config), config)
+    )
+
+
+def _secondary_columns(paired: Paired, config: Config) -> dict[str, tuple[FloatArray, FloatArray]]:
+    """The per-item values of each configured secondary metric on both sides."""
+    columns: dict[str, tuple[FloatArray, FloatArray]] = {}
+    for name in config.secondary_metrics:
+        for side, source, metrics in (
+            ("baseline", paired.baseline_source, paired.baseline_metrics),
+            ("candidate", paired.candidate_source, paired.candidate_metrics),
+        ):
+            if name not in metrics:
+                raise InputError(
+                    f"{source}: the secondary metric `{name}` was not read from the {side}; "
+                    "secondary metrics are read from evalbot's own JSONL/JSON/CSV format"
+                )
+            if np.isnan(metrics[name]).any():
+                raise InputError(
+                    f"{source}: the secondary metric `{name}` is missing for some items"
+                )
+        columns[name] = (paired.baseline_metrics[name], paired.candidate_metrics[name])
+    return columns
+
+
+def _compute_primary(paired: Paired, config: Config) -> Comparison:
     """Every statistic of a paired comparison under the plan's settings."""
     boot = config.bootstrap
     difference = paired_bootstrap_mean(

@@ -21,9 +21,9 @@ from typing import Any, Literal
 
 import yaml
 
-from evalbot.errors import ConfigError
+from evalbot.errors import ConfigError, InputError
 from evalbot.results.builder import show
-from evalbot.results.options import FieldNames
+from evalbot.results.options import FieldNames, ReadOptions
 from evalbot.results.pairing import fingerprint
 
 FailOn = Literal["significant_regression", "not_significant_improvement", "never"]
@@ -61,6 +61,15 @@ class PolicyConfig:
     items_sha256: str | None = None
     items_file: str | None = None
     min_effect: float | None = None
+    errors: Literal["fail", "drop"] = "fail"
+
+
+@dataclass(frozen=True, kw_only=True)
+class ReportConfig:
+    """``report:`` how the comment shows items: a link template and an optional own template."""
+
+    item_url: str | None = None  # e.g. "https://logs.example/{id}"; the id is URL-quoted
+    template: str | None = None  # a jinja2 template file replacing the bundled comment
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -89,13 +98,30 @@ class Config:
     mcnemar: McNemarMethod = "exact"
     test: PrimaryTest = "mcnemar"
     format: str | None = None
+    scorer: str | None = None
+    filter: str | None = None
+    all_ids: str | None = None
+    secondary_metrics: tuple[str, ...] = ()
     fields: FieldNames = field(default_factory=FieldNames)
     bootstrap: BootstrapConfig = field(default_factory=BootstrapConfig)
     plan: PlanConfig | None = None
     policy: PolicyConfig = field(default_factory=PolicyConfig)
     holdout: HoldoutConfig | None = None
     gate: GateConfig = field(default_factory=GateConfig)
+    report: ReportConfig = field(default_factory=ReportConfig)
     source: str = "(defaults)"
+
+    def read_options(self) -> ReadOptions:
+        """How the result files are read under this plan."""
+        return ReadOptions(
+            fields=self.fields,
+            metric=self.metric,
+            format=self.format,
+            scorer=self.scorer,
+            filter=self.filter,
+            all_ids=self.all_ids,
+            secondary=self.secondary_metrics,
+        )
 
 
 def _hint(key: str, allowed: list[str], prefix: str) -> str:
@@ -241,13 +267,19 @@ TOP_KEYS = [
     "test",
     "mcnemar",
     "format",
+    "scorer",
+    "filter",
+    "all_ids",
+    "secondary_metrics",
     "fields",
     "bootstrap",
     "plan",
     "policy",
     "holdout",
     "gate",
+    "report",
 ]
+REPORT_KEYS = ["item_url", "template"]
 BOOTSTRAP_KEYS = ["resamples", "seed", "confidence"]
 PLAN_KEYS = ["fix_rate", "break_rate", "power"]
 POLICY_KEYS = [
@@ -259,6 +291,7 @@ POLICY_KEYS = [
     "items_sha256",
     "items_file",
     "min_effect",
+    "errors",
 ]
 HOLDOUT_KEYS = ["ids_file", "max_uses"]
 GATE_KEYS = ["fail_on", "max_broken", "margin"]
@@ -325,6 +358,7 @@ def _parse_policy(top: _Reader, read_text: ReadText | None) -> PolicyConfig:
         items_sha256=items_sha256,
         items_file=policy.text("items_file", None),
         min_effect=policy.optional_prob("min_effect"),
+        errors=policy.choice("errors", "fail", ("fail", "drop")),  # type: ignore[arg-type]
     )
     if config.looks == "bonferroni" and config.max_looks is None:
         raise ConfigError(
@@ -390,7 +424,11 @@ def parse_config(text: str, source: str, *, read_text: ReadText | None = None) -
         alpha=top.prob("alpha", 0.05, high=0.5),
         mcnemar=top.choice("mcnemar", "exact", ("exact", "midp", "asymptotic")),  # type: ignore[arg-type]
         test=test,  # type: ignore[arg-type]
-        format=top.text("format", None),
+        format=_parse_format(top),
+        scorer=top.text("scorer", None),
+        filter=top.text("filter", None),
+        all_ids=top.text("all_ids", None),
+        secondary_metrics=_parse_secondary(top),
         fields=fields,
         bootstrap=BootstrapConfig(
             resamples=boot.int("resamples", 10_000, 100) or 10_000,
@@ -406,8 +444,49 @@ def parse_config(text: str, source: str, *, read_text: ReadText | None = None) -
             max_broken_rate=max_broken_rate,
             margin=gate.optional_prob("margin"),
         ),
+        report=_parse_report(top),
         source=source,
     )
+
+
+def _parse_format(top: _Reader) -> str | None:
+    name = top.text("format", None)
+    if name is None:
+        return None
+    from evalbot.results.formats import FORMATS, resolve
+
+    try:
+        resolve(name)
+    except InputError:
+        raise top.fail("format", "one of " + ", ".join(sorted(FORMATS))) from None
+    return name
+
+
+def _parse_secondary(top: _Reader) -> tuple[str, ...]:
+    if not top.given("secondary_metrics"):
+        return ()
+    value = top.data["secondary_metrics"]
+    if isinstance(value, str):
+        value = [value]
+    if (
+        not isinstance(value, list)
+        or not value
+        or not all(isinstance(name, str) and name for name in value)
+    ):
+        raise top.fail("secondary_metrics", "a list of field names")
+    if len(set(value)) != len(value):
+        raise top.fail("secondary_metrics", "a list of distinct field names")
+    return tuple(value)
+
+
+def _parse_report(top: _Reader) -> ReportConfig:
+    report = top.section("report", REPORT_KEYS)
+    item_url = report.text("item_url", None)
+    if item_url is not None and (
+        "{id}" not in item_url or not item_url.startswith(("https://", "http://"))
+    ):
+        raise report.fail("item_url", 'an http(s) URL containing "{id}"')
+    return ReportConfig(item_url=item_url, template=report.text("template", None))
 
 
 def file_reader(config_path: str) -> ReadText:

@@ -13,7 +13,7 @@ Each rule is explained for readers in the README (the pre-registered plan).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 import numpy as np
@@ -22,7 +22,7 @@ from evalbot.compare import Comparison
 from evalbot.config import Config
 from evalbot.errors import ConfigError, PairingError
 from evalbot.results.model import Paired
-from evalbot.results.pairing import fingerprint
+from evalbot.results.pairing import fingerprint, subset
 from evalbot.state import Look, State, with_look
 
 Outcome = Literal["improvement", "regression", "no_significant_difference", "inconclusive"]
@@ -126,19 +126,7 @@ def restrict_items(paired: Paired, config: Config, *, holdout: bool) -> Paired:
             f"{paired.candidate_source}: every item is in the sealed holdout "
             f"({section.ids_file}); nothing is left for the regular analysis"
         )
-    n = len(paired.ids)
-    positions = np.flatnonzero(keep).tolist()
-    changes: dict[str, Any] = {}
-    for spec in fields(paired):
-        value = getattr(paired, spec.name)
-        if spec.name.startswith("dropped_"):
-            continue
-        if isinstance(value, np.ndarray) and value.shape[:1] == (n,):
-            changes[spec.name] = value[keep]
-        elif isinstance(value, list) and len(value) == n:
-            changes[spec.name] = [value[i] for i in positions]
-    changes["fingerprint"] = fingerprint(changes["ids"])
-    return replace(paired, **changes)
+    return subset(paired, keep)
 
 
 def _distinct_looks(looks: list[Look]) -> list[Look]:
@@ -222,6 +210,24 @@ def evaluate(
         reasons.append(
             f"{paired.filled_as_failures} items present on one side only were counted as "
             "failures of the other (policy.missing: fail)"
+        )
+    if paired.dropped_errors:
+        reasons.append(
+            f"{paired.dropped_errors} items with a harness error (timeout, exception) on either "
+            "side were left out (policy.errors: drop)"
+        )
+    errored = [
+        f"{count} in the {side}"
+        for side, count in (
+            ("baseline", paired.errors_baseline),
+            ("candidate", paired.errors_candidate),
+        )
+        if count
+    ]
+    if errored:
+        warnings.append(
+            "harness errors (timeouts, exceptions), counted as failures of the side that "
+            f"errored: {' and '.join(errored)} (policy.errors: fail; `drop` leaves them out)"
         )
 
     # -- looks --

@@ -124,8 +124,13 @@ def _render_user(path: str | Path, view: View, **extra: Any) -> str:
         raise ConfigError(f"{path}: report template failed: {error}") from None
 
 
-def render_markdown(view: View) -> str:
-    """The CLI's ``--format markdown``: the comment without marker or state."""
+def render_markdown(view: View, *, template: str | Path | None = None) -> str:
+    """The CLI's ``--format markdown``: the comment without marker or state.
+
+    ``template`` is a user's own template (``report.template``), rendered sandboxed.
+    """
+    if template is not None:
+        return _render_user(template, view, marker="", limit=COMMENT_LIST_LIMIT, mode="cli")
     return render("comment.md.j2", view, limit=COMMENT_LIST_LIMIT, mode="cli")
 
 

@@ -92,6 +92,9 @@ def build_json(comparison: Comparison, decision: Decision) -> dict[str, Any]:
             "dropped_baseline_only": len(paired.dropped_baseline_only),
             "dropped_candidate_only": len(paired.dropped_candidate_only),
             "filled_as_failures": paired.filled_as_failures,
+            "errors_baseline": paired.errors_baseline,
+            "errors_candidate": paired.errors_candidate,
+            "dropped_errors": paired.dropped_errors,
         },
         "policy": {"ok": decision.policy_ok, "violations": decision.violations},
         "verdict": {

@@ -124,6 +124,9 @@ class Paired:
     errors_baseline: int = 0
     errors_candidate: int = 0
     content_hashes: list[str | None] | None = None
+    baseline_metrics: dict[str, FloatArray] = field(default_factory=dict)
+    candidate_metrics: dict[str, FloatArray] = field(default_factory=dict)
+    dropped_errors: int = 0
 
     def __len__(self) -> int:
         return len(self.ids)

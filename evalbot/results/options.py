@@ -42,6 +42,9 @@ class ReadOptions:
     ``results.json``; :func:`evalbot.results.sources.load_results` reads it into
     ``known_ids``, which is what the (pure) parsers see.
 
+    ``secondary`` names further numeric fields (dotted names allowed) the default format reads
+    into ``Results.metrics``: secondary metrics, compared beside the primary one.
+
     ``max_archive_bytes`` bounds the bytes one archive (``.zip``, inspect ``.eval``) may
     expand to; ``max_archive_members`` bounds its member count.
     """
@@ -52,6 +55,7 @@ class ReadOptions:
     scorer: str | None = None
     filter: str | None = None
     all_ids: str | None = None
+    secondary: tuple[str, ...] = ()
     known_ids: tuple[str, ...] | None = None
     max_line_bytes: int = 10 * 1024 * 1024
     max_archive_bytes: int = 2 * 1024**3

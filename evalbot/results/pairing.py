@@ -22,9 +22,9 @@ from __future__ import annotations
 import hashlib
 import operator
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field, fields, replace
 from itertools import islice
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 
@@ -49,6 +49,7 @@ class PerItem:
     errors: FloatArray | None
     hashes: list[str | None] | None
     id_hashes: IntArray | None = None
+    metrics: dict[str, FloatArray] = field(default_factory=dict)
 
 
 def reduce_per_item(results: Results) -> PerItem:
@@ -65,6 +66,7 @@ def reduce_per_item(results: Results) -> PerItem:
             errors=None if results.errors is None else results.errors.astype(np.float64),
             hashes=results.content_hashes,
             id_hashes=results.id_hashes,
+            metrics=dict(results.metrics),
         )
     index: dict[str, int] = {}
     rows = np.fromiter(
@@ -99,7 +101,18 @@ def reduce_per_item(results: Results) -> PerItem:
         costs=costs,
         errors=errors,
         hashes=pick(results.content_hashes),
+        metrics={name: _mean_per_item(rows, column, n) for name, column in results.metrics.items()},
     )
+
+
+def _mean_per_item(rows: IntArray, column: FloatArray, n: int) -> FloatArray:
+    """Per-item mean of a column over the rows that have a value (NaN where none has)."""
+    present = ~np.isnan(column)
+    sums = np.bincount(rows, weights=np.where(present, column, 0.0), minlength=n)
+    counts = np.bincount(rows, weights=present.astype(np.float64), minlength=n)
+    out = np.full(n, np.nan)
+    np.divide(sums, counts, out=out, where=counts > 0)
+    return out
 
 
 def fingerprint(ids: Sequence[str], hashes: Sequence[str | None] | None = None) -> str:
@@ -296,7 +309,63 @@ def pair(baseline: Results, candidate: Results, *, missing: Missing = "error") -
         filled_as_failures=len(base_only) + len(cand_only) if missing == "fail" else 0,
         fingerprint=fingerprint(ids, hashes),
         content_hashes=hashes,
+        baseline_metrics={name: take(c, pos_base) for name, c in base.metrics.items()},
+        candidate_metrics={name: take(c, pos_cand) for name, c in cand.metrics.items()},
     )
+
+
+def subset(paired: Paired, keep: BoolArray) -> Paired:
+    """The paired items where ``keep`` is true, every per-item column cut alike.
+
+    The fingerprint is recomputed for the items kept (content hashes included).
+    """
+    n = len(paired.ids)
+    if keep.shape != (n,):
+        raise ValueError(f"`keep` must have one flag per item ({n}), got shape {keep.shape}")
+    if keep.all():
+        return paired
+    positions = np.flatnonzero(keep).tolist()
+    changes: dict[str, Any] = {}
+    for spec in fields(paired):
+        value = getattr(paired, spec.name)
+        if spec.name.startswith("dropped_"):
+            continue
+        if isinstance(value, np.ndarray) and value.shape[:1] == (n,):
+            changes[spec.name] = value[keep]
+        elif isinstance(value, list) and len(value) == n:
+            changes[spec.name] = [value[i] for i in positions]
+        elif isinstance(value, dict):
+            changes[spec.name] = {name: column[keep] for name, column in value.items()}
+    changes["fingerprint"] = fingerprint(changes["ids"], changes.get("content_hashes"))
+    return replace(paired, **changes)
+
+
+ErrorsRule = Literal["fail", "drop"]
+ERRORS_CHOICES: tuple[ErrorsRule, ...] = ("fail", "drop")
+
+
+def apply_errors(paired: Paired, rule: ErrorsRule) -> Paired:
+    """Harness errors (timeouts, exceptions) under the plan's ``policy.errors`` rule.
+
+    ``fail`` (the default) keeps an errored item as a failure of the side that errored (its
+    value is already 0); ``drop`` removes every item that errored on either side from the
+    analysis and counts them in ``dropped_errors``.
+    """
+    if rule not in ERRORS_CHOICES:
+        raise ValueError(f"`rule` must be one of {ERRORS_CHOICES}, got {rule!r}")
+    if rule == "fail" or (paired.baseline_errors is None and paired.candidate_errors is None):
+        return paired
+    errored = np.zeros(len(paired.ids), dtype=np.bool_)
+    for flags in (paired.baseline_errors, paired.candidate_errors):
+        if flags is not None:
+            errored |= flags
+    if errored.all():
+        raise PairingError(
+            f"{paired.candidate_source}: every item errored on at least one side; "
+            "nothing is left to compare (policy.errors: drop)"
+        )
+    kept = subset(paired, ~errored)
+    return replace(kept, dropped_errors=int(errored.sum()), errors_baseline=0, errors_candidate=0)
 
 
 def _count(flags: BoolArray | None) -> int:

@@ -325,3 +325,104 @@ def test_plan_needs_one_of_two_designs(run_cli: Run) -> None:
     proc = run_cli("plan", "--fix-rate", "0.1", "--items", "100")
     assert proc.returncode == 2
     assert proc.stderr.startswith("evalbot: error: evalbot plan: give --fix-rate and --break-rate")
+
+
+def test_secondary_metrics_with_holm(run_cli: Run, tmp_path: Path) -> None:
+    base, cand = [], []
+    for i in range(120):
+        passed_b, passed_c = i % 3 != 0, i % 4 != 0
+        base.append(
+            {
+                "id": f"q{i}",
+                "passed": passed_b,
+                "latency": 1.0 + (i % 5) / 10,
+                "metrics": {"f1": (i % 7) / 7},
+            }
+        )
+        cand.append(
+            {
+                "id": f"q{i}",
+                "passed": passed_c,
+                "latency": 0.8 + (i % 5) / 10,
+                "metrics": {"f1": (i % 7) / 7},
+            }
+        )
+    (tmp_path / "b.jsonl").write_text("".join(json.dumps(r) + "\n" for r in base))
+    (tmp_path / "c.jsonl").write_text("".join(json.dumps(r) + "\n" for r in cand))
+    (tmp_path / "p.yml").write_text("secondary_metrics: [latency, metrics.f1]\n")
+    proc = run_cli("compare", "b.jsonl", "c.jsonl", "--config", "p.yml", "--format", "json")
+    assert proc.returncode == 0, proc.stderr
+    secondary = {m["metric"]: m for m in json.loads(proc.stdout)["secondary"]}
+    assert secondary["latency"]["estimate"] == pytest.approx(-0.2)  # every item 0.2 faster
+    assert secondary["latency"]["baseline"] == pytest.approx(sum(r["latency"] for r in base) / 120)
+    assert secondary["metrics.f1"]["estimate"] == 0.0
+    # Holm over two p-values (hand-worked): the smaller is doubled, the larger kept, monotone
+    ps = sorted((m["pvalue"], name) for name, m in secondary.items())
+    first = min(1.0, 2 * ps[0][0])
+    assert secondary[ps[0][1]]["adjusted_pvalue"] == pytest.approx(first)
+    assert secondary[ps[1][1]]["adjusted_pvalue"] == pytest.approx(max(first, ps[1][0]))
+    markdown = run_cli("compare", "b.jsonl", "c.jsonl", "--config", "p.yml", "--format", "markdown")
+    assert "latency" in markdown.stdout
+
+
+def test_secondary_metric_missing_is_a_clear_error(run_cli: Run, tmp_path: Path) -> None:
+    (tmp_path / "b.jsonl").write_text('{"id": "a", "passed": true, "latency": 1}\n')
+    (tmp_path / "c.jsonl").write_text('{"id": "a", "passed": true}\n')
+    (tmp_path / "p.yml").write_text("secondary_metrics: [latency]\n")
+    proc = run_cli("compare", "b.jsonl", "c.jsonl", "--config", "p.yml")
+    assert proc.returncode == 2
+    assert (
+        proc.stderr == "evalbot: error: c.jsonl:1: item 'a' has no `latency` (a secondary metric)\n"
+    )
+
+
+def test_harness_errors_fail_or_drop(run_cli: Run, tmp_path: Path) -> None:
+    base = [{"id": f"q{i}", "passed": True} for i in range(20)]
+    cand = [{"id": f"q{i}", "passed": True} for i in range(20)]
+    cand[3] = {"id": "q3", "passed": None, "error": "timeout"}
+    cand[4] = {"id": "q4", "passed": None, "error": "exception"}
+    (tmp_path / "b.jsonl").write_text("".join(json.dumps(r) + "\n" for r in base))
+    (tmp_path / "c.jsonl").write_text("".join(json.dumps(r) + "\n" for r in cand))
+    failed = json.loads(run_cli("compare", "b.jsonl", "c.jsonl", "--format", "json").stdout)
+    assert failed["items"] == 20
+    assert failed["table"]["broken"] == 2  # an error counts as a failure by default
+    assert failed["pairing"]["errors_candidate"] == 2
+    (tmp_path / "p.yml").write_text("policy: {errors: drop}\n")
+    proc = run_cli("compare", "b.jsonl", "c.jsonl", "--config", "p.yml", "--format", "json")
+    dropped = json.loads(proc.stdout)
+    assert dropped["items"] == 18
+    assert dropped["table"]["broken"] == 0
+    assert dropped["pairing"]["dropped_errors"] == 2
+    assert any("harness error" in r for r in dropped["verdict"]["reasons"])
+
+
+def test_format_in_and_item_links(run_cli: Run, tmp_path: Path) -> None:
+    b, c = write_pair(tmp_path, {"both_pass": 5, "fixed": 0, "broken": 1, "both_fail": 0})
+    (tmp_path / "baseline.txt").write_text(b.read_text())  # no telling suffix: the format is forced
+    (tmp_path / "p.yml").write_text("report: {item_url: 'https://logs.example/run?id={id}'}\n")
+    proc = run_cli(
+        "compare",
+        "baseline.txt",
+        str(c),
+        "--format-in",
+        "jsonl",
+        "--config",
+        "p.yml",
+        "--format",
+        "markdown",
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "(https://logs.example/run?id=item-00006)" in proc.stdout
+
+
+def test_user_template(run_cli: Run, tmp_path: Path) -> None:
+    b, c = write_pair(tmp_path, WORKED)
+    (tmp_path / "mine.md.j2").write_text("Verdict: {{ v.outcome }} on {{ v.items }} items\n")
+    (tmp_path / "p.yml").write_text("report: {template: mine.md.j2}\n")
+    proc = run_cli("compare", str(b), str(c), "--config", "p.yml", "--format", "markdown")
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == "Verdict: improvement on 400 items\n"
+    (tmp_path / "mine.md.j2").write_text("{{ v.__class__.__mro__ }}\n")
+    proc = run_cli("compare", str(b), str(c), "--config", "p.yml", "--format", "markdown")
+    assert proc.returncode == 2
+    assert "report template" in proc.stderr

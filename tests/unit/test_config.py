@@ -15,6 +15,7 @@ from evalbot.config import (
     HOLDOUT_KEYS,
     PLAN_KEYS,
     POLICY_KEYS,
+    REPORT_KEYS,
     TOP_KEYS,
     Config,
     load_config,
@@ -70,7 +71,7 @@ def test_every_key() -> None:
         ),
         (
             "zzz: 1",
-            "c.yml: unknown key `zzz`; allowed: metric, alpha, test, mcnemar, format, fields, bootstrap, plan, policy, holdout, gate",
+            "c.yml: unknown key `zzz`; allowed: metric, alpha, test, mcnemar, format, scorer, filter, all_ids, secondary_metrics, fields, bootstrap, plan, policy, holdout, gate, report",
         ),
         ("alpha: 0.7", "c.yml: `alpha` must be a number strictly between 0 and 0.5, got 0.7"),
         ("alpha: yes", "c.yml: `alpha` must be a number strictly between 0 and 0.5, got True"),
@@ -321,6 +322,7 @@ def parser_keys() -> set[str]:
         "policy": POLICY_KEYS,
         "holdout": HOLDOUT_KEYS,
         "gate": GATE_KEYS,
+        "report": REPORT_KEYS,
     }
     out = set(TOP_KEYS)
     for section, keys in sections.items():
@@ -351,9 +353,15 @@ def test_every_schema_key_is_accepted_by_the_parser() -> None:
             "items_sha256": fingerprint(["a", "b"]),
             "items_file": "ab.txt",
             "min_effect": 0.02,
+            "errors": "drop",
         },
         "holdout": {"ids_file": "ab.txt", "max_uses": 2},
         "gate": {"fail_on": "never", "max_broken": "5%", "margin": 0.01},
+        "scorer": "match",
+        "filter": "none",
+        "all_ids": "ids.txt",
+        "secondary_metrics": ["latency", "metrics.f1"],
+        "report": {"item_url": "https://logs.example/{id}", "template": "comment.md.j2"},
     }
     flat = schema_keys(SCHEMA)
     set_keys = {k for k in flat if "." not in k} | {
@@ -398,3 +406,65 @@ def test_bad_documents_are_rejected_by_both(text: str) -> None:
         jsonschema.validate(yaml.safe_load(text), SCHEMA)
     with pytest.raises(ConfigError):
         parse_config(text, "c.yml", read_text=files({}))
+
+
+# ---- input, secondary metrics, report ---------------------------------------------------
+
+
+def test_input_and_report_keys_reach_the_read_options() -> None:
+    config = parse_config(
+        "format: inspect\nscorer: match\nfilter: none\nall_ids: ids.txt\n"
+        "secondary_metrics: [latency, metrics.f1]\n"
+        "report: {item_url: 'https://logs.example/{id}', template: mine.md.j2}\n"
+        "policy: {errors: drop}\n",
+        "c.yml",
+    )
+    options = config.read_options()
+    assert options.format == "inspect"
+    assert options.scorer == "match"
+    assert options.filter == "none"
+    assert options.all_ids == "ids.txt"
+    assert options.secondary == ("latency", "metrics.f1")
+    assert config.report.item_url == "https://logs.example/{id}"
+    assert config.report.template == "mine.md.j2"
+    assert config.policy.errors == "drop"
+    assert parse_config("secondary_metrics: latency", "c.yml").secondary_metrics == ("latency",)
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        (
+            "format: inspekt",
+            "c.yml: `format` must be one of csv, default, inspect, json, jsonl, junit, lm-eval, openai-evals, promptfoo, swebench, tsv, got 'inspekt'",
+        ),
+        (
+            "secondary_metrics: [a, a]",
+            "c.yml: `secondary_metrics` must be a list of distinct field names, got ['a', 'a']",
+        ),
+        (
+            "secondary_metrics: [1]",
+            "c.yml: `secondary_metrics` must be a list of field names, got [1]",
+        ),
+        (
+            "report: {item_url: 'javascript:alert(1)//{id}'}",
+            "c.yml: `report.item_url` must be an http(s) URL containing \"{id}\", got 'javascript:alert(1)//{id}'",
+        ),
+        (
+            "report: {item_url: 'https://logs.example/'}",
+            "c.yml: `report.item_url` must be an http(s) URL containing \"{id}\", got 'https://logs.example/'",
+        ),
+        (
+            "report: {itm_url: x}",
+            "c.yml: unknown key `report.itm_url`; did you mean `report.item_url`?",
+        ),
+        (
+            "policy: {errors: ignore}",
+            "c.yml: `policy.errors` must be one of fail, drop, got 'ignore'",
+        ),
+    ],
+)
+def test_bad_input_and_report_keys(text: str, message: str) -> None:
+    with pytest.raises(ConfigError) as caught:
+        parse_config(text, "c.yml")
+    assert str(caught.value) == message

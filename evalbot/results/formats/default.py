@@ -113,8 +113,27 @@ def parse_records(
             if cost in (_MISSING, None, "")
             else parse_score(cost, where, names.cost, strings=strings),
             error=errored,
+            metrics=_secondary(record, options.secondary, where, item_id, strings=strings),
         )
     return builder.build()
+
+
+def _secondary(
+    record: Mapping[str, Any], names: tuple[str, ...], where: str, item_id: str, *, strings: bool
+) -> dict[str, float] | None:
+    """The secondary metrics of one record: each a number (or true/false) that must be there."""
+    if not names:
+        return None
+    values: dict[str, float] = {}
+    for name in names:
+        value = lookup(record, name)
+        if value is _MISSING or value is None or (strings and value == ""):
+            raise InputError(f"{where}: item {show(item_id)} has no `{name}` (a secondary metric)")
+        if isinstance(value, bool):
+            values[name] = 1.0 if value else 0.0
+        else:
+            values[name] = parse_score(value, where, name, strings=strings)
+    return values
 
 
 def _none(value: Any) -> Any:

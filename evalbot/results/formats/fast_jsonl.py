@@ -66,7 +66,11 @@ class _Unusual(Exception):
 
 def applies(options: ReadOptions) -> bool:
     """The fast path reads the default field names only."""
-    return options.fields == _DEFAULT_FIELDS and options.metric in (None, "passed", "score")
+    return (
+        options.fields == _DEFAULT_FIELDS
+        and options.metric in (None, "passed", "score")
+        and not options.secondary
+    )
 
 
 def _floats(values: list[Any]) -> Any:

@@ -1,0 +1,34 @@
+"""Pure: two parsed runs and the plan -> the comparison and the decision.
+
+The one sequence every entry point shares (the CLI's ``compare`` and the GitHub Action):
+pair by id, apply the plan's rule for harness errors, set the sealed holdout apart, compute
+every statistic, decide.
+"""
+
+from __future__ import annotations
+
+from evalbot.compare import Comparison, compute_comparison
+from evalbot.config import Config
+from evalbot.policy import Decision, evaluate, restrict_items
+from evalbot.results.model import Results
+from evalbot.results.pairing import Missing, apply_errors, pair
+from evalbot.state import State
+
+
+def analyse(
+    baseline: Results,
+    candidate: Results,
+    config: Config,
+    *,
+    missing: Missing | None = None,
+    holdout: bool = False,
+    state: State | None = None,
+    head_sha: str | None = None,
+) -> tuple[Comparison, Decision]:
+    """Compare ``candidate`` with ``baseline`` under ``config``; ``missing`` overrides the plan."""
+    paired = pair(baseline, candidate, missing=missing or config.policy.missing)
+    paired = apply_errors(paired, config.policy.errors)
+    paired = restrict_items(paired, config, holdout=holdout)
+    comparison = compute_comparison(paired, config)
+    decision = evaluate(comparison, config, state=state, head_sha=head_sha, holdout=holdout)
+    return comparison, decision
