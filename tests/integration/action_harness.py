@@ -194,11 +194,17 @@ class World:
         return env
 
     def run(
-        self, event_name: str = "pull_request", payload: dict[str, Any] | None = None, **inputs: str
+        self,
+        event_name: str = "pull_request",
+        payload: dict[str, Any] | None = None,
+        *,
+        extra_env: dict[str, str] | None = None,
+        **inputs: str,
     ) -> StepResult:
         if payload is None:
             payload = pull_request_payload(self.pull)
         env = self.env(event_name, payload, **inputs)
+        env.update(extra_env or {})
         proc = subprocess.run(
             [sys.executable, "-m", "evalbot", "action"],
             cwd=self.workspace,

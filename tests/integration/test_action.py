@@ -7,8 +7,13 @@ from pathlib import Path
 
 import pytest
 
-from tests.fakegithub import FakeGitHub
-from tests.integration.action_harness import ARTIFACT, World
+from tests.fakegithub import READ_ALL, FakeGitHub, Run
+from tests.integration.action_harness import (
+    ARTIFACT,
+    World,
+    example,
+    workflow_run_payload,
+)
 
 MARKER = "<!-- evalbot:evalbot -->"
 
@@ -211,8 +216,6 @@ def test_gate_failure_exits_1_with_a_failing_check(world: World) -> None:
     world.add_baseline_run(
         files={"b.jsonl": (world.workspace / "results/candidate.jsonl").read_text()}
     )
-    from tests.integration.action_harness import example
-
     (world.workspace / "results" / "candidate.jsonl").write_text(example("baseline"))
     result = world.run()
     assert result.code == 1, result.stderr
@@ -221,3 +224,200 @@ def test_gate_failure_exits_1_with_a_failing_check(world: World) -> None:
     assert world.repo.check_runs_for(world.head)[0].conclusion == "failure"
     (body,) = world.ours()
     assert "Regression" in body
+
+
+# ---- forks and workflow_run ----
+
+READ_ONLY = "ghs_readOnlyForkToken000000000000000001"
+
+
+def test_fork_with_a_read_only_token_writes_summary_outputs_and_a_warning(
+    fake_github: FakeGitHub, tmp_path: Path
+) -> None:
+    world = World(fake_github, tmp_path, fork=True)
+    fake_github.add_token(READ_ONLY, permissions=READ_ALL)
+    world.add_baseline_run()
+    result = world.run(github_token=READ_ONLY)
+    assert result.code == 0, result.stderr
+    assert world.repo.comments_on(world.pull.number) == []
+    assert world.repo.check_runs_for(world.head) == []
+    assert "::warning title=evalbot%3A read-only token::" in result.stdout
+    assert "workflow_run" in result.stdout
+    assert result.outputs["verdict"] == "improvement"
+    assert result.outputs["comment-url"] == ""
+    assert "Improvement" in result.summary
+
+
+def _pr_run(world: World, artifact_files: dict[str, str] | None = None) -> Run:
+    run = world.repo.add_run(
+        world.workflow,
+        head_sha=world.pull.head_sha,
+        head_branch="feature",
+        event="pull_request",
+        pull_numbers=[world.pull.number],
+    )
+    files = artifact_files or {"candidate.jsonl": example("candidate")}
+    world.repo.add_artifact(run, "candidate-results", files=files)
+    return run
+
+
+WORKFLOW_RUN_INPUTS = {"candidate": "", "candidate_artifact": "candidate-results"}
+
+
+def test_workflow_run_posts_from_the_triggering_runs_artifact(world: World) -> None:
+    world.add_baseline_run()
+    run = _pr_run(world)
+    payload = workflow_run_payload(run, world.workflow, pulls=[world.pull])
+    (world.workspace / "results" / "candidate.jsonl").unlink()  # nothing of the PR is checked out
+    result = world.run("workflow_run", payload, **WORKFLOW_RUN_INPUTS)
+    assert result.code == 0, result.stderr
+    (body,) = world.ours()
+    assert "Improvement" in body
+    (check,) = world.repo.check_runs_for(world.head)
+    assert check.conclusion == "success"
+    listed = world.fake.requests_to("GET", rf"/repos/octo/evals/actions/runs/{run.id}/artifacts")
+    assert listed
+
+
+def test_workflow_run_from_a_fork_finds_the_pull_by_head_sha(
+    fake_github: FakeGitHub, tmp_path: Path
+) -> None:
+    world = World(fake_github, tmp_path, fork=True)
+    world.add_baseline_run()
+    run = _pr_run(world)
+    # GitHub lists no pull_requests for a run from a fork
+    payload = workflow_run_payload(run, world.workflow, pulls=[], head_repo="someone/evals")
+    result = world.run("workflow_run", payload, **WORKFLOW_RUN_INPUTS)
+    assert result.code == 0, result.stderr
+    assert len(world.ours()) == 1
+    assert world.repo.check_runs_for(world.head)[0].conclusion == "success"
+
+
+def test_workflow_run_for_a_stale_head_posts_nothing(world: World) -> None:
+    world.add_baseline_run()
+    run = _pr_run(world)
+    payload = workflow_run_payload(run, world.workflow, pulls=[world.pull])
+    world.pull.head_sha = world.repo.add_commit(parents=[world.head], branch="feature")
+    result = world.run("workflow_run", payload, **WORKFLOW_RUN_INPUTS)
+    assert result.code == 0, result.stderr
+    assert "has moved on" in result.stdout
+    assert world.ours() == []
+    assert world.repo.check_runs_for(world.head) == []
+    assert result.outputs["conclusion"] == "skipped"
+
+
+def test_workflow_run_refuses_a_workspace_candidate(world: World) -> None:
+    world.add_baseline_run()
+    run = _pr_run(world)
+    payload = workflow_run_payload(run, world.workflow, pulls=[world.pull])
+    result = world.run("workflow_run", payload)
+    assert result.code == 2
+    assert "never reads the pull request's files" in result.stdout
+    assert world.ours() == []
+    assert world.repo.check_runs_for(world.head)[0].conclusion == "failure"
+
+
+def test_workflow_run_of_a_failed_eval_is_skipped(world: World) -> None:
+    run = _pr_run(world)
+    run.conclusion = "failure"
+    payload = workflow_run_payload(run, world.workflow, pulls=[world.pull])
+    result = world.run("workflow_run", payload, **WORKFLOW_RUN_INPUTS)
+    assert result.code == 0
+    assert "concluded `failure`" in result.stdout
+    assert world.fake.requests_to("POST", r".*") == []
+
+
+# ---- tokens, permissions, transient failures ----
+
+PAT = "ghp_personalToken000000000000000000000001"
+
+
+def test_a_personal_token_gets_a_commit_status(fake_github: FakeGitHub, tmp_path: Path) -> None:
+    world = World(fake_github, tmp_path)
+    fake_github.add_token(PAT, kind="pat")
+    world.add_baseline_run()
+    result = world.run(github_token=PAT)
+    assert result.code == 0, result.stderr
+    assert world.repo.check_runs_for(world.head) == []
+    states = [(s.context, s.state) for s in world.repo.statuses_for(world.head)]
+    assert states == [("evalbot", "pending"), ("evalbot", "success")]
+    assert len(world.ours()) == 1
+
+
+def test_missing_checks_permission_says_which_permission(
+    fake_github: FakeGitHub, tmp_path: Path
+) -> None:
+    world = World(fake_github, tmp_path)
+    token = "ghs_noChecksToken00000000000000000000001"
+    fake_github.add_token(token, permissions={**READ_ALL, "pull-requests": "write"})
+    world.add_baseline_run()
+    result = world.run(github_token=token)
+    assert result.code == 2
+    assert "permissions: checks: write" in result.stderr
+    assert world.ours() == []
+    assert token not in result.stdout.replace(f"::add-mask::{token}", "") + result.stderr
+
+
+def test_a_rejected_token_is_one_line(world: World) -> None:
+    result = world.run(github_token="ghs_wrong0000000000000000000000000000001")
+    assert result.code == 2
+    assert "GitHub rejected the token" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_transient_server_errors_are_retried(world: World) -> None:
+    world.add_baseline_run()
+    world.fake.inject_server_error("POST", r"/repos/octo/evals/check-runs", 502, times=1)
+    world.fake.inject_server_error("GET", r"/repos/octo/evals/issues/7/comments", 503, times=1)
+    result = world.run()
+    assert result.code == 0, result.stderr
+    assert len(world.ours()) == 1
+    assert world.repo.check_runs_for(world.head)[0].conclusion == "success"
+
+
+def test_a_422_on_the_comment_is_reported(world: World) -> None:
+    world.add_baseline_run()
+    world.fake.inject_error("POST", r"/repos/octo/evals/issues/7/comments", 422, times=None)
+    result = world.run()
+    assert result.code == 2
+    assert "GitHub rejected the request (422" in result.stderr
+
+
+def test_a_deleted_pull_request_is_a_404_with_a_hint(world: World) -> None:
+    world.add_baseline_run()
+    run = _pr_run(world)
+    payload = workflow_run_payload(run, world.workflow, pulls=[world.pull])
+    world.fake.inject_error("GET", r"/repos/octo/evals/pulls/7", 404, times=None)
+    result = world.run("workflow_run", payload, **WORKFLOW_RUN_INPUTS)
+    assert result.code == 2
+    assert "pull-requests: read" in result.stderr
+
+
+# ---- push and workflow_dispatch ----
+
+
+def test_push_without_a_baseline_validates_and_summarises(world: World) -> None:
+    payload = {"after": world.base, "ref": "refs/heads/main"}
+    main = {"GITHUB_REF": "refs/heads/main", "GITHUB_SHA": world.base}
+    result = world.run("push", payload, extra_env=main, baseline_artifact="")
+    assert result.code == 0, result.stderr
+    assert "is valid: pass rate 74.2 % over 400 items" in result.summary
+    assert result.outputs["conclusion"] == "validated"
+    assert world.fake.requests_to("POST", r".*") == []
+
+
+def test_dispatch_compares_with_the_previous_baseline(world: World) -> None:
+    older = world.add_baseline_run(world.root)
+    main = {"GITHUB_REF": "refs/heads/main", "GITHUB_SHA": world.base}
+    result = world.run("workflow_dispatch", {"inputs": {}}, extra_env=main)
+    assert result.code == 0, result.stderr
+    assert result.outputs["verdict"] == "improvement"
+    assert f"run [{older.id}]" in result.summary
+    assert world.repo.check_runs_for(world.base) == []
+
+
+def test_unhandled_event_is_skipped(world: World) -> None:
+    result = world.run("issue_comment", {"action": "created"})
+    assert result.code == 0
+    assert "does not handle `issue_comment`" in result.stdout
+    assert result.outputs["conclusion"] == "skipped"
