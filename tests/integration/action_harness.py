@@ -15,6 +15,7 @@ import json
 import os
 import subprocess
 import sys
+import threading
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -141,6 +142,7 @@ class World:
         (self.workspace / "results").mkdir(parents=True)
         (self.workspace / "results" / "candidate.jsonl").write_text(example("candidate"))
         self.runs = 0
+        self._lock = threading.Lock()
 
     def add_baseline_run(
         self, sha: str | None = None, *, files: dict[str, str] | None = None, expired: bool = False
@@ -155,8 +157,10 @@ class World:
         return run
 
     def env(self, event_name: str, payload: dict[str, Any], **inputs: str) -> dict[str, str]:
-        self.runs += 1
-        step = self.tmp / f"step{self.runs}"
+        with self._lock:
+            self.runs += 1
+            number = self.runs
+        step = self.tmp / f"step{number}"
         step.mkdir()
         event_path = step / "event.json"
         event_path.write_text(json.dumps(payload), encoding="utf-8")
@@ -178,7 +182,7 @@ class World:
             "GITHUB_WORKSPACE": str(self.workspace),
             "GITHUB_OUTPUT": str(step / "output"),
             "GITHUB_STEP_SUMMARY": str(step / "summary"),
-            "GITHUB_RUN_ID": str(RUN_ID + self.runs),
+            "GITHUB_RUN_ID": str(RUN_ID + number),
             "GITHUB_WORKFLOW_REF": f"{REPO_NAME}/{WORKFLOW}@refs/pull/{self.pull.number}/merge",
             "EVALBOT_GITHUB_RETRIES": "2",
             "EVALBOT_GITHUB_BACKOFF": "0",

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -421,3 +422,35 @@ def test_unhandled_event_is_skipped(world: World) -> None:
     assert result.code == 0
     assert "does not handle `issue_comment`" in result.stdout
     assert result.outputs["conclusion"] == "skipped"
+
+
+# ---- racing runs and size limits ----
+
+
+def test_two_racing_runs_leave_exactly_one_comment(world: World) -> None:
+    world.add_baseline_run()
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        results = list(pool.map(lambda _: world.run(), range(2)))
+    assert [r.code for r in results] == [0, 0], [r.stderr for r in results]
+    assert len(world.ours()) == 1
+    # and a third run still finds and edits it
+    assert world.run().code == 0
+    assert len(world.ours()) == 1
+
+
+def test_a_huge_report_fits_the_comment_limit_and_the_summary_has_it_all(world: World) -> None:
+    ids = [f"item-{i:04d}-" + "x" * 1500 for i in range(120)]
+    baseline = "".join(f'{{"id": "{i}", "passed": true}}\n' for i in ids)
+    candidate = "".join(
+        f'{{"id": "{i}", "passed": {str(n % 3 == 0).lower()}}}\n' for n, i in enumerate(ids)
+    )
+    world.add_baseline_run(files={"b.jsonl": baseline})
+    (world.workspace / "results" / "candidate.jsonl").write_text(candidate)
+    result = world.run()
+    assert result.code == 1, result.stderr  # 80 broken: a significant regression
+    (body,) = world.ours()
+    assert len(body) <= 65_536
+    assert "shortened" in body
+    assert body.startswith(MARKER)
+    assert "evalbot-state:" in body
+    assert result.summary.count("item\\-0") == 80
