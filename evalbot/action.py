@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import contextlib
 import difflib
 import io
 import json
@@ -318,6 +319,7 @@ class StatusPublisher:
         self._check_id: int | None = None
         self.use_status = False
         self.read_only = False
+        self.finished = False
         self.url: str | None = None
 
     def start(self) -> None:
@@ -354,6 +356,7 @@ class StatusPublisher:
     def finish(self, conclusion: str, *, title: str, summary: str) -> None:
         if self.read_only:
             return
+        self.finished = True
         if self.use_status:
             state = {"success": "success", "neutral": "success", "failure": "failure"}[conclusion]
             self._status(state, title)
@@ -473,15 +476,31 @@ class _ActionRun:
                 fork=self.event.is_fork and self.event.mode == "pull_request",
             )
             self.status.start()
+        outcome: Verdict | Neutral | None
         try:
-            verdict = self._evaluate()
+            outcome = self._evaluate()
         except Neutral as neutral:
-            return self._publish_neutral(neutral)
+            outcome = neutral
         except EvalbotError as error:
             return self._publish_failure(error)
-        if verdict is None:
+        if outcome is None:
             return EXIT_OK
-        return self._publish_verdict(verdict)
+        # When GitHub refuses part of the publishing (say the comment), do not leave the check
+        # in progress: complete it as failure with the reason, then let the error end the run.
+        try:
+            if isinstance(outcome, Neutral):
+                return self._publish_neutral(outcome)
+            return self._publish_verdict(outcome)
+        except PublishError as error:
+            if self.status is not None and not self.status.finished:
+                with contextlib.suppress(PublishError):  # the original error says more
+                    self.status.finish(
+                        "failure",
+                        title="evalbot could not publish its result",
+                        summary=f"{error}\n\nInputs, permissions and setup: {DOCS}\n",
+                    )
+            self.env.set_output("conclusion", "failure")
+            raise
 
     def _resolve_pull(self) -> None:
         event = self.event

@@ -202,6 +202,8 @@ def run_action(args: argparse.Namespace, out: TextIO) -> int:
         # the action already published what it could; the annotation makes it visible
         env.mask(settings.token)
         env.error(str(error), title="evalbot")
+        if "conclusion" not in env.outputs:
+            env.set_output("conclusion", "failure")
         raise
 
 

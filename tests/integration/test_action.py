@@ -454,3 +454,20 @@ def test_a_huge_report_fits_the_comment_limit_and_the_summary_has_it_all(world: 
     assert body.startswith(MARKER)
     assert "evalbot-state:" in body
     assert result.summary.count("item\\-0") == 80
+
+
+def test_a_refused_comment_completes_the_check_as_failure(
+    fake_github: FakeGitHub, tmp_path: Path
+) -> None:
+    world = World(fake_github, tmp_path)
+    token = "ghs_noCommentToken0000000000000000000001"
+    fake_github.add_token(token, permissions={**READ_ALL, "checks": "write"})
+    world.add_baseline_run()
+    result = world.run(github_token=token)
+    assert result.code == 2
+    assert "permissions: pull-requests: write" in result.stderr
+    assert world.ours() == []
+    (check,) = world.repo.check_runs_for(world.head)
+    assert (check.status, check.conclusion) == ("completed", "failure")
+    assert "pull-requests: write" in check.output["summary"]
+    assert result.outputs["conclusion"] == "failure"
