@@ -648,6 +648,9 @@ class _ActionRun:
                 "cannot tell the branch to take the baseline from (no base branch or GITHUB_REF)"
             )
         runs = self.gh.list_workflow_runs(workflow, branch, "success", limit=MAX_RUNS_SCANNED)
+        # Only runs of the branch itself: a pull request from a fork's branch of the same name
+        # runs with head_branch == branch too, and its artifact is the fork author's to forge.
+        runs = [r for r in runs if r.event not in ("pull_request", "pull_request_target")]
         if not event.on_pull_request:  # push: the previous baseline, not this run's own
             runs = [r for r in runs if r.head_sha != target and r.id != self.s.run_id]
         compares = 0

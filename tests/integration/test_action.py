@@ -471,3 +471,22 @@ def test_a_refused_comment_completes_the_check_as_failure(
     assert (check.status, check.conclusion) == ("completed", "failure")
     assert "pull-requests: write" in check.output["summary"]
     assert result.outputs["conclusion"] == "failure"
+
+
+def test_a_fork_pull_request_run_on_a_branch_named_main_is_never_the_baseline(
+    world: World,
+) -> None:
+    genuine = world.add_baseline_run()
+    forged = world.repo.add_run(
+        world.workflow,
+        head_sha=world.base,
+        head_branch="main",
+        event="pull_request",
+        head_repo="mallory/evals",
+    )
+    world.repo.add_artifact(forged, ARTIFACT, files={"b.jsonl": example("candidate")})
+    result = world.run()
+    assert result.code == 0, result.stderr
+    (body,) = world.ours()
+    assert f"from run [{genuine.id}]" in body
+    assert f"run [{forged.id}]" not in body
