@@ -138,3 +138,22 @@ def test_skip_reasons_are_sentences() -> None:
         f"the triggering run {WR['workflow_run']['id']} concluded `failure`, not `success`: "
         "there are no results to compare"
     )
+
+
+def test_events_and_settings_stay_pure() -> None:
+    """events.py and settings.py import nothing that does IO (no PyGithub, requests, os)."""
+    import ast
+
+    root = Path(__file__).resolve().parents[2] / "evalbot"
+    allowed = {"__future__", "collections", "dataclasses", "typing", "re", "evalbot"}
+    for name in ("events.py", "settings.py"):
+        tree = ast.parse((root / name).read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                modules = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                modules = [node.module or ""]
+            else:
+                continue
+            for module in modules:
+                assert module.split(".")[0] in allowed, f"{name} imports {module}"
