@@ -8,23 +8,30 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import sys
 from collections.abc import Sequence
 from importlib import resources
+from pathlib import Path
 from typing import NoReturn, TextIO
 
 from evalbot import __version__
 from evalbot.compare import compute_comparison
 from evalbot.config import Config, load_config, with_overrides
 from evalbot.errors import EvalbotError, UsageError
-from evalbot.policy import evaluate
+from evalbot.policy import evaluate, restrict_items
 from evalbot.render import render_markdown, render_text
 from evalbot.report import build_json, build_view
 from evalbot.results.options import ReadOptions
 from evalbot.results.pairing import pair
 from evalbot.results.sources import load_results
-from evalbot.stats import mcnemar_sample_size
+from evalbot.state import parse_state
+from evalbot.stats import (
+    mcnemar_minimum_detectable_effect,
+    mcnemar_sample_size,
+    simulate_mcnemar_power,
+)
 
 EXIT_OK, EXIT_GATE_FAILED, EXIT_BAD_INPUT, EXIT_INTERNAL = 0, 1, 2, 3
 
@@ -93,16 +100,32 @@ def build_parser() -> argparse.ArgumentParser:
         choices=["error", "fail", "drop"],
         help="items present on one side only (overrides policy.missing)",
     )
+    compare.add_argument(
+        "--holdout",
+        action="store_true",
+        help="analyse only the sealed holdout (holdout.ids_file); counts as one use",
+    )
+    compare.add_argument(
+        "--state-from",
+        metavar="FILE",
+        help="a file holding the earlier sticky comment (its hidden block lists earlier looks)",
+    )
+    compare.add_argument("--head-sha", help="the commit being judged (tells looks apart)")
 
     plan = commands.add_parser(
         "plan",
-        help="items needed to detect a change (paired McNemar design)",
-        description="Discordant pairs and items needed for a paired McNemar comparison.",
+        help="items needed to detect a change, or the change N items can detect",
+        description="Design a paired McNemar comparison: give --fix-rate and --break-rate for "
+        "the items (and discordant pairs) needed, or --items and --discordance for the minimum "
+        "detectable effect.",
     )
-    plan.add_argument("--fix-rate", required=True, type=_probability("--fix-rate"))
-    plan.add_argument("--break-rate", required=True, type=_probability("--break-rate"))
-    plan.add_argument("--alpha", default=0.05, type=_probability("--alpha", high=0.5))
-    plan.add_argument("--power", default=0.8, type=_probability("--power", low=0.5))
+    plan.add_argument("--fix-rate", type=_probability("--fix-rate"))
+    plan.add_argument("--break-rate", type=_probability("--break-rate"))
+    plan.add_argument("--items", type=_positive_int("--items", 1))
+    plan.add_argument("--discordance", type=_probability("--discordance", high=1.0000001))
+    plan.add_argument("--alpha", type=_probability("--alpha", high=0.5))
+    plan.add_argument("--power", type=_probability("--power", low=0.5))
+    plan.add_argument("--config", help="take the rates, alpha and power from the plan's `plan:`")
     plan.add_argument("--format", choices=["json", "text"], default="text")
 
     commands.add_parser("action", help="the GitHub Actions entrypoint (reads the environment)")
@@ -131,8 +154,19 @@ def run_compare(args: argparse.Namespace, out: TextIO) -> int:
     baseline = load_results(args.baseline, options)
     candidate = load_results(args.candidate, options)
     paired = pair(baseline, candidate, missing=args.missing or config.policy.missing)
+    paired = restrict_items(paired, config, holdout=args.holdout)
     comparison = compute_comparison(paired, config)
-    decision = evaluate(comparison, config)
+    state = None
+    if args.state_from:
+        try:
+            state = parse_state(Path(args.state_from).read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError) as error:
+            raise UsageError(
+                f"{args.state_from}: cannot read the earlier comment ({error})"
+            ) from None
+    decision = evaluate(
+        comparison, config, state=state, head_sha=args.head_sha, holdout=args.holdout
+    )
     if args.format == "json":
         out.write(json.dumps(build_json(comparison, decision), indent=2) + "\n")
     elif args.format == "markdown":
@@ -142,7 +176,38 @@ def run_compare(args: argparse.Namespace, out: TextIO) -> int:
     return EXIT_GATE_FAILED if decision.gate == "fail" else EXIT_OK
 
 
+def _plan_from_config(args: argparse.Namespace) -> None:
+    """Fill the rates, alpha and power of ``evalbot plan`` from ``--config``."""
+    if args.config is None:
+        args.alpha = 0.05 if args.alpha is None else args.alpha
+        args.power = 0.8 if args.power is None else args.power
+        return
+    given = (args.fix_rate, args.break_rate, args.items, args.discordance)
+    if any(value is not None for value in given):
+        raise UsageError("evalbot plan: give either --config or --fix-rate/--break-rate")
+    config = load_config(args.config)
+    if config.plan is None:
+        raise UsageError(
+            f"evalbot plan: {config.source} has no `plan:` section (fix_rate, break_rate, power)"
+        )
+    args.fix_rate, args.break_rate = config.plan.fix_rate, config.plan.break_rate
+    args.alpha = config.alpha if args.alpha is None else args.alpha
+    args.power = config.plan.power if args.power is None else args.power
+
+
 def run_plan(args: argparse.Namespace, out: TextIO) -> int:
+    _plan_from_config(args)
+    rates = args.fix_rate is not None or args.break_rate is not None
+    size = args.items is not None or args.discordance is not None
+    if rates == size:
+        raise UsageError(
+            "evalbot plan: give --fix-rate and --break-rate (items needed), "
+            "or --items and --discordance (minimum detectable effect)"
+        )
+    if size:
+        return _plan_detectable(args, out)
+    if args.fix_rate is None or args.break_rate is None:
+        raise UsageError("evalbot plan: --fix-rate and --break-rate go together")
     if args.fix_rate == args.break_rate:
         raise UsageError(
             "evalbot plan: --fix-rate equals --break-rate, so there is no difference to detect"
@@ -150,6 +215,16 @@ def run_plan(args: argparse.Namespace, out: TextIO) -> int:
     if args.fix_rate + args.break_rate > 1:
         raise UsageError("evalbot plan: --fix-rate + --break-rate cannot exceed 1")
     result = mcnemar_sample_size(args.fix_rate, args.break_rate, alpha=args.alpha, power=args.power)
+    simulations = 10_000
+    simulated = simulate_mcnemar_power(
+        result.fix_rate,
+        result.break_rate,
+        result.items,
+        alpha=result.alpha,
+        n_simulations=simulations,
+        seed=0,
+    )
+    effect = result.fix_rate - result.break_rate
     if args.format == "json":
         payload = {
             "discordant_pairs": result.discordant_pairs,
@@ -157,18 +232,64 @@ def run_plan(args: argparse.Namespace, out: TextIO) -> int:
             "fix_rate": result.fix_rate,
             "break_rate": result.break_rate,
             "discordant_rate": result.discordant_rate,
-            "effect": result.fix_rate - result.break_rate,
+            "effect": effect,
             "alpha": result.alpha,
             "power": result.power,
             "method": "normal approximation on the discordant split (McNemar)",
+            "rounding": "discordant pairs rounded up; items = ceil(discordant_pairs / "
+            "discordant_rate)",
+            "exact_power": result.exact_power,
+            "exact_conditional_power": result.exact_conditional_power,
+            "simulated_power": simulated,
+            "simulated_power_se": math.sqrt(simulated * (1 - simulated) / simulations),
+            "simulations": simulations,
+            "simulation_seed": 0,
         }
         out.write(json.dumps(payload, indent=2) + "\n")
     else:
         out.write(
             f"{result.items} items ({result.discordant_pairs} discordant pairs) to detect "
-            f"{(result.fix_rate - result.break_rate) * 100:+.1f} pp "
-            f"(fix rate {result.fix_rate:g}, break rate {result.break_rate:g}) "
-            f"with power {result.power:g} at alpha {result.alpha:g}, two-sided.\n"
+            f"{effect * 100:+.1f} pp (fix rate {result.fix_rate:g}, break rate "
+            f"{result.break_rate:g}) with power {result.power:g} at alpha {result.alpha:g}, "
+            "two-sided.\n"
+            f"Check: the exact McNemar test at {result.items} items has power "
+            f"{result.exact_power:.3f} (exact computation) and {simulated:.3f} "
+            f"({simulations:,} seeded simulations).\n"
+        )
+    return EXIT_OK
+
+
+def _plan_detectable(args: argparse.Namespace, out: TextIO) -> int:
+    if args.items is None or args.discordance is None:
+        raise UsageError("evalbot plan: --items and --discordance go together")
+    result = mcnemar_minimum_detectable_effect(
+        args.items, args.discordance, alpha=args.alpha, power=args.power
+    )
+    if args.format == "json":
+        payload = {
+            "items": result.items,
+            "discordant_rate": result.discordant_rate,
+            "alpha": result.alpha,
+            "power": result.power,
+            "detectable": result.detectable,
+            "minimum_detectable_effect": result.effect if result.detectable else None,
+            "fix_rate": result.fix_rate if result.detectable else None,
+            "break_rate": result.break_rate if result.detectable else None,
+            "method": "normal approximation on the discordant split (McNemar)",
+        }
+        out.write(json.dumps(payload, indent=2) + "\n")
+    elif result.detectable:
+        out.write(
+            f"With {result.items} items and {result.discordant_rate * 100:g} % of them changing "
+            f"outcome, you can detect a net change of about {result.effect * 100:.1f} pp "
+            f"(fix rate {result.fix_rate:.3f}, break rate {result.break_rate:.3f}) with power "
+            f"{result.power:g} at alpha {result.alpha:g}, two-sided.\n"
+        )
+    else:
+        out.write(
+            f"With {result.items} items and {result.discordant_rate * 100:g} % of them changing "
+            "outcome, no change is detectable: even if every changed item were fixed, McNemar's "
+            f"test would not reach power {result.power:g} at alpha {result.alpha:g}.\n"
         )
     return EXIT_OK
 

@@ -64,6 +64,7 @@ class Comparison:
     fixed_ids: list[str]
     broken_ids: list[str]
     alpha: float
+    primary: str = "mcnemar"  # the configured primary test (``test:``): mcnemar or bootstrap
 
     @property
     def items(self) -> int:
@@ -71,12 +72,15 @@ class Comparison:
 
     @property
     def pvalue(self) -> float:
-        """The p-value of the primary test: McNemar for pass/fail, the bootstrap otherwise."""
-        return self.mcnemar.pvalue if self.mcnemar is not None else self.difference.pvalue
+        """The p-value of the primary test: McNemar for pass/fail (unless ``test: bootstrap``),
+        the bootstrap otherwise."""
+        if self.mcnemar is not None and self.primary == "mcnemar":
+            return self.mcnemar.pvalue
+        return self.difference.pvalue
 
     @property
     def test(self) -> str:
-        if self.mcnemar is not None:
+        if self.mcnemar is not None and self.primary == "mcnemar":
             return f"McNemar ({self.mcnemar.method})"
         return f"paired bootstrap ({self.difference.method})"
 
@@ -149,6 +153,7 @@ def compute_comparison(paired: Paired, config: Config) -> Comparison:
             fixed_ids=ids[fixed_mask].tolist(),
             broken_ids=ids[broken_mask].tolist(),
             alpha=config.alpha,
+            primary=config.test,
         )
     delta = paired.candidate - paired.baseline
     return Comparison(
@@ -162,4 +167,5 @@ def compute_comparison(paired: Paired, config: Config) -> Comparison:
         fixed_ids=ids[delta > 0].tolist(),
         broken_ids=ids[delta < 0].tolist(),
         alpha=config.alpha,
+        primary=config.test,
     )

@@ -2,12 +2,19 @@
 
 Unknown keys are refused with a "did you mean" hint; wrong types and out-of-range values are
 reported with their dotted path and the bad value. Only ``yaml.safe_load`` is ever used.
+
+The accepted keys are also described by ``evalbot/schema/evalbot.schema.json``; a test keeps
+the two in agreement. Files named by the plan (``policy.items_file``, ``holdout.ids_file``) are
+read through a ``read_text`` callback, so the same parser serves a local checkout and the pull
+request's base commit fetched from GitHub.
 """
 
 from __future__ import annotations
 
+import builtins
 import difflib
-from collections.abc import Mapping
+import re
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
@@ -17,9 +24,15 @@ import yaml
 from evalbot.errors import ConfigError
 from evalbot.results.builder import show
 from evalbot.results.options import FieldNames
+from evalbot.results.pairing import fingerprint
 
 FailOn = Literal["significant_regression", "not_significant_improvement", "never"]
 McNemarMethod = Literal["exact", "midp", "asymptotic"]
+PrimaryTest = Literal["mcnemar", "bootstrap"]
+Mode = Literal["fixed", "sequential"]
+LooksRule = Literal["refuse", "bonferroni"]
+
+ReadText = Callable[[str], str]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -30,16 +43,41 @@ class BootstrapConfig:
 
 
 @dataclass(frozen=True, kw_only=True)
+class PlanConfig:
+    """``plan:`` the effect the eval must be able to detect; the item count is computed from it."""
+
+    fix_rate: float
+    break_rate: float
+    power: float = 0.8
+
+
+@dataclass(frozen=True, kw_only=True)
 class PolicyConfig:
     sample_size: int | None = None
     max_looks: int | None = None
     missing: Literal["error", "fail", "drop"] = "error"
+    mode: Mode = "fixed"
+    looks: LooksRule = "refuse"
+    items_sha256: str | None = None
+    items_file: str | None = None
+    min_effect: float | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class HoldoutConfig:
+    """``holdout:`` a sealed set of item ids, analysed only on request and counted per use."""
+
+    ids_file: str
+    max_uses: int | None = None
+    ids: tuple[str, ...] | None = None  # the ids read from ``ids_file`` (None: not read)
 
 
 @dataclass(frozen=True, kw_only=True)
 class GateConfig:
     fail_on: FailOn = "significant_regression"
-    max_broken: int | None = None
+    max_broken: int | None = None  # an absolute item count
+    max_broken_rate: float | None = None  # a share of the items (``5%`` or ``0.05``)
+    margin: float | None = None  # non-inferiority margin, in the metric's units
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -49,10 +87,13 @@ class Config:
     metric: str | None = None
     alpha: float = 0.05
     mcnemar: McNemarMethod = "exact"
+    test: PrimaryTest = "mcnemar"
     format: str | None = None
     fields: FieldNames = field(default_factory=FieldNames)
     bootstrap: BootstrapConfig = field(default_factory=BootstrapConfig)
+    plan: PlanConfig | None = None
     policy: PolicyConfig = field(default_factory=PolicyConfig)
+    holdout: HoldoutConfig | None = None
     gate: GateConfig = field(default_factory=GateConfig)
     source: str = "(defaults)"
 
@@ -60,6 +101,10 @@ class Config:
 def _hint(key: str, allowed: list[str], prefix: str) -> str:
     close = difflib.get_close_matches(key, allowed, n=1)
     return f"; did you mean `{prefix}{close[0]}`?" if close else f"; allowed: {', '.join(allowed)}"
+
+
+_SHA256 = re.compile(r"[0-9a-f]{64}")
+_PERCENT = re.compile(r"\s*(\d+(?:\.\d*)?|\.\d+)\s*%\s*")
 
 
 class _Reader:
@@ -75,13 +120,17 @@ class _Reader:
     def dotted(self, key: str) -> str:
         return f"{self.path}.{key}" if self.path else key
 
+    def error(self, key: str, message: str) -> ConfigError:
+        return ConfigError(f"{self.source}: `{self.dotted(key)}` {message}")
+
     def fail(self, key: str, expected: str) -> ConfigError:
-        return ConfigError(
-            f"{self.source}: `{self.dotted(key)}` must be {expected}, got {show(self.data[key])}"
-        )
+        return self.error(key, f"must be {expected}, got {show(self.data[key])}")
+
+    def given(self, key: str) -> bool:
+        return key in self.data and self.data[key] is not None
 
     def int(self, key: str, default: int | None, minimum: int) -> int | None:
-        if key not in self.data or self.data[key] is None:
+        if not self.given(key):
             return default
         value = self.data[key]
         if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
@@ -96,6 +145,9 @@ class _Reader:
             raise self.fail(key, f"a number strictly between {low:g} and {high:g}")
         return float(value)
 
+    def optional_prob(self, key: str, *, low: float = 0.0, high: float = 1.0) -> float | None:
+        return self.prob(key, 0.0, low=low, high=high) if self.given(key) else None
+
     def choice(self, key: str, default: str, choices: tuple[str, ...]) -> str:
         if key not in self.data:
             return default
@@ -105,12 +157,42 @@ class _Reader:
         return str(value)
 
     def text(self, key: str, default: str | None) -> str | None:
-        if key not in self.data or self.data[key] is None:
+        if not self.given(key):
             return default
         value = self.data[key]
         if not isinstance(value, str) or not value:
             raise self.fail(key, "a non-empty string")
         return value
+
+    def sha256(self, key: str) -> str | None:
+        if not self.given(key):
+            return None
+        value = self.data[key]
+        if not isinstance(value, str) or not _SHA256.fullmatch(value):
+            raise self.fail(key, "64 lowercase hexadecimal digits (a sha256)")
+        return value
+
+    def count_or_rate(self, key: str) -> tuple[builtins.int | None, float | None]:
+        """An item count (``10``) or a share of the items (``5%`` or ``0.05``)."""
+        if not self.given(key):
+            return None, None
+        value = self.data[key]
+        expected = "an integer >= 0 (items) or a rate such as 5% or 0.05"
+        if isinstance(value, bool):
+            raise self.fail(key, expected)
+        if isinstance(value, int):
+            if value < 0:
+                raise self.fail(key, expected)
+            return value, None
+        if isinstance(value, float):
+            if not 0.0 <= value < 1.0:
+                raise self.fail(key, expected)
+            return None, value
+        if isinstance(value, str):
+            match = _PERCENT.fullmatch(value)
+            if match and float(match.group(1)) < 100.0:
+                return None, float(match.group(1)) / 100.0
+        raise self.fail(key, expected)
 
     def section(self, key: str, allowed: list[str]) -> _Reader:
         value = self.data.get(key, {})
@@ -120,12 +202,70 @@ class _Reader:
             raise self.fail(key, "a mapping")
         return _Reader(self.source, value, self.dotted(key), allowed)
 
+    def ids_file(self, key: str, read_text: ReadText | None) -> tuple[str, ...] | None:
+        """The item ids listed in the file named by ``key`` (one per line)."""
+        name = self.text(key, None)
+        if name is None or read_text is None:
+            return None
+        try:
+            content = read_text(name)
+        except FileNotFoundError:
+            raise self.error(key, f"names {name!r}, which does not exist") from None
+        except UnicodeDecodeError:
+            raise self.error(key, f"names {name!r}, which is not valid UTF-8") from None
+        except OSError as error:
+            raise self.error(key, f"names {name!r}, which cannot be read ({error})") from None
+        return parse_id_list(content, f"{name} (`{self.dotted(key)}`)")
 
-TOP_KEYS = ["metric", "alpha", "mcnemar", "format", "fields", "bootstrap", "policy", "gate"]
+
+def parse_id_list(text: str, where: str) -> tuple[str, ...]:
+    """Item ids, one per line; surrounding white space and blank lines are ignored."""
+    ids: list[str] = []
+    seen: dict[str, int] = {}
+    for number, line in enumerate(text.splitlines(), start=1):
+        item = line.strip()
+        if not item:
+            continue
+        if item in seen:
+            raise ConfigError(f"{where}:{number}: item id {show(item)} repeats line {seen[item]}")
+        seen[item] = number
+        ids.append(item)
+    if not ids:
+        raise ConfigError(f"{where}: lists no item ids (one id per line)")
+    return tuple(ids)
 
 
-def parse_config(text: str, source: str) -> Config:
-    """Parse the text of ``.evalbot.yml``."""
+TOP_KEYS = [
+    "metric",
+    "alpha",
+    "test",
+    "mcnemar",
+    "format",
+    "fields",
+    "bootstrap",
+    "plan",
+    "policy",
+    "holdout",
+    "gate",
+]
+BOOTSTRAP_KEYS = ["resamples", "seed", "confidence"]
+PLAN_KEYS = ["fix_rate", "break_rate", "power"]
+POLICY_KEYS = [
+    "sample_size",
+    "max_looks",
+    "missing",
+    "mode",
+    "looks",
+    "items_sha256",
+    "items_file",
+    "min_effect",
+]
+HOLDOUT_KEYS = ["ids_file", "max_uses"]
+GATE_KEYS = ["fail_on", "max_broken", "margin"]
+FAIL_ON_CHOICES = ("significant_regression", "not_significant_improvement", "never")
+
+
+def _load_yaml(text: str, source: str) -> Mapping[str, Any]:
     try:
         data = yaml.safe_load(text)
     except yaml.YAMLError as error:
@@ -137,6 +277,90 @@ def parse_config(text: str, source: str) -> Config:
         data = {}
     if not isinstance(data, Mapping):
         raise ConfigError(f"{source}: expected a mapping of settings, got {show(data)}")
+    return data
+
+
+def _parse_plan(top: _Reader) -> PlanConfig | None:
+    if not top.given("plan"):
+        return None
+    plan = top.section("plan", PLAN_KEYS)
+    for key in ("fix_rate", "break_rate"):
+        if key not in plan.data:
+            raise ConfigError(f"{top.source}: `plan.{key}` is required when `plan` is given")
+    fix_rate = plan.prob("fix_rate", 0.0)
+    break_rate = plan.prob("break_rate", 0.0, high=1.0)
+    if fix_rate + break_rate > 1.0:
+        raise ConfigError(
+            f"{top.source}: `plan.fix_rate` + `plan.break_rate` must be at most 1, "
+            f"got {fix_rate:g} + {break_rate:g}"
+        )
+    if fix_rate == break_rate:
+        raise ConfigError(
+            f"{top.source}: `plan.fix_rate` equals `plan.break_rate` ({fix_rate:g}), "
+            "so there is no change to detect"
+        )
+    return PlanConfig(
+        fix_rate=fix_rate, break_rate=break_rate, power=plan.prob("power", 0.8, low=0.5)
+    )
+
+
+def _parse_policy(top: _Reader, read_text: ReadText | None) -> PolicyConfig:
+    policy = top.section("policy", POLICY_KEYS)
+    items_sha256 = policy.sha256("items_sha256")
+    listed = policy.ids_file("items_file", read_text)
+    if listed is not None:
+        computed = fingerprint(list(listed))
+        if items_sha256 is not None and items_sha256 != computed:
+            raise ConfigError(
+                f"{top.source}: `policy.items_sha256` is {items_sha256[:12]}... but the ids in "
+                f"`policy.items_file` hash to {computed[:12]}...; keep one, or make them agree"
+            )
+        items_sha256 = computed
+    config = PolicyConfig(
+        sample_size=policy.int("sample_size", None, 1),
+        max_looks=policy.int("max_looks", None, 1),
+        missing=policy.choice("missing", "error", ("error", "fail", "drop")),  # type: ignore[arg-type]
+        mode=policy.choice("mode", "fixed", ("fixed", "sequential")),  # type: ignore[arg-type]
+        looks=policy.choice("looks", "refuse", ("refuse", "bonferroni")),  # type: ignore[arg-type]
+        items_sha256=items_sha256,
+        items_file=policy.text("items_file", None),
+        min_effect=policy.optional_prob("min_effect"),
+    )
+    if config.looks == "bonferroni" and config.max_looks is None:
+        raise ConfigError(
+            f"{top.source}: `policy.looks: bonferroni` divides alpha by `policy.max_looks`, "
+            "which is not set"
+        )
+    if config.looks == "bonferroni" and config.mode == "sequential":
+        raise ConfigError(
+            f"{top.source}: `policy.looks: bonferroni` does not apply to "
+            "`policy.mode: sequential`, whose p-value is valid at every look"
+        )
+    return config
+
+
+def _parse_holdout(top: _Reader, read_text: ReadText | None) -> HoldoutConfig | None:
+    if not top.given("holdout"):
+        return None
+    holdout = top.section("holdout", HOLDOUT_KEYS)
+    ids_file = holdout.text("ids_file", None)
+    if ids_file is None:
+        raise ConfigError(f"{top.source}: `holdout.ids_file` is required when `holdout` is given")
+    return HoldoutConfig(
+        ids_file=ids_file,
+        max_uses=holdout.int("max_uses", None, 1),
+        ids=holdout.ids_file("ids_file", read_text),
+    )
+
+
+def parse_config(text: str, source: str, *, read_text: ReadText | None = None) -> Config:
+    """Parse the text of ``.evalbot.yml``.
+
+    ``read_text(name)`` returns the text of a file the plan names (``policy.items_file``,
+    ``holdout.ids_file``), relative to the config file; without it those files are not read
+    (their names are kept, their ids are not).
+    """
+    data = _load_yaml(text, source)
     top = _Reader(source, data, "", TOP_KEYS)
     names = top.section("fields", list(FieldNames.__dataclass_fields__))
     fields = FieldNames(
@@ -145,13 +369,27 @@ def parse_config(text: str, source: str) -> Config:
             for name in FieldNames.__dataclass_fields__
         }
     )
-    boot = top.section("bootstrap", ["resamples", "seed", "confidence"])
-    policy = top.section("policy", ["sample_size", "max_looks", "missing"])
-    gate = top.section("gate", ["fail_on", "max_broken"])
+    boot = top.section("bootstrap", BOOTSTRAP_KEYS)
+    gate = top.section("gate", GATE_KEYS)
+    max_broken, max_broken_rate = gate.count_or_rate("max_broken")
+    plan = _parse_plan(top)
+    policy = _parse_policy(top, read_text)
+    if plan is not None and policy.sample_size is not None:
+        raise ConfigError(
+            f"{source}: give either `policy.sample_size` or `plan` (from which the sample "
+            "size is computed), not both"
+        )
+    test = top.choice("test", "mcnemar", ("mcnemar", "bootstrap"))
+    if test == "bootstrap" and policy.mode == "sequential":
+        raise ConfigError(
+            f"{source}: `policy.mode: sequential` tests the discordant pairs, so it needs "
+            "`test: mcnemar`, got `test: bootstrap`"
+        )
     return Config(
         metric=top.text("metric", None),
         alpha=top.prob("alpha", 0.05, high=0.5),
         mcnemar=top.choice("mcnemar", "exact", ("exact", "midp", "asymptotic")),  # type: ignore[arg-type]
+        test=test,  # type: ignore[arg-type]
         format=top.text("format", None),
         fields=fields,
         bootstrap=BootstrapConfig(
@@ -159,21 +397,27 @@ def parse_config(text: str, source: str) -> Config:
             seed=boot.int("seed", 0, 0) or 0,
             confidence=boot.prob("confidence", 0.95, low=0.5),
         ),
-        policy=PolicyConfig(
-            sample_size=policy.int("sample_size", None, 1),
-            max_looks=policy.int("max_looks", None, 1),
-            missing=policy.choice("missing", "error", ("error", "fail", "drop")),  # type: ignore[arg-type]
-        ),
+        plan=plan,
+        policy=policy,
+        holdout=_parse_holdout(top, read_text),
         gate=GateConfig(
-            fail_on=gate.choice(  # type: ignore[arg-type]
-                "fail_on",
-                "significant_regression",
-                ("significant_regression", "not_significant_improvement", "never"),
-            ),
-            max_broken=gate.int("max_broken", None, 0),
+            fail_on=gate.choice("fail_on", "significant_regression", FAIL_ON_CHOICES),  # type: ignore[arg-type]
+            max_broken=max_broken,
+            max_broken_rate=max_broken_rate,
+            margin=gate.optional_prob("margin"),
         ),
         source=source,
     )
+
+
+def file_reader(config_path: str) -> ReadText:
+    """``read_text`` for :func:`parse_config`: names are relative to the config file's folder."""
+    folder = Path(config_path).parent
+
+    def read_text(name: str) -> str:
+        return (folder / name).read_text(encoding="utf-8")
+
+    return read_text
 
 
 def load_config(path: str | None) -> Config:
@@ -191,7 +435,7 @@ def load_config(path: str | None) -> Config:
         raise ConfigError(f"{path}: not valid UTF-8") from None
     except OSError as error:
         raise ConfigError(f"{path}: cannot read ({error.strerror})") from None
-    return parse_config(text, path)
+    return parse_config(text, path, read_text=file_reader(path))
 
 
 def with_overrides(config: Config, **bootstrap: Any) -> Config:

@@ -5,8 +5,7 @@ from __future__ import annotations
 import math
 from typing import NamedTuple
 
-from scipy.special import ndtri
-
+from evalbot.stats._normal import normal_quantile
 from evalbot.stats._validation import as_count, as_probability
 
 __all__ = ["ConfidenceInterval", "wilson_interval"]
@@ -74,7 +73,7 @@ def wilson_interval(
     (0.6534, 0.7428)
     """
     k, n_, cl = _wilson_interval_iv(successes, n, confidence_level)
-    z = float(ndtri(0.5 + cl / 2.0))
+    z = normal_quantile(0.5 + cl / 2.0)
     p = k / n_
     z2 = z * z
     denom = 1.0 + z2 / n_

@@ -6,8 +6,7 @@ import math
 from dataclasses import dataclass
 from typing import Literal, cast
 
-from scipy.stats import binom, chi2
-
+from evalbot.stats._normal import chi2_1_sf
 from evalbot.stats._validation import as_choice, as_count
 
 __all__ = ["McNemarMethod", "McNemarResult", "mcnemar"]
@@ -67,6 +66,8 @@ def _two_sided_binomial_half(k: int, n: int, *, midp: bool) -> float:
         numerator = 2 * below + (at if midp else 2 * at)
         return numerator / (1 << n)
     # 2 P(X <= k - 1) + P(X = k) (+ P(X = k) again unless mid-p): no cancellation.
+    from scipy.stats import binom  # imported here: scipy.stats costs ~1 s at start-up
+
     below_p = float(binom.cdf(k - 1, n, 0.5))
     at_p = float(binom.pmf(k, n, 0.5))
     return 2.0 * below_p + (at_p if midp else 2.0 * at_p)
@@ -131,7 +132,7 @@ def mcnemar(fixed: int, broken: int, *, method: str = "exact") -> McNemarResult:
         return McNemarResult(statistic=0.0, pvalue=1.0, method=m, fixed=b, broken=c)
     if m == "asymptotic":
         stat = max(0, abs(b - c) - 1) ** 2 / n
-        p = float(chi2.sf(stat, 1))
+        p = chi2_1_sf(stat)  # the chi-squared(1) survival function
         return McNemarResult(statistic=float(stat), pvalue=min(1.0, p), method=m, fixed=b, broken=c)
     k = min(b, c)
     p = _two_sided_binomial_half(k, n, midp=(m == "midp"))

@@ -6,10 +6,8 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.optimize import brentq
-from scipy.special import ndtri
-from scipy.stats import binom
 
+from evalbot.stats._normal import normal_quantile
 from evalbot.stats._validation import as_count, as_probability
 
 __all__ = [
@@ -77,6 +75,8 @@ def _ceil(x: float) -> int:
 
 def _critical_counts(d: np.ndarray, alpha: float) -> np.ndarray:
     """Largest k with ``2 P(X <= k) <= alpha`` for ``X ~ Bin(d, 1/2)`` (-1 when none)."""
+    from scipy.stats import binom  # lazily: scipy.stats costs ~1 s at start-up
+
     k = binom.ppf(alpha / 2.0, d, 0.5)  # smallest k with P(X <= k) >= alpha / 2
     k = np.where(np.isnan(k), -1.0, k)
     over = binom.cdf(k, d, 0.5) > alpha / 2.0 * (1.0 + 1e-12)
@@ -85,6 +85,8 @@ def _critical_counts(d: np.ndarray, alpha: float) -> np.ndarray:
 
 def _conditional_power(d: np.ndarray, p: float, alpha: float) -> np.ndarray:
     """Power of the exact two-sided test given ``d`` discordant pairs, fixed share ``p``."""
+    from scipy.stats import binom  # lazily: scipy.stats costs ~1 s at start-up
+
     k = _critical_counts(d, alpha)
     low = np.where(k >= 0, binom.cdf(k, d, p), 0.0)
     high = np.where(k >= 0, binom.sf(d - k - 1, d, p), 0.0)
@@ -107,11 +109,17 @@ def mcnemar_exact_power(
     >>> round(mcnemar_exact_power(0.08, 0.03, 328), 2)
     0.75
     """
+    from scipy.stats import binom  # lazily: scipy.stats costs ~1 s at start-up
+
     pf, pb = _rates_iv(fix_rate, break_rate)
     n = as_count(items, "items", minimum=1)
     a = as_probability(alpha, "alpha")
     psi = pf + pb
-    d = np.arange(n + 1, dtype=np.float64)
+    # Sum over the discordant counts that carry all but ~1e-14 of the probability, so the
+    # cost stays bounded for millions of items.
+    lo = int(binom.ppf(1e-15, n, psi)) if n > 1000 else 0
+    hi = int(binom.isf(1e-15, n, psi)) + 1 if n > 1000 else n
+    d = np.arange(max(0, lo), min(n, hi) + 1, dtype=np.float64)
     weights = binom.pmf(d, n, psi)
     return float(min(1.0, np.sum(weights * _conditional_power(d, pf / psi, a))))
 
@@ -168,8 +176,8 @@ def mcnemar_sample_size(
     pw = as_probability(power, "power")
     psi = pf + pb
     p = pf / psi
-    z_a = float(ndtri(1.0 - a / 2.0))
-    z_b = float(ndtri(pw))
+    z_a = normal_quantile(1.0 - a / 2.0)
+    z_b = normal_quantile(pw)
     d = (z_a * 0.5 + z_b * math.sqrt(p * (1.0 - p))) ** 2 / (p - 0.5) ** 2
     pairs = max(1, _ceil(d))
     items = max(1, _ceil(pairs / psi))
@@ -202,6 +210,8 @@ def simulate_mcnemar_power(
     ``Multinomial(items, (fix_rate, break_rate, rest))`` and applies the exact test at
     ``alpha``. The Monte Carlo standard error is ``sqrt(power (1 - power) / n_simulations)``.
     """
+    from scipy.stats import binom  # lazily: scipy.stats costs ~1 s at start-up
+
     pf, pb = _rates_iv(fix_rate, break_rate)
     n = as_count(items, "items", minimum=1)
     a = as_probability(alpha, "alpha")
@@ -263,12 +273,14 @@ def mcnemar_minimum_detectable_effect(
     >>> round(r.effect, 3)
     0.078
     """
+    from scipy.optimize import brentq
+
     n = as_count(items, "items", minimum=1)
     psi = as_probability(discordant_rate, "discordant_rate", open_high=False)
     a = as_probability(alpha, "alpha")
     pw = as_probability(power, "power")
-    z_a = float(ndtri(1.0 - a / 2.0))
-    z_b = float(ndtri(pw))
+    z_a = normal_quantile(1.0 - a / 2.0)
+    z_b = normal_quantile(pw)
     dd = n * psi
 
     def gap(p: float) -> float:

@@ -288,3 +288,40 @@ def test_version_and_module_entry(run_cli: Run) -> None:
     proc = run_cli("--version")
     assert proc.returncode == 0
     assert proc.stdout.startswith("evalbot ")
+
+
+def test_plan_reports_exact_and_simulated_power(run_cli: Run) -> None:
+    proc = run_cli("plan", "--fix-rate", "0.08", "--break-rate", "0.03", "--format", "json")
+    result = json.loads(proc.stdout)
+    # the approximation is a little optimistic for the exact test; exact and simulated agree
+    assert 0.70 < result["exact_power"] < 0.80
+    assert abs(result["simulated_power"] - result["exact_power"]) < 4 * result["simulated_power_se"]
+
+
+def test_plan_minimum_detectable_effect(run_cli: Run) -> None:
+    from statistics import NormalDist
+
+    proc = run_cli("plan", "--items", "100", "--discordance", "0.1", "--format", "json")
+    assert proc.returncode == 0, proc.stderr
+    result = json.loads(proc.stdout)
+    # Independent reference: bisection on sqrt(D)(p - 1/2) = z_{.975}/2 + z_{.8} sqrt(p(1-p)),
+    # D = 100 * 0.1 expected discordant pairs; the effect is 0.1 * (2p - 1).
+    z_a, z_b = NormalDist().inv_cdf(0.975), NormalDist().inv_cdf(0.8)
+    lo, hi = 0.5, 1.0
+    for _ in range(200):
+        mid = (lo + hi) / 2
+        if math.sqrt(10) * (mid - 0.5) - (z_a / 2 + z_b * math.sqrt(mid * (1 - mid))) < 0:
+            lo = mid
+        else:
+            hi = mid
+    assert result["minimum_detectable_effect"] == pytest.approx(0.1 * (2 * lo - 1), abs=1e-9)
+    text = run_cli("plan", "--items", "100", "--discordance", "0.1")
+    assert "you can detect a net change of about 7.8 pp" in text.stdout
+    tiny = run_cli("plan", "--items", "10", "--discordance", "0.1", "--format", "json")
+    assert json.loads(tiny.stdout)["detectable"] is False
+
+
+def test_plan_needs_one_of_two_designs(run_cli: Run) -> None:
+    proc = run_cli("plan", "--fix-rate", "0.1", "--items", "100")
+    assert proc.returncode == 2
+    assert proc.stderr.startswith("evalbot: error: evalbot plan: give --fix-rate and --break-rate")

@@ -2,10 +2,26 @@
 
 from __future__ import annotations
 
-import pytest
+import json
+from pathlib import Path
+from typing import Any
 
-from evalbot.config import Config, parse_config
+import pytest
+import yaml
+
+from evalbot.config import (
+    BOOTSTRAP_KEYS,
+    GATE_KEYS,
+    HOLDOUT_KEYS,
+    PLAN_KEYS,
+    POLICY_KEYS,
+    TOP_KEYS,
+    Config,
+    load_config,
+    parse_config,
+)
 from evalbot.errors import ConfigError
+from evalbot.results.pairing import fingerprint
 
 FULL = """
 metric: passed
@@ -54,7 +70,7 @@ def test_every_key() -> None:
         ),
         (
             "zzz: 1",
-            "c.yml: unknown key `zzz`; allowed: metric, alpha, mcnemar, format, fields, bootstrap, policy, gate",
+            "c.yml: unknown key `zzz`; allowed: metric, alpha, test, mcnemar, format, fields, bootstrap, plan, policy, holdout, gate",
         ),
         ("alpha: 0.7", "c.yml: `alpha` must be a number strictly between 0 and 0.5, got 0.7"),
         ("alpha: yes", "c.yml: `alpha` must be a number strictly between 0 and 0.5, got True"),
@@ -89,3 +105,296 @@ def test_bad_config_messages(text: str, message: str) -> None:
     with pytest.raises(ConfigError) as caught:
         parse_config(text, "c.yml")
     assert str(caught.value) == message
+
+
+# ---- the plan's newer keys -------------------------------------------------------------------
+
+
+REPO = Path(__file__).resolve().parents[2]
+SCHEMA = json.loads((REPO / "evalbot" / "schema" / "evalbot.schema.json").read_text())
+
+
+def files(mapping: dict[str, str]) -> Any:
+    def read_text(name: str) -> str:
+        if name not in mapping:
+            raise FileNotFoundError(name)
+        return mapping[name]
+
+    return read_text
+
+
+def test_new_keys() -> None:
+    text = """
+test: bootstrap
+plan: {fix_rate: 0.08, break_rate: 0.03, power: 0.9}
+policy: {max_looks: 2, looks: bonferroni, items_file: items.txt, min_effect: 0.02}
+holdout: {ids_file: sealed.txt, max_uses: 3}
+gate: {max_broken: 5%, margin: 0.01}
+"""
+    config = parse_config(
+        text, "c.yml", read_text=files({"items.txt": "b\na\n\n", "sealed.txt": " x \ny\n"})
+    )
+    assert config.test == "bootstrap"
+    assert config.plan is not None and config.plan.power == 0.9
+    assert config.policy.looks == "bonferroni"
+    assert config.policy.items_sha256 == fingerprint(["a", "b"])
+    assert config.policy.min_effect == 0.02
+    assert config.holdout is not None
+    assert config.holdout.ids == ("x", "y") and config.holdout.max_uses == 3
+    assert config.gate.max_broken is None and config.gate.max_broken_rate == 0.05
+    assert config.gate.margin == 0.01
+
+
+def test_items_file_hash_is_the_pairing_fingerprint() -> None:
+    # sha256 of the sorted ids each followed by "\n", computed here with hashlib directly
+    import hashlib
+
+    expected = hashlib.sha256(b"a\nb\nc\n").hexdigest()
+    config = parse_config("policy: {items_file: i}", "c.yml", read_text=files({"i": "c\na\nb"}))
+    assert config.policy.items_sha256 == expected
+
+
+@pytest.mark.parametrize(
+    ("value", "count", "rate"),
+    [
+        ("10", 10, None),
+        ("0", 0, None),
+        ("0.05", None, 0.05),
+        ("'5%'", None, 0.05),
+        ("'2.5 %'", None, 0.025),
+    ],
+)
+def test_max_broken_count_or_rate(value: str, count: int | None, rate: float | None) -> None:
+    gate = parse_config(f"gate: {{max_broken: {value}}}", "c.yml").gate
+    assert (gate.max_broken, gate.max_broken_rate) == (count, rate)
+
+
+BROKEN_RATE = "an integer >= 0 (items) or a rate such as 5% or 0.05"
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("test: ttest", "c.yml: `test` must be one of mcnemar, bootstrap, got 'ttest'"),
+        ("plan: {fix_rate: 0.1}", "c.yml: `plan.break_rate` is required when `plan` is given"),
+        (
+            "plan: {fix_rate: 0.1, break_rate: 0.1}",
+            "c.yml: `plan.fix_rate` equals `plan.break_rate` (0.1), so there is no change to detect",
+        ),
+        (
+            "plan: {fix_rate: 0.6, break_rate: 0.5}",
+            "c.yml: `plan.fix_rate` + `plan.break_rate` must be at most 1, got 0.6 + 0.5",
+        ),
+        (
+            "plan: {fix_rate: 0.1, break_rate: 0.0}",
+            "c.yml: `plan.break_rate` must be a number strictly between 0 and 1, got 0.0",
+        ),
+        (
+            "plan: {fix_rate: 0.1, break_rate: 0.05, powr: 0.9}",
+            "c.yml: unknown key `plan.powr`; did you mean `plan.power`?",
+        ),
+        (
+            "plan: {fix_rate: 0.1, break_rate: 0.05}\npolicy: {sample_size: 100}",
+            "c.yml: give either `policy.sample_size` or `plan` (from which the sample size is computed), not both",
+        ),
+        (
+            "policy: {mode: bayes}",
+            "c.yml: `policy.mode` must be one of fixed, sequential, got 'bayes'",
+        ),
+        (
+            "policy: {look: refuse}",
+            "c.yml: unknown key `policy.look`; did you mean `policy.looks`?",
+        ),
+        (
+            "policy: {looks: correct}",
+            "c.yml: `policy.looks` must be one of refuse, bonferroni, got 'correct'",
+        ),
+        (
+            "policy: {looks: bonferroni}",
+            "c.yml: `policy.looks: bonferroni` divides alpha by `policy.max_looks`, which is not set",
+        ),
+        (
+            "policy: {looks: bonferroni, max_looks: 2, mode: sequential}",
+            "c.yml: `policy.looks: bonferroni` does not apply to `policy.mode: sequential`, whose p-value is valid at every look",
+        ),
+        (
+            "test: bootstrap\npolicy: {mode: sequential}",
+            "c.yml: `policy.mode: sequential` tests the discordant pairs, so it needs `test: mcnemar`, got `test: bootstrap`",
+        ),
+        (
+            "policy: {items_sha256: abc}",
+            "c.yml: `policy.items_sha256` must be 64 lowercase hexadecimal digits (a sha256), got 'abc'",
+        ),
+        (
+            "policy: {min_effect: 2}",
+            "c.yml: `policy.min_effect` must be a number strictly between 0 and 1, got 2",
+        ),
+        (
+            "policy: {items_file: nope.txt}",
+            "c.yml: `policy.items_file` names 'nope.txt', which does not exist",
+        ),
+        (
+            "policy: {items_file: empty.txt}",
+            "empty.txt (`policy.items_file`): lists no item ids (one id per line)",
+        ),
+        (
+            "policy: {items_file: dup.txt}",
+            "dup.txt (`policy.items_file`):3: item id 'a' repeats line 1",
+        ),
+        (
+            "policy: {items_file: ab.txt, items_sha256: '" + "0" * 64 + "'}",
+            "c.yml: `policy.items_sha256` is 000000000000... but the ids in `policy.items_file` hash to "
+            + fingerprint(["a", "b"])[:12]
+            + "...; keep one, or make them agree",
+        ),
+        ("holdout: {max_uses: 2}", "c.yml: `holdout.ids_file` is required when `holdout` is given"),
+        (
+            "holdout: {ids_file: ab.txt, max_use: 2}",
+            "c.yml: unknown key `holdout.max_use`; did you mean `holdout.max_uses`?",
+        ),
+        (
+            "holdout: {ids_file: ab.txt, max_uses: 0}",
+            "c.yml: `holdout.max_uses` must be an integer >= 1, got 0",
+        ),
+        ("gate: {max_broken: -1}", f"c.yml: `gate.max_broken` must be {BROKEN_RATE}, got -1"),
+        ("gate: {max_broken: 1.5}", f"c.yml: `gate.max_broken` must be {BROKEN_RATE}, got 1.5"),
+        (
+            "gate: {max_broken: '120%'}",
+            f"c.yml: `gate.max_broken` must be {BROKEN_RATE}, got '120%'",
+        ),
+        ("gate: {max_broken: lots}", f"c.yml: `gate.max_broken` must be {BROKEN_RATE}, got 'lots'"),
+        ("gate: {max_broken: true}", f"c.yml: `gate.max_broken` must be {BROKEN_RATE}, got True"),
+        (
+            "gate: {margin: 0}",
+            "c.yml: `gate.margin` must be a number strictly between 0 and 1, got 0",
+        ),
+        ("gate: {margn: 0.01}", "c.yml: unknown key `gate.margn`; did you mean `gate.margin`?"),
+    ],
+)
+def test_bad_plan_messages(text: str, message: str) -> None:
+    read_text = files({"empty.txt": "\n \n", "dup.txt": "a\nb\na\n", "ab.txt": "a\nb\n"})
+    with pytest.raises(ConfigError) as caught:
+        parse_config(text, "c.yml", read_text=read_text)
+    assert str(caught.value) == message
+
+
+def test_files_are_read_relative_to_the_config(tmp_path: Path) -> None:
+    (tmp_path / "evals").mkdir()
+    (tmp_path / "evals" / "items.txt").write_text("q1\nq2\n")
+    (tmp_path / "cfg.yml").write_text("policy: {items_file: evals/items.txt}\n")
+    assert load_config(str(tmp_path / "cfg.yml")).policy.items_sha256 == fingerprint(["q1", "q2"])
+
+
+def test_example_config_parses(tmp_path: Path) -> None:
+    config = load_config(str(REPO / "docs" / "evalbot.example.yml"))
+    assert config.plan is not None and (config.plan.fix_rate, config.plan.break_rate) == (
+        0.08,
+        0.03,
+    )
+    assert config.policy.max_looks == 3 and config.policy.looks == "bonferroni"
+    assert config.gate.max_broken_rate == 0.05
+    # and it is valid under the schema
+    jsonschema = pytest.importorskip("jsonschema")
+    data = yaml.safe_load((REPO / "docs" / "evalbot.example.yml").read_text())
+    jsonschema.validate(data, SCHEMA)
+
+
+# ---- the JSON Schema and the parser agree ---------------------------------------------------
+
+
+def schema_keys(node: dict[str, Any], prefix: str = "") -> set[str]:
+    """Every dotted key the schema defines (following anyOf to the object branch)."""
+    out: set[str] = set()
+    for key, sub in node.get("properties", {}).items():
+        out.add(prefix + key)
+        for branch in [sub, *sub.get("anyOf", [])]:
+            if branch.get("type") == "object":
+                out |= schema_keys(branch, prefix + key + ".")
+    return out
+
+
+def parser_keys() -> set[str]:
+    sections = {
+        "fields": list(Config().fields.__dataclass_fields__),
+        "bootstrap": BOOTSTRAP_KEYS,
+        "plan": PLAN_KEYS,
+        "policy": POLICY_KEYS,
+        "holdout": HOLDOUT_KEYS,
+        "gate": GATE_KEYS,
+    }
+    out = set(TOP_KEYS)
+    for section, keys in sections.items():
+        out |= {f"{section}.{key}" for key in keys}
+    return out
+
+
+def test_schema_and_parser_define_the_same_keys() -> None:
+    assert schema_keys(SCHEMA) == parser_keys()
+
+
+def test_every_schema_key_is_accepted_by_the_parser() -> None:
+    # one document that sets every key to a valid value
+    doc = {
+        "metric": "passed",
+        "alpha": 0.05,
+        "test": "mcnemar",
+        "mcnemar": "midp",
+        "format": "jsonl",
+        "fields": {k: k for k in Config().fields.__dataclass_fields__},
+        "bootstrap": {"resamples": 1000, "seed": 1, "confidence": 0.9},
+        "plan": {"fix_rate": 0.08, "break_rate": 0.03, "power": 0.9},
+        "policy": {
+            "max_looks": 2,
+            "missing": "drop",
+            "mode": "fixed",
+            "looks": "bonferroni",
+            "items_sha256": fingerprint(["a", "b"]),
+            "items_file": "ab.txt",
+            "min_effect": 0.02,
+        },
+        "holdout": {"ids_file": "ab.txt", "max_uses": 2},
+        "gate": {"fail_on": "never", "max_broken": "5%", "margin": 0.01},
+    }
+    flat = schema_keys(SCHEMA)
+    set_keys = {k for k in flat if "." not in k} | {
+        f"{s}.{k}" for s, v in doc.items() if isinstance(v, dict) for k in v
+    }
+    assert flat - set_keys == {"policy.sample_size"}  # excluded by `plan` (a cross-key rule)
+    jsonschema = pytest.importorskip("jsonschema")
+    jsonschema.validate(doc, SCHEMA)
+    parse_config(yaml.safe_dump(doc), "c.yml", read_text=files({"ab.txt": "a\nb\n"}))
+    doc["policy"]["sample_size"] = 10  # type: ignore[index]
+    del doc["plan"]
+    jsonschema.validate(doc, SCHEMA)
+    parse_config(yaml.safe_dump(doc), "c.yml", read_text=files({"ab.txt": "a\nb\n"}))
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "alpah: 0.05",
+        "alpha: 0.7",
+        "alpha: yes",
+        "test: ttest",
+        "policy: {sample_size: 0}",
+        "policy: {sample_size: '400'}",
+        "policy: {mode: bayes}",
+        "policy: {items_sha256: ABC}",
+        "plan: {fix_rate: 0.1}",
+        "plan: {fix_rate: 1.5, break_rate: 0.1}",
+        "holdout: {max_uses: 2}",
+        "gate: {max_broken: -1}",
+        "gate: {max_broken: '120%'}",
+        "gate: {max_broken: 1.5}",
+        "gate: {margin: 0}",
+        "gate: 3",
+        "bootstrap: {resamples: 10}",
+        "fields: {idd: x}",
+    ],
+)
+def test_bad_documents_are_rejected_by_both(text: str) -> None:
+    jsonschema = pytest.importorskip("jsonschema")
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate(yaml.safe_load(text), SCHEMA)
+    with pytest.raises(ConfigError):
+        parse_config(text, "c.yml", read_text=files({}))

@@ -1,0 +1,201 @@
+"""Pure: the hidden machine-readable block carried in the sticky comment.
+
+The comment evalbot keeps on a pull request ends with one HTML comment that readers never see::
+
+    <!-- evalbot-state:v1 eyJ2IjogMSwgImxvb2tzIjogW119 -->
+
+whose payload is base64 (standard alphabet) of a JSON object::
+
+    {"v": 1,
+     "looks": [{"head_sha": "0123abc...", "items": 400, "fingerprint": "<sha256 hex>",
+                "pvalue": 0.0161, "outcome": "improvement", "at": "2026-11-30T09:00:00Z",
+                "holdout": false}],
+     "holdout_uses": 0}
+
+It is how a later run knows the earlier looks at this pull request (the policy refuses or
+corrects for extra looks) and how often the sealed holdout was used. The comment can be edited
+by anyone with write access, so :func:`parse_state` trusts nothing: any malformed, oversized or
+inconsistent block gives an empty state with ``warning`` set, never an exception.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import math
+import re
+from dataclasses import dataclass, replace
+from typing import Any
+
+__all__ = ["MARKER", "Look", "State", "parse_state", "render_state", "state_json", "with_look"]
+
+MARKER = "evalbot-state:v1"
+STATE_VERSION = 1
+MAX_BLOCK_CHARS = 256 * 1024  # base64 characters; ~2,000 looks fit in far less
+MAX_LOOKS = 1_000  # the oldest looks are forgotten beyond this
+OUTCOMES = frozenset({"improvement", "regression", "no_significant_difference", "inconclusive"})
+
+_BLOCK = re.compile(r"<!--\s*" + re.escape(MARKER) + r"\s+([A-Za-z0-9+/=\s]*?)\s*-->")
+_ANY_BLOCK = re.compile(r"<!--\s*evalbot-state:")
+_SHA = re.compile(r"[0-9a-fA-F]{4,64}")
+_FINGERPRINT = re.compile(r"[0-9a-f]{64}")
+_TIME = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,6})?(Z|[+-]\d{2}:\d{2})")
+
+
+@dataclass(frozen=True, kw_only=True)
+class Look:
+    """One verdict evalbot gave on this pull request."""
+
+    head_sha: str
+    items: int
+    fingerprint: str
+    pvalue: float
+    outcome: str
+    at: str  # ISO 8601 time of the run, e.g. "2026-11-30T09:00:00Z"
+    holdout: bool = False
+
+
+@dataclass(frozen=True, kw_only=True)
+class State:
+    """Everything evalbot remembers about a pull request between runs."""
+
+    looks: tuple[Look, ...] = ()
+    holdout_uses: int = 0
+    warning: str | None = None  # set when a block was present but unreadable (then ignored)
+
+
+class _Bad(ValueError):
+    pass
+
+
+def _reject_constant(name: str) -> float:
+    raise _Bad(f"non-finite number {name}")
+
+
+def _get(obj: dict[str, Any], key: str, kind: type | tuple[type, ...]) -> Any:
+    value = obj.get(key)
+    if isinstance(value, bool) and kind is not bool:
+        raise _Bad(f"`{key}` has the wrong type")
+    if not isinstance(value, kind):
+        raise _Bad(f"`{key}` is missing or has the wrong type")
+    return value
+
+
+def _look(raw: object) -> Look:
+    if not isinstance(raw, dict):
+        raise _Bad("a look is not an object")
+    head_sha = _get(raw, "head_sha", str)
+    if not _SHA.fullmatch(head_sha):
+        raise _Bad("`head_sha` is not a commit sha")
+    fingerprint = _get(raw, "fingerprint", str)
+    if not _FINGERPRINT.fullmatch(fingerprint):
+        raise _Bad("`fingerprint` is not a sha256")
+    items = _get(raw, "items", int)
+    if items < 0:
+        raise _Bad("`items` is negative")
+    pvalue = float(_get(raw, "pvalue", (int, float)))
+    if not (math.isfinite(pvalue) and 0.0 <= pvalue <= 1.0):
+        raise _Bad("`pvalue` is not in [0, 1]")
+    outcome = _get(raw, "outcome", str)
+    if outcome not in OUTCOMES:
+        raise _Bad("`outcome` is unknown")
+    at = _get(raw, "at", str)
+    if not _TIME.fullmatch(at):
+        raise _Bad("`at` is not an ISO 8601 time")
+    holdout = raw.get("holdout", False)
+    if not isinstance(holdout, bool):
+        raise _Bad("`holdout` is not a boolean")
+    return Look(
+        head_sha=head_sha.lower(),
+        items=items,
+        fingerprint=fingerprint,
+        pvalue=pvalue,
+        outcome=outcome,
+        at=at,
+        holdout=holdout,
+    )
+
+
+def _decode(payload: str) -> State:
+    compact = "".join(payload.split())
+    if len(compact) > MAX_BLOCK_CHARS:
+        raise _Bad("the block is too large")
+    data = json.loads(
+        base64.b64decode(compact, validate=True).decode("utf-8"),
+        parse_constant=_reject_constant,
+    )
+    if not isinstance(data, dict):
+        raise _Bad("the payload is not an object")
+    if data.get("v") != STATE_VERSION or isinstance(data.get("v"), bool):
+        raise _Bad("unknown version")
+    raw_looks = _get(data, "looks", list)
+    if len(raw_looks) > MAX_LOOKS:
+        raise _Bad("too many looks")
+    uses = _get(data, "holdout_uses", int) if "holdout_uses" in data else 0
+    if uses < 0:
+        raise _Bad("`holdout_uses` is negative")
+    return State(looks=tuple(_look(raw) for raw in raw_looks), holdout_uses=uses)
+
+
+def parse_state(comment_body: str | None) -> State:
+    """The state carried in a comment body; an empty state when there is none.
+
+    Never raises on any input: a block that is malformed, oversized, of an unknown version or
+    holds impossible values gives an empty state whose ``warning`` says so. When the body
+    holds several blocks the first is used and a warning is set.
+    """
+    if not isinstance(comment_body, str) or not comment_body:
+        return State()
+    if len(comment_body) > 4 * MAX_BLOCK_CHARS:
+        return State(warning="the state block was ignored: the comment is too large")
+    match = _BLOCK.search(comment_body)
+    if match is None:
+        if _ANY_BLOCK.search(comment_body):
+            return State(warning="the state block was ignored: unreadable or of another version")
+        return State()
+    try:
+        state = _decode(match.group(1))
+    except _Bad as error:
+        return State(warning=f"the state block was ignored: {error}")
+    except (ValueError, RecursionError, MemoryError):
+        # binascii.Error, UnicodeDecodeError and json.JSONDecodeError are ValueErrors
+        return State(warning="the state block was ignored: it is not valid base64 JSON")
+    if len(_BLOCK.findall(comment_body)) > 1:
+        return replace(state, warning="several state blocks were found; the first was used")
+    return state
+
+
+def _look_json(look: Look) -> dict[str, Any]:
+    return {
+        "head_sha": look.head_sha,
+        "items": look.items,
+        "fingerprint": look.fingerprint,
+        "pvalue": look.pvalue,
+        "outcome": look.outcome,
+        "at": look.at,
+        "holdout": look.holdout,
+    }
+
+
+def state_json(state: State) -> dict[str, Any]:
+    """The JSON object inside the block (also handy for reports)."""
+    return {
+        "v": STATE_VERSION,
+        "looks": [_look_json(look) for look in state.looks[-MAX_LOOKS:]],
+        "holdout_uses": state.holdout_uses,
+    }
+
+
+def render_state(state: State) -> str:
+    """The block to append to the comment body (one line, invisible when rendered)."""
+    text = json.dumps(state_json(state), separators=(",", ":"), sort_keys=True, allow_nan=False)
+    payload = base64.b64encode(text.encode("utf-8")).decode("ascii")
+    return f"<!-- {MARKER} {payload} -->"
+
+
+def with_look(state: State, look: Look, *, holdout_use: bool = False) -> State:
+    """The state after one more run: the look appended, the holdout use counted if any."""
+    return State(
+        looks=(*state.looks, look)[-MAX_LOOKS:],
+        holdout_uses=state.holdout_uses + (1 if holdout_use else 0),
+    )

@@ -1,0 +1,135 @@
+"""Multiple-comparison adjustments: Benjamini-Hochberg q-values and Holm."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal, cast
+
+import numpy as np
+import numpy.typing as npt
+
+from evalbot.stats._validation import FloatArray, as_choice, as_probability
+
+__all__ = ["MultipleTestResult", "adjust_pvalues", "benjamini_hochberg", "holm"]
+
+AdjustMethod = Literal["bh", "holm"]
+
+
+def _pvalues_iv(pvalues: object) -> FloatArray:
+    try:
+        p = np.asarray(pvalues, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ValueError("`pvalues` must be a one-dimensional array of numbers.") from None
+    if p.ndim != 1:
+        raise ValueError(f"`pvalues` must be one-dimensional; got an array of shape {p.shape}.")
+    bad = np.flatnonzero(~((p >= 0.0) & (p <= 1.0)))
+    if bad.size:
+        i = int(bad[0])
+        raise ValueError(f"`pvalues` must lie in [0, 1]; got {p[i]!r} at index {i}.")
+    return p
+
+
+def benjamini_hochberg(pvalues: npt.ArrayLike) -> FloatArray:
+    """Benjamini-Hochberg q-values (false discovery rate adjusted p-values).
+
+    ``q_(i) = min_{j >= i} min(1, m p_(j) / j)`` over the sorted p-values; rejecting the
+    hypotheses with ``q <= alpha`` controls the FDR at ``alpha`` for independent or positively
+    dependent tests. Returned in the input order. Use for per-slice results.
+
+    References
+    ----------
+    .. [1] Y. Benjamini, Y. Hochberg, "Controlling the false discovery rate: a practical and
+       powerful approach to multiple testing", JRSS B 57 (1995), 289-300.
+
+    Examples
+    --------
+    >>> from evalbot.stats import benjamini_hochberg
+    >>> benjamini_hochberg([0.01, 0.04, 0.03, 0.20]).tolist()
+    [0.04, 0.05333333333333334, 0.05333333333333334, 0.2]
+    """
+    p = _pvalues_iv(pvalues)
+    m = p.size
+    if m == 0:
+        return p.copy()
+    order = np.argsort(p, kind="stable")
+    scaled = p[order] * m / np.arange(1, m + 1)
+    q_sorted = np.minimum(1.0, np.minimum.accumulate(scaled[::-1])[::-1])
+    q = np.empty(m, dtype=np.float64)
+    q[order] = q_sorted
+    return q
+
+
+def holm(pvalues: npt.ArrayLike) -> FloatArray:
+    """Holm step-down adjusted p-values (family-wise error rate).
+
+    ``p~_(i) = max_{j <= i} min(1, (m - j + 1) p_(j))`` over the sorted p-values; valid under
+    any dependence. Returned in the input order. Use for several metrics on one comparison.
+
+    References
+    ----------
+    .. [1] S. Holm, "A simple sequentially rejective multiple test procedure", Scandinavian
+       Journal of Statistics 6 (1979), 65-70.
+
+    Examples
+    --------
+    >>> from evalbot.stats import holm
+    >>> holm([0.01, 0.04, 0.03]).tolist()
+    [0.03, 0.06, 0.06]
+    """
+    p = _pvalues_iv(pvalues)
+    m = p.size
+    if m == 0:
+        return p.copy()
+    order = np.argsort(p, kind="stable")
+    scaled = p[order] * (m - np.arange(m))
+    adj_sorted = np.minimum(1.0, np.maximum.accumulate(scaled))
+    adj = np.empty(m, dtype=np.float64)
+    adj[order] = adj_sorted
+    return adj
+
+
+@dataclass(frozen=True, kw_only=True)
+class MultipleTestResult:
+    """Result of :func:`adjust_pvalues`.
+
+    Attributes
+    ----------
+    pvalues : tuple of float
+        The raw p-values (echoed).
+    adjusted : tuple of float
+        Adjusted p-values (BH q-values or Holm), input order.
+    reject : tuple of bool
+        ``adjusted <= alpha``.
+    method : {"bh", "holm"}
+    alpha : float
+    """
+
+    pvalues: tuple[float, ...]
+    adjusted: tuple[float, ...]
+    reject: tuple[bool, ...]
+    method: AdjustMethod
+    alpha: float
+
+
+def adjust_pvalues(
+    pvalues: npt.ArrayLike, *, method: str = "bh", alpha: float = 0.05
+) -> MultipleTestResult:
+    """Adjust p-values for multiple comparisons with :func:`benjamini_hochberg` or :func:`holm`.
+
+    Examples
+    --------
+    >>> from evalbot.stats import adjust_pvalues
+    >>> adjust_pvalues([0.01, 0.04, 0.03], method="holm").reject
+    (True, False, False)
+    """
+    p = _pvalues_iv(pvalues)
+    m = cast(AdjustMethod, as_choice(method, "method", ("bh", "holm")))
+    a = as_probability(alpha, "alpha")
+    adj = benjamini_hochberg(p) if m == "bh" else holm(p)
+    return MultipleTestResult(
+        pvalues=tuple(float(x) for x in p),
+        adjusted=tuple(float(x) for x in adj),
+        reject=tuple(bool(x <= a) for x in adj),
+        method=m,
+        alpha=a,
+    )

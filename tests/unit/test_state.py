@@ -1,0 +1,143 @@
+"""The hidden state block: round trips, and garbage or tampering never crashes the parser."""
+
+from __future__ import annotations
+
+import base64
+import json
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from evalbot.state import MARKER, Look, State, parse_state, render_state, with_look
+
+LOOK = Look(
+    head_sha="0123456789abcdef0123456789abcdef01234567",
+    items=400,
+    fingerprint="ab" * 32,
+    pvalue=0.016,
+    outcome="improvement",
+    at="2026-11-30T09:00:00Z",
+)
+
+
+def block(payload: object) -> str:
+    raw = json.dumps(payload).encode()
+    return f"<!-- {MARKER} {base64.b64encode(raw).decode()} -->"
+
+
+def good(**changes: object) -> dict[str, object]:
+    look = {
+        "head_sha": LOOK.head_sha,
+        "items": 400,
+        "fingerprint": LOOK.fingerprint,
+        "pvalue": 0.016,
+        "outcome": "improvement",
+        "at": "2026-11-30T09:00:00Z",
+        "holdout": False,
+    }
+    look.update(changes)
+    return {"v": 1, "looks": [look], "holdout_uses": 0}
+
+
+def test_round_trip() -> None:
+    state = with_look(with_look(State(), LOOK), LOOK, holdout_use=True)
+    text = render_state(state)
+    assert text.startswith(f"<!-- {MARKER} ") and text.endswith(" -->") and "\n" not in text
+    assert parse_state("comment text\n\n" + text + "\n") == state
+    assert parse_state(text).holdout_uses == 1
+
+
+def test_format_is_base64_json() -> None:
+    payload = render_state(with_look(State(), LOOK)).split()[2]
+    data = json.loads(base64.b64decode(payload))
+    assert data == good()
+
+
+@pytest.mark.parametrize("body", [None, "", "no block here", "<!-- evalbot:marker -->"])
+def test_no_block_is_an_empty_state(body: str | None) -> None:
+    assert parse_state(body) == State()
+
+
+@pytest.mark.parametrize(
+    ("body", "warning"),
+    [
+        (f"<!-- {MARKER} !!!! -->", "unreadable or of another version"),
+        (f"<!-- {MARKER} bm90IGpzb24= -->", "not valid base64 JSON"),
+        ("<!-- evalbot-state:v2 e30= -->", "unreadable or of another version"),
+        (block([1, 2]), "the payload is not an object"),
+        (block({"v": 2, "looks": []}), "unknown version"),
+        (block({"v": True, "looks": []}), "unknown version"),
+        (block({"v": 1}), "`looks` is missing"),
+        (block({"v": 1, "looks": [], "holdout_uses": -1}), "`holdout_uses` is negative"),
+        (block({"v": 1, "looks": [], "holdout_uses": 1.5}), "`holdout_uses` is missing or has"),
+        (block({"v": 1, "looks": [7]}), "a look is not an object"),
+        (block(good(head_sha="not a sha")), "`head_sha` is not a commit sha"),
+        (block(good(fingerprint="x")), "`fingerprint` is not a sha256"),
+        (block(good(items=-3)), "`items` is negative"),
+        (block(good(items=True)), "`items` has the wrong type"),
+        (block(good(pvalue=2)), "`pvalue` is not in [0, 1]"),
+        (block(good(outcome="victory")), "`outcome` is unknown"),
+        (block(good(at="yesterday")), "`at` is not an ISO 8601 time"),
+        (block(good(holdout="yes")), "`holdout` is not a boolean"),
+        (block({"v": 1, "looks": [{}] * 1001}), "too many looks"),
+        (
+            f"<!-- {MARKER} "
+            + base64.b64encode(b'{"v": 1, "looks": [], "x": NaN}').decode()
+            + " -->",
+            "non-finite number NaN",
+        ),
+        (
+            f"<!-- {MARKER} " + base64.b64encode(b"[" * 50_000 + b"]" * 50_000).decode() + " -->",
+            "not valid base64 JSON",  # nested too deeply
+        ),
+        (
+            f"<!-- {MARKER} " + base64.b64encode(b" " * 300_000).decode() + " -->",
+            "too large",
+        ),
+        ("x" * 2_000_000, "the comment is too large"),
+    ],
+)
+def test_garbage_gives_empty_state_and_warning(body: str, warning: str) -> None:
+    state = parse_state(body)
+    assert state.looks == () and state.holdout_uses == 0
+    assert state.warning is not None and warning in state.warning
+
+
+def test_deep_nesting_within_the_size_limit() -> None:
+    payload = base64.b64encode(b"[" * 60_000 + b"]" * 60_000).decode()
+    state = parse_state(f"<!-- {MARKER} {payload} -->")
+    assert state.warning is not None
+
+
+def test_several_blocks_use_the_first_and_warn() -> None:
+    first = render_state(with_look(State(), LOOK))
+    state = parse_state(first + "\n" + render_state(State()))
+    assert state.looks == (LOOK,)
+    assert state.warning == "several state blocks were found; the first was used"
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text())
+def test_any_text_is_safe(body: str) -> None:
+    assert isinstance(parse_state(body), State)
+    assert isinstance(parse_state(f"<!-- {MARKER} {body} -->"), State)
+
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=20),
+    lambda children: (
+        st.lists(children, max_size=5) | st.dictionaries(st.text(max_size=12), children, max_size=5)
+    ),
+    max_leaves=30,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(json_values, st.binary(max_size=200))
+def test_any_payload_is_safe(value: object, raw: bytes) -> None:
+    for data in (json.dumps(value).encode(), raw):
+        body = f"<!-- {MARKER} {base64.b64encode(data).decode()} -->"
+        assert isinstance(parse_state(body), State)
+    looks = {"v": 1, "looks": [value], "holdout_uses": 0}
+    assert isinstance(parse_state(block(looks)), State)
