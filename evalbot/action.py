@@ -19,17 +19,17 @@ and a warning explaining the two-workflow setup.
 
 from __future__ import annotations
 
-import base64
-import binascii
 import contextlib
 import difflib
 import io
 import json
 import os
+import posixpath
 import stat
 import zipfile
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from pathlib import PurePosixPath
 from typing import Any, Protocol
 
@@ -47,14 +47,15 @@ from evalbot.github_io import (
     PullRequestInfo,
     WorkflowRunInfo,
 )
-from evalbot.policy import Decision, evaluate
+from evalbot.policy import Decision, evaluate, next_state, restrict_items
 from evalbot.render import render_markdown
-from evalbot.report import View, build_view, format_pvalue
+from evalbot.report import OUTCOME_LABELS, View, build_view, format_pvalue
 from evalbot.results.model import Results
 from evalbot.results.options import ReadOptions
 from evalbot.results.pairing import pair
 from evalbot.results.sources import RESULT_SUFFIXES, load_results, merge, parse_file
 from evalbot.settings import ActionInputError, Settings
+from evalbot.state import Look, State, parse_state, render_state
 
 __all__ = ["GitHubPort", "read_zip_members", "run_action"]
 
@@ -204,47 +205,7 @@ def load_results_from_zip(
     return merge(shards, label)
 
 
-# ---- the state block and the comment (seams for state.py and render.py) ----------------------
-
-
-@dataclass(frozen=True, kw_only=True)
-class Look:
-    """One earlier verdict on this pull request (carried in the comment's hidden state)."""
-
-    sha: str
-    outcome: str
-    headline: str
-    run_url: str | None = None
-
-
-_STATE_PREFIX = "<!-- evalbot-state:"
-
-
-def parse_looks(body: str | None) -> list[Look]:
-    """Earlier looks from a previous comment body. Seam: ``state.parse_state(body)``."""
-    if not body or _STATE_PREFIX not in body:
-        return []
-    encoded = body.rsplit(_STATE_PREFIX, 1)[1].split("-->", 1)[0].strip()
-    try:
-        data = json.loads(base64.b64decode(encoded, validate=True))
-        return [
-            Look(
-                sha=str(item["sha"]),
-                outcome=str(item["outcome"]),
-                headline=str(item["headline"]),
-                run_url=None if item.get("run_url") is None else str(item["run_url"]),
-            )
-            for item in data.get("looks", [])
-        ]
-    except (ValueError, KeyError, TypeError, AttributeError, binascii.Error):
-        return []  # someone edited the comment; start afresh rather than fail
-
-
-def render_looks_state(looks: list[Look]) -> str:
-    """The hidden block carrying ``looks``. Seam: ``state.render_state(state)``."""
-    data = {"version": 1, "looks": [vars(look) for look in looks]}
-    encoded = base64.b64encode(json.dumps(data, sort_keys=True).encode()).decode()
-    return f"{_STATE_PREFIX}{encoded} -->"
+# ---- the comment (seam for render.py) ---------------------------------------------------------
 
 
 def render_body(view: View) -> str:
@@ -253,17 +214,33 @@ def render_body(view: View) -> str:
     return render_markdown(view)
 
 
+def _distinct(looks: Iterable[Look]) -> list[Look]:
+    """One look per commit (the latest: a re-run of a commit is not a new look), in order."""
+    latest: dict[str, Look] = {}
+    for look in looks:
+        latest.pop(look.head_sha.lower(), None)
+        latest[look.head_sha.lower()] = look
+    return list(latest.values())
+
+
 def _history(looks: list[Look]) -> str:
+    """Earlier looks at this pull request, newest first, in a collapsed table."""
     if not looks:
         return ""
+    shown = list(enumerate(looks, start=1))[-MAX_LOOKS_SHOWN:]
+
+    def label(outcome: str) -> str:
+        symbol, text = OUTCOME_LABELS.get(outcome, ("", outcome))
+        return f"{symbol} {text}".strip()
+
     rows = "\n".join(
-        f"| {i} | `{look.sha[:7]}` | {look.headline}"
-        f"{f' ([run]({look.run_url}))' if look.run_url else ''} |"
-        for i, look in reversed(list(enumerate(looks[-MAX_LOOKS_SHOWN:], start=1)))
+        f"| {i} | `{look.head_sha[:7]}` | {label(look.outcome)} | {format_pvalue(look.pvalue)} "
+        f"| {look.at} |"
+        for i, look in reversed(shown)
     )
     return (
         f"<details><summary>Earlier looks ({len(looks)})</summary>\n\n"
-        f"| look | commit | verdict |\n|---:|---|---|\n{rows}\n\n</details>\n"
+        f"| look | commit | verdict | p | at |\n|---:|---|---|---:|---|\n{rows}\n\n</details>\n"
     )
 
 
@@ -401,6 +378,8 @@ class Verdict:
     comparison: Comparison
     decision: Decision
     notes: list[str] = field(default_factory=list)
+    state: State = field(default_factory=State)  # to carry in the comment after this run
+    old: State = field(default_factory=State)  # as found in the comment
 
 
 # ---- the run ---------------------------------------------------------------------------------
@@ -561,7 +540,7 @@ class _ActionRun:
             config = Config()
             notes.append(f"No `{path}` at {where} `{ref[:7]}`: evalbot's defaults apply.")
         else:
-            config = parse_config(text, f"{path}@{ref[:7]}")
+            config = parse_config(text, f"{path}@{ref[:7]}", read_text=self._reader(path, ref))
         if self.event.on_pull_request and self.event.head_sha != ref:
             try:
                 head_text = self.gh.get_file_at_ref(path, self.event.head_sha)
@@ -572,6 +551,22 @@ class _ActionRun:
             if head_text != text:
                 notes.append(_config_diff_note(path, text, head_text))
         return config, notes
+
+    def _reader(self, config_path: str, ref: str) -> Callable[[str], str]:
+        """``read_text`` for files the plan names (``policy.items_file``, ``holdout.ids_file``):
+        relative to the config's folder, read at the same commit, never outside the repository."""
+        folder = posixpath.dirname(config_path)
+
+        def read_text(name: str) -> str:
+            path = posixpath.normpath(posixpath.join(folder, name))
+            if posixpath.isabs(name) or path == ".." or path.startswith("../"):
+                raise FileNotFoundError(name)
+            text = self.gh.get_file_at_ref(path, ref)
+            if text is None:
+                raise FileNotFoundError(name)
+            return text
+
+        return read_text
 
     def _load_candidate(self, options: ReadOptions) -> Results:
         if self.event.mode == "workflow_run":
@@ -720,10 +715,17 @@ class _ActionRun:
                 f"comparison is refused: {error}. This happens when the eval set changed: the "
                 "baseline will match once the change is merged and the default branch has run.",
             ) from None
+        paired = restrict_items(paired, config, holdout=False)
+        state = parse_state(self._previous_body()) if self._pull_number is not None else State()
         comparison = compute_comparison(paired, config)
-        decision = evaluate(comparison, config)
+        head = self.event.head_sha if self.event.on_pull_request else None
+        decision = evaluate(comparison, config, state=state, head_sha=head)
+        at = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+        new_state = next_state(state, comparison, decision, at=at)
         notes = [baseline.description, *notes]
-        return Verdict(comparison=comparison, decision=decision, notes=notes)
+        return Verdict(
+            comparison=comparison, decision=decision, notes=notes, state=new_state, old=state
+        )
 
     # -- publishing
 
@@ -754,35 +756,21 @@ class _ActionRun:
         c, d = verdict.comparison, verdict.decision
         view = build_view(c, d)
         headline = f"{view.symbol} {view.outcome_label}: {view.effect}, p = {view.pvalue}"
-        conclusion = (
-            "failure"
-            if d.gate == "fail"
-            else "neutral"
-            if d.outcome == "inconclusive"
-            else "success"
-        )
+        conclusion = d.conclusion
         title = f"evalbot: {self.s.name}" if self.s.name != "evalbot" else "evalbot"
-        looks: list[Look] = []
-        if self._pull_number is not None:
-            looks = parse_looks(self._previous_body())
-            if looks and looks[-1].sha == self.event.head_sha:
-                looks.pop()  # a re-run of the same commit is not a new look
-            looks.append(
-                Look(
-                    sha=self.event.head_sha,
-                    outcome=d.outcome,
-                    headline=headline,
-                    run_url=self.s.run_url,
-                )
-            )
+        head = self.event.head_sha.lower()
+        earlier = _distinct(look for look in verdict.state.looks if look.head_sha.lower() != head)
         body = render_body(view)
+        notes_shown = [*verdict.notes, *(f"⚠️ {w}" for w in d.warnings)]
+        if d.disclosure:
+            notes_shown.append(d.disclosure)
         comment = compose_comment(
             marker=self.s.marker,
             title=title,
             body=body,
-            notes=verdict.notes,
-            earlier=looks[:-1],
-            state_block=render_looks_state(looks) if looks else "",
+            notes=notes_shown,
+            earlier=earlier,
+            state_block=render_state(verdict.state) if verdict.state.looks else "",
             max_chars=MAX_COMMENT_CHARS,
         )
         comment_url = self._upsert(comment)
@@ -790,7 +778,7 @@ class _ActionRun:
             marker="",
             title=headline,
             body=body,
-            notes=verdict.notes,
+            notes=notes_shown,
             earlier=[],
             state_block="",
             max_chars=60_000,
@@ -798,7 +786,7 @@ class _ActionRun:
         if self.status is not None:
             self.status.finish(conclusion, title=headline, summary=check_summary)
         full = render_body(build_view(c, d, max_ids=2000))
-        notes = "".join(f"\n{note}\n" for note in verdict.notes)
+        notes = "".join(f"\n{note}\n" for note in notes_shown)
         self.env.add_summary(f"## {title}\n\n{full}{notes}")
         ci = c.difference.confidence_interval
         outputs = {
@@ -822,16 +810,18 @@ class _ActionRun:
         title = f"evalbot: {self.s.name}" if self.s.name != "evalbot" else "evalbot"
         headline = f"➖ {neutral.title}"
         if self._pull_number is not None:
-            looks = parse_looks(self._previous_body())
+            previous = self._previous_body()
+            state = parse_state(previous)
             body = f"### {headline}\n\n{neutral.message}\n"
-            # not a look: the earlier ones stay as they were
+            # not a look: the earlier ones stay as they were (an unreadable block is kept as is)
+            block = render_state(state) if state.looks else ""
             comment = compose_comment(
                 marker=self.s.marker,
                 title=title,
                 body=body,
                 notes=[],
-                earlier=looks,
-                state_block=render_looks_state(looks) if looks else "",
+                earlier=_distinct(state.looks),
+                state_block=block,
                 max_chars=MAX_COMMENT_CHARS,
             )
             url = self._upsert(comment)

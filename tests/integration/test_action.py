@@ -490,3 +490,67 @@ def test_a_fork_pull_request_run_on_a_branch_named_main_is_never_the_baseline(
     (body,) = world.ours()
     assert f"from run [{genuine.id}]" in body
     assert f"run [{forged.id}]" not in body
+
+
+def test_looks_are_carried_in_the_comment_and_max_looks_refuses_a_second_verdict(
+    fake_github: FakeGitHub, tmp_path: Path
+) -> None:
+    world = World(fake_github, tmp_path)
+    world.base = world.repo.add_commit(
+        parents=[world.base],
+        files={".evalbot.yml": "policy: {max_looks: 1}\nbootstrap: {resamples: 1000}\n"},
+        branch="main",
+    )
+    world.pull.base_sha = world.base
+    world.add_baseline_run()
+    first = world.run()
+    assert first.code == 0, first.stderr
+    assert first.outputs["verdict"] == "improvement"
+    # a re-run of the same commit is not a new look
+    assert world.run().outputs["verdict"] == "improvement"
+    world.pull.head_sha = world.repo.add_commit(parents=[world.head], branch="feature")
+    second = world.run()
+    assert second.code == 0, second.stderr
+    assert second.outputs["verdict"] == "inconclusive"
+    assert second.outputs["conclusion"] == "neutral"
+    (body,) = world.ours()
+    assert "policy.max_looks = 1; a verdict is refused" in body
+    assert "Earlier looks (1)" in body
+    assert "<!-- evalbot-state:v1 " in body
+    checks = world.repo.check_runs_for(world.pull.head_sha)
+    assert [c.conclusion for c in checks] == ["neutral"]
+
+
+def test_files_the_plan_names_are_read_at_the_base_commit(
+    fake_github: FakeGitHub, tmp_path: Path
+) -> None:
+    world = World(fake_github, tmp_path)
+    ids = "".join(f"{i}\n" for i in sorted(set(_ids(example("baseline")))))
+    world.base = world.repo.add_commit(
+        parents=[world.base],
+        files={
+            ".evalbot.yml": "policy: {items_file: evals/items.txt}\nbootstrap: {resamples: 1000}\n",
+            "evals/items.txt": ids,
+        },
+        branch="main",
+    )
+    world.pull.base_sha = world.base
+    world.add_baseline_run()
+    result = world.run()
+    assert result.code == 0, result.stderr
+    assert result.outputs["verdict"] == "improvement"
+    reads = world.fake.requests_to("GET", r"/repos/octo/evals/contents/evals/items\.txt")
+    assert [r.query.get("ref") for r in reads] == [[world.base]]
+    # an items file that does not hold the eval's items refuses the verdict
+    world.base = world.repo.add_commit(
+        parents=[world.base], files={"evals/items.txt": "only-one\n"}, branch="main"
+    )
+    world.pull.base_sha = world.base
+    world.add_baseline_run()
+    assert world.run().outputs["verdict"] == "inconclusive"
+
+
+def _ids(jsonl: str) -> list[str]:
+    import json
+
+    return [json.loads(line)["id"] for line in jsonl.splitlines() if line.strip()]

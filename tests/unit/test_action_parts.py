@@ -10,16 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from evalbot.action import (
-    Look,
-    compose_comment,
-    parse_looks,
-    read_zip_members,
-    render_looks_state,
-)
+from evalbot.action import compose_comment, read_zip_members
 from evalbot.actions_env import ActionsEnv, format_command, parse_output_file
 from evalbot.errors import InputError
 from evalbot.settings import ActionInputError, parse_settings
+from evalbot.state import Look, State, render_state
 
 # ---- settings ----
 
@@ -171,21 +166,14 @@ def test_not_a_zip() -> None:
 # ---- the comment ----
 
 
-def test_looks_round_trip_and_survive_garbage() -> None:
-    looks = [Look(sha="a" * 40, outcome="improvement", headline="✅ x -- y", run_url=None)]
-    block = render_looks_state(looks)
-    assert "--" not in block[4:-3]
-    assert parse_looks(f"body\n{block}\n") == looks
-    assert parse_looks("<!-- evalbot-state:%%% -->") == []
-    assert parse_looks(None) == []
-
-
 def test_compose_fits_the_limit_and_keeps_marker_notes_and_state() -> None:
-    looks = [
-        Look(sha="a" * 40, outcome="regression", headline="❌ old"),
-        Look(sha="b" * 40, outcome="improvement", headline="✅ new"),
-    ]
-    state = render_looks_state(looks)
+    def look(sha: str, outcome: str) -> Look:
+        return Look(
+            head_sha=sha * 40, items=4, fingerprint="f" * 64, pvalue=0.03, outcome=outcome, at="t"
+        )
+
+    looks = [look("a", "regression"), look("b", "improvement")]
+    state = render_state(State(looks=tuple(looks)))
     body = compose_comment(
         marker="<!-- evalbot:e -->",
         title="evalbot",
@@ -200,5 +188,5 @@ def test_compose_fits_the_limit_and_keeps_marker_notes_and_state() -> None:
     assert "shortened" in body
     assert "Baseline: somewhere." in body
     assert "Earlier looks (1)" in body
-    assert "`aaaaaaa`" in body
+    assert "| 1 | `aaaaaaa` | ❌ Regression | 0.030 | t |" in body
     assert body.rstrip().endswith(state)
