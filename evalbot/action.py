@@ -193,13 +193,23 @@ def read_zip_members(data: bytes, label: str, *, max_total: int) -> list[tuple[s
 def load_results_from_zip(
     data: bytes, label: str, options: ReadOptions, *, max_total: int
 ) -> Results:
-    """Every result file in an artifact's zip, parsed and merged (the seam for ``sources.py``'s
-    zip support once it lands on main)."""
-    shards = [
-        parse_file(f"{label}/{name}", content, options)
-        for name, content in read_zip_members(data, label, max_total=max_total)
-        if name.lower().endswith(RESULT_SUFFIXES)
-    ]
+    """Every result file in an artifact's zip, parsed and merged.
+
+    The one seam for archives: once ``sources.parse_zip`` (branch ``results``) is on main, this
+    body becomes ``merge(parse_zip(label, data, options), label)``. Until then it reads the
+    archive with :func:`read_zip_members`; ``parse_file`` may return one shard or a list.
+    """
+    shards: list[Results] = []
+    for name, content in read_zip_members(data, label, max_total=max_total):
+        lower = name.lower()
+        if lower.endswith(".zip"):
+            raise InputError(
+                f"{label}: member {name!r} is an archive; archives inside archives are not read"
+            )
+        if not lower.endswith(RESULT_SUFFIXES):
+            continue
+        parsed = parse_file(f"{label}/{name}", content, options)
+        shards.extend(parsed if isinstance(parsed, list) else [parsed])
     if not shards:
         raise InputError(f"{label}: holds no result files ({', '.join(RESULT_SUFFIXES)})")
     return merge(shards, label)
