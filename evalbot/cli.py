@@ -319,7 +319,37 @@ def _plan_detectable(args: argparse.Namespace, out: TextIO) -> int:
 
 
 def run_action(args: argparse.Namespace, out: TextIO) -> int:
-    raise UsageError("evalbot action: the GitHub Actions mode is not available in this version")
+    """The GitHub Actions entrypoint: the runner's environment in, the real adapters built here."""
+    from evalbot.action import GitHubPort
+    from evalbot.action import run_action as action  # PyGithub loads only for the action
+    from evalbot.actions_env import ActionsEnv
+    from evalbot.github_io import make_client
+    from evalbot.settings import Settings, parse_settings
+
+    settings = parse_settings(os.environ)
+    env = ActionsEnv(settings.output_path, settings.summary_path, out)
+
+    def connect(s: Settings) -> GitHubPort:
+        return make_client(
+            s.api_url,
+            s.token,
+            s.repository,
+            retries=s.retries,
+            backoff=s.backoff,
+            rate_limit_wait=60.0 if s.throttle else 0.0,
+            seconds_between_requests=0.25 if s.throttle else None,
+            seconds_between_writes=1.0 if s.throttle else None,
+        )
+
+    try:
+        return action(settings, connect=connect, env=env)
+    except EvalbotError as error:
+        # the action already published what it could; the annotation makes it visible
+        env.mask(settings.token)
+        env.error(str(error), title="evalbot")
+        if "conclusion" not in env.outputs:
+            env.set_output("conclusion", "failure")
+        raise
 
 
 def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:

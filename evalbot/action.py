@@ -1,0 +1,911 @@
+"""The story of one GitHub Actions run: from the event to one sticky comment and one check.
+
+:func:`run_action` receives its IO adapters (a GitHub client and an :class:`ActionsEnv`) as
+parameters; :mod:`evalbot.cli` builds the real ones. The order matters:
+
+1. decide the mode from the event (:mod:`evalbot.events`); ``skip`` ends here with a notice;
+2. in pull request modes, find the pull request (``workflow_run``: verify the head sha) and put
+   an *in progress* check on its head sha (a commit status with a personal token);
+3. read ``.evalbot.yml`` at the PR's **base** commit, the candidate (workspace or artifact of the
+   triggering run) and the baseline (workspace, or the artifact of the base branch's latest
+   successful run at or before the base commit); compute, decide, render;
+4. only then publish: the sticky comment, the completed check, the job summary and outputs.
+
+Bad input anywhere (exit 2) completes the check as *failure* with a summary saying what to fix
+and leaves the comment alone. No baseline, an expired artifact or a baseline with another item
+set end *neutral* (exit 0) with a message. A fork's read-only token leaves summary and outputs
+and a warning explaining the two-workflow setup.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import difflib
+import io
+import json
+import os
+import posixpath
+import stat
+import zipfile
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import PurePosixPath
+from typing import Any, Protocol
+
+from evalbot.actions_env import ActionsEnv
+from evalbot.compare import Comparison, compute_comparison
+from evalbot.config import Config, parse_config
+from evalbot.errors import EvalbotError, InputError, PairingError, PublishError
+from evalbot.events import Event, parse_event
+from evalbot.github_io import (
+    MAX_COMMENT_CHARS,
+    ArtifactInfo,
+    CheckRunInfo,
+    CommentInfo,
+    GitHubRequestError,
+    PullRequestInfo,
+    WorkflowRunInfo,
+)
+from evalbot.policy import Decision, evaluate, next_state, restrict_items
+from evalbot.render import render_markdown
+from evalbot.report import OUTCOME_LABELS, View, build_view, format_pvalue
+from evalbot.results.model import Results
+from evalbot.results.options import ReadOptions
+from evalbot.results.pairing import pair
+from evalbot.results.sources import RESULT_SUFFIXES, load_results, merge, parse_file
+from evalbot.settings import ActionInputError, Settings
+from evalbot.state import Look, State, parse_state, render_state
+
+__all__ = ["GitHubPort", "read_zip_members", "run_action"]
+
+EXIT_OK, EXIT_GATE_FAILED, EXIT_BAD_INPUT = 0, 1, 2
+MAX_ZIP_MEMBERS = 10_000
+MAX_RUNS_SCANNED = 30
+MAX_COMPARES = 10
+MAX_LOOKS_SHOWN = 20
+DOCS = "https://github.com/evalbot/evalbot/blob/main/docs/action.md"
+
+FORK_WARNING = (
+    "This pull request comes from a fork, so its workflow only has a read-only token: evalbot "
+    "wrote the job summary and the outputs but cannot comment or set a check. To publish on "
+    "pull requests from forks, use the two-workflow setup: the `pull_request` workflow runs the "
+    "eval and uploads its results with actions/upload-artifact; a second workflow `on: "
+    "workflow_run` (with `permissions: pull-requests: write, checks: write, actions: read`) runs "
+    f"evalbot with `candidate-artifact` and never checks out the PR's code. See {DOCS}"
+)
+
+
+class GitHubPort(Protocol):
+    """What the action needs from GitHub (:class:`evalbot.github_io.GitHubClient` is one)."""
+
+    def get_pull(self, number: int) -> PullRequestInfo: ...
+
+    def find_pull_for_head(
+        self, head_sha: str, head_branch: str | None = None, head_owner: str | None = None
+    ) -> PullRequestInfo | None: ...
+
+    def list_comments(self, number: int) -> list[CommentInfo]: ...
+
+    def upsert_sticky_comment(self, number: int, marker: str, body: str) -> str: ...
+
+    def create_check_run(
+        self,
+        head_sha: str,
+        name: str,
+        *,
+        title: str,
+        summary: str,
+        text: str | None = None,
+        conclusion: str | None = None,
+        details_url: str | None = None,
+    ) -> CheckRunInfo: ...
+
+    def complete_check_run(
+        self,
+        check_run_id: int,
+        conclusion: str,
+        *,
+        title: str,
+        summary: str,
+        text: str | None = None,
+    ) -> CheckRunInfo: ...
+
+    def create_commit_status(
+        self, sha: str, state: str, context: str, description: str, target_url: str | None = None
+    ) -> None: ...
+
+    def list_workflow_runs(
+        self,
+        workflow_id_or_file: str | int,
+        branch: str,
+        status: str = "success",
+        *,
+        event: str | None = None,
+        head_sha: str | None = None,
+        limit: int = 100,
+    ) -> list[WorkflowRunInfo]: ...
+
+    def find_artifact(self, run_id: int, name: str) -> ArtifactInfo | None: ...
+
+    def download_artifact_zip(self, artifact: ArtifactInfo, max_bytes: int) -> bytes: ...
+
+    def get_file_at_ref(self, path: str, ref: str) -> str | None: ...
+
+    def compare_commits(self, base: str, head: str) -> tuple[int, int]: ...
+
+
+# ---- untrusted archives -------------------------------------------------------------------------
+
+
+def read_zip_members(data: bytes, label: str, *, max_total: int) -> list[tuple[str, bytes]]:
+    """The regular files of a zip archive, read in memory, never extracted to disk.
+
+    Refuses symbolic links, absolute or ``..`` paths, encrypted members, more than
+    :data:`MAX_ZIP_MEMBERS` entries and more than ``max_total`` uncompressed bytes (counted while
+    reading, not trusted from the headers).
+    """
+    try:
+        archive = zipfile.ZipFile(io.BytesIO(data))
+    except (zipfile.BadZipFile, ValueError):
+        raise InputError(f"{label}: not a valid zip archive") from None
+    with archive:
+        infos = archive.infolist()
+        if len(infos) > MAX_ZIP_MEMBERS:
+            raise InputError(f"{label}: holds {len(infos)} entries, over {MAX_ZIP_MEMBERS}")
+        members: list[tuple[str, bytes]] = []
+        budget = max_total
+        for info in infos:
+            name = info.filename
+            if name.endswith("/"):
+                continue
+            path = PurePosixPath(name)
+            if (
+                name.startswith(("/", "\\"))
+                or "\\" in name
+                or ".." in path.parts
+                or (path.parts and ":" in path.parts[0])
+            ):
+                raise InputError(f"{label}: member {name!r} has an unsafe path; refusing")
+            mode = info.external_attr >> 16
+            if stat.S_ISLNK(mode):
+                raise InputError(f"{label}: member {name!r} is a symbolic link; refusing")
+            if info.flag_bits & 0x1:
+                raise InputError(f"{label}: member {name!r} is encrypted")
+            if info.file_size > budget:
+                raise InputError(f"{label}: unpacks to more than {max_total} bytes; refusing")
+            chunks: list[bytes] = []
+            try:
+                with archive.open(info) as member:
+                    while chunk := member.read(1 << 16):
+                        budget -= len(chunk)
+                        if budget < 0:
+                            raise InputError(
+                                f"{label}: unpacks to more than {max_total} bytes; refusing"
+                            )
+                        chunks.append(chunk)
+            except (zipfile.BadZipFile, EOFError, OSError, NotImplementedError) as error:
+                raise InputError(f"{label}: member {name!r} is corrupt ({error})") from None
+            members.append((name, b"".join(chunks)))
+    return sorted(members)
+
+
+def load_results_from_zip(
+    data: bytes, label: str, options: ReadOptions, *, max_total: int
+) -> Results:
+    """Every result file in an artifact's zip, parsed and merged.
+
+    The one seam for archives: once ``sources.parse_zip`` (branch ``results``) is on main, this
+    body becomes ``merge(parse_zip(label, data, options), label)``. Until then it reads the
+    archive with :func:`read_zip_members`; ``parse_file`` may return one shard or a list.
+    """
+    shards: list[Results] = []
+    for name, content in read_zip_members(data, label, max_total=max_total):
+        lower = name.lower()
+        if lower.endswith(".zip"):
+            raise InputError(
+                f"{label}: member {name!r} is an archive; archives inside archives are not read"
+            )
+        if not lower.endswith(RESULT_SUFFIXES):
+            continue
+        parsed = parse_file(f"{label}/{name}", content, options)
+        shards.extend(parsed if isinstance(parsed, list) else [parsed])
+    if not shards:
+        raise InputError(f"{label}: holds no result files ({', '.join(RESULT_SUFFIXES)})")
+    return merge(shards, label)
+
+
+# ---- the comment (seam for render.py) ---------------------------------------------------------
+
+
+def render_body(view: View) -> str:
+    """The verdict's Markdown. Seam: becomes ``render_comment(view, marker=..., state_block=...,
+    max_chars=...)`` when report/render grow it."""
+    return render_markdown(view)
+
+
+def _distinct(looks: Iterable[Look]) -> list[Look]:
+    """One look per commit (the latest: a re-run of a commit is not a new look), in order."""
+    latest: dict[str, Look] = {}
+    for look in looks:
+        latest.pop(look.head_sha.lower(), None)
+        latest[look.head_sha.lower()] = look
+    return list(latest.values())
+
+
+def _history(looks: list[Look]) -> str:
+    """Earlier looks at this pull request, newest first, in a collapsed table."""
+    if not looks:
+        return ""
+    shown = list(enumerate(looks, start=1))[-MAX_LOOKS_SHOWN:]
+
+    def label(outcome: str) -> str:
+        symbol, text = OUTCOME_LABELS.get(outcome, ("", outcome))
+        return f"{symbol} {text}".strip()
+
+    rows = "\n".join(
+        f"| {i} | `{look.head_sha[:7]}` | {label(look.outcome)} | {format_pvalue(look.pvalue)} "
+        f"| {look.at} |"
+        for i, look in reversed(shown)
+    )
+    return (
+        f"<details><summary>Earlier looks ({len(looks)})</summary>\n\n"
+        f"| look | commit | verdict | p | at |\n|---:|---|---|---:|---|\n{rows}\n\n</details>\n"
+    )
+
+
+def compose_comment(
+    *,
+    marker: str,
+    title: str,
+    body: str,
+    notes: list[str],
+    earlier: list[Look],
+    state_block: str,
+    max_chars: int,
+) -> str:
+    """Marker, title, body, notes, the collapsed earlier looks and the state block, within
+    ``max_chars`` (the body is shortened; the job summary has everything)."""
+    head = f"{marker}\n## {title}\n\n" if marker else f"## {title}\n\n"
+    tail = "".join(f"\n{note}\n" for note in notes)
+    history = _history(earlier)
+    if history:
+        tail += f"\n{history}"
+    if state_block:
+        tail += f"\n{state_block}\n"
+    room = max_chars - len(head) - len(tail)
+    if len(body) > room:
+        cut = "\n\n… (shortened: the full report is in the job summary of the run)\n"
+        body = body[: max(0, room - len(cut))] + cut
+    return head + body + tail
+
+
+# ---- the status on the head sha ----------------------------------------------------------------
+
+
+class StatusPublisher:
+    """A check run (Actions token) or, when check runs are refused (a personal token), a commit
+    status, named after the comparison. ``read_only`` when a fork's token may not write."""
+
+    def __init__(
+        self,
+        gh: GitHubPort,
+        env: ActionsEnv,
+        *,
+        sha: str,
+        name: str,
+        details_url: str | None,
+        fork: bool,
+    ) -> None:
+        self._gh = gh
+        self._env = env
+        self._sha = sha
+        self._name = name
+        self._details_url = details_url
+        self._fork = fork
+        self._check_id: int | None = None
+        self.use_status = False
+        self.read_only = False
+        self.finished = False
+        self.url: str | None = None
+
+    def start(self) -> None:
+        try:
+            check = self._gh.create_check_run(
+                self._sha,
+                self._name,
+                title="evalbot is comparing…",
+                summary="Comparing the candidate with the baseline.",
+                details_url=self._details_url,
+            )
+        except GitHubRequestError as error:
+            if error.status == 403 and "github app" in str(error).lower():
+                self._env.info(
+                    "check runs need the Actions token; a personal token was given, so evalbot "
+                    "sets a commit status instead"
+                )
+                self.use_status = True
+                self._status("pending", "evalbot is comparing…")
+                return
+            if self._fork and error.status in (401, 403, 404):
+                self.read_only = True
+                self._env.warning(FORK_WARNING, title="evalbot: read-only token")
+                return
+            raise
+        self._check_id = check.id
+        self.url = check.html_url
+
+    def _status(self, state: str, description: str) -> None:
+        self._gh.create_commit_status(
+            self._sha, state, self._name, description, target_url=self._details_url
+        )
+
+    def finish(self, conclusion: str, *, title: str, summary: str) -> None:
+        if self.read_only:
+            return
+        self.finished = True
+        if self.use_status:
+            state = {"success": "success", "neutral": "success", "failure": "failure"}[conclusion]
+            self._status(state, title)
+        elif self._check_id is not None:
+            self._gh.complete_check_run(self._check_id, conclusion, title=title, summary=summary)
+        else:
+            self._gh.create_check_run(
+                self._sha,
+                self._name,
+                title=title,
+                summary=summary,
+                conclusion=conclusion,
+                details_url=self._details_url,
+            )
+
+
+# ---- outcomes ------------------------------------------------------------------------------------
+
+
+class Neutral(Exception):
+    """No verdict, for a reason that is nobody's mistake (no baseline yet, expired artifact)."""
+
+    def __init__(self, title: str, message: str) -> None:
+        super().__init__(message)
+        self.title = title
+        self.message = message
+
+
+class Skip(Exception):
+    """Nothing to publish (a stale workflow_run, no open pull request)."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class Baseline:
+    results: Results
+    description: str
+    from_artifact: bool
+
+
+@dataclass(kw_only=True)
+class Verdict:
+    comparison: Comparison
+    decision: Decision
+    notes: list[str] = field(default_factory=list)
+    state: State = field(default_factory=State)  # to carry in the comment after this run
+    old: State = field(default_factory=State)  # as found in the comment
+
+
+# ---- the run ---------------------------------------------------------------------------------
+
+
+def _read_payload(path: str | None) -> dict[str, Any]:
+    if not path:
+        return {}
+    try:
+        with open(path, encoding="utf-8") as handle:
+            data = json.load(handle)
+    except FileNotFoundError:
+        raise ActionInputError(f"GITHUB_EVENT_PATH: {path}: no such file") from None
+    except (OSError, ValueError) as error:
+        raise ActionInputError(f"GITHUB_EVENT_PATH: {path}: not readable JSON ({error})") from None
+    return data if isinstance(data, dict) else {}
+
+
+def run_action(
+    settings: Settings,
+    *,
+    connect: Callable[[Settings], GitHubPort],
+    env: ActionsEnv,
+    payload: Mapping[str, Any] | None = None,
+) -> int:
+    """Run the action; returns the exit code. ``connect`` builds the GitHub client."""
+    env.mask(settings.token)
+    if payload is None:
+        payload = _read_payload(settings.event_path)
+    event = parse_event(
+        settings.event_name,
+        payload,
+        sha=settings.sha,
+        ref=settings.ref,
+        repository=settings.repository,
+    )
+    if event.mode == "skip":
+        env.notice(f"evalbot: nothing to do: {event.skip_reason}", title="evalbot")
+        env.add_summary(f"### evalbot: nothing to do\n\n{event.skip_reason}\n")
+        env.set_output("conclusion", "skipped")
+        return EXIT_OK
+    if not settings.repository:
+        raise ActionInputError("GITHUB_REPOSITORY is not set (run evalbot inside GitHub Actions)")
+    return _ActionRun(settings, event, connect(settings), env).execute()
+
+
+class _ActionRun:
+    def __init__(self, settings: Settings, event: Event, gh: GitHubPort, env: ActionsEnv) -> None:
+        self.s = settings
+        self.event = event
+        self.gh = gh
+        self.env = env
+        self.pull: PullRequestInfo | None = None
+        self.status: StatusPublisher | None = None
+
+    # -- the story
+
+    def execute(self) -> int:
+        try:
+            self._resolve_pull()
+        except Skip as skip:
+            self.env.notice(f"evalbot: nothing to publish: {skip}", title="evalbot")
+            self.env.add_summary(f"### evalbot: nothing to publish\n\n{skip}\n")
+            self.env.set_output("conclusion", "skipped")
+            return EXIT_OK
+        if self.event.on_pull_request:
+            self.status = StatusPublisher(
+                self.gh,
+                self.env,
+                sha=self.event.head_sha,
+                name=self.s.name,
+                details_url=self.s.run_url,
+                fork=self.event.is_fork and self.event.mode == "pull_request",
+            )
+            self.status.start()
+        outcome: Verdict | Neutral | None
+        try:
+            outcome = self._evaluate()
+        except Neutral as neutral:
+            outcome = neutral
+        except EvalbotError as error:
+            return self._publish_failure(error)
+        if outcome is None:
+            return EXIT_OK
+        # When GitHub refuses part of the publishing (say the comment), do not leave the check
+        # in progress: complete it as failure with the reason, then let the error end the run.
+        try:
+            if isinstance(outcome, Neutral):
+                return self._publish_neutral(outcome)
+            return self._publish_verdict(outcome)
+        except PublishError as error:
+            if self.status is not None and not self.status.finished:
+                with contextlib.suppress(PublishError):  # the original error says more
+                    self.status.finish(
+                        "failure",
+                        title="evalbot could not publish its result",
+                        summary=f"{error}\n\nInputs, permissions and setup: {DOCS}\n",
+                    )
+            self.env.set_output("conclusion", "failure")
+            raise
+
+    def _resolve_pull(self) -> None:
+        event = self.event
+        if event.mode == "pull_request":
+            return
+        if event.mode != "workflow_run":
+            return
+        if event.pull_number is not None:
+            pull = self.gh.get_pull(event.pull_number)
+        else:
+            owner = event.head_repo.split("/", 1)[0] if event.head_repo else None
+            found = self.gh.find_pull_for_head(event.head_sha, event.head_ref, owner)
+            if found is None:
+                raise Skip(
+                    f"no open pull request has head commit {event.head_sha[:12]} "
+                    f"(the run {event.run_id} that produced the results)"
+                )
+            pull = found
+        if pull.state != "open":
+            raise Skip(f"pull request #{pull.number} is {pull.state}")
+        if pull.head_sha != event.head_sha:
+            raise Skip(
+                f"pull request #{pull.number} has moved on to {pull.head_sha[:12]}; these results "
+                f"are for {event.head_sha[:12]}, so they are not posted (the run for the new "
+                "head will post)"
+            )
+        self.pull = pull
+
+    # -- pieces of _evaluate
+
+    @property
+    def _base_sha(self) -> str | None:
+        if self.pull is not None:
+            return self.pull.base_sha
+        return self.event.base_sha
+
+    @property
+    def _base_ref(self) -> str | None:
+        if self.pull is not None:
+            return self.pull.base_ref
+        return self.event.base_ref
+
+    @property
+    def _pull_number(self) -> int | None:
+        if self.pull is not None:
+            return self.pull.number
+        return self.event.pull_number
+
+    def _load_config(self) -> tuple[Config, list[str]]:
+        path = self.s.config
+        notes: list[str] = []
+        ref = self._base_sha if self.event.on_pull_request else self.event.head_sha
+        if not ref:
+            raise ActionInputError("cannot tell which commit to read the config from")
+        where = "the base commit" if self.event.on_pull_request else "this commit"
+        text = self.gh.get_file_at_ref(path, ref)
+        if text is None:
+            config = Config()
+            notes.append(f"No `{path}` at {where} `{ref[:7]}`: evalbot's defaults apply.")
+        else:
+            config = parse_config(text, f"{path}@{ref[:7]}", read_text=self._reader(path, ref))
+        if self.event.on_pull_request and self.event.head_sha != ref:
+            try:
+                head_text = self.gh.get_file_at_ref(path, self.event.head_sha)
+            except PublishError:
+                head_text = text
+            if head_text is None and self.event.is_fork:
+                head_text = text  # a fork's commit may not be readable here: say nothing
+            if head_text != text:
+                notes.append(_config_diff_note(path, text, head_text))
+        return config, notes
+
+    def _reader(self, config_path: str, ref: str) -> Callable[[str], str]:
+        """``read_text`` for files the plan names (``policy.items_file``, ``holdout.ids_file``):
+        relative to the config's folder, read at the same commit, never outside the repository."""
+        folder = posixpath.dirname(config_path)
+
+        def read_text(name: str) -> str:
+            path = posixpath.normpath(posixpath.join(folder, name))
+            if posixpath.isabs(name) or path == ".." or path.startswith("../"):
+                raise FileNotFoundError(name)
+            text = self.gh.get_file_at_ref(path, ref)
+            if text is None:
+                raise FileNotFoundError(name)
+            return text
+
+        return read_text
+
+    def _load_candidate(self, options: ReadOptions) -> Results:
+        if self.event.mode == "workflow_run":
+            if self.s.candidate:
+                raise ActionInputError(
+                    "in a workflow_run job evalbot never reads the pull request's files: give "
+                    "input `candidate-artifact` (the artifact the triggering run uploaded), not "
+                    "`candidate`"
+                )
+            if not self.s.candidate_artifact:
+                raise ActionInputError(
+                    "input `candidate-artifact` is required in a workflow_run job"
+                )
+            run_id = self.event.run_id
+            assert run_id is not None
+            artifact = self.gh.find_artifact(run_id, self.s.candidate_artifact)
+            if artifact is None:
+                raise InputError(
+                    f"the triggering run {run_id} has no artifact named "
+                    f"{self.s.candidate_artifact!r}: upload the results with "
+                    "actions/upload-artifact under that name"
+                )
+            return self._artifact_results(artifact, "candidate", options)
+        if self.s.candidate_artifact:
+            raise ActionInputError(
+                "input `candidate-artifact` only works in a workflow_run job; "
+                "use `candidate` (a path in the workspace) here"
+            )
+        if not self.s.candidate:
+            raise ActionInputError("input `candidate` is required: a path or glob of result files")
+        return load_results(self._workspace_path(self.s.candidate), options)
+
+    def _workspace_path(self, spec: str) -> str:
+        return spec if os.path.isabs(spec) else os.path.join(self.s.workspace, spec)
+
+    def _artifact_results(self, artifact: ArtifactInfo, side: str, options: ReadOptions) -> Results:
+        data = self.gh.download_artifact_zip(artifact, self.s.max_artifact_bytes)
+        label = f"{side} artifact {artifact.name!r}"
+        return load_results_from_zip(data, label, options, max_total=self.s.max_artifact_bytes)
+
+    def _load_baseline(self, options: ReadOptions) -> Baseline | None:
+        if self.s.baseline:
+            path = self.s.baseline
+            results = load_results(self._workspace_path(path), options)
+            description = f"Baseline: `{path}`."
+            return Baseline(results=results, description=description, from_artifact=False)
+        if not self.s.baseline_artifact:
+            if self.event.on_pull_request:
+                raise ActionInputError(
+                    "give input `baseline-artifact` (the artifact name your default branch's "
+                    "workflow uploads) or `baseline` (a path in the workspace)"
+                )
+            return None
+        return self._baseline_from_artifact(options, self.s.baseline_artifact)
+
+    def _baseline_from_artifact(self, options: ReadOptions, name: str) -> Baseline:
+        event = self.event
+        workflow: str | int | None = self.s.baseline_workflow
+        if workflow is None:
+            workflow = event.workflow_id if event.mode == "workflow_run" else self.s.workflow_file
+        if workflow is None:
+            raise ActionInputError(
+                "cannot tell which workflow uploads the baseline: set input `baseline-workflow` "
+                "(its file name, e.g. evals.yml)"
+            )
+        if event.on_pull_request:
+            branch, target = self._base_ref, self._base_sha
+            at = "the base commit"
+        else:
+            branch, target = event.branch, event.head_sha
+            at = "this commit"
+        if not branch or not target:
+            raise ActionInputError(
+                "cannot tell the branch to take the baseline from (no base branch or GITHUB_REF)"
+            )
+        runs = self.gh.list_workflow_runs(workflow, branch, "success", limit=MAX_RUNS_SCANNED)
+        # Only runs of the branch itself: a pull request from a fork's branch of the same name
+        # runs with head_branch == branch too, and its artifact is the fork author's to forge.
+        runs = [r for r in runs if r.event not in ("pull_request", "pull_request_target")]
+        if not event.on_pull_request:  # push: the previous baseline, not this run's own
+            runs = [r for r in runs if r.head_sha != target and r.id != self.s.run_id]
+        compares = 0
+        missing: list[int] = []
+        for run in runs:
+            if run.head_sha == target:
+                behind = 0
+            else:
+                if compares >= MAX_COMPARES:
+                    break
+                compares += 1
+                behind, ahead_of_target = self.gh.compare_commits(run.head_sha, target)
+                if ahead_of_target:  # not an ancestor of the target: newer, or another line
+                    continue
+            artifact = self.gh.find_artifact(run.id, name)
+            if artifact is None:
+                missing.append(run.id)
+                continue
+            distance = (
+                f"{at} `{target[:7]}`"
+                if behind == 0
+                else f"{behind} commit{'s' if behind != 1 else ''} behind {at} `{target[:7]}`"
+            )
+            where = f"run [{run.id}]({run.html_url}) of `{branch}` at `{run.head_sha[:7]}`"
+            if artifact.expired:
+                raise Neutral(
+                    "Baseline artifact expired",
+                    f"The baseline artifact `{name}` of {where} has expired, so there is nothing "
+                    "to compare with. Re-run that workflow (or push to "
+                    f"`{branch}`) to upload a fresh one, or raise its `retention-days`.",
+                )
+            results = self._artifact_results(artifact, "baseline", options)
+            return Baseline(
+                results=results,
+                description=f"Baseline: artifact `{name}` from {where}, {distance}.",
+                from_artifact=True,
+            )
+        extra = (
+            f" (runs {', '.join(map(str, missing[:5]))} uploaded no artifact by that name)"
+            if missing
+            else ""
+        )
+        raise Neutral(
+            "No baseline yet",
+            f"No successful run of workflow `{workflow}` on `{branch}` at or before {at} "
+            f"`{target[:7]}` has an artifact named `{name}`{extra}. This is expected for the "
+            f"first pull request after installing evalbot: once a push to `{branch}` runs the "
+            "workflow that uploads the baseline, later pull requests are compared with it.",
+        )
+
+    def _evaluate(self) -> Verdict | None:
+        config, notes = self._load_config()
+        options = ReadOptions(fields=config.fields, metric=config.metric, format=config.format)
+        candidate = self._load_candidate(options)
+        baseline = self._load_baseline(options)
+        if baseline is None:
+            self._summarise_only(candidate, notes)
+            return None
+        try:
+            paired = pair(baseline.results, candidate, missing=config.policy.missing)
+        except PairingError as error:
+            if not baseline.from_artifact:
+                raise
+            raise Neutral(
+                "Baseline has another item set",
+                f"{baseline.description} Its items differ from the candidate's, so the paired "
+                f"comparison is refused: {error}. This happens when the eval set changed: the "
+                "baseline will match once the change is merged and the default branch has run.",
+            ) from None
+        paired = restrict_items(paired, config, holdout=False)
+        state = parse_state(self._previous_body()) if self._pull_number is not None else State()
+        comparison = compute_comparison(paired, config)
+        head = self.event.head_sha if self.event.on_pull_request else None
+        decision = evaluate(comparison, config, state=state, head_sha=head)
+        at = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+        new_state = next_state(state, comparison, decision, at=at)
+        notes = [baseline.description, *notes]
+        return Verdict(
+            comparison=comparison, decision=decision, notes=notes, state=new_state, old=state
+        )
+
+    # -- publishing
+
+    def _previous_body(self) -> str | None:
+        number = self._pull_number
+        if number is None or (self.status is not None and self.status.read_only):
+            return None
+        for comment in self.gh.list_comments(number):
+            if self.s.marker in comment.body:
+                return comment.body
+        return None
+
+    def _upsert(self, body: str) -> str:
+        number = self._pull_number
+        if number is None or (self.status is not None and self.status.read_only):
+            return ""
+        try:
+            return self.gh.upsert_sticky_comment(number, self.s.marker, body)
+        except GitHubRequestError as error:
+            if self.event.is_fork and self.event.mode == "pull_request" and error.status == 403:
+                self.env.warning(FORK_WARNING, title="evalbot: read-only token")
+                assert self.status is not None
+                self.status.read_only = True
+                return ""
+            raise
+
+    def _publish_verdict(self, verdict: Verdict) -> int:
+        c, d = verdict.comparison, verdict.decision
+        view = build_view(c, d)
+        headline = f"{view.symbol} {view.outcome_label}: {view.effect}, p = {view.pvalue}"
+        conclusion = d.conclusion
+        title = f"evalbot: {self.s.name}" if self.s.name != "evalbot" else "evalbot"
+        head = self.event.head_sha.lower()
+        earlier = _distinct(look for look in verdict.state.looks if look.head_sha.lower() != head)
+        body = render_body(view)
+        notes_shown = [*verdict.notes, *(f"⚠️ {w}" for w in d.warnings)]
+        if d.disclosure:
+            notes_shown.append(d.disclosure)
+        comment = compose_comment(
+            marker=self.s.marker,
+            title=title,
+            body=body,
+            notes=notes_shown,
+            earlier=earlier,
+            state_block=render_state(verdict.state) if verdict.state.looks else "",
+            max_chars=MAX_COMMENT_CHARS,
+        )
+        comment_url = self._upsert(comment)
+        check_summary = compose_comment(
+            marker="",
+            title=headline,
+            body=body,
+            notes=notes_shown,
+            earlier=[],
+            state_block="",
+            max_chars=60_000,
+        )
+        if self.status is not None:
+            self.status.finish(conclusion, title=headline, summary=check_summary)
+        full = render_body(build_view(c, d, max_ids=2000))
+        notes = "".join(f"\n{note}\n" for note in notes_shown)
+        self.env.add_summary(f"## {title}\n\n{full}{notes}")
+        ci = c.difference.confidence_interval
+        outputs = {
+            "verdict": d.outcome,
+            "gate": d.gate,
+            "p-value": f"{c.pvalue:.6g}",
+            "difference": f"{c.difference.statistic:.6g}",
+            "ci-low": f"{ci.low:.6g}",
+            "ci-high": f"{ci.high:.6g}",
+            "fixed": str(len(c.fixed_ids)),
+            "broken": str(len(c.broken_ids)),
+            "comment-url": comment_url,
+            "conclusion": conclusion,
+        }
+        for key, value in outputs.items():
+            self.env.set_output(key, value)
+        self.env.info(f"evalbot: {headline} (gate {d.gate}, p = {format_pvalue(c.pvalue)})")
+        return EXIT_GATE_FAILED if d.gate == "fail" else EXIT_OK
+
+    def _publish_neutral(self, neutral: Neutral) -> int:
+        title = f"evalbot: {self.s.name}" if self.s.name != "evalbot" else "evalbot"
+        headline = f"➖ {neutral.title}"
+        if self._pull_number is not None:
+            previous = self._previous_body()
+            state = parse_state(previous)
+            body = f"### {headline}\n\n{neutral.message}\n"
+            # not a look: the earlier ones stay as they were (an unreadable block is kept as is)
+            block = render_state(state) if state.looks else ""
+            comment = compose_comment(
+                marker=self.s.marker,
+                title=title,
+                body=body,
+                notes=[],
+                earlier=_distinct(state.looks),
+                state_block=block,
+                max_chars=MAX_COMMENT_CHARS,
+            )
+            url = self._upsert(comment)
+        else:
+            url = ""
+        if self.status is not None:
+            self.status.finish("neutral", title=neutral.title, summary=neutral.message)
+        self.env.warning(neutral.message, title=f"evalbot: {neutral.title}")
+        self.env.add_summary(f"## {title}\n\n### {headline}\n\n{neutral.message}\n")
+        for key in ("p-value", "difference", "ci-low", "ci-high", "fixed", "broken"):
+            self.env.set_output(key, "")
+        self.env.set_output("verdict", "inconclusive")
+        self.env.set_output("gate", "pass")
+        self.env.set_output("comment-url", url)
+        self.env.set_output("conclusion", "neutral")
+        return EXIT_OK
+
+    def _publish_failure(self, error: EvalbotError) -> int:
+        message = str(error)
+        title = "evalbot could not compare: fix the input"
+        summary = (
+            f"### ❌ {title}\n\n{message}\n\nNothing was compared and the comment was left as it "
+            f"was. Fix the problem above and re-run. Inputs and setup: {DOCS}\n"
+        )
+        self.env.error(message, title="evalbot")
+        if self.status is not None:
+            try:
+                self.status.finish("failure", title=title, summary=summary)
+            except PublishError as publish_error:
+                self.env.error(str(publish_error), title="evalbot")
+        self.env.add_summary(summary)
+        self.env.set_output("verdict", "")
+        self.env.set_output("gate", "fail")
+        self.env.set_output("conclusion", "failure")
+        return EXIT_BAD_INPUT
+
+    def _summarise_only(self, candidate: Results, notes: list[str]) -> None:
+        n = len(set(candidate.ids))
+        if candidate.kind == "binary":
+            rate = float(candidate.scores.mean()) if len(candidate) else 0.0
+            line = f"pass rate {rate * 100:.1f} % over {n} items ({len(candidate)} rows)"
+        else:
+            mean = float(candidate.scores.mean()) if len(candidate) else 0.0
+            line = f"mean score {mean:.3f} over {n} items ({len(candidate)} rows)"
+        text = f"`{self.s.candidate}` is valid: {line}."
+        extra = "".join(f"\n{note}\n" for note in notes)
+        self.env.add_summary(
+            f"## evalbot: {self.s.name}\n\n{text}\n\nNo baseline was asked for "
+            f"(input `baseline` or `baseline-artifact`), so nothing was compared.\n{extra}"
+        )
+        self.env.info(f"evalbot: {text}")
+        self.env.set_output("verdict", "")
+        self.env.set_output("gate", "pass")
+        self.env.set_output("conclusion", "validated")
+
+
+def _config_diff_note(path: str, base: str | None, head: str | None) -> str:
+    diff = "".join(
+        difflib.unified_diff(
+            (base or "").splitlines(keepends=True),
+            (head or "").splitlines(keepends=True),
+            fromfile=f"{path} (base)",
+            tofile=f"{path} (this pull request)",
+        )
+    )
+    if not diff.endswith("\n"):
+        diff += "\n"
+    fence = "```"
+    while fence in diff:
+        fence += "`"
+    what = "deletes" if head is None else "adds" if base is None else "changes"
+    return (
+        f"⚠️ This pull request {what} `{path}`. The rules at the base commit apply (a pull "
+        f"request cannot change the rules it is judged by); the change takes effect once merged."
+        f"\n\n<details><summary>Change to {path}</summary>\n\n{fence}diff\n{diff}{fence}\n\n"
+        "</details>"
+    )

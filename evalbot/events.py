@@ -1,0 +1,163 @@
+"""Pure: the event that started the run -> what evalbot does (a truth table, tested as one).
+
+=====================  ===============================  =================================
+event                  condition                        mode
+=====================  ===============================  =================================
+pull_request[_target]  opened/synchronize/reopened/...  ``pull_request`` (fork -> read-only)
+pull_request[_target]  closed                           ``skip``
+workflow_run           completed, success, from a PR    ``workflow_run``
+workflow_run           not completed / not success      ``skip``
+workflow_run           triggering run was not for a PR  ``skip``
+push                   (any branch)                     ``push``
+workflow_dispatch      / schedule                       ``dispatch``
+anything else                                           ``skip``
+=====================  ===============================  =================================
+
+``head_sha`` is the commit the candidate results are about: the check goes there.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Literal
+
+Mode = Literal["pull_request", "workflow_run", "push", "dispatch", "skip"]
+
+PR_EVENTS = ("pull_request", "pull_request_target")
+PR_ACTIONS_SKIPPED = ("closed",)
+
+
+@dataclass(frozen=True, kw_only=True)
+class Event:
+    mode: Mode
+    event_name: str
+    head_sha: str = ""
+    pull_number: int | None = None  # None in workflow_run mode: look it up by head sha
+    base_sha: str | None = None
+    base_ref: str | None = None
+    head_ref: str | None = None
+    head_repo: str | None = None  # owner/name the head commit lives in
+    is_fork: bool = False
+    run_id: int | None = None  # workflow_run: the triggering run (it holds the candidate)
+    workflow_id: int | None = None  # workflow_run: the triggering run's workflow
+    branch: str | None = None  # push/dispatch: the branch the results belong to
+    skip_reason: str | None = None
+
+    @property
+    def on_pull_request(self) -> bool:
+        return self.mode in ("pull_request", "workflow_run")
+
+
+def _str(value: Any) -> str:
+    return value if isinstance(value, str) else ""
+
+
+def _get(data: Any, *keys: str) -> Any:
+    for key in keys:
+        if not isinstance(data, Mapping):
+            return None
+        data = data.get(key)
+    return data
+
+
+def _skip(event_name: str, reason: str) -> Event:
+    return Event(mode="skip", event_name=event_name, skip_reason=reason)
+
+
+def parse_event(
+    event_name: str, payload: Mapping[str, Any], *, sha: str, ref: str, repository: str
+) -> Event:
+    """Decide the mode from ``GITHUB_EVENT_NAME`` and the webhook payload (pure)."""
+    if event_name in PR_EVENTS:
+        return _pull_request(event_name, payload, repository)
+    if event_name == "workflow_run":
+        return _workflow_run(payload, repository)
+    branch = ref.removeprefix("refs/heads/") if ref.startswith("refs/heads/") else None
+    if event_name == "push":
+        after = _str(payload.get("after"))
+        head = after if after and set(after) != {"0"} else sha
+        if not head:
+            return _skip(event_name, "the push event names no commit (GITHUB_SHA is empty)")
+        return Event(mode="push", event_name=event_name, head_sha=head, branch=branch)
+    if event_name in ("workflow_dispatch", "schedule"):
+        return Event(mode="dispatch", event_name=event_name, head_sha=sha, branch=branch)
+    return _skip(
+        event_name,
+        f"evalbot does not handle `{event_name or 'unknown'}` events; run it on pull_request, "
+        "workflow_run, push or workflow_dispatch",
+    )
+
+
+def _pull_request(event_name: str, payload: Mapping[str, Any], repository: str) -> Event:
+    pull = payload.get("pull_request")
+    number = _get(pull, "number")
+    head_sha = _str(_get(pull, "head", "sha"))
+    if not isinstance(number, int) or not head_sha:
+        return _skip(event_name, "the event payload holds no pull request")
+    action = _str(payload.get("action"))
+    if action in PR_ACTIONS_SKIPPED or _get(pull, "state") == "closed":
+        return _skip(event_name, f"pull request #{number} is closed")
+    head_repo = _str(_get(pull, "head", "repo", "full_name"))
+    base_repo = _str(_get(pull, "base", "repo", "full_name")) or repository
+    return Event(
+        mode="pull_request",
+        event_name=event_name,
+        head_sha=head_sha,
+        pull_number=number,
+        base_sha=_str(_get(pull, "base", "sha")) or None,
+        base_ref=_str(_get(pull, "base", "ref")) or None,
+        head_ref=_str(_get(pull, "head", "ref")) or None,
+        head_repo=head_repo or None,
+        # a deleted fork has head.repo = null: treat it as a fork
+        is_fork=(not head_repo) or head_repo.lower() != base_repo.lower(),
+    )
+
+
+def _workflow_run(payload: Mapping[str, Any], repository: str) -> Event:
+    run = payload.get("workflow_run")
+    if not isinstance(run, Mapping):
+        return _skip("workflow_run", "the event payload holds no workflow run")
+    run_id = run.get("id")
+    head_sha = _str(run.get("head_sha"))
+    if not isinstance(run_id, int) or not head_sha:
+        return _skip("workflow_run", "the workflow run in the payload has no id or head sha")
+    action = _str(payload.get("action"))
+    if action and action != "completed":
+        return _skip("workflow_run", f"the triggering run is {action}, not completed")
+    conclusion = _str(run.get("conclusion"))
+    if conclusion != "success":
+        return _skip(
+            "workflow_run",
+            f"the triggering run {run_id} concluded `{conclusion or 'unknown'}`, not `success`: "
+            "there are no results to compare",
+        )
+    if _str(run.get("event")) not in PR_EVENTS:
+        return _skip(
+            "workflow_run",
+            f"the triggering run {run_id} ran for `{run.get('event')}`, not a pull request",
+        )
+    head_repo = _str(_get(run, "head_repository", "full_name"))
+    base_repo = _str(_get(payload, "repository", "full_name")) or repository
+    number: int | None = None
+    base_sha = base_ref = None
+    for pr in run.get("pull_requests") or []:
+        if _get(pr, "head", "sha") == head_sha and isinstance(_get(pr, "number"), int):
+            number = pr["number"]
+            base_sha = _str(_get(pr, "base", "sha")) or None
+            base_ref = _str(_get(pr, "base", "ref")) or None
+            break
+    workflow_id = run.get("workflow_id")
+    return Event(
+        mode="workflow_run",
+        event_name="workflow_run",
+        head_sha=head_sha,
+        pull_number=number,
+        base_sha=base_sha,
+        base_ref=base_ref,
+        head_ref=_str(run.get("head_branch")) or None,
+        head_repo=head_repo or None,
+        is_fork=bool(head_repo) and head_repo.lower() != base_repo.lower(),
+        run_id=run_id,
+        workflow_id=workflow_id if isinstance(workflow_id, int) else None,
+    )

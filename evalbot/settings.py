@@ -1,0 +1,193 @@
+"""The action's inputs and the runner's ``GITHUB_*`` variables -> one frozen :class:`Settings`.
+
+Parsed from a given environ mapping (never ``os.environ`` itself: :mod:`evalbot.cli` passes it
+in), so tests build settings from plain dicts. The runner sets an input ``github-token`` as
+``INPUT_GITHUB-TOKEN``: the name upper-cased, hyphens kept. The token is ``repr=False``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from evalbot.errors import UsageError
+
+DEFAULT_API_URL = "https://api.github.com"
+DEFAULT_SERVER_URL = "https://github.com"
+DEFAULT_CONFIG = ".evalbot.yml"
+DEFAULT_NAME = "evalbot"
+DEFAULT_MAX_ARTIFACT_BYTES = 200 * 1024 * 1024
+
+# Every input of action.yml; tests keep this, action.yml and docs/action.md in step.
+INPUTS = (
+    "github-token",
+    "candidate",
+    "candidate-artifact",
+    "baseline",
+    "baseline-artifact",
+    "baseline-workflow",
+    "config",
+    "name",
+)
+OUTPUTS = (
+    "verdict",
+    "gate",
+    "p-value",
+    "difference",
+    "ci-low",
+    "ci-high",
+    "fixed",
+    "broken",
+    "comment-url",
+    "conclusion",
+)
+
+_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
+
+
+class ActionInputError(UsageError):
+    """An action input or a ``GITHUB_*`` variable is missing or malformed."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class Settings:
+    token: str = field(repr=False)
+    candidate: str | None = None
+    candidate_artifact: str | None = None
+    baseline: str | None = None
+    baseline_artifact: str | None = None
+    baseline_workflow: str | None = None
+    config: str = DEFAULT_CONFIG
+    name: str = DEFAULT_NAME
+    # the runner's context
+    event_name: str = ""
+    event_path: str | None = None
+    repository: str = ""
+    api_url: str = DEFAULT_API_URL
+    server_url: str = DEFAULT_SERVER_URL
+    sha: str = ""
+    ref: str = ""
+    workspace: str = "."
+    output_path: str | None = None
+    summary_path: str | None = None
+    run_id: int | None = None
+    workflow_ref: str | None = None
+    # knobs (EVALBOT_*), mostly so tests can turn every wait off
+    retries: int = 3
+    backoff: float = 1.0
+    throttle: bool = True
+    max_artifact_bytes: int = DEFAULT_MAX_ARTIFACT_BYTES
+
+    @property
+    def marker(self) -> str:
+        """The hidden HTML marker of this comparison's sticky comment."""
+        return f"<!-- evalbot:{self.name} -->"
+
+    @property
+    def run_url(self) -> str | None:
+        if self.run_id is None or not self.repository:
+            return None
+        return f"{self.server_url}/{self.repository}/actions/runs/{self.run_id}"
+
+    @property
+    def workflow_file(self) -> str | None:
+        """The running workflow's file name, from ``GITHUB_WORKFLOW_REF``
+        (``owner/repo/.github/workflows/evals.yml@refs/heads/main`` -> ``evals.yml``)."""
+        if not self.workflow_ref:
+            return None
+        path = self.workflow_ref.split("@", 1)[0]
+        return path.rsplit("/", 1)[-1] or None
+
+
+def read_input(environ: Mapping[str, str], name: str) -> str | None:
+    """An input as the runner passes it (``INPUT_GITHUB-TOKEN``); also ``INPUT_GITHUB_TOKEN``.
+    Blank means not given."""
+    for key in (f"INPUT_{name.upper()}", f"INPUT_{name.upper().replace('-', '_')}"):
+        value = environ.get(key)
+        if value is not None and value.strip():
+            return value.strip()
+    return None
+
+
+def _int(environ: Mapping[str, str], key: str, default: int, minimum: int) -> int:
+    text = environ.get(key, "").strip()
+    if not text:
+        return default
+    try:
+        value = int(text)
+    except ValueError:
+        raise ActionInputError(f"{key} must be an integer, got {text!r}") from None
+    if value < minimum:
+        raise ActionInputError(f"{key} must be >= {minimum}, got {value}")
+    return value
+
+
+def _float(environ: Mapping[str, str], key: str, default: float) -> float:
+    text = environ.get(key, "").strip()
+    if not text:
+        return default
+    try:
+        value = float(text)
+    except ValueError:
+        raise ActionInputError(f"{key} must be a number, got {text!r}") from None
+    if not value >= 0:
+        raise ActionInputError(f"{key} must be >= 0, got {text}")
+    return value
+
+
+def parse_settings(environ: Mapping[str, str]) -> Settings:
+    """Settings from the runner's environment; an :class:`ActionInputError` says what to fix."""
+    token = read_input(environ, "github-token") or environ.get("GITHUB_TOKEN", "").strip()
+    name = read_input(environ, "name") or DEFAULT_NAME
+    if not _NAME.fullmatch(name):
+        raise ActionInputError(
+            f"input `name` must be 1-64 letters, digits, '.', '_' or '-' (it becomes the "
+            f"comment marker and the check's name), got {name!r}"
+        )
+    candidate = read_input(environ, "candidate")
+    candidate_artifact = read_input(environ, "candidate-artifact")
+    if candidate and candidate_artifact:
+        raise ActionInputError(
+            "give either input `candidate` (a path in the workspace) or `candidate-artifact` "
+            "(an artifact of the triggering run), not both"
+        )
+    baseline = read_input(environ, "baseline")
+    baseline_artifact = read_input(environ, "baseline-artifact")
+    if baseline and baseline_artifact:
+        raise ActionInputError(
+            "give either input `baseline` (a path in the workspace) or `baseline-artifact` "
+            "(an artifact name from the base branch), not both"
+        )
+    repository = environ.get("GITHUB_REPOSITORY", "").strip()
+    if repository and not re.fullmatch(r"[^/\s]+/[^/\s]+", repository):
+        raise ActionInputError(f"GITHUB_REPOSITORY must be 'owner/name', got {repository!r}")
+    run_id_text = environ.get("GITHUB_RUN_ID", "").strip()
+    return Settings(
+        token=token,
+        candidate=candidate,
+        candidate_artifact=candidate_artifact,
+        baseline=baseline,
+        baseline_artifact=baseline_artifact,
+        baseline_workflow=read_input(environ, "baseline-workflow"),
+        config=read_input(environ, "config") or DEFAULT_CONFIG,
+        name=name,
+        event_name=environ.get("GITHUB_EVENT_NAME", "").strip(),
+        event_path=environ.get("GITHUB_EVENT_PATH") or None,
+        repository=repository,
+        api_url=(environ.get("GITHUB_API_URL") or DEFAULT_API_URL).rstrip("/"),
+        server_url=(environ.get("GITHUB_SERVER_URL") or DEFAULT_SERVER_URL).rstrip("/"),
+        sha=environ.get("GITHUB_SHA", "").strip(),
+        ref=environ.get("GITHUB_REF", "").strip(),
+        workspace=environ.get("GITHUB_WORKSPACE") or ".",
+        output_path=environ.get("GITHUB_OUTPUT") or None,
+        summary_path=environ.get("GITHUB_STEP_SUMMARY") or None,
+        run_id=int(run_id_text) if run_id_text.isdigit() else None,
+        workflow_ref=environ.get("GITHUB_WORKFLOW_REF") or None,
+        retries=_int(environ, "EVALBOT_GITHUB_RETRIES", 3, 0),
+        backoff=_float(environ, "EVALBOT_GITHUB_BACKOFF", 1.0),
+        throttle=environ.get("EVALBOT_GITHUB_THROTTLE", "1").strip() not in ("0", "false"),
+        max_artifact_bytes=_int(
+            environ, "EVALBOT_MAX_ARTIFACT_BYTES", DEFAULT_MAX_ARTIFACT_BYTES, 1024
+        ),
+    )

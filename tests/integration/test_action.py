@@ -1,0 +1,556 @@
+"""``evalbot action`` end to end: a subprocess with the runner's environment, the fake GitHub on
+127.0.0.1 (real HTTP, real PyGithub), assertions on the fake's final state."""
+
+from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+
+from tests.fakegithub import READ_ALL, FakeGitHub, Run
+from tests.integration.action_harness import (
+    ARTIFACT,
+    World,
+    example,
+    workflow_run_payload,
+)
+
+MARKER = "<!-- evalbot:evalbot -->"
+
+
+@pytest.fixture
+def world(fake_github: FakeGitHub, tmp_path: Path) -> World:
+    return World(fake_github, tmp_path)
+
+
+def test_pull_request_posts_one_sticky_comment_and_a_check(world: World) -> None:
+    baseline_run = world.add_baseline_run()
+    first = world.run()
+    assert first.code == 0, first.stderr
+    second = world.run()
+    assert second.code == 0, second.stderr
+
+    (body,) = world.ours()
+    assert body.startswith(MARKER)
+    assert "Improvement" in body
+    assert f"artifact `{ARTIFACT}` from run [{baseline_run.id}]" in body
+    assert f"the base commit `{world.base[:7]}`" in body
+    # a re-run of the same head sha is not a new look
+    assert "Earlier looks" not in body
+
+    # one check run per workflow run (GitHub shows the newest per name); all completed
+    checks = world.repo.check_runs_for(world.head)
+    assert len(checks) == 2
+    assert all(c.status == "completed" for c in checks)
+    check = max(checks, key=lambda c: c.id)
+    assert check.name == "evalbot"
+    assert check.status == "completed"
+    assert check.conclusion == "success"
+    assert "Improvement" in check.output["title"]
+
+    out = second.outputs
+    assert out["verdict"] == "improvement"
+    assert out["gate"] == "pass"
+    assert out["fixed"] == "31"
+    assert out["broken"] == "14"
+    assert float(out["p-value"]) == pytest.approx(0.0161, abs=5e-4)
+    assert float(out["ci-low"]) < float(out["difference"]) < float(out["ci-high"])
+    assert out["comment-url"].startswith("https://github.com/octo/evals/pull/7#issuecomment-")
+    assert out["conclusion"] == "success"
+    assert "Improvement" in second.summary
+    # the baseline came through the artifacts API, and the 302 to storage carried no token
+    downloads = world.fake.requests_to("GET", r"/repos/octo/evals/actions/artifacts/\d+/zip")
+    assert downloads
+    blobs = world.fake.requests_to("GET", r"/_blob/.*")
+    assert blobs
+    assert not any(b.has_authorization for b in blobs)
+    # the config was read at the base commit
+    reads = world.fake.requests_to("GET", r"/repos/octo/evals/contents/\.evalbot\.yml")
+    assert reads
+    assert all(r.query.get("ref") == [world.base] for r in reads[:1])
+    # the token is masked and never printed otherwise
+    token = "ghs_fakeAppToken0000000000000000000001"
+    assert first.stdout.count(token) == 1
+    assert f"::add-mask::{token}" in first.stdout
+    assert token not in first.stderr + first.summary
+
+
+def test_a_new_head_folds_the_earlier_look_into_history(world: World) -> None:
+    world.add_baseline_run()
+    assert world.run().code == 0
+    new_head = world.repo.add_commit(
+        parents=[world.head], files={"model.txt": "v3\n"}, branch="feature", message="v3"
+    )
+    world.pull.head_sha = new_head
+    result = world.run()
+    assert result.code == 0, result.stderr
+    (body,) = world.ours()
+    assert "Earlier looks (1)" in body
+    assert f"`{world.head[:7]}`" in body
+    assert len(world.repo.check_runs_for(new_head)) == 1
+
+
+# ---- baseline resolution ----
+
+
+def test_baseline_from_an_older_run_says_how_far_behind(world: World) -> None:
+    old = world.add_baseline_run(world.root)
+    # a newer run on main that is not an ancestor of the base (main moved on): never used
+    later = world.repo.add_commit(parents=[world.base], message="later", branch="main")
+    world.add_baseline_run(later)
+    result = world.run()
+    assert result.code == 0, result.stderr
+    (body,) = world.ours()
+    assert f"from run [{old.id}]" in body
+    assert f"1 commit behind the base commit `{world.base[:7]}`" in body
+
+
+def test_no_baseline_yet_is_neutral_with_a_message(world: World) -> None:
+    result = world.run()
+    assert result.code == 0, result.stderr
+    (body,) = world.ours()
+    assert "No baseline yet" in body
+    assert "first pull request after installing evalbot" in body
+    (check,) = world.repo.check_runs_for(world.head)
+    assert (check.status, check.conclusion) == ("completed", "neutral")
+    assert result.outputs["conclusion"] == "neutral"
+    assert result.outputs["verdict"] == "inconclusive"
+    assert "::warning title=evalbot%3A No baseline yet::" in result.stdout
+
+
+def test_expired_baseline_artifact_is_neutral(world: World) -> None:
+    world.add_baseline_run(expired=True)
+    result = world.run()
+    assert result.code == 0, result.stderr
+    (body,) = world.ours()
+    assert "has expired" in body
+    (check,) = world.repo.check_runs_for(world.head)
+    assert check.conclusion == "neutral"
+    assert world.fake.requests_to("GET", r"/repos/octo/evals/actions/artifacts/\d+/zip") == []
+
+
+def test_baseline_with_another_item_set_is_neutral(world: World) -> None:
+    world.add_baseline_run(files={"r.jsonl": '{"id": "other-1", "passed": true}\n'})
+    result = world.run()
+    assert result.code == 0, result.stderr
+    (body,) = world.ours()
+    assert "Baseline has another item set" in body
+    assert world.repo.check_runs_for(world.head)[0].conclusion == "neutral"
+
+
+@pytest.mark.parametrize(
+    ("member", "message"),
+    [("../evil.jsonl", "unsafe path"), ("/abs.jsonl", "unsafe path")],
+)
+def test_a_hostile_baseline_archive_is_refused(world: World, member: str, message: str) -> None:
+    world.add_baseline_run(files={member: '{"id": "a", "passed": true}\n'})
+    result = world.run()
+    assert result.code == 2
+    assert message in result.stdout
+    assert world.ours() == []
+    assert world.repo.check_runs_for(world.head)[0].conclusion == "failure"
+
+
+# ---- config ----
+
+
+def test_config_is_read_at_the_base_and_a_change_is_noted(world: World) -> None:
+    world.add_baseline_run()
+    # the PR loosens alpha in its own head: the base's rules still apply
+    head = world.repo.add_commit(
+        parents=[world.head],
+        files={".evalbot.yml": "alpha: 0.5\nbootstrap: {resamples: 1000, seed: 0}\n"},
+        branch="feature",
+    )
+    world.pull.head_sha = head
+    result = world.run(payload=None)
+    assert result.code == 0, result.stderr
+    (body,) = world.ours()
+    assert "This pull request changes `.evalbot.yml`" in body
+    assert "+alpha: 0.5" in body
+    assert "-alpha: 0.05" in body
+
+
+def test_a_broken_config_at_the_base_fails_the_check_and_posts_nothing(world: World) -> None:
+    world.add_baseline_run()
+    base = world.repo.add_commit(
+        parents=[world.base], files={".evalbot.yml": "alpah: 0.05\n"}, branch="main"
+    )
+    world.pull.base_sha = base
+    result = world.run()
+    assert result.code == 2
+    assert "alpah" in result.stdout
+    assert world.ours() == []
+    (check,) = world.repo.check_runs_for(world.head)
+    assert check.conclusion == "failure"
+    assert "alpah" in check.output["summary"]
+    assert result.outputs["conclusion"] == "failure"
+
+
+# ---- bad input ----
+
+
+def test_missing_candidate_fails_the_check_with_what_to_fix(world: World) -> None:
+    world.add_baseline_run()
+    result = world.run(candidate="results/nope.jsonl")
+    assert result.code == 2
+    assert "::error title=evalbot::" in result.stdout
+    assert "nope.jsonl: no such file or directory" in result.stdout
+    assert world.ours() == []
+    (check,) = world.repo.check_runs_for(world.head)
+    assert check.conclusion == "failure"
+    assert "nope.jsonl" in check.output["summary"]
+    assert "nope.jsonl" in result.summary
+    assert "Traceback" not in result.stderr
+
+
+def test_bad_name_input_is_one_line(world: World) -> None:
+    result = world.run(name="a b -->")
+    assert result.code == 2
+    assert "input `name`" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_gate_failure_exits_1_with_a_failing_check(world: World) -> None:
+    # swap: the example candidate becomes the baseline, so the change is a regression
+    world.add_baseline_run(
+        files={"b.jsonl": (world.workspace / "results/candidate.jsonl").read_text()}
+    )
+    (world.workspace / "results" / "candidate.jsonl").write_text(example("baseline"))
+    result = world.run()
+    assert result.code == 1, result.stderr
+    assert result.outputs["verdict"] == "regression"
+    assert result.outputs["gate"] == "fail"
+    assert world.repo.check_runs_for(world.head)[0].conclusion == "failure"
+    (body,) = world.ours()
+    assert "Regression" in body
+
+
+# ---- forks and workflow_run ----
+
+READ_ONLY = "ghs_readOnlyForkToken000000000000000001"
+
+
+def test_fork_with_a_read_only_token_writes_summary_outputs_and_a_warning(
+    fake_github: FakeGitHub, tmp_path: Path
+) -> None:
+    world = World(fake_github, tmp_path, fork=True)
+    fake_github.add_token(READ_ONLY, permissions=READ_ALL)
+    world.add_baseline_run()
+    result = world.run(github_token=READ_ONLY)
+    assert result.code == 0, result.stderr
+    assert world.repo.comments_on(world.pull.number) == []
+    assert world.repo.check_runs_for(world.head) == []
+    assert "::warning title=evalbot%3A read-only token::" in result.stdout
+    assert "workflow_run" in result.stdout
+    assert result.outputs["verdict"] == "improvement"
+    assert result.outputs["comment-url"] == ""
+    assert "Improvement" in result.summary
+
+
+def _pr_run(world: World, artifact_files: dict[str, str] | None = None) -> Run:
+    run = world.repo.add_run(
+        world.workflow,
+        head_sha=world.pull.head_sha,
+        head_branch="feature",
+        event="pull_request",
+        pull_numbers=[world.pull.number],
+    )
+    files = artifact_files or {"candidate.jsonl": example("candidate")}
+    world.repo.add_artifact(run, "candidate-results", files=files)
+    return run
+
+
+WORKFLOW_RUN_INPUTS = {"candidate": "", "candidate_artifact": "candidate-results"}
+
+
+def test_workflow_run_posts_from_the_triggering_runs_artifact(world: World) -> None:
+    world.add_baseline_run()
+    run = _pr_run(world)
+    payload = workflow_run_payload(run, world.workflow, pulls=[world.pull])
+    (world.workspace / "results" / "candidate.jsonl").unlink()  # nothing of the PR is checked out
+    result = world.run("workflow_run", payload, **WORKFLOW_RUN_INPUTS)
+    assert result.code == 0, result.stderr
+    (body,) = world.ours()
+    assert "Improvement" in body
+    (check,) = world.repo.check_runs_for(world.head)
+    assert check.conclusion == "success"
+    listed = world.fake.requests_to("GET", rf"/repos/octo/evals/actions/runs/{run.id}/artifacts")
+    assert listed
+
+
+def test_workflow_run_from_a_fork_finds_the_pull_by_head_sha(
+    fake_github: FakeGitHub, tmp_path: Path
+) -> None:
+    world = World(fake_github, tmp_path, fork=True)
+    world.add_baseline_run()
+    run = _pr_run(world)
+    # GitHub lists no pull_requests for a run from a fork
+    payload = workflow_run_payload(run, world.workflow, pulls=[], head_repo="someone/evals")
+    result = world.run("workflow_run", payload, **WORKFLOW_RUN_INPUTS)
+    assert result.code == 0, result.stderr
+    assert len(world.ours()) == 1
+    assert world.repo.check_runs_for(world.head)[0].conclusion == "success"
+
+
+def test_workflow_run_for_a_stale_head_posts_nothing(world: World) -> None:
+    world.add_baseline_run()
+    run = _pr_run(world)
+    payload = workflow_run_payload(run, world.workflow, pulls=[world.pull])
+    world.pull.head_sha = world.repo.add_commit(parents=[world.head], branch="feature")
+    result = world.run("workflow_run", payload, **WORKFLOW_RUN_INPUTS)
+    assert result.code == 0, result.stderr
+    assert "has moved on" in result.stdout
+    assert world.ours() == []
+    assert world.repo.check_runs_for(world.head) == []
+    assert result.outputs["conclusion"] == "skipped"
+
+
+def test_workflow_run_refuses_a_workspace_candidate(world: World) -> None:
+    world.add_baseline_run()
+    run = _pr_run(world)
+    payload = workflow_run_payload(run, world.workflow, pulls=[world.pull])
+    result = world.run("workflow_run", payload)
+    assert result.code == 2
+    assert "never reads the pull request's files" in result.stdout
+    assert world.ours() == []
+    assert world.repo.check_runs_for(world.head)[0].conclusion == "failure"
+
+
+def test_workflow_run_of_a_failed_eval_is_skipped(world: World) -> None:
+    run = _pr_run(world)
+    run.conclusion = "failure"
+    payload = workflow_run_payload(run, world.workflow, pulls=[world.pull])
+    result = world.run("workflow_run", payload, **WORKFLOW_RUN_INPUTS)
+    assert result.code == 0
+    assert "concluded `failure`" in result.stdout
+    assert world.fake.requests_to("POST", r".*") == []
+
+
+# ---- tokens, permissions, transient failures ----
+
+PAT = "ghp_personalToken000000000000000000000001"
+
+
+def test_a_personal_token_gets_a_commit_status(fake_github: FakeGitHub, tmp_path: Path) -> None:
+    world = World(fake_github, tmp_path)
+    fake_github.add_token(PAT, kind="pat")
+    world.add_baseline_run()
+    result = world.run(github_token=PAT)
+    assert result.code == 0, result.stderr
+    assert world.repo.check_runs_for(world.head) == []
+    states = [(s.context, s.state) for s in world.repo.statuses_for(world.head)]
+    assert states == [("evalbot", "pending"), ("evalbot", "success")]
+    assert len(world.ours()) == 1
+
+
+def test_missing_checks_permission_says_which_permission(
+    fake_github: FakeGitHub, tmp_path: Path
+) -> None:
+    world = World(fake_github, tmp_path)
+    token = "ghs_noChecksToken00000000000000000000001"
+    fake_github.add_token(token, permissions={**READ_ALL, "pull-requests": "write"})
+    world.add_baseline_run()
+    result = world.run(github_token=token)
+    assert result.code == 2
+    assert "permissions: checks: write" in result.stderr
+    assert world.ours() == []
+    assert token not in result.stdout.replace(f"::add-mask::{token}", "") + result.stderr
+
+
+def test_a_rejected_token_is_one_line(world: World) -> None:
+    result = world.run(github_token="ghs_wrong0000000000000000000000000000001")
+    assert result.code == 2
+    assert "GitHub rejected the token" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_transient_server_errors_are_retried(world: World) -> None:
+    world.add_baseline_run()
+    world.fake.inject_server_error("POST", r"/repos/octo/evals/check-runs", 502, times=1)
+    world.fake.inject_server_error("GET", r"/repos/octo/evals/issues/7/comments", 503, times=1)
+    result = world.run()
+    assert result.code == 0, result.stderr
+    assert len(world.ours()) == 1
+    assert world.repo.check_runs_for(world.head)[0].conclusion == "success"
+
+
+def test_a_422_on_the_comment_is_reported(world: World) -> None:
+    world.add_baseline_run()
+    world.fake.inject_error("POST", r"/repos/octo/evals/issues/7/comments", 422, times=None)
+    result = world.run()
+    assert result.code == 2
+    assert "GitHub rejected the request (422" in result.stderr
+
+
+def test_a_deleted_pull_request_is_a_404_with_a_hint(world: World) -> None:
+    world.add_baseline_run()
+    run = _pr_run(world)
+    payload = workflow_run_payload(run, world.workflow, pulls=[world.pull])
+    world.fake.inject_error("GET", r"/repos/octo/evals/pulls/7", 404, times=None)
+    result = world.run("workflow_run", payload, **WORKFLOW_RUN_INPUTS)
+    assert result.code == 2
+    assert "pull-requests: read" in result.stderr
+
+
+# ---- push and workflow_dispatch ----
+
+
+def test_push_without_a_baseline_validates_and_summarises(world: World) -> None:
+    payload = {"after": world.base, "ref": "refs/heads/main"}
+    main = {"GITHUB_REF": "refs/heads/main", "GITHUB_SHA": world.base}
+    result = world.run("push", payload, extra_env=main, baseline_artifact="")
+    assert result.code == 0, result.stderr
+    assert "is valid: pass rate 74.2 % over 400 items" in result.summary
+    assert result.outputs["conclusion"] == "validated"
+    assert world.fake.requests_to("POST", r".*") == []
+
+
+def test_dispatch_compares_with_the_previous_baseline(world: World) -> None:
+    older = world.add_baseline_run(world.root)
+    main = {"GITHUB_REF": "refs/heads/main", "GITHUB_SHA": world.base}
+    result = world.run("workflow_dispatch", {"inputs": {}}, extra_env=main)
+    assert result.code == 0, result.stderr
+    assert result.outputs["verdict"] == "improvement"
+    assert f"run [{older.id}]" in result.summary
+    assert world.repo.check_runs_for(world.base) == []
+
+
+def test_unhandled_event_is_skipped(world: World) -> None:
+    result = world.run("issue_comment", {"action": "created"})
+    assert result.code == 0
+    assert "does not handle `issue_comment`" in result.stdout
+    assert result.outputs["conclusion"] == "skipped"
+
+
+# ---- racing runs and size limits ----
+
+
+def test_two_racing_runs_leave_exactly_one_comment(world: World) -> None:
+    world.add_baseline_run()
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        results = list(pool.map(lambda _: world.run(), range(2)))
+    assert [r.code for r in results] == [0, 0], [r.stderr for r in results]
+    assert len(world.ours()) == 1
+    # and a third run still finds and edits it
+    assert world.run().code == 0
+    assert len(world.ours()) == 1
+
+
+def test_a_huge_report_fits_the_comment_limit_and_the_summary_has_it_all(world: World) -> None:
+    ids = [f"item-{i:04d}-" + "x" * 1500 for i in range(120)]
+    baseline = "".join(f'{{"id": "{i}", "passed": true}}\n' for i in ids)
+    candidate = "".join(
+        f'{{"id": "{i}", "passed": {str(n % 3 == 0).lower()}}}\n' for n, i in enumerate(ids)
+    )
+    world.add_baseline_run(files={"b.jsonl": baseline})
+    (world.workspace / "results" / "candidate.jsonl").write_text(candidate)
+    result = world.run()
+    assert result.code == 1, result.stderr  # 80 broken: a significant regression
+    (body,) = world.ours()
+    assert len(body) <= 65_536
+    assert "shortened" in body
+    assert body.startswith(MARKER)
+    assert "evalbot-state:" in body
+    assert result.summary.count("item\\-0") == 80
+
+
+def test_a_refused_comment_completes_the_check_as_failure(
+    fake_github: FakeGitHub, tmp_path: Path
+) -> None:
+    world = World(fake_github, tmp_path)
+    token = "ghs_noCommentToken0000000000000000000001"
+    fake_github.add_token(token, permissions={**READ_ALL, "checks": "write"})
+    world.add_baseline_run()
+    result = world.run(github_token=token)
+    assert result.code == 2
+    assert "permissions: pull-requests: write" in result.stderr
+    assert world.ours() == []
+    (check,) = world.repo.check_runs_for(world.head)
+    assert (check.status, check.conclusion) == ("completed", "failure")
+    assert "pull-requests: write" in check.output["summary"]
+    assert result.outputs["conclusion"] == "failure"
+
+
+def test_a_fork_pull_request_run_on_a_branch_named_main_is_never_the_baseline(
+    world: World,
+) -> None:
+    genuine = world.add_baseline_run()
+    forged = world.repo.add_run(
+        world.workflow,
+        head_sha=world.base,
+        head_branch="main",
+        event="pull_request",
+        head_repo="mallory/evals",
+    )
+    world.repo.add_artifact(forged, ARTIFACT, files={"b.jsonl": example("candidate")})
+    result = world.run()
+    assert result.code == 0, result.stderr
+    (body,) = world.ours()
+    assert f"from run [{genuine.id}]" in body
+    assert f"run [{forged.id}]" not in body
+
+
+def test_looks_are_carried_in_the_comment_and_max_looks_refuses_a_second_verdict(
+    fake_github: FakeGitHub, tmp_path: Path
+) -> None:
+    world = World(fake_github, tmp_path)
+    world.base = world.repo.add_commit(
+        parents=[world.base],
+        files={".evalbot.yml": "policy: {max_looks: 1}\nbootstrap: {resamples: 1000}\n"},
+        branch="main",
+    )
+    world.pull.base_sha = world.base
+    world.add_baseline_run()
+    first = world.run()
+    assert first.code == 0, first.stderr
+    assert first.outputs["verdict"] == "improvement"
+    # a re-run of the same commit is not a new look
+    assert world.run().outputs["verdict"] == "improvement"
+    world.pull.head_sha = world.repo.add_commit(parents=[world.head], branch="feature")
+    second = world.run()
+    assert second.code == 0, second.stderr
+    assert second.outputs["verdict"] == "inconclusive"
+    assert second.outputs["conclusion"] == "neutral"
+    (body,) = world.ours()
+    assert "policy.max_looks = 1; a verdict is refused" in body
+    assert "Earlier looks (1)" in body
+    assert "<!-- evalbot-state:v1 " in body
+    checks = world.repo.check_runs_for(world.pull.head_sha)
+    assert [c.conclusion for c in checks] == ["neutral"]
+
+
+def test_files_the_plan_names_are_read_at_the_base_commit(
+    fake_github: FakeGitHub, tmp_path: Path
+) -> None:
+    world = World(fake_github, tmp_path)
+    ids = "".join(f"{i}\n" for i in sorted(set(_ids(example("baseline")))))
+    world.base = world.repo.add_commit(
+        parents=[world.base],
+        files={
+            ".evalbot.yml": "policy: {items_file: evals/items.txt}\nbootstrap: {resamples: 1000}\n",
+            "evals/items.txt": ids,
+        },
+        branch="main",
+    )
+    world.pull.base_sha = world.base
+    world.add_baseline_run()
+    result = world.run()
+    assert result.code == 0, result.stderr
+    assert result.outputs["verdict"] == "improvement"
+    reads = world.fake.requests_to("GET", r"/repos/octo/evals/contents/evals/items\.txt")
+    assert [r.query.get("ref") for r in reads] == [[world.base]]
+    # an items file that does not hold the eval's items refuses the verdict
+    world.base = world.repo.add_commit(
+        parents=[world.base], files={"evals/items.txt": "only-one\n"}, branch="main"
+    )
+    world.pull.base_sha = world.base
+    world.add_baseline_run()
+    assert world.run().outputs["verdict"] == "inconclusive"
+
+
+def _ids(jsonl: str) -> list[str]:
+    import json
+
+    return [json.loads(line)["id"] for line in jsonl.splitlines() if line.strip()]
