@@ -16,7 +16,7 @@ from urllib.parse import quote, urlsplit
 from evalbot import __version__
 from evalbot.compare import Comparison, PairedTable
 from evalbot.config import Config
-from evalbot.policy import Decision
+from evalbot.policy import Decision, decision_json
 
 SCHEMA_VERSION = 1
 
@@ -103,6 +103,9 @@ def build_json(comparison: Comparison, decision: Decision) -> dict[str, Any]:
             "reasons": decision.reasons,
         },
     }
+    report["verdict"]["conclusion"] = decision.conclusion
+    report["verdict"]["warnings"] = list(decision.warnings)
+    report["decision"] = decision_json(decision)
     report["churn"] = None
     if c.churn is not None:
         report["churn"] = {
