@@ -11,6 +11,10 @@ baseline in id order and the candidate in a shuffled order (pairing is by id, ne
 (a) reference: ``json.loads`` of every line of both files (nothing else).
 (b) evalbot: ``load_results`` of both files (read, parse, check) and ``pair`` (join by id, sort,
     fingerprint).
+(c) end to end: the command ``python -m evalbot compare BASELINE CANDIDATE --format json`` in a
+    fresh process: interpreter start, imports, load, pair, every statistic (McNemar, the paired
+    bootstrap with 10,000 resamples, Wilson, slices, power), the decision and the JSON report.
+    Its peak memory is the child's peak resident set size.
 
 The best of ``--repeat`` timings is reported for each, the two measured alternately. Peak
 memory is measured afterwards in an untimed pass with ``tracemalloc`` (Python allocations,
@@ -22,8 +26,10 @@ from __future__ import annotations
 import argparse
 import gc
 import json
+import os
 import random
 import resource
+import subprocess
 import sys
 import tempfile
 import time
@@ -78,6 +84,30 @@ def evalbot_compare(baseline: Path, candidate: Path) -> int:
     return len(paired)
 
 
+def end_to_end(baseline: Path, candidate: Path) -> int:
+    """The whole CLI in a fresh process; returns the number of items it reports."""
+    root = Path(__file__).resolve().parent.parent
+    env = {**os.environ, "PYTHONPATH": str(root)}
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "evalbot",
+            "compare",
+            str(baseline),
+            str(candidate),
+            "--format",
+            "json",
+        ],
+        capture_output=True,
+        check=False,
+        env=env,
+    )
+    if proc.returncode not in (0, 1):
+        raise SystemExit(proc.stderr.decode())
+    return int(json.loads(proc.stdout)["items"])
+
+
 def best_times(
     first: Callable[[], int], second: Callable[[], int], repeat: int
 ) -> tuple[float, float]:
@@ -118,11 +148,20 @@ def main() -> None:
         )
         reference_peak = peak_bytes(lambda: stdlib_parse(baseline, candidate))
         ours_peak = peak_bytes(lambda: evalbot_compare(baseline, candidate))
+        whole = float("inf")
+        for _ in range(args.repeat):
+            start = time.perf_counter()
+            assert end_to_end(baseline, candidate) == args.items
+            whole = min(whole, time.perf_counter() - start)
+        child_rss = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # KiB on Linux
     print(f"items per file:            {args.items:,} ({size:.1f} MB for both files)")
     print(f"(a) stdlib json, parse:    {reference:.3f} s (best of {args.repeat})")
     print(f"(b) evalbot load + pair:   {ours:.3f} s (best of {args.repeat})")
     print(f"ratio (b) / (a):           {ours / reference:.3f}")
+    print(f"(c) evalbot compare, CLI:  {whole:.3f} s (best of {args.repeat}; 10,000 resamples)")
+    print(f"ratio (c) / (a):           {whole / reference:.3f}")
+    print(f"peak RSS of (c):           {child_rss:.0f} MB")
     print(f"peak traced memory (a):    {reference_peak / 1e6:.2f} MB")
     print(f"peak traced memory (b):    {ours_peak / 1e6:.1f} MB")
     print(f"peak RSS of this process:  {rss:.0f} MB")
