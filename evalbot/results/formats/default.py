@@ -140,7 +140,8 @@ def _none(value: Any) -> Any:
     return None if value is _MISSING else value
 
 
-def _jsonl_records(text: str, source: str, max_line: int) -> Iterator[tuple[str, object]]:
+def jsonl_records(text: str, source: str, max_line: int) -> Iterator[tuple[str, object]]:
+    """(where, record) for each non-blank line of JSON Lines text; one-line errors."""
     # Lines end at "\n" only (JSON Lines): str.splitlines would also split at U+2028 and
     # other separators that are legal inside JSON strings.
     for number, line in enumerate(text.split("\n"), start=1):
@@ -213,7 +214,7 @@ def parse(data: bytes, *, source: str, options: ReadOptions, kind: str | None = 
 
 def parse_jsonl_generic(text: str, *, source: str, options: ReadOptions) -> Results:
     """JSONL record by record with stdlib ``json``: the reference the fast path must match."""
-    records = _jsonl_records(text, source, options.max_line_bytes)
+    records = jsonl_records(text, source, options.max_line_bytes)
     return parse_records(records, source=source, options=options, strings=False)
 
 

@@ -12,7 +12,6 @@ not see the same documents. Metrics whose per-item values are all 0/1 by definit
 
 from __future__ import annotations
 
-import json
 import math
 import re
 from collections.abc import Mapping
@@ -20,7 +19,7 @@ from typing import Any
 
 from evalbot.errors import InputError
 from evalbot.results.builder import ResultsBuilder, show
-from evalbot.results.formats.default import decode_text
+from evalbot.results.formats.default import decode_text, jsonl_records
 from evalbot.results.model import MetricKind, Results
 from evalbot.results.options import ReadOptions
 
@@ -59,18 +58,7 @@ def sniff(name: str, head: bytes) -> bool:
 
 def _rows(text: str, source: str, max_line: int) -> list[tuple[str, dict[str, Any]]]:
     rows = []
-    for number, line in enumerate(text.split("\n"), start=1):
-        if not line.strip():
-            continue
-        where = f"{source}:{number}"
-        if len(line) > max_line:
-            raise InputError(f"{where}: line longer than {max_line} bytes")
-        try:
-            record = json.loads(line)
-        except json.JSONDecodeError as error:
-            raise InputError(f"{where}: not valid JSON ({error.msg})") from None
-        except RecursionError:
-            raise InputError(f"{where}: JSON nested too deeply") from None
+    for where, record in jsonl_records(text, source, max_line):
         if not isinstance(record, dict):
             raise InputError(f"{where}: expected an object per document, got {show(record)}")
         rows.append((where, record))

@@ -10,13 +10,12 @@ without events (only ``spec``/``final_report``) has nothing per item and is refu
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from typing import Any
 
 from evalbot.errors import InputError
 from evalbot.results.builder import ResultsBuilder, parse_item_id, parse_score, show
-from evalbot.results.formats.default import decode_text
+from evalbot.results.formats.default import decode_text, jsonl_records
 from evalbot.results.model import MetricKind, Results
 from evalbot.results.options import ReadOptions
 
@@ -38,18 +37,7 @@ def parse(data: bytes, *, source: str, options: ReadOptions) -> Results:
     event_type = "match" if metric is None else "metrics"
     events: list[tuple[str, Mapping[str, Any]]] = []
     types: dict[str, None] = {}
-    for number, line in enumerate(text.split("\n"), start=1):
-        if not line.strip():
-            continue
-        where = f"{source}:{number}"
-        if len(line) > options.max_line_bytes:
-            raise InputError(f"{where}: line longer than {options.max_line_bytes} bytes")
-        try:
-            record = json.loads(line)
-        except json.JSONDecodeError as error:
-            raise InputError(f"{where}: not valid JSON ({error.msg})") from None
-        except RecursionError:
-            raise InputError(f"{where}: JSON nested too deeply") from None
+    for where, record in jsonl_records(text, source, options.max_line_bytes):
         if not isinstance(record, Mapping):
             raise InputError(f"{where}: expected an object per line, got {show(record)}")
         if "spec" in record or "final_report" in record:
