@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import re
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -17,6 +18,11 @@ from tests.integration.action_harness import (
 )
 
 MARKER = "<!-- evalbot:evalbot -->"
+
+
+def plain(body: str) -> str:
+    """The comment's text with render.md_escape's backslashes and word joiners taken out."""
+    return re.sub(r"\\([!-/:-@\[-`{-~])", r"\1", body).replace("\u2060", "")
 
 
 @pytest.fixture
@@ -86,8 +92,8 @@ def test_a_new_head_folds_the_earlier_look_into_history(world: World) -> None:
     result = world.run()
     assert result.code == 0, result.stderr
     (body,) = world.ours()
-    assert "Earlier looks (1)" in body
-    assert f"`{world.head[:7]}`" in body
+    assert "Earlier looks: 1" in body
+    assert f"[{world.head[:7]}](https://github.com/octo/evals/commit/{world.head})" in body
     assert len(world.repo.check_runs_for(new_head)) == 1
 
 
@@ -141,7 +147,7 @@ def test_baseline_with_another_item_set_is_neutral(world: World) -> None:
 
 @pytest.mark.parametrize(
     ("member", "message"),
-    [("../evil.jsonl", "unsafe path"), ("/abs.jsonl", "unsafe path")],
+    [("../evil.jsonl", "path outside the archive"), ("/abs.jsonl", "path outside the archive")],
 )
 def test_a_hostile_baseline_archive_is_refused(world: World, member: str, message: str) -> None:
     world.add_baseline_run(files={member: '{"id": "a", "passed": true}\n'})
@@ -167,9 +173,13 @@ def test_config_is_read_at_the_base_and_a_change_is_noted(world: World) -> None:
     result = world.run(payload=None)
     assert result.code == 0, result.stderr
     (body,) = world.ours()
-    assert "This pull request changes `.evalbot.yml`" in body
+    assert "This pull request changes the analysis plan" in body
+    assert "the plan of the base branch applies" in body
+    assert "+++ .evalbot.yml (this pull request)" in body
     assert "+alpha: 0.5" in body
     assert "-alpha: 0.05" in body
+    # and the base's alpha (0.05) decided
+    assert "below alpha = 0.05" in body
 
 
 def test_a_broken_config_at_the_base_fails_the_check_and_posts_nothing(world: World) -> None:
@@ -439,10 +449,16 @@ def test_two_racing_runs_leave_exactly_one_comment(world: World) -> None:
 
 
 def test_a_huge_report_fits_the_comment_limit_and_the_summary_has_it_all(world: World) -> None:
+    # long ids and one long slice name per item: the full report is far over 65,536 characters
     ids = [f"item-{i:04d}-" + "x" * 1500 for i in range(120)]
-    baseline = "".join(f'{{"id": "{i}", "passed": true}}\n' for i in ids)
+    slices = [f"slice-{i:04d}-" + "y" * 1500 for i in range(120)]
+    baseline = "".join(
+        f'{{"id": "{i}", "passed": true, "slice": "{s}"}}\n'
+        for i, s in zip(ids, slices, strict=True)
+    )
     candidate = "".join(
-        f'{{"id": "{i}", "passed": {str(n % 3 == 0).lower()}}}\n' for n, i in enumerate(ids)
+        f'{{"id": "{i}", "passed": {str(n % 3 == 0).lower()}, "slice": "{s}"}}\n'
+        for n, (i, s) in enumerate(zip(ids, slices, strict=True))
     )
     world.add_baseline_run(files={"b.jsonl": baseline})
     (world.workspace / "results" / "candidate.jsonl").write_text(candidate)
@@ -450,10 +466,20 @@ def test_a_huge_report_fits_the_comment_limit_and_the_summary_has_it_all(world: 
     assert result.code == 1, result.stderr  # 80 broken: a significant regression
     (body,) = world.ours()
     assert len(body) <= 65_536
-    assert "shortened" in body
     assert body.startswith(MARKER)
     assert "evalbot-state:" in body
+    # the lists are cut, with a count of what is left out
+    shown = body.count("item\\-0")
+    assert 0 < shown < 50  # fewer than the usual 50 per list: shrunk to fit
+    assert f"- … and {80 - shown} more" in body
+    assert re.search(r"… and \d+ more slices \(all of them are in the job summary\)", body)
+    # the job summary has every broken item and every slice
     assert result.summary.count("item\\-0") == 80
+    assert result.summary.count("| slice\\-0") == 120
+    assert "- … and" not in result.summary
+    assert "more slices" not in result.summary
+    check = max(world.repo.check_runs_for(world.head), key=lambda c: c.id)
+    assert len(check.output["summary"]) <= 65_535
 
 
 def test_a_refused_comment_completes_the_check_as_failure(
@@ -514,8 +540,8 @@ def test_looks_are_carried_in_the_comment_and_max_looks_refuses_a_second_verdict
     assert second.outputs["verdict"] == "inconclusive"
     assert second.outputs["conclusion"] == "neutral"
     (body,) = world.ours()
-    assert "policy.max_looks = 1; a verdict is refused" in body
-    assert "Earlier looks (1)" in body
+    assert "policy.max_looks = 1; a verdict is refused" in plain(body)
+    assert "Earlier looks: 1" in body
     assert "<!-- evalbot-state:v1 " in body
     checks = world.repo.check_runs_for(world.pull.head_sha)
     assert [c.conclusion for c in checks] == ["neutral"]
