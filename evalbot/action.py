@@ -690,6 +690,7 @@ class _ActionRun:
                 baseline.results,
                 candidate,
                 config,
+                holdout=self.s.holdout,
                 state=state,
                 head_sha=head,
             )

@@ -580,3 +580,77 @@ def _ids(jsonl: str) -> list[str]:
     import json
 
     return [json.loads(line)["id"] for line in jsonl.splitlines() if line.strip()]
+
+
+def _with_holdout(world: World, max_uses: int = 1) -> list[str]:
+    """Put a sealed holdout (the first 100 of the example's 400 ids) in the plan at the base."""
+    sealed = sorted(set(_ids(example("baseline"))))[:100]
+    world.base = world.repo.add_commit(
+        parents=[world.base],
+        files={
+            ".evalbot.yml": (
+                f"holdout: {{ids_file: evals/holdout.txt, max_uses: {max_uses}}}\n"
+                "bootstrap: {resamples: 1000}\n"
+            ),
+            "evals/holdout.txt": "".join(f"{i}\n" for i in sealed),
+        },
+        branch="main",
+    )
+    world.pull.base_sha = world.base
+    world.add_baseline_run()
+    return sealed
+
+
+def test_the_holdout_input_analyses_the_sealed_items_and_counts_each_use(
+    fake_github: FakeGitHub, tmp_path: Path
+) -> None:
+    from evalbot.state import parse_state
+
+    world = World(fake_github, tmp_path)
+    sealed = _with_holdout(world)
+    # the regular analysis leaves the sealed items out
+    regular = world.run()
+    assert regular.code == 0, regular.stderr
+    (body,) = world.ours()
+    assert "| 300 items |" in body
+    assert not any(i.replace("-", "\\-") in body for i in sealed)
+    assert parse_state(body).holdout_uses == 0
+
+    # the holdout job (its own name: its own comment and check) analyses only them
+    first = world.run(holdout="true", name="holdout")
+    assert first.code == 0, first.stderr
+    assert first.outputs["verdict"] in ("improvement", "regression", "no_significant_difference")
+    (held,) = [b for b in world.ours() if b.startswith("<!-- evalbot:holdout -->")]
+    assert "| 100 items |" in held
+    assert "sealed set this analysis uses the sealed holdout, use 1 of 1" in plain(held)
+    assert parse_state(held).holdout_uses == 1
+    assert {c.name for c in world.repo.check_runs_for(world.head)} == {"evalbot", "holdout"}
+    # a re-run of the same commit is not another use
+    assert world.run(holdout="true", name="holdout").code == 0
+    (held,) = [b for b in world.ours() if b.startswith("<!-- evalbot:holdout -->")]
+    assert parse_state(held).holdout_uses == 1
+    # a new commit is: beyond holdout.max_uses the verdict warns
+    world.pull.head_sha = world.repo.add_commit(parents=[world.head], branch="feature")
+    assert world.run(holdout="true", name="holdout").code == 0
+    (held,) = [b for b in world.ours() if b.startswith("<!-- evalbot:holdout -->")]
+    assert parse_state(held).holdout_uses == 2
+    assert "more than holdout.max_uses = 1" in plain(held)
+
+
+def test_the_holdout_input_without_a_holdout_in_the_plan_fails_the_check(world: World) -> None:
+    world.add_baseline_run()
+    result = world.run(holdout="true")
+    assert result.code == 2
+    assert "the holdout was requested but the plan has no readable `holdout.ids_file`" in (
+        result.stdout
+    )
+    assert world.ours() == []
+    (check,) = world.repo.check_runs_for(world.head)
+    assert check.conclusion == "failure"
+
+
+def test_a_holdout_input_that_is_not_a_boolean_is_one_line(world: World) -> None:
+    result = world.run(holdout="yes")
+    assert result.code == 2
+    assert "input `holdout` must be true or false, got 'yes'" in result.stderr
+    assert "Traceback" not in result.stderr

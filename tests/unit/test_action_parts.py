@@ -41,7 +41,13 @@ def test_settings_read_inputs_as_the_runner_names_them() -> None:
     assert s.api_url == "https://ghe.example.com/api/v3"
     assert s.workflow_file == "evals.yml"
     assert s.run_url == "https://github.com/o/r/actions/runs/12"
+    assert s.holdout is False
     assert "ghs_secret" not in repr(s)
+
+
+@pytest.mark.parametrize(("text", "expected"), [("true", True), (" TRUE ", True), ("false", False)])
+def test_holdout_input(text: str, expected: bool) -> None:
+    assert parse_settings({"INPUT_HOLDOUT": text}).holdout is expected
 
 
 @pytest.mark.parametrize(
@@ -63,6 +69,7 @@ def test_settings_read_inputs_as_the_runner_names_them() -> None:
             "marker and the check's name), got 'x -->'",
         ),
         ({"GITHUB_REPOSITORY": "nope"}, "GITHUB_REPOSITORY must be 'owner/name', got 'nope'"),
+        ({"INPUT_HOLDOUT": "yes"}, "input `holdout` must be true or false, got 'yes'"),
         ({"EVALBOT_GITHUB_RETRIES": "x"}, "EVALBOT_GITHUB_RETRIES must be an integer, got 'x'"),
     ],
 )
