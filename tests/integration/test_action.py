@@ -257,6 +257,7 @@ def test_fork_with_a_read_only_token_writes_summary_outputs_and_a_warning(
     assert result.outputs["verdict"] == "improvement"
     assert result.outputs["comment-url"] == ""
     assert "Improvement" in result.summary
+    assert "two-workflow setup" in result.summary
 
 
 def _pr_run(world: World, artifact_files: dict[str, str] | None = None) -> Run:
@@ -654,3 +655,91 @@ def test_a_holdout_input_that_is_not_a_boolean_is_one_line(world: World) -> None
     assert result.code == 2
     assert "input `holdout` must be true or false, got 'yes'" in result.stderr
     assert "Traceback" not in result.stderr
+
+
+def test_a_holdout_none_of_whose_items_are_in_the_results_is_an_error_not_neutral(
+    fake_github: FakeGitHub, tmp_path: Path
+) -> None:
+    world = World(fake_github, tmp_path)
+    world.base = world.repo.add_commit(
+        parents=[world.base],
+        files={
+            ".evalbot.yml": "holdout: {ids_file: evals/holdout.txt}\n",
+            "evals/holdout.txt": "not-an-item\n",
+        },
+        branch="main",
+    )
+    world.pull.base_sha = world.base
+    world.add_baseline_run()
+    result = world.run(holdout="true")
+    assert result.code == 2, result.stderr
+    assert "none of the 1 ids of evals/holdout.txt (the sealed holdout)" in result.stdout
+    assert "Baseline has another item set" not in result.stdout
+    assert world.repo.check_runs_for(world.head)[0].conclusion == "failure"
+
+
+def test_report_template_and_item_url_are_read_at_the_base_commit(
+    fake_github: FakeGitHub, tmp_path: Path
+) -> None:
+    world = World(fake_github, tmp_path)
+    world.base = world.repo.add_commit(
+        parents=[world.base],
+        files={
+            ".github/evalbot.yml": (
+                "bootstrap: {resamples: 1000}\n"
+                "report: {template: verdict.md.j2, item_url: 'https://logs.example/{id}'}\n"
+            ),
+            ".github/verdict.md.j2": (
+                "Ours: {{ v.outcome_label }} ({{ mode }})\n"
+                "{% for n in v.notes %}{{ n }}\n{% endfor %}"
+                "{{ v.lists[0].entries[0].url }}\n"
+            ),
+        },
+        branch="main",
+    )
+    world.pull.base_sha = world.base
+    # the pull request's own template is not used
+    world.pull.head_sha = world.repo.add_commit(
+        parents=[world.head], files={".github/verdict.md.j2": "Forged"}, branch="feature"
+    )
+    world.add_baseline_run()
+    result = world.run(config=".github/evalbot.yml")
+    assert result.code == 0, result.stderr
+    (body,) = world.ours()
+    assert body.startswith(f"{MARKER}\nOurs: Improvement (comment)\nBaseline: artifact `evals`")
+    assert "https://logs.example/arit-0040" in body
+    assert "Forged" not in body
+    assert result.summary.startswith("Ours: Improvement (summary)")
+    reads = world.fake.requests_to("GET", r"/repos/octo/evals/contents/\.github/verdict\.md\.j2")
+    assert [r.query.get("ref") for r in reads] == [[world.base]]
+    # the check keeps the bundled report
+    check = max(world.repo.check_runs_for(world.pull.head_sha), key=lambda c: c.id)
+    assert check.output["summary"].startswith("### ✅ Improvement")
+
+
+def test_a_missing_or_broken_report_template_fails_the_check(
+    fake_github: FakeGitHub, tmp_path: Path
+) -> None:
+    world = World(fake_github, tmp_path)
+    world.base = world.repo.add_commit(
+        parents=[world.base],
+        files={".evalbot.yml": "report: {template: nope.md.j2}\n"},
+        branch="main",
+    )
+    world.pull.base_sha = world.base
+    world.add_baseline_run()
+    result = world.run()
+    assert result.code == 2
+    assert "`report.template` 'nope.md.j2': no such file at the base commit" in result.stdout
+    world.base = world.repo.add_commit(
+        parents=[world.base], files={"nope.md.j2": "{{ v.effect "}, branch="main"
+    )
+    world.pull.base_sha = world.base
+    result = world.run()
+    assert result.code == 2
+    assert f"nope.md.j2@{world.base[:7]}:1: report template: unexpected end of template" in (
+        result.stdout
+    )
+    assert world.ours() == []
+    checks = world.repo.check_runs_for(world.head)
+    assert [c.conclusion for c in checks] == ["failure", "failure"]
