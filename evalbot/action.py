@@ -8,7 +8,9 @@ parameters; :mod:`evalbot.cli` builds the real ones. The order matters:
    an *in progress* check on its head sha (a commit status with a personal token);
 3. read ``.evalbot.yml`` at the PR's **base** commit, the candidate (workspace or artifact of the
    triggering run) and the baseline (workspace, or the artifact of the base branch's latest
-   successful run at or before the base commit); compute, decide, render;
+   successful run at or before the base commit); compute and decide with
+   :func:`evalbot.analysis.analyse` (the CLI's pipeline), render comment, check and job summary
+   from one :func:`evalbot.report.build_view` (the CLI's report);
 4. only then publish: the sticky comment, the completed check, the job summary and outputs.
 
 Bad input anywhere (exit 2) completes the check as *failure* with a summary saying what to fix
@@ -818,7 +820,7 @@ class _ActionRun:
         }
         for key, value in outputs.items():
             self.env.set_output(key, value)
-        self.env.info(f"evalbot: {rendered.check_title} (p = {format_pvalue(c.pvalue)})")
+        self.env.info(f"evalbot: {rendered.check_title}")
         return EXIT_GATE_FAILED if d.gate == "fail" else EXIT_OK
 
     def _publish_neutral(self, neutral: Neutral) -> int:
