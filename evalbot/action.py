@@ -8,7 +8,9 @@ parameters; :mod:`evalbot.cli` builds the real ones. The order matters:
    an *in progress* check on its head sha (a commit status with a personal token);
 3. read ``.evalbot.yml`` at the PR's **base** commit, the candidate (workspace or artifact of the
    triggering run) and the baseline (workspace, or the artifact of the base branch's latest
-   successful run at or before the base commit); compute, decide, render;
+   successful run at or before the base commit); compute and decide with
+   :func:`evalbot.analysis.analyse` (the CLI's pipeline), render comment, check and job summary
+   from one :func:`evalbot.report.build_view` (the CLI's report);
 4. only then publish: the sticky comment, the completed check, the job summary and outputs.
 
 Bad input anywhere (exit 2) completes the check as *failure* with a summary saying what to fix
@@ -21,22 +23,20 @@ from __future__ import annotations
 
 import contextlib
 import difflib
-import io
 import json
 import os
 import posixpath
-import stat
-import zipfile
+import re
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
-from pathlib import PurePosixPath
 from typing import Any, Protocol
 
 from evalbot.actions_env import ActionsEnv
-from evalbot.compare import Comparison, compute_comparison
+from evalbot.analysis import analyse
+from evalbot.compare import Comparison
 from evalbot.config import Config, parse_config
-from evalbot.errors import EvalbotError, InputError, PairingError, PublishError
+from evalbot.errors import ConfigError, EvalbotError, InputError, PairingError, PublishError
 from evalbot.events import Event, parse_event
 from evalbot.github_io import (
     MAX_COMMENT_CHARS,
@@ -47,23 +47,33 @@ from evalbot.github_io import (
     PullRequestInfo,
     WorkflowRunInfo,
 )
-from evalbot.policy import Decision, evaluate, next_state, restrict_items
-from evalbot.render import render_markdown
-from evalbot.report import OUTCOME_LABELS, View, build_view, format_pvalue
+from evalbot.policy import Decision, next_state
+from evalbot.render import (
+    UserTemplate,
+    render_check,
+    render_comment,
+    render_notice,
+    render_summary,
+)
+from evalbot.report import OUTCOME_LABELS, Provenance, build_view, format_pvalue
+from evalbot.report import Look as LookRow
 from evalbot.results.model import Results
 from evalbot.results.options import ReadOptions
 from evalbot.results.pairing import pair
-from evalbot.results.sources import RESULT_SUFFIXES, load_results, merge, parse_file
+from evalbot.results.sources import load_results, merge, parse_zip
 from evalbot.settings import ActionInputError, Settings
 from evalbot.state import Look, State, parse_state, render_state
 
-__all__ = ["GitHubPort", "read_zip_members", "run_action"]
+__all__ = ["GitHubPort", "load_results_from_zip", "run_action"]
 
 EXIT_OK, EXIT_GATE_FAILED, EXIT_BAD_INPUT = 0, 1, 2
 MAX_ZIP_MEMBERS = 10_000
 MAX_RUNS_SCANNED = 30
 MAX_COMPARES = 10
 MAX_LOOKS_SHOWN = 20
+#: Item ids the view keeps per list: the comment shows a few and counts the rest, the job
+#: summary (up to 1 MiB) shows them all.
+MAX_IDS = 2000
 DOCS = "https://github.com/evalbot/evalbot/blob/main/docs/action.md"
 
 FORK_WARNING = (
@@ -138,146 +148,61 @@ class GitHubPort(Protocol):
 # ---- untrusted archives -------------------------------------------------------------------------
 
 
-def read_zip_members(data: bytes, label: str, *, max_total: int) -> list[tuple[str, bytes]]:
-    """The regular files of a zip archive, read in memory, never extracted to disk.
-
-    Refuses symbolic links, absolute or ``..`` paths, encrypted members, more than
-    :data:`MAX_ZIP_MEMBERS` entries and more than ``max_total`` uncompressed bytes (counted while
-    reading, not trusted from the headers).
-    """
-    try:
-        archive = zipfile.ZipFile(io.BytesIO(data))
-    except (zipfile.BadZipFile, ValueError):
-        raise InputError(f"{label}: not a valid zip archive") from None
-    with archive:
-        infos = archive.infolist()
-        if len(infos) > MAX_ZIP_MEMBERS:
-            raise InputError(f"{label}: holds {len(infos)} entries, over {MAX_ZIP_MEMBERS}")
-        members: list[tuple[str, bytes]] = []
-        budget = max_total
-        for info in infos:
-            name = info.filename
-            if name.endswith("/"):
-                continue
-            path = PurePosixPath(name)
-            if (
-                name.startswith(("/", "\\"))
-                or "\\" in name
-                or ".." in path.parts
-                or (path.parts and ":" in path.parts[0])
-            ):
-                raise InputError(f"{label}: member {name!r} has an unsafe path; refusing")
-            mode = info.external_attr >> 16
-            if stat.S_ISLNK(mode):
-                raise InputError(f"{label}: member {name!r} is a symbolic link; refusing")
-            if info.flag_bits & 0x1:
-                raise InputError(f"{label}: member {name!r} is encrypted")
-            if info.file_size > budget:
-                raise InputError(f"{label}: unpacks to more than {max_total} bytes; refusing")
-            chunks: list[bytes] = []
-            try:
-                with archive.open(info) as member:
-                    while chunk := member.read(1 << 16):
-                        budget -= len(chunk)
-                        if budget < 0:
-                            raise InputError(
-                                f"{label}: unpacks to more than {max_total} bytes; refusing"
-                            )
-                        chunks.append(chunk)
-            except (zipfile.BadZipFile, EOFError, OSError, NotImplementedError) as error:
-                raise InputError(f"{label}: member {name!r} is corrupt ({error})") from None
-            members.append((name, b"".join(chunks)))
-    return sorted(members)
-
-
 def load_results_from_zip(
     data: bytes, label: str, options: ReadOptions, *, max_total: int
 ) -> Results:
     """Every result file in an artifact's zip, parsed and merged.
 
-    The one seam for archives: once ``sources.parse_zip`` (branch ``results``) is on main, this
-    body becomes ``merge(parse_zip(label, data, options), label)``. Until then it reads the
-    archive with :func:`read_zip_members`; ``parse_file`` may return one shard or a list.
+    The archive is read in memory by :func:`evalbot.results.sources.parse_zip`, which refuses
+    symbolic links, paths outside the archive, encrypted members, nested archives and zip
+    bombs; here at most ``max_total`` uncompressed bytes (``EVALBOT_MAX_ARTIFACT_BYTES``) and
+    :data:`MAX_ZIP_MEMBERS` entries.
     """
-    shards: list[Results] = []
-    for name, content in read_zip_members(data, label, max_total=max_total):
-        lower = name.lower()
-        if lower.endswith(".zip"):
-            raise InputError(
-                f"{label}: member {name!r} is an archive; archives inside archives are not read"
-            )
-        if not lower.endswith(RESULT_SUFFIXES):
-            continue
-        parsed = parse_file(f"{label}/{name}", content, options)
-        shards.extend(parsed if isinstance(parsed, list) else [parsed])
-    if not shards:
-        raise InputError(f"{label}: holds no result files ({', '.join(RESULT_SUFFIXES)})")
-    return merge(shards, label)
+    limited = replace(options, max_archive_bytes=max_total, max_archive_members=MAX_ZIP_MEMBERS)
+    return merge(parse_zip(label, data, limited), label)
 
 
-# ---- the comment (seam for render.py) ---------------------------------------------------------
-
-
-def render_body(view: View) -> str:
-    """The verdict's Markdown. Seam: becomes ``render_comment(view, marker=..., state_block=...,
-    max_chars=...)`` when report/render grow it."""
-    return render_markdown(view)
+# ---- earlier looks ------------------------------------------------------------------------------
 
 
 def _distinct(looks: Iterable[Look]) -> list[Look]:
-    """One look per commit (the latest: a re-run of a commit is not a new look), in order."""
-    latest: dict[str, Look] = {}
+    """One look per commit and analysis (the latest: a re-run of a commit is not a new look),
+    in order."""
+    latest: dict[tuple[str, bool], Look] = {}
     for look in looks:
-        latest.pop(look.head_sha.lower(), None)
-        latest[look.head_sha.lower()] = look
+        key = (look.head_sha.lower(), look.holdout)
+        latest.pop(key, None)
+        latest[key] = look
     return list(latest.values())
 
 
-def _history(looks: list[Look]) -> str:
-    """Earlier looks at this pull request, newest first, in a collapsed table."""
-    if not looks:
-        return ""
+def history_rows(looks: list[Look], *, commit_url: str | None = None) -> list[LookRow]:
+    """Earlier looks as the report's rows, newest first (at most :data:`MAX_LOOKS_SHOWN`),
+    numbered from the first; ``commit_url`` (``https://github.com/o/r/commit/``) links them."""
+    rows: list[LookRow] = []
     shown = list(enumerate(looks, start=1))[-MAX_LOOKS_SHOWN:]
+    for number, look in reversed(shown):
+        symbol, text = OUTCOME_LABELS.get(look.outcome, ("", look.outcome))
+        label = f"{number}" + (" (sealed holdout)" if look.holdout else "")
+        rows.append(
+            LookRow(
+                label=label,
+                outcome=f"{symbol} {text}".strip(),
+                effect="—",  # the state keeps p-values, not effects
+                pvalue=format_pvalue(look.pvalue),
+                commit=look.head_sha[:7],
+                url=f"{commit_url}{look.head_sha}" if commit_url else None,
+            )
+        )
+    return rows
 
-    def label(outcome: str) -> str:
-        symbol, text = OUTCOME_LABELS.get(outcome, ("", outcome))
-        return f"{symbol} {text}".strip()
 
-    rows = "\n".join(
-        f"| {i} | `{look.head_sha[:7]}` | {label(look.outcome)} | {format_pvalue(look.pvalue)} "
-        f"| {look.at} |"
-        for i, look in reversed(shown)
-    )
-    return (
-        f"<details><summary>Earlier looks ({len(looks)})</summary>\n\n"
-        f"| look | commit | verdict | p | at |\n|---:|---|---|---:|---|\n{rows}\n\n</details>\n"
-    )
-
-
-def compose_comment(
-    *,
-    marker: str,
-    title: str,
-    body: str,
-    notes: list[str],
-    earlier: list[Look],
-    state_block: str,
-    max_chars: int,
-) -> str:
-    """Marker, title, body, notes, the collapsed earlier looks and the state block, within
-    ``max_chars`` (the body is shortened; the job summary has everything)."""
-    head = f"{marker}\n## {title}\n\n" if marker else f"## {title}\n\n"
-    tail = "".join(f"\n{note}\n" for note in notes)
-    history = _history(earlier)
-    if history:
-        tail += f"\n{history}"
-    if state_block:
-        tail += f"\n{state_block}\n"
-    room = max_chars - len(head) - len(tail)
-    if len(body) > room:
-        cut = "\n\n… (shortened: the full report is in the job summary of the run)\n"
-        body = body[: max(0, room - len(cut))] + cut
-    return head + body + tail
+def _code(text: str) -> str:
+    """``text`` as inline code that its own backticks cannot close."""
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    fence = "`" * (longest + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
 
 
 # ---- the status on the head sha ----------------------------------------------------------------
@@ -379,17 +304,41 @@ class Skip(Exception):
 @dataclass(frozen=True, kw_only=True)
 class Baseline:
     results: Results
-    description: str
+    description: str  # trusted Markdown: where it came from
     from_artifact: bool
+    commit: str | None = None
+    run_url: str | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class Plan:
+    """``.evalbot.yml`` as read at the base commit, and what the comment says about it."""
+
+    config: Config
+    notes: list[str] = field(default_factory=list)  # trusted Markdown
+    config_change: str | None = None  # a unified diff when the pull request changes the file
+    template: UserTemplate | None = None  # ``report.template``, read at the same commit
 
 
 @dataclass(kw_only=True)
 class Verdict:
     comparison: Comparison
     decision: Decision
+    plan: Plan
+    baseline: Baseline
     notes: list[str] = field(default_factory=list)
     state: State = field(default_factory=State)  # to carry in the comment after this run
     old: State = field(default_factory=State)  # as found in the comment
+
+
+@dataclass(frozen=True, kw_only=True)
+class Rendered:
+    """A verdict rendered once for every place it is published."""
+
+    comment: str
+    check_title: str
+    check_summary: str
+    summary: str
 
 
 # ---- the run ---------------------------------------------------------------------------------
@@ -466,8 +415,11 @@ class _ActionRun:
             )
             self.status.start()
         outcome: Verdict | Neutral | None
+        rendered: Rendered | None = None
         try:
             outcome = self._evaluate()
+            if outcome is not None:
+                rendered = self._render(outcome)
         except Neutral as neutral:
             outcome = neutral
         except EvalbotError as error:
@@ -479,7 +431,8 @@ class _ActionRun:
         try:
             if isinstance(outcome, Neutral):
                 return self._publish_neutral(outcome)
-            return self._publish_verdict(outcome)
+            assert rendered is not None
+            return self._publish_verdict(outcome, rendered)
         except PublishError as error:
             if self.status is not None and not self.status.finished:
                 with contextlib.suppress(PublishError):  # the original error says more
@@ -538,7 +491,7 @@ class _ActionRun:
             return self.pull.number
         return self.event.pull_number
 
-    def _load_config(self) -> tuple[Config, list[str]]:
+    def _load_plan(self) -> Plan:
         path = self.s.config
         notes: list[str] = []
         ref = self._base_sha if self.event.on_pull_request else self.event.head_sha
@@ -546,11 +499,13 @@ class _ActionRun:
             raise ActionInputError("cannot tell which commit to read the config from")
         where = "the base commit" if self.event.on_pull_request else "this commit"
         text = self.gh.get_file_at_ref(path, ref)
+        read_text = self._reader(path, ref)
         if text is None:
             config = Config()
-            notes.append(f"No `{path}` at {where} `{ref[:7]}`: evalbot's defaults apply.")
+            notes.append(f"No {_code(path)} at {where} `{ref[:7]}`: evalbot's defaults apply.")
         else:
-            config = parse_config(text, f"{path}@{ref[:7]}", read_text=self._reader(path, ref))
+            config = parse_config(text, f"{path}@{ref[:7]}", read_text=read_text)
+        change = None
         if self.event.on_pull_request and self.event.head_sha != ref:
             try:
                 head_text = self.gh.get_file_at_ref(path, self.event.head_sha)
@@ -559,11 +514,23 @@ class _ActionRun:
             if head_text is None and self.event.is_fork:
                 head_text = text  # a fork's commit may not be readable here: say nothing
             if head_text != text:
-                notes.append(_config_diff_note(path, text, head_text))
-        return config, notes
+                change = _config_diff(path, text, head_text)
+        template = None
+        if config.report.template is not None:
+            name = config.report.template
+            try:
+                template_text = read_text(name)
+            except FileNotFoundError:
+                raise ConfigError(
+                    f"{path}@{ref[:7]}: `report.template` {name!r}: no such file at {where} "
+                    "(it is read beside the config, inside the repository)"
+                ) from None
+            template = UserTemplate(name=f"{name}@{ref[:7]}", text=template_text)
+        return Plan(config=config, notes=notes, config_change=change, template=template)
 
     def _reader(self, config_path: str, ref: str) -> Callable[[str], str]:
-        """``read_text`` for files the plan names (``policy.items_file``, ``holdout.ids_file``):
+        """``read_text`` for files the plan names (``policy.items_file``, ``holdout.ids_file``,
+        ``report.template``):
         relative to the config's folder, read at the same commit, never outside the repository."""
         folder = posixpath.dirname(config_path)
 
@@ -621,7 +588,7 @@ class _ActionRun:
         if self.s.baseline:
             path = self.s.baseline
             results = load_results(self._workspace_path(path), options)
-            description = f"Baseline: `{path}`."
+            description = f"Baseline: {_code(path)}."
             return Baseline(results=results, description=description, from_artifact=False)
         if not self.s.baseline_artifact:
             if self.event.on_pull_request:
@@ -679,19 +646,21 @@ class _ActionRun:
                 if behind == 0
                 else f"{behind} commit{'s' if behind != 1 else ''} behind {at} `{target[:7]}`"
             )
-            where = f"run [{run.id}]({run.html_url}) of `{branch}` at `{run.head_sha[:7]}`"
+            where = f"run [{run.id}]({run.html_url}) of {_code(branch)} at `{run.head_sha[:7]}`"
             if artifact.expired:
                 raise Neutral(
                     "Baseline artifact expired",
-                    f"The baseline artifact `{name}` of {where} has expired, so there is nothing "
-                    "to compare with. Re-run that workflow (or push to "
-                    f"`{branch}`) to upload a fresh one, or raise its `retention-days`.",
+                    f"The baseline artifact {_code(name)} of {where} has expired, so there is "
+                    "nothing to compare with. Re-run that workflow (or push to "
+                    f"{_code(branch)}) to upload a fresh one, or raise its `retention-days`.",
                 )
             results = self._artifact_results(artifact, "baseline", options)
             return Baseline(
                 results=results,
-                description=f"Baseline: artifact `{name}` from {where}, {distance}.",
+                description=f"Baseline: artifact {_code(name)} from {where}, {distance}.",
                 from_artifact=True,
+                commit=run.head_sha,
+                run_url=run.html_url,
             )
         extra = (
             f" (runs {', '.join(map(str, missing[:5]))} uploaded no artifact by that name)"
@@ -700,24 +669,35 @@ class _ActionRun:
         )
         raise Neutral(
             "No baseline yet",
-            f"No successful run of workflow `{workflow}` on `{branch}` at or before {at} "
-            f"`{target[:7]}` has an artifact named `{name}`{extra}. This is expected for the "
-            f"first pull request after installing evalbot: once a push to `{branch}` runs the "
-            "workflow that uploads the baseline, later pull requests are compared with it.",
+            f"No successful run of workflow {_code(str(workflow))} on {_code(branch)} at or "
+            f"before {at} `{target[:7]}` has an artifact named {_code(name)}{extra}. This is "
+            "expected for the first pull request after installing evalbot: once a push to "
+            f"{_code(branch)} runs the workflow that uploads the baseline, later pull requests "
+            "are compared with it.",
         )
 
     def _evaluate(self) -> Verdict | None:
-        config, notes = self._load_config()
-        options = ReadOptions(fields=config.fields, metric=config.metric, format=config.format)
+        plan = self._load_plan()
+        config = plan.config
+        options = config.read_options()
         candidate = self._load_candidate(options)
         baseline = self._load_baseline(options)
         if baseline is None:
-            self._summarise_only(candidate, notes)
+            self._summarise_only(candidate, plan.notes)
             return None
+        state = parse_state(self._previous_body()) if self._pull_number is not None else State()
+        head = self.event.head_sha if self.event.on_pull_request else None
         try:
-            paired = pair(baseline.results, candidate, missing=config.policy.missing)
+            comparison, decision = analyse(
+                baseline.results,
+                candidate,
+                config,
+                holdout=self.s.holdout,
+                state=state,
+                head_sha=head,
+            )
         except PairingError as error:
-            if not baseline.from_artifact:
+            if not baseline.from_artifact or not _item_sets_differ(baseline, candidate, config):
                 raise
             raise Neutral(
                 "Baseline has another item set",
@@ -725,17 +705,69 @@ class _ActionRun:
                 f"comparison is refused: {error}. This happens when the eval set changed: the "
                 "baseline will match once the change is merged and the default branch has run.",
             ) from None
-        paired = restrict_items(paired, config, holdout=False)
-        state = parse_state(self._previous_body()) if self._pull_number is not None else State()
-        comparison = compute_comparison(paired, config)
-        head = self.event.head_sha if self.event.on_pull_request else None
-        decision = evaluate(comparison, config, state=state, head_sha=head)
         at = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
         new_state = next_state(state, comparison, decision, at=at)
-        notes = [baseline.description, *notes]
+        notes = [baseline.description, *plan.notes]
+        if self.s.name != "evalbot":
+            notes.append(f"Comparison {_code(self.s.name)}.")
         return Verdict(
-            comparison=comparison, decision=decision, notes=notes, state=new_state, old=state
+            comparison=comparison,
+            decision=decision,
+            plan=plan,
+            baseline=baseline,
+            notes=notes,
+            state=new_state,
+            old=state,
         )
+
+    def _render(self, verdict: Verdict) -> Rendered:
+        """The comment, the check's title and summary and the job summary, from one view;
+        before anything is published (a user's template can fail)."""
+        c, d = verdict.comparison, verdict.decision
+        head = self.event.head_sha.lower()
+        earlier = _distinct(look for look in verdict.state.looks if look.head_sha.lower() != head)
+        candidate_run = self.s.run_url
+        if self.event.mode == "workflow_run" and self.event.run_id is not None:
+            candidate_run = (
+                f"{self.s.server_url}/{self.s.repository}/actions/runs/{self.event.run_id}"
+            )
+        view = build_view(
+            c,
+            d,
+            max_ids=MAX_IDS,
+            item_url=verdict.plan.config.report.item_url,
+            config=verdict.plan.config,
+            config_change=verdict.plan.config_change,
+            provenance=Provenance(
+                baseline_commit=verdict.baseline.commit,
+                baseline_run_url=verdict.baseline.run_url,
+                candidate_commit=self.event.head_sha or None,
+                candidate_run_url=candidate_run,
+            ),
+            history=history_rows(earlier, commit_url=self._commit_url),
+            notes=verdict.notes,
+        )
+        template = verdict.plan.template
+        comment = render_comment(
+            view,
+            marker=self.s.marker,
+            state_block=render_state(verdict.state) if verdict.state.looks else "",
+            max_chars=MAX_COMMENT_CHARS,
+            template=template,
+        )
+        title, check_summary = render_check(view)
+        return Rendered(
+            comment=comment,
+            check_title=title,
+            check_summary=check_summary,
+            summary=render_summary(view, template=template),
+        )
+
+    @property
+    def _commit_url(self) -> str | None:
+        if not self.s.repository:
+            return None
+        return f"{self.s.server_url}/{self.s.repository}/commit/"
 
     # -- publishing
 
@@ -762,42 +794,17 @@ class _ActionRun:
                 return ""
             raise
 
-    def _publish_verdict(self, verdict: Verdict) -> int:
+    def _publish_verdict(self, verdict: Verdict, rendered: Rendered) -> int:
         c, d = verdict.comparison, verdict.decision
-        view = build_view(c, d)
-        headline = f"{view.symbol} {view.outcome_label}: {view.effect}, p = {view.pvalue}"
-        conclusion = d.conclusion
-        title = f"evalbot: {self.s.name}" if self.s.name != "evalbot" else "evalbot"
-        head = self.event.head_sha.lower()
-        earlier = _distinct(look for look in verdict.state.looks if look.head_sha.lower() != head)
-        body = render_body(view)
-        notes_shown = [*verdict.notes, *(f"⚠️ {w}" for w in d.warnings)]
-        if d.disclosure:
-            notes_shown.append(d.disclosure)
-        comment = compose_comment(
-            marker=self.s.marker,
-            title=title,
-            body=body,
-            notes=notes_shown,
-            earlier=earlier,
-            state_block=render_state(verdict.state) if verdict.state.looks else "",
-            max_chars=MAX_COMMENT_CHARS,
-        )
-        comment_url = self._upsert(comment)
-        check_summary = compose_comment(
-            marker="",
-            title=headline,
-            body=body,
-            notes=notes_shown,
-            earlier=[],
-            state_block="",
-            max_chars=60_000,
-        )
+        comment_url = self._upsert(rendered.comment)
         if self.status is not None:
-            self.status.finish(conclusion, title=headline, summary=check_summary)
-        full = render_body(build_view(c, d, max_ids=2000))
-        notes = "".join(f"\n{note}\n" for note in notes_shown)
-        self.env.add_summary(f"## {title}\n\n{full}{notes}")
+            self.status.finish(
+                d.conclusion, title=rendered.check_title, summary=rendered.check_summary
+            )
+        summary = rendered.summary
+        if self.status is not None and self.status.read_only:
+            summary = f"> [!WARNING]\n> {FORK_WARNING}\n\n{summary}"
+        self.env.add_summary(summary)
         ci = c.difference.confidence_interval
         outputs = {
             "verdict": d.outcome,
@@ -809,29 +816,25 @@ class _ActionRun:
             "fixed": str(len(c.fixed_ids)),
             "broken": str(len(c.broken_ids)),
             "comment-url": comment_url,
-            "conclusion": conclusion,
+            "conclusion": d.conclusion,
         }
         for key, value in outputs.items():
             self.env.set_output(key, value)
-        self.env.info(f"evalbot: {headline} (gate {d.gate}, p = {format_pvalue(c.pvalue)})")
+        self.env.info(f"evalbot: {rendered.check_title}")
         return EXIT_GATE_FAILED if d.gate == "fail" else EXIT_OK
 
     def _publish_neutral(self, neutral: Neutral) -> int:
         title = f"evalbot: {self.s.name}" if self.s.name != "evalbot" else "evalbot"
         headline = f"➖ {neutral.title}"
         if self._pull_number is not None:
-            previous = self._previous_body()
-            state = parse_state(previous)
-            body = f"### {headline}\n\n{neutral.message}\n"
+            state = parse_state(self._previous_body())
             # not a look: the earlier ones stay as they were (an unreadable block is kept as is)
-            block = render_state(state) if state.looks else ""
-            comment = compose_comment(
+            comment = render_notice(
+                neutral.title,
+                neutral.message,
                 marker=self.s.marker,
-                title=title,
-                body=body,
-                notes=[],
-                earlier=_distinct(state.looks),
-                state_block=block,
+                state_block=render_state(state) if state.looks else "",
+                history=history_rows(_distinct(state.looks), commit_url=self._commit_url),
                 max_chars=MAX_COMMENT_CHARS,
             )
             url = self._upsert(comment)
@@ -888,24 +891,26 @@ class _ActionRun:
         self.env.set_output("conclusion", "validated")
 
 
-def _config_diff_note(path: str, base: str | None, head: str | None) -> str:
-    diff = "".join(
-        difflib.unified_diff(
-            (base or "").splitlines(keepends=True),
-            (head or "").splitlines(keepends=True),
-            fromfile=f"{path} (base)",
-            tofile=f"{path} (this pull request)",
-        )
+def _item_sets_differ(baseline: Baseline, candidate: Results, config: Config) -> bool:
+    """Whether the baseline and the candidate cannot be paired (another item set, another
+    metric kind): asked only after the analysis refused with a :class:`PairingError`, to tell
+    that apart from a refusal of the plan's own (say no holdout item in the results)."""
+    try:
+        pair(baseline.results, candidate, missing=config.policy.missing)
+    except PairingError:
+        return True
+    return False
+
+
+def _config_diff(path: str, base: str | None, head: str | None) -> str:
+    """The pull request's change to the config, as a unified diff (the report fences it)."""
+    lines = difflib.unified_diff(
+        (base or "").splitlines(),
+        (head or "").splitlines(),
+        fromfile=f"{path} (base)" if base is not None else f"{path} (not at the base)",
+        tofile=f"{path} (this pull request)"
+        if head is not None
+        else f"{path} (deleted by this pull request)",
+        lineterm="",
     )
-    if not diff.endswith("\n"):
-        diff += "\n"
-    fence = "```"
-    while fence in diff:
-        fence += "`"
-    what = "deletes" if head is None else "adds" if base is None else "changes"
-    return (
-        f"⚠️ This pull request {what} `{path}`. The rules at the base commit apply (a pull "
-        f"request cannot change the rules it is judged by); the change takes effect once merged."
-        f"\n\n<details><summary>Change to {path}</summary>\n\n{fence}diff\n{diff}{fence}\n\n"
-        "</details>"
-    )
+    return "\n".join(lines) + "\n"

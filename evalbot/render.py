@@ -8,6 +8,8 @@ Templates are package data (``evalbot/templates``) rendered in a sandboxed envir
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
+from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -17,14 +19,16 @@ from jinja2.exceptions import SecurityError
 from jinja2.sandbox import SandboxedEnvironment
 
 from evalbot.errors import ConfigError
-from evalbot.report import View, p_clause
+from evalbot.report import Look, View, p_clause
 
 __all__ = [
+    "UserTemplate",
     "md_escape",
     "render",
     "render_check",
     "render_comment",
     "render_markdown",
+    "render_notice",
     "render_summary",
     "render_text",
 ]
@@ -109,12 +113,31 @@ def render(template: str, view: View, **extra: Any) -> str:
     return _environment().get_template(template).render(v=view, **context)
 
 
-def _render_user(path: str | Path, view: View, **extra: Any) -> str:
-    """A user's template (``report.template``), sandboxed; it may import the bundled macros."""
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except OSError as error:
-        raise ConfigError(f"{path}: cannot read the report template ({error.strerror})") from None
+@dataclass(frozen=True, kw_only=True)
+class UserTemplate:
+    """A user's template already read, e.g. by the action from the pull request's base commit;
+    ``name`` (say ``.github/verdict.md.j2@1a2b3c4``) names it in messages."""
+
+    name: str
+    text: str
+
+
+def _render_user(template: str | Path | UserTemplate, view: View, **extra: Any) -> str:
+    """A user's template (``report.template``), sandboxed; it may import the bundled macros.
+
+    ``template`` is a path to read, or a :class:`UserTemplate` already read.
+    """
+    if isinstance(template, UserTemplate):
+        path: str | Path = template.name
+        text = template.text
+    else:
+        path = template
+        try:
+            text = Path(path).read_text(encoding="utf-8")
+        except OSError as error:
+            raise ConfigError(
+                f"{path}: cannot read the report template ({error.strerror})"
+            ) from None
     try:
         compiled = _environment().from_string(text)
         return compiled.render(v=view, **extra)
@@ -124,7 +147,10 @@ def _render_user(path: str | Path, view: View, **extra: Any) -> str:
         raise ConfigError(f"{path}: report template failed: {error}") from None
 
 
-def render_markdown(view: View, *, template: str | Path | None = None) -> str:
+TemplateSource = str | Path | UserTemplate
+
+
+def render_markdown(view: View, *, template: TemplateSource | None = None) -> str:
     """The CLI's ``--format markdown``: the comment without marker or state.
 
     ``template`` is a user's own template (``report.template``), rendered sandboxed.
@@ -171,7 +197,7 @@ def render_comment(
     marker: str,
     state_block: str = "",
     max_chars: int = GITHUB_COMMENT_LIMIT,
-    template: str | Path | None = None,
+    template: TemplateSource | None = None,
 ) -> str:
     """The sticky PR comment: ``marker`` (kept even if a custom template omits it), the
     report, then ``state_block`` last. Long lists are cut with a count so the whole stays
@@ -191,7 +217,7 @@ def render_comment(
     return _with_marker(body, marker, state_block)
 
 
-def render_summary(view: View, *, template: str | Path | None = None) -> str:
+def render_summary(view: View, *, template: TemplateSource | None = None) -> str:
     """The job summary ($GITHUB_STEP_SUMMARY): everything the view holds."""
     extra = {"limit": None, "slice_limit": None, "mode": "summary"}
     if template is not None:
@@ -199,6 +225,29 @@ def render_summary(view: View, *, template: str | Path | None = None) -> str:
     else:
         body = render("comment.md.j2", view, **extra)
     return body if len(body) <= SUMMARY_LIMIT else _cut(body, SUMMARY_LIMIT)
+
+
+def render_notice(
+    title: str,
+    message: str,
+    *,
+    marker: str,
+    state_block: str = "",
+    history: Sequence[Look] = (),
+    max_chars: int = GITHUB_COMMENT_LIMIT,
+) -> str:
+    """A sticky comment without a verdict (no baseline yet, an expired artifact): ``title``
+    and ``message`` are trusted Markdown written by evalbot (never text from a result file);
+    the earlier looks and ``state_block`` stay as they were."""
+    tail = len(state_block) + len(marker) + 4
+    body = (
+        _environment()
+        .get_template("notice.md.j2")
+        .render(title=title, message=message, v={"history": list(history)})
+    )
+    if len(body) + tail > max_chars:
+        body = _cut(body, max_chars - tail)
+    return _with_marker(body, marker, state_block)
 
 
 def render_check(view: View) -> tuple[str, str]:

@@ -379,6 +379,9 @@ class View:
     dropped: str = ""
     gate_reasons: list[str] = field(default_factory=list)
     disclosure: str | None = None
+    # trusted Markdown the caller wrote (the action: where the baseline came from, a missing
+    # config); never text from a result file or a pull request
+    notes: tuple[str, ...] = ()
 
 
 #: Characters of an item id shown before it is shortened (the link keeps the whole id).
@@ -497,13 +500,15 @@ def build_view(
     config_change: str | None = None,
     provenance: Provenance | None = None,
     history: Sequence[Look] = (),
+    notes: Sequence[str] = (),
 ) -> View:
     """The view-model of one comparison.
 
     ``max_ids`` caps the ids kept per list (renderings show fewer and count the rest);
     ``item_url`` is ``report.item_url`` (``{id}`` is replaced by the quoted id); ``config`` adds
     the plan's pre-registered settings; ``config_change`` is a unified diff of ``.evalbot.yml``
-    made by the pull request; ``provenance`` and ``history`` come from the action.
+    made by the pull request; ``provenance``, ``history`` and ``notes`` (trusted Markdown, shown
+    beside the provenance) come from the action.
     """
     c = comparison
     percent = c.metric == "pass_rate"
@@ -767,6 +772,7 @@ def build_view(
         fingerprint_full=c.paired.fingerprint,
         dropped=dropped,
         disclosure=disclosure,
+        notes=tuple(notes),
         gate_reasons=[r for r in decision.reasons if r.startswith("gate")]
         if decision.gate == "fail"
         else [],

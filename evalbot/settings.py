@@ -29,6 +29,7 @@ INPUTS = (
     "baseline-workflow",
     "config",
     "name",
+    "holdout",
 )
 OUTPUTS = (
     "verdict",
@@ -60,6 +61,7 @@ class Settings:
     baseline_workflow: str | None = None
     config: str = DEFAULT_CONFIG
     name: str = DEFAULT_NAME
+    holdout: bool = False  # analyse the sealed holdout (``holdout:`` of the plan) instead
     # the runner's context
     event_name: str = ""
     event_path: str | None = None
@@ -108,6 +110,17 @@ def read_input(environ: Mapping[str, str], name: str) -> str | None:
         if value is not None and value.strip():
             return value.strip()
     return None
+
+
+def _bool(environ: Mapping[str, str], name: str, default: bool) -> bool:
+    """A boolean input: ``true`` or ``false`` (any case), as YAML workflows write them."""
+    text = read_input(environ, name)
+    if text is None:
+        return default
+    lowered = text.lower()
+    if lowered not in ("true", "false"):
+        raise ActionInputError(f"input `{name}` must be true or false, got {text!r}")
+    return lowered == "true"
 
 
 def _int(environ: Mapping[str, str], key: str, default: int, minimum: int) -> int:
@@ -172,6 +185,7 @@ def parse_settings(environ: Mapping[str, str]) -> Settings:
         baseline_workflow=read_input(environ, "baseline-workflow"),
         config=read_input(environ, "config") or DEFAULT_CONFIG,
         name=name,
+        holdout=_bool(environ, "holdout", False),
         event_name=environ.get("GITHUB_EVENT_NAME", "").strip(),
         event_path=environ.get("GITHUB_EVENT_PATH") or None,
         repository=repository,

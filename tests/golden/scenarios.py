@@ -59,6 +59,7 @@ class Scenario:
     config_change: str | None = None
     provenance: Provenance | None = None
     history: Sequence[Look] = field(default_factory=tuple)
+    notes: Sequence[str] = field(default_factory=tuple)
 
     def comparison(self) -> tuple[Comparison, Decision]:
         comparison = compute_comparison(self.paired, self.config)
@@ -74,6 +75,7 @@ class Scenario:
             config_change=self.config_change,
             provenance=self.provenance,
             history=self.history,
+            notes=self.notes,
         )
 
 
@@ -165,6 +167,10 @@ def improvement() -> Scenario:
                 commit="1a2b3c4d5e6f",
                 url="https://github.com/acme/evals/actions/runs/99",
             ),
+        ),
+        notes=(
+            "Baseline: artifact `evals` from run [101](https://github.com/acme/evals/actions/runs/101)"
+            " of `main` at `3f2a9c1`, 2 commits behind the base commit `5d4c3b2`.",
         ),
     )
 

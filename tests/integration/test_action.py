@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import re
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -17,6 +18,11 @@ from tests.integration.action_harness import (
 )
 
 MARKER = "<!-- evalbot:evalbot -->"
+
+
+def plain(body: str) -> str:
+    """The comment's text with render.md_escape's backslashes and word joiners taken out."""
+    return re.sub(r"\\([!-/:-@\[-`{-~])", r"\1", body).replace("\u2060", "")
 
 
 @pytest.fixture
@@ -86,8 +92,8 @@ def test_a_new_head_folds_the_earlier_look_into_history(world: World) -> None:
     result = world.run()
     assert result.code == 0, result.stderr
     (body,) = world.ours()
-    assert "Earlier looks (1)" in body
-    assert f"`{world.head[:7]}`" in body
+    assert "Earlier looks: 1" in body
+    assert f"[{world.head[:7]}](https://github.com/octo/evals/commit/{world.head})" in body
     assert len(world.repo.check_runs_for(new_head)) == 1
 
 
@@ -141,7 +147,7 @@ def test_baseline_with_another_item_set_is_neutral(world: World) -> None:
 
 @pytest.mark.parametrize(
     ("member", "message"),
-    [("../evil.jsonl", "unsafe path"), ("/abs.jsonl", "unsafe path")],
+    [("../evil.jsonl", "path outside the archive"), ("/abs.jsonl", "path outside the archive")],
 )
 def test_a_hostile_baseline_archive_is_refused(world: World, member: str, message: str) -> None:
     world.add_baseline_run(files={member: '{"id": "a", "passed": true}\n'})
@@ -167,9 +173,13 @@ def test_config_is_read_at_the_base_and_a_change_is_noted(world: World) -> None:
     result = world.run(payload=None)
     assert result.code == 0, result.stderr
     (body,) = world.ours()
-    assert "This pull request changes `.evalbot.yml`" in body
+    assert "This pull request changes the analysis plan" in body
+    assert "the plan of the base branch applies" in body
+    assert "+++ .evalbot.yml (this pull request)" in body
     assert "+alpha: 0.5" in body
     assert "-alpha: 0.05" in body
+    # and the base's alpha (0.05) decided
+    assert "below alpha = 0.05" in body
 
 
 def test_a_broken_config_at_the_base_fails_the_check_and_posts_nothing(world: World) -> None:
@@ -247,6 +257,7 @@ def test_fork_with_a_read_only_token_writes_summary_outputs_and_a_warning(
     assert result.outputs["verdict"] == "improvement"
     assert result.outputs["comment-url"] == ""
     assert "Improvement" in result.summary
+    assert "two-workflow setup" in result.summary
 
 
 def _pr_run(world: World, artifact_files: dict[str, str] | None = None) -> Run:
@@ -439,10 +450,16 @@ def test_two_racing_runs_leave_exactly_one_comment(world: World) -> None:
 
 
 def test_a_huge_report_fits_the_comment_limit_and_the_summary_has_it_all(world: World) -> None:
+    # long ids and one long slice name per item: the full report is far over 65,536 characters
     ids = [f"item-{i:04d}-" + "x" * 1500 for i in range(120)]
-    baseline = "".join(f'{{"id": "{i}", "passed": true}}\n' for i in ids)
+    slices = [f"slice-{i:04d}-" + "y" * 1500 for i in range(120)]
+    baseline = "".join(
+        f'{{"id": "{i}", "passed": true, "slice": "{s}"}}\n'
+        for i, s in zip(ids, slices, strict=True)
+    )
     candidate = "".join(
-        f'{{"id": "{i}", "passed": {str(n % 3 == 0).lower()}}}\n' for n, i in enumerate(ids)
+        f'{{"id": "{i}", "passed": {str(n % 3 == 0).lower()}, "slice": "{s}"}}\n'
+        for n, (i, s) in enumerate(zip(ids, slices, strict=True))
     )
     world.add_baseline_run(files={"b.jsonl": baseline})
     (world.workspace / "results" / "candidate.jsonl").write_text(candidate)
@@ -450,10 +467,20 @@ def test_a_huge_report_fits_the_comment_limit_and_the_summary_has_it_all(world: 
     assert result.code == 1, result.stderr  # 80 broken: a significant regression
     (body,) = world.ours()
     assert len(body) <= 65_536
-    assert "shortened" in body
     assert body.startswith(MARKER)
     assert "evalbot-state:" in body
+    # the lists are cut, with a count of what is left out
+    shown = body.count("item\\-0")
+    assert 0 < shown < 50  # fewer than the usual 50 per list: shrunk to fit
+    assert f"- … and {80 - shown} more" in body
+    assert re.search(r"… and \d+ more slices \(all of them are in the job summary\)", body)
+    # the job summary has every broken item and every slice
     assert result.summary.count("item\\-0") == 80
+    assert result.summary.count("| slice\\-0") == 120
+    assert "- … and" not in result.summary
+    assert "more slices" not in result.summary
+    check = max(world.repo.check_runs_for(world.head), key=lambda c: c.id)
+    assert len(check.output["summary"]) <= 65_535
 
 
 def test_a_refused_comment_completes_the_check_as_failure(
@@ -514,8 +541,8 @@ def test_looks_are_carried_in_the_comment_and_max_looks_refuses_a_second_verdict
     assert second.outputs["verdict"] == "inconclusive"
     assert second.outputs["conclusion"] == "neutral"
     (body,) = world.ours()
-    assert "policy.max_looks = 1; a verdict is refused" in body
-    assert "Earlier looks (1)" in body
+    assert "policy.max_looks = 1; a verdict is refused" in plain(body)
+    assert "Earlier looks: 1" in body
     assert "<!-- evalbot-state:v1 " in body
     checks = world.repo.check_runs_for(world.pull.head_sha)
     assert [c.conclusion for c in checks] == ["neutral"]
@@ -554,3 +581,165 @@ def _ids(jsonl: str) -> list[str]:
     import json
 
     return [json.loads(line)["id"] for line in jsonl.splitlines() if line.strip()]
+
+
+def _with_holdout(world: World, max_uses: int = 1) -> list[str]:
+    """Put a sealed holdout (the first 100 of the example's 400 ids) in the plan at the base."""
+    sealed = sorted(set(_ids(example("baseline"))))[:100]
+    world.base = world.repo.add_commit(
+        parents=[world.base],
+        files={
+            ".evalbot.yml": (
+                f"holdout: {{ids_file: evals/holdout.txt, max_uses: {max_uses}}}\n"
+                "bootstrap: {resamples: 1000}\n"
+            ),
+            "evals/holdout.txt": "".join(f"{i}\n" for i in sealed),
+        },
+        branch="main",
+    )
+    world.pull.base_sha = world.base
+    world.add_baseline_run()
+    return sealed
+
+
+def test_the_holdout_input_analyses_the_sealed_items_and_counts_each_use(
+    fake_github: FakeGitHub, tmp_path: Path
+) -> None:
+    from evalbot.state import parse_state
+
+    world = World(fake_github, tmp_path)
+    sealed = _with_holdout(world)
+    # the regular analysis leaves the sealed items out
+    regular = world.run()
+    assert regular.code == 0, regular.stderr
+    (body,) = world.ours()
+    assert "| 300 items |" in body
+    assert not any(i.replace("-", "\\-") in body for i in sealed)
+    assert parse_state(body).holdout_uses == 0
+
+    # the holdout job (its own name: its own comment and check) analyses only them
+    first = world.run(holdout="true", name="holdout")
+    assert first.code == 0, first.stderr
+    assert first.outputs["verdict"] in ("improvement", "regression", "no_significant_difference")
+    (held,) = [b for b in world.ours() if b.startswith("<!-- evalbot:holdout -->")]
+    assert "| 100 items |" in held
+    assert "sealed set this analysis uses the sealed holdout, use 1 of 1" in plain(held)
+    assert parse_state(held).holdout_uses == 1
+    assert {c.name for c in world.repo.check_runs_for(world.head)} == {"evalbot", "holdout"}
+    # a re-run of the same commit is not another use
+    assert world.run(holdout="true", name="holdout").code == 0
+    (held,) = [b for b in world.ours() if b.startswith("<!-- evalbot:holdout -->")]
+    assert parse_state(held).holdout_uses == 1
+    # a new commit is: beyond holdout.max_uses the verdict warns
+    world.pull.head_sha = world.repo.add_commit(parents=[world.head], branch="feature")
+    assert world.run(holdout="true", name="holdout").code == 0
+    (held,) = [b for b in world.ours() if b.startswith("<!-- evalbot:holdout -->")]
+    assert parse_state(held).holdout_uses == 2
+    assert "more than holdout.max_uses = 1" in plain(held)
+
+
+def test_the_holdout_input_without_a_holdout_in_the_plan_fails_the_check(world: World) -> None:
+    world.add_baseline_run()
+    result = world.run(holdout="true")
+    assert result.code == 2
+    assert "the holdout was requested but the plan has no readable `holdout.ids_file`" in (
+        result.stdout
+    )
+    assert world.ours() == []
+    (check,) = world.repo.check_runs_for(world.head)
+    assert check.conclusion == "failure"
+
+
+def test_a_holdout_input_that_is_not_a_boolean_is_one_line(world: World) -> None:
+    result = world.run(holdout="yes")
+    assert result.code == 2
+    assert "input `holdout` must be true or false, got 'yes'" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_a_holdout_none_of_whose_items_are_in_the_results_is_an_error_not_neutral(
+    fake_github: FakeGitHub, tmp_path: Path
+) -> None:
+    world = World(fake_github, tmp_path)
+    world.base = world.repo.add_commit(
+        parents=[world.base],
+        files={
+            ".evalbot.yml": "holdout: {ids_file: evals/holdout.txt}\n",
+            "evals/holdout.txt": "not-an-item\n",
+        },
+        branch="main",
+    )
+    world.pull.base_sha = world.base
+    world.add_baseline_run()
+    result = world.run(holdout="true")
+    assert result.code == 2, result.stderr
+    assert "none of the 1 ids of evals/holdout.txt (the sealed holdout)" in result.stdout
+    assert "Baseline has another item set" not in result.stdout
+    assert world.repo.check_runs_for(world.head)[0].conclusion == "failure"
+
+
+def test_report_template_and_item_url_are_read_at_the_base_commit(
+    fake_github: FakeGitHub, tmp_path: Path
+) -> None:
+    world = World(fake_github, tmp_path)
+    world.base = world.repo.add_commit(
+        parents=[world.base],
+        files={
+            ".github/evalbot.yml": (
+                "bootstrap: {resamples: 1000}\n"
+                "report: {template: verdict.md.j2, item_url: 'https://logs.example/{id}'}\n"
+            ),
+            ".github/verdict.md.j2": (
+                "Ours: {{ v.outcome_label }} ({{ mode }})\n"
+                "{% for n in v.notes %}{{ n }}\n{% endfor %}"
+                "{{ v.lists[0].entries[0].url }}\n"
+            ),
+        },
+        branch="main",
+    )
+    world.pull.base_sha = world.base
+    # the pull request's own template is not used
+    world.pull.head_sha = world.repo.add_commit(
+        parents=[world.head], files={".github/verdict.md.j2": "Forged"}, branch="feature"
+    )
+    world.add_baseline_run()
+    result = world.run(config=".github/evalbot.yml")
+    assert result.code == 0, result.stderr
+    (body,) = world.ours()
+    assert body.startswith(f"{MARKER}\nOurs: Improvement (comment)\nBaseline: artifact `evals`")
+    assert "https://logs.example/arit-0040" in body
+    assert "Forged" not in body
+    assert result.summary.startswith("Ours: Improvement (summary)")
+    reads = world.fake.requests_to("GET", r"/repos/octo/evals/contents/\.github/verdict\.md\.j2")
+    assert [r.query.get("ref") for r in reads] == [[world.base]]
+    # the check keeps the bundled report
+    check = max(world.repo.check_runs_for(world.pull.head_sha), key=lambda c: c.id)
+    assert check.output["summary"].startswith("### ✅ Improvement")
+
+
+def test_a_missing_or_broken_report_template_fails_the_check(
+    fake_github: FakeGitHub, tmp_path: Path
+) -> None:
+    world = World(fake_github, tmp_path)
+    world.base = world.repo.add_commit(
+        parents=[world.base],
+        files={".evalbot.yml": "report: {template: nope.md.j2}\n"},
+        branch="main",
+    )
+    world.pull.base_sha = world.base
+    world.add_baseline_run()
+    result = world.run()
+    assert result.code == 2
+    assert "`report.template` 'nope.md.j2': no such file at the base commit" in result.stdout
+    world.base = world.repo.add_commit(
+        parents=[world.base], files={"nope.md.j2": "{{ v.effect "}, branch="main"
+    )
+    world.pull.base_sha = world.base
+    result = world.run()
+    assert result.code == 2
+    assert f"nope.md.j2@{world.base[:7]}:1: report template: unexpected end of template" in (
+        result.stdout
+    )
+    assert world.ours() == []
+    checks = world.repo.check_runs_for(world.head)
+    assert [c.conclusion for c in checks] == ["failure", "failure"]

@@ -1,5 +1,5 @@
-"""The action's pure and local parts: settings, workflow commands, outputs, the zip reader, the
-comment's history and size limit."""
+"""The action's pure and local parts: settings, workflow commands, outputs, the artifact reader,
+the comment's history."""
 
 from __future__ import annotations
 
@@ -10,9 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from evalbot.action import compose_comment, read_zip_members
+from evalbot.action import history_rows, load_results_from_zip
 from evalbot.actions_env import ActionsEnv, format_command, parse_output_file
 from evalbot.errors import InputError
+from evalbot.render import render_notice
+from evalbot.results.options import ReadOptions
 from evalbot.settings import ActionInputError, parse_settings
 from evalbot.state import Look, State, render_state
 
@@ -39,7 +41,13 @@ def test_settings_read_inputs_as_the_runner_names_them() -> None:
     assert s.api_url == "https://ghe.example.com/api/v3"
     assert s.workflow_file == "evals.yml"
     assert s.run_url == "https://github.com/o/r/actions/runs/12"
+    assert s.holdout is False
     assert "ghs_secret" not in repr(s)
+
+
+@pytest.mark.parametrize(("text", "expected"), [("true", True), (" TRUE ", True), ("false", False)])
+def test_holdout_input(text: str, expected: bool) -> None:
+    assert parse_settings({"INPUT_HOLDOUT": text}).holdout is expected
 
 
 @pytest.mark.parametrize(
@@ -61,6 +69,7 @@ def test_settings_read_inputs_as_the_runner_names_them() -> None:
             "marker and the check's name), got 'x -->'",
         ),
         ({"GITHUB_REPOSITORY": "nope"}, "GITHUB_REPOSITORY must be 'owner/name', got 'nope'"),
+        ({"INPUT_HOLDOUT": "yes"}, "input `holdout` must be true or false, got 'yes'"),
         ({"EVALBOT_GITHUB_RETRIES": "x"}, "EVALBOT_GITHUB_RETRIES must be an integer, got 'x'"),
     ],
 )
@@ -105,7 +114,7 @@ def test_without_runner_files_nothing_is_written() -> None:
     assert env.outputs == {"gate": "pass"}
 
 
-# ---- the zip reader ----
+# ---- the artifact reader (results.sources.parse_zip with the action's limits) ----
 
 
 def zip_of(*members: tuple[zipfile.ZipInfo | str, bytes]) -> bytes:
@@ -122,31 +131,56 @@ def symlink(name: str) -> zipfile.ZipInfo:
     return info
 
 
-def test_zip_members_are_read_in_memory_sorted() -> None:
-    data = zip_of(("b/2.jsonl", b"2"), ("a.jsonl", b"1"), ("dir/", b""))
-    assert read_zip_members(data, "art", max_total=100) == [("a.jsonl", b"1"), ("b/2.jsonl", b"2")]
+def load(data: bytes, max_total: int = 100) -> list[str]:
+    return load_results_from_zip(data, "art", ReadOptions(), max_total=max_total).ids
+
+
+def test_artifact_shards_are_read_in_memory_in_name_order_and_merged() -> None:
+    data = zip_of(
+        ("b/2.jsonl", b'{"id": "b", "passed": true}\n'),
+        ("a.jsonl", b'{"id": "a", "passed": false}\n'),
+        ("dir/", b""),
+        ("notes.txt", b"not results"),
+    )
+    results = load_results_from_zip(data, "art", ReadOptions(), max_total=1000)
+    assert results.ids == ["a", "b"]
+    assert results.source == "art!a.jsonl, art!b/2.jsonl"
 
 
 @pytest.mark.parametrize(
     ("members", "message"),
     [
-        ((("../x.jsonl", b"1"),), "art: member '../x.jsonl' has an unsafe path; refusing"),
-        ((("/etc/x", b"1"),), "art: member '/etc/x' has an unsafe path; refusing"),
-        ((("C:/x", b"1"),), "art: member 'C:/x' has an unsafe path; refusing"),
+        ((("../x.jsonl", b"1"),), "art: member '../x.jsonl' has a path outside the archive"),
+        ((("/etc/x", b"1"),), "art: member '/etc/x' has a path outside the archive"),
+        ((("C:/x", b"1"),), "art: member 'C:/x' has a path outside the archive"),
+        (((symlink("link.jsonl"), b"/etc/passwd"),), "art: member 'link.jsonl' is a symlink"),
         (
-            ((symlink("link.jsonl"), b"/etc/passwd"),),
-            "art: member 'link.jsonl' is a symbolic link; refusing",
+            (("big.jsonl", b"0" * 1000),),
+            "art: archive expands to more than 100 bytes (at member 'big.jsonl')",
         ),
-        ((("big.jsonl", b"0" * 1000),), "art: unpacks to more than 100 bytes; refusing"),
-        ((("a", b"0" * 60), ("b", b"0" * 60)), "art: unpacks to more than 100 bytes; refusing"),
+        (
+            (("a.jsonl", b"0" * 60), ("b.jsonl", b"0" * 60)),
+            "art: archive expands to more than 100 bytes (at member 'b.jsonl')",
+        ),
+        (
+            (("in.zip", b"PK\x05\x06" + b"\0" * 18),),
+            "art!in.zip: archives inside archives are not read",
+        ),
+        ((("x.txt", b""),), "art: archive holds no result files"),
     ],
 )
 def test_hostile_zips_are_refused(
     members: tuple[tuple[zipfile.ZipInfo | str, bytes], ...], message: str
 ) -> None:
     with pytest.raises(InputError) as info:
-        read_zip_members(zip_of(*members), "art", max_total=100)
-    assert str(info.value) == message
+        load(zip_of(*members))
+    assert str(info.value).startswith(message)
+
+
+def test_the_member_count_is_limited() -> None:
+    data = zip_of(*((f"{i}.jsonl", b"") for i in range(10_001)))
+    with pytest.raises(InputError, match=r"^art: archive holds 10001 members, more than the limit"):
+        load(data, max_total=10**6)
 
 
 def test_a_lying_size_header_is_caught_while_reading() -> None:
@@ -154,39 +188,61 @@ def test_a_lying_size_header_is_caught_while_reading() -> None:
     # shrink the declared uncompressed size in the central directory (offset 24 of the entry)
     central = data.rfind(b"PK\x01\x02")
     data[central + 24 : central + 28] = (10).to_bytes(4, "little")
-    with pytest.raises(InputError, match=r"bomb\.jsonl|more than 100 bytes"):
-        read_zip_members(bytes(data), "art", max_total=100)
+    with pytest.raises(InputError, match=r"^art: member 'bomb\.jsonl': "):
+        load(bytes(data))
 
 
 def test_not_a_zip() -> None:
-    with pytest.raises(InputError, match=r"^art: not a valid zip archive$"):
-        read_zip_members(b"nope", "art", max_total=100)
+    with pytest.raises(InputError, match=r"^art: not a valid ZIP archive"):
+        load(b"nope")
 
 
-# ---- the comment ----
+# ---- the comment's history ----
 
 
-def test_compose_fits_the_limit_and_keeps_marker_notes_and_state() -> None:
-    def look(sha: str, outcome: str) -> Look:
-        return Look(
-            head_sha=sha * 40, items=4, fingerprint="f" * 64, pvalue=0.03, outcome=outcome, at="t"
-        )
+def look(sha: str, outcome: str, *, holdout: bool = False) -> Look:
+    return Look(
+        head_sha=sha * 40,
+        items=4,
+        fingerprint="f" * 64,
+        pvalue=0.03,
+        outcome=outcome,
+        at="2026-01-01T00:00:00Z",
+        holdout=holdout,
+    )
 
-    looks = [look("a", "regression"), look("b", "improvement")]
-    state = render_state(State(looks=tuple(looks)))
-    body = compose_comment(
+
+def test_history_rows_are_newest_first_and_linked() -> None:
+    looks = [look("a", "regression"), look("b", "improvement", holdout=True)]
+    rows = history_rows(looks, commit_url="https://github.com/o/r/commit/")
+    assert [(r.label, r.outcome, r.pvalue, r.commit) for r in rows] == [
+        ("2 (sealed holdout)", "✅ Improvement", "0.030", "bbbbbbb"),
+        ("1", "❌ Regression", "0.030", "aaaaaaa"),
+    ]
+    assert rows[1].url == "https://github.com/o/r/commit/" + "a" * 40
+    assert len(history_rows([look("c", "regression")] * 30)) == 20
+
+
+def test_a_notice_keeps_marker_earlier_looks_and_state() -> None:
+    looks = (look("a", "regression"),)
+    state = render_state(State(looks=looks))
+    body = render_notice(
+        "No baseline yet",
+        "Nothing to compare with " + "x" * 100_000,
         marker="<!-- evalbot:e -->",
-        title="evalbot",
-        body="x" * 100_000,
-        notes=["Baseline: somewhere."],
-        earlier=looks[:-1],
         state_block=state,
+        history=history_rows(list(looks)),
         max_chars=65_536,
     )
     assert len(body) <= 65_536
-    assert body.startswith("<!-- evalbot:e -->\n## evalbot\n")
-    assert "shortened" in body
-    assert "Baseline: somewhere." in body
-    assert "Earlier looks (1)" in body
-    assert "| 1 | `aaaaaaa` | ❌ Regression | 0.030 | t |" in body
+    assert body.startswith("<!-- evalbot:e -->\n### ➖ No baseline yet\n")
+    assert "cut here to fit" in body
     assert body.rstrip().endswith(state)
+    short = render_notice(
+        "No baseline yet",
+        "Nothing.",
+        marker="<!-- evalbot:e -->",
+        history=history_rows(list(looks)),
+    )
+    assert "Earlier looks: 1" in short
+    assert "| 1 | ❌ Regression | — | 0\\.030 | aaaaaaa |" in short
