@@ -74,7 +74,7 @@ MAX_LOOKS_SHOWN = 20
 #: Item ids the view keeps per list: the comment shows a few and counts the rest, the job
 #: summary (up to 1 MiB) shows them all.
 MAX_IDS = 2000
-DOCS = "https://github.com/evalbot/evalbot/blob/main/docs/action.md"
+DOCS = "https://github.com/evalbot/evalbot#the-github-action"
 
 FORK_WARNING = (
     "This pull request comes from a fork, so its workflow only has a read-only token: evalbot "

@@ -19,7 +19,7 @@ DEFAULT_CONFIG = ".evalbot.yml"
 DEFAULT_NAME = "evalbot"
 DEFAULT_MAX_ARTIFACT_BYTES = 200 * 1024 * 1024
 
-# Every input of action.yml; tests keep this, action.yml and docs/action.md in step.
+# Every input of action.yml; tests keep this, action.yml and the README in step.
 INPUTS = (
     "github-token",
     "candidate",

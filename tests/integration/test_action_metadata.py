@@ -1,4 +1,4 @@
-"""action.yml, docs/action.md, the settings and the Dockerfile say the same thing."""
+"""action.yml, the README, the settings and the Dockerfile say the same thing."""
 
 from __future__ import annotations
 
@@ -19,9 +19,10 @@ def action() -> dict[str, Any]:
 
 
 def doc_table(section: str) -> dict[str, str]:
-    """``| `name` | ... |`` rows of one ``## section`` of docs/action.md -> name: row."""
-    text = (ROOT / "docs" / "action.md").read_text(encoding="utf-8")
-    body = text.split(f"\n## {section}\n", 1)[1].split("\n## ", 1)[0]
+    """``| `name` | ... |`` rows of one ``### section`` of the README's action part -> name: row."""
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    action_part = text.split("\n## The GitHub Action\n", 1)[1].split("\n## ", 1)[0]
+    body = action_part.split(f"\n### {section}\n", 1)[1].split("\n### ", 1)[0]
     return {m.group(1): m.group(0) for m in re.finditer(r"^\| `([a-z-]+)` \|.*$", body, re.M)}
 
 
