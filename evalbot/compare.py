@@ -240,6 +240,7 @@ def _compute_primary(paired: Paired, config: Config) -> Comparison:
         n_resamples=boot.resamples,
         confidence_level=boot.confidence,
         seed=boot.seed,
+        method=boot.method,
         clusters=paired.clusters,
     )
     ids = np.asarray(paired.ids, dtype=object)
@@ -358,6 +359,7 @@ def compute_slices(paired: Paired, config: Config) -> tuple[SliceResult, ...]:
                 n_resamples=config.bootstrap.resamples,
                 confidence_level=config.bootstrap.confidence,
                 seed=config.bootstrap.seed,
+                method=config.bootstrap.method,
                 clusters=clusters,
             )
             pvalue, test = boot.pvalue, f"paired bootstrap ({boot.method})"
@@ -394,6 +396,7 @@ def compute_secondary(
                 n_resamples=boot.resamples,
                 confidence_level=boot.confidence,
                 seed=boot.seed,
+                method=boot.method,
             ),
         )
         for name, (base, cand) in sorted(metrics.items())
