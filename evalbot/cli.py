@@ -104,6 +104,11 @@ def build_parser() -> argparse.ArgumentParser:
     compare.add_argument("--seed", type=_positive_int("--seed", 0))
     compare.add_argument("--confidence", type=_probability("--confidence", low=0.5))
     compare.add_argument(
+        "--ci-method",
+        choices=["percentile", "bca"],
+        help="bootstrap interval: percentile or BCa (overrides bootstrap.method)",
+    )
+    compare.add_argument(
         "--format-in",
         metavar="NAME",
         type=_input_format,
@@ -163,6 +168,7 @@ def run_compare(args: argparse.Namespace, out: TextIO) -> int:
         resamples=args.resamples,
         seed=args.seed,
         confidence=args.confidence,
+        method=args.ci_method,
     )
     if args.format_in is not None:
         config = replace(config, format=args.format_in)

@@ -16,33 +16,50 @@ from evalbot.errors import InputError
 from evalbot.results.model import FloatArray, Paired
 from evalbot.stats import (
     BootstrapResult,
+    BudgetAllocation,
     ChurnResult,
     ConfidenceInterval,
     McNemarResult,
+    Metric,
     PairedTable,
     RepeatsResult,
     TwoProportionResult,
+    allocate_budget,
     analyze_repeats,
     benjamini_hochberg,
     churn,
+    clustered_standard_error,
+    f1_metric,
     holm,
     mcnemar,
     mcnemar_minimum_detectable_effect,
     mcnemar_sample_size,
+    paired_bootstrap,
     paired_bootstrap_mean,
+    pass_at_k,
+    ratio_metric,
+    repeats_standard_error,
     two_proportion_ztest,
     wilson_interval,
 )
 
 __all__ = [
+    "ClusterResult",
     "Comparison",
+    "CostResult",
+    "CostSide",
+    "F1Result",
+    "F1Side",
     "PairedTable",
     "PowerResult",
     "RepeatsSide",
     "SecondaryResult",
     "Side",
     "SliceResult",
+    "compute_clusters",
     "compute_comparison",
+    "compute_cost",
+    "compute_f1",
     "compute_power",
     "compute_secondary",
     "compute_slices",
@@ -50,6 +67,8 @@ __all__ = [
 
 #: Power at which the report states the minimum detectable effect and the items needed.
 REPORT_POWER = 0.8
+#: pass@k is reported for k = 1 .. min(repeats, MAX_PASS_AT_K).
+MAX_PASS_AT_K = 10
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -119,10 +138,77 @@ class PowerResult:
 
 @dataclass(frozen=True, kw_only=True)
 class RepeatsSide:
-    """Repeat statistics of one run whose items were sampled several times (epochs)."""
+    """Repeat statistics of one run whose items were sampled several times (epochs).
+
+    ``pass_at_k`` holds ``(k, unbiased pass@k)`` for ``k = 1 .. min(repeats, 10)``;
+    ``standard_error`` is the SE of the mean for this many items and repeats from the variance
+    components (``None`` when they cannot be separated, i.e. one item); ``budget`` is the
+    allocation of the same number of calls (items x repeats) that minimises that SE.
+    """
 
     result: RepeatsResult
     flaky_ids: list[str]
+    pass_at_k: tuple[tuple[int, float], ...] = ()
+    standard_error: float | None = None
+    budget: BudgetAllocation | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class ClusterResult:
+    """Items that share a ``cluster`` label: the primary bootstrap resampled whole clusters.
+
+    ``clusters`` counts them (an item without a label is a cluster of its own);
+    ``standard_error`` is the cluster-robust (CR1) standard error of the difference in means,
+    ``None`` with fewer than two clusters.
+    """
+
+    clusters: int
+    labelled_items: int
+    standard_error: float | None
+
+
+@dataclass(frozen=True, kw_only=True)
+class CostSide:
+    """One run's cost: ``total_cost`` sums the per-item costs (with repeats, each item's mean
+    cost per sample); ``solved`` sums the per-item pass values (pass rates with repeats);
+    ``cost_per_solved`` is their ratio (``None`` when nothing was solved or the metric is not
+    pass/fail). ``items_without_cost`` counts items that had no cost (counted as 0)."""
+
+    total_cost: float
+    solved: float | None
+    cost_per_solved: float | None
+    items_without_cost: int
+
+
+@dataclass(frozen=True, kw_only=True)
+class CostResult:
+    """Cost on both sides and the paired bootstrap of the difference in cost per solved task
+    (``None`` unless both sides solved something)."""
+
+    baseline: CostSide
+    candidate: CostSide
+    difference: BootstrapResult | None
+
+
+@dataclass(frozen=True, kw_only=True)
+class F1Side:
+    """Micro F1 of one run from its summed counts (``f1`` is ``None`` when
+    ``2 tp + fp + fn == 0``)."""
+
+    tp: float
+    fp: float
+    fn: float
+    f1: float | None
+
+
+@dataclass(frozen=True, kw_only=True)
+class F1Result:
+    """Micro F1 on both sides and the paired bootstrap of its difference (``None`` when F1 is
+    undefined on a side)."""
+
+    baseline: F1Side
+    candidate: F1Side
+    difference: BootstrapResult | None
 
 
 @dataclass(frozen=True, kw_only=True, eq=False)
@@ -147,6 +233,9 @@ class Comparison:
     power: PowerResult | None = None
     repeats_baseline: RepeatsSide | None = None
     repeats_candidate: RepeatsSide | None = None
+    clusters: ClusterResult | None = None
+    cost: CostResult | None = None
+    f1: F1Result | None = None
 
     @property
     def items(self) -> int:
@@ -203,11 +292,143 @@ def _side_score(values: FloatArray, confidence: float) -> Side:
 def compute_comparison(paired: Paired, config: Config) -> Comparison:
     """Every statistic of a paired comparison under the plan's settings."""
     comparison = _compute_primary(paired, config)
+    comparison = replace(
+        comparison,
+        clusters=compute_clusters(paired, comparison.difference),
+        cost=compute_cost(paired, config),
+        f1=None if config.f1 is None else compute_f1(paired, config),
+    )
     if not config.secondary_metrics:
         return comparison
     return replace(
         comparison, secondary=compute_secondary(_secondary_columns(paired, config), config)
     )
+
+
+def compute_clusters(paired: Paired, difference: BootstrapResult) -> ClusterResult | None:
+    """Cluster count and the CR1 standard error when items carry ``cluster`` labels."""
+    if paired.clusters is None or difference.resampled != "clusters":
+        return None
+    labelled = sum(label is not None for label in paired.clusters)
+    if labelled == 0:
+        return None
+    clusters = difference.n_units
+    se = None
+    if clusters >= 2:
+        se = clustered_standard_error(paired.baseline, paired.candidate, paired.clusters)
+    return ClusterResult(clusters=clusters, labelled_items=labelled, standard_error=se)
+
+
+def _paired_bootstrap(
+    paired: Paired,
+    config: Config,
+    baseline: Mapping[str, FloatArray],
+    candidate: Mapping[str, FloatArray],
+    metric: Metric,
+) -> BootstrapResult:
+    """``paired_bootstrap`` under the plan's settings, resampling clusters when items have them."""
+    boot = config.bootstrap
+    return paired_bootstrap(
+        baseline,
+        candidate,
+        metric=metric,
+        n_resamples=boot.resamples,
+        confidence_level=boot.confidence,
+        seed=boot.seed,
+        method=boot.method,
+        clusters=paired.clusters,
+    )
+
+
+def compute_cost(paired: Paired, config: Config) -> CostResult | None:
+    """Total cost and cost per solved task on both sides, when both carry per-item ``cost``.
+
+    Cost per solved task is ``sum(cost) / sum(passed)`` over the items; its difference gets a
+    paired bootstrap of that ratio (items, or clusters, resampled with both runs together).
+    Items without a cost count as 0 and are counted in ``items_without_cost``.
+    """
+    if paired.baseline_costs is None or paired.candidate_costs is None:
+        return None
+    costs = {}
+    sides = {}
+    for side, source, raw, values in (
+        ("baseline", paired.baseline_source, paired.baseline_costs, paired.baseline),
+        ("candidate", paired.candidate_source, paired.candidate_costs, paired.candidate),
+    ):
+        missing = int(np.count_nonzero(np.isnan(raw)))
+        cost = np.nan_to_num(raw)
+        if (cost < 0).any():
+            item = paired.ids[int(np.flatnonzero(cost < 0)[0])]
+            raise InputError(
+                f"{source}: item {item!r} has a negative `cost` ({float(cost[cost < 0][0])!r}); "
+                "costs must be >= 0"
+            )
+        costs[side] = cost
+        total = float(cost.sum())
+        solved = float(values.sum()) if paired.pass_fail else None
+        per_solved = total / solved if solved else None
+        sides[side] = CostSide(
+            total_cost=total,
+            solved=solved,
+            cost_per_solved=per_solved,
+            items_without_cost=missing,
+        )
+    difference = None
+    if sides["baseline"].cost_per_solved is not None and (
+        sides["candidate"].cost_per_solved is not None
+    ):
+        difference = _paired_bootstrap(
+            paired,
+            config,
+            {"cost": costs["baseline"], "solved": paired.baseline},
+            {"cost": costs["candidate"], "solved": paired.candidate},
+            ratio_metric("cost", "solved", name="cost/solved"),
+        )
+    return CostResult(
+        baseline=sides["baseline"], candidate=sides["candidate"], difference=difference
+    )
+
+
+def compute_f1(paired: Paired, config: Config) -> F1Result:
+    """Micro F1 from the per-item counts named by ``f1:`` and the paired bootstrap of its
+    difference (``f1_metric``: ``2 TP / (2 TP + FP + FN)`` on the resampled totals)."""
+    if config.f1 is None:  # pragma: no cover - the caller checks
+        raise ValueError("the plan has no `f1:` section")
+    names = config.f1.columns
+    columns: dict[str, dict[str, FloatArray]] = {}
+    for side, source, metrics in (
+        ("baseline", paired.baseline_source, paired.baseline_metrics),
+        ("candidate", paired.candidate_source, paired.candidate_metrics),
+    ):
+        columns[side] = {}
+        for key, name in zip(("tp", "fp", "fn"), names, strict=True):
+            if name not in metrics:
+                raise InputError(
+                    f"{source}: the F1 count `{name}` was not read from the {side}; "
+                    "`f1:` counts are read from evalbot's own JSONL/JSON/CSV format"
+                )
+            values = metrics[name]
+            if np.isnan(values).any():
+                raise InputError(f"{source}: the F1 count `{name}` is missing for some items")
+            if (values < 0).any():
+                item = paired.ids[int(np.flatnonzero(values < 0)[0])]
+                raise InputError(
+                    f"{source}: item {item!r} has a negative `{name}`; F1 counts must be >= 0"
+                )
+            columns[side][key] = values
+    sides = {}
+    for side, cols in columns.items():
+        tp, fp, fn = (float(cols[k].sum()) for k in ("tp", "fp", "fn"))
+        denominator = 2 * tp + fp + fn
+        sides[side] = F1Side(
+            tp=tp, fp=fp, fn=fn, f1=2 * tp / denominator if denominator > 0 else None
+        )
+    difference = None
+    if sides["baseline"].f1 is not None and sides["candidate"].f1 is not None:
+        difference = _paired_bootstrap(
+            paired, config, columns["baseline"], columns["candidate"], f1_metric()
+        )
+    return F1Result(baseline=sides["baseline"], candidate=sides["candidate"], difference=difference)
 
 
 def _secondary_columns(paired: Paired, config: Config) -> dict[str, tuple[FloatArray, FloatArray]]:
@@ -240,6 +461,7 @@ def _compute_primary(paired: Paired, config: Config) -> Comparison:
         n_resamples=boot.resamples,
         confidence_level=boot.confidence,
         seed=boot.seed,
+        method=boot.method,
         clusters=paired.clusters,
     )
     ids = np.asarray(paired.ids, dtype=object)
@@ -358,6 +580,7 @@ def compute_slices(paired: Paired, config: Config) -> tuple[SliceResult, ...]:
                 n_resamples=config.bootstrap.resamples,
                 confidence_level=config.bootstrap.confidence,
                 seed=config.bootstrap.seed,
+                method=config.bootstrap.method,
                 clusters=clusters,
             )
             pvalue, test = boot.pvalue, f"paired bootstrap ({boot.method})"
@@ -394,6 +617,7 @@ def compute_secondary(
                 n_resamples=boot.resamples,
                 confidence_level=boot.confidence,
                 seed=boot.seed,
+                method=boot.method,
             ),
         )
         for name, (base, cand) in sorted(metrics.items())
@@ -426,4 +650,23 @@ def _repeats(paired: Paired, values: FloatArray, epochs: int) -> RepeatsSide | N
     matrix = (np.arange(epochs)[None, :] < counts[:, None]).astype(np.float64)
     flaky = (counts > 0) & (counts < epochs)
     ids = np.asarray(paired.ids, dtype=object)
-    return RepeatsSide(result=analyze_repeats(matrix), flaky_ids=ids[flaky].tolist())
+    result = analyze_repeats(matrix)
+    n = len(values)
+    correct = counts.astype(np.int64)
+    at_k = tuple(
+        (k, pass_at_k(epochs, correct, k)) for k in range(1, min(epochs, MAX_PASS_AT_K) + 1)
+    )
+    se: float | None = None
+    budget: BudgetAllocation | None = None
+    between, within = result.between_item_variance, result.within_item_variance
+    if np.isfinite(between) and np.isfinite(within):
+        se = repeats_standard_error(between, within, n, epochs)
+        # the same number of calls spread as the SE prefers (on as many items as calls)
+        budget = allocate_budget(between, within, n * epochs)
+    return RepeatsSide(
+        result=result,
+        flaky_ids=ids[flaky].tolist(),
+        pass_at_k=at_k,
+        standard_error=se,
+        budget=budget,
+    )

@@ -31,6 +31,8 @@ McNemarMethod = Literal["exact", "midp", "asymptotic"]
 PrimaryTest = Literal["mcnemar", "bootstrap"]
 Mode = Literal["fixed", "sequential"]
 LooksRule = Literal["refuse", "bonferroni"]
+CiMethod = Literal["percentile", "bca"]
+CI_METHODS: tuple[CiMethod, ...] = ("percentile", "bca")
 
 ReadText = Callable[[str], str]
 
@@ -40,6 +42,20 @@ class BootstrapConfig:
     resamples: int = 10_000
     seed: int = 0
     confidence: float = 0.95
+    method: CiMethod = "percentile"  # percentile or bias-corrected and accelerated (BCa)
+
+
+@dataclass(frozen=True, kw_only=True)
+class F1Config:
+    """``f1:`` the per-item fields holding true positives, false positives, false negatives."""
+
+    tp: str = "tp"
+    fp: str = "fp"
+    fn: str = "fn"
+
+    @property
+    def columns(self) -> tuple[str, str, str]:
+        return (self.tp, self.fp, self.fn)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -102,6 +118,7 @@ class Config:
     filter: str | None = None
     all_ids: str | None = None
     secondary_metrics: tuple[str, ...] = ()
+    f1: F1Config | None = None
     fields: FieldNames = field(default_factory=FieldNames)
     bootstrap: BootstrapConfig = field(default_factory=BootstrapConfig)
     plan: PlanConfig | None = None
@@ -121,6 +138,7 @@ class Config:
             filter=self.filter,
             all_ids=self.all_ids,
             secondary=self.secondary_metrics,
+            columns=() if self.f1 is None else self.f1.columns,
         )
 
 
@@ -271,6 +289,7 @@ TOP_KEYS = [
     "filter",
     "all_ids",
     "secondary_metrics",
+    "f1",
     "fields",
     "bootstrap",
     "plan",
@@ -280,7 +299,8 @@ TOP_KEYS = [
     "report",
 ]
 REPORT_KEYS = ["item_url", "template"]
-BOOTSTRAP_KEYS = ["resamples", "seed", "confidence"]
+BOOTSTRAP_KEYS = ["resamples", "seed", "confidence", "method"]
+F1_KEYS = ["tp", "fp", "fn"]
 PLAN_KEYS = ["fix_rate", "break_rate", "power"]
 POLICY_KEYS = [
     "sample_size",
@@ -429,11 +449,13 @@ def parse_config(text: str, source: str, *, read_text: ReadText | None = None) -
         filter=top.text("filter", None),
         all_ids=top.text("all_ids", None),
         secondary_metrics=_parse_secondary(top),
+        f1=_parse_f1(top),
         fields=fields,
         bootstrap=BootstrapConfig(
             resamples=boot.int("resamples", 10_000, 100) or 10_000,
             seed=boot.int("seed", 0, 0) or 0,
             confidence=boot.prob("confidence", 0.95, low=0.5),
+            method=boot.choice("method", "percentile", CI_METHODS),  # type: ignore[arg-type]
         ),
         plan=plan,
         policy=policy,
@@ -477,6 +499,24 @@ def _parse_secondary(top: _Reader) -> tuple[str, ...]:
     if len(set(value)) != len(value):
         raise top.fail("secondary_metrics", "a list of distinct field names")
     return tuple(value)
+
+
+def _parse_f1(top: _Reader) -> F1Config | None:
+    if not top.given("f1"):
+        return None
+    f1 = top.section("f1", F1_KEYS)
+    default = F1Config()
+    config = F1Config(
+        tp=f1.text("tp", default.tp) or default.tp,
+        fp=f1.text("fp", default.fp) or default.fp,
+        fn=f1.text("fn", default.fn) or default.fn,
+    )
+    if len(set(config.columns)) != 3:
+        raise ConfigError(
+            f"{top.source}: `f1.tp`, `f1.fp` and `f1.fn` must name three different fields, "
+            f"got {', '.join(config.columns)}"
+        )
+    return config
 
 
 def _parse_report(top: _Reader) -> ReportConfig:

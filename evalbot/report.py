@@ -14,9 +14,10 @@ from typing import Any
 from urllib.parse import quote, urlsplit
 
 from evalbot import __version__
-from evalbot.compare import Comparison, PairedTable
+from evalbot.compare import Comparison, CostResult, CostSide, F1Result, F1Side, PairedTable
 from evalbot.config import Config
 from evalbot.policy import Decision, decision_json
+from evalbot.stats import BootstrapResult
 
 SCHEMA_VERSION = 1
 
@@ -67,6 +68,8 @@ def build_json(comparison: Comparison, decision: Decision) -> dict[str, Any]:
             "seed": diff.seed,
             "standard_error": diff.standard_error,
             "pvalue": diff.pvalue,
+            "clusters": None if c.clusters is None else c.clusters.clusters,
+            "clustered_standard_error": None if c.clusters is None else c.clusters.standard_error,
         },
         "table": None
         if c.table is None
@@ -172,10 +175,68 @@ def build_json(comparison: Comparison, decision: Decision) -> dict[str, Any]:
             "intraclass_correlation": _finite(rep.result.intraclass_correlation),
             "majority_vote_accuracy": _finite(rep.result.majority_vote_accuracy),
             "flaky_ids": rep.flaky_ids,
+            "items": rep.result.items,
+            "pass_at_k": {str(k): value for k, value in rep.pass_at_k},
+            "standard_error": rep.standard_error,
+            "budget": None
+            if rep.budget is None
+            else {
+                "calls": rep.budget.budget,
+                "items": rep.budget.items,
+                "repeats": rep.budget.repeats,
+                "standard_error": rep.budget.standard_error,
+                "options": [
+                    {"items": n, "repeats": k, "standard_error": se}
+                    for n, k, se in rep.budget.options
+                ],
+            },
         }
         for side, rep in (("baseline", c.repeats_baseline), ("candidate", c.repeats_candidate))
     }
+    report["cost_per_solved"] = None if c.cost is None else _cost_json(c.cost)
+    report["f1"] = None if c.f1 is None else _f1_json(c.f1)
     return report
+
+
+def _difference_json(diff: BootstrapResult | None) -> dict[str, Any] | None:
+    if diff is None:
+        return None
+    return {
+        "estimate": diff.statistic,
+        "ci": list(diff.confidence_interval),
+        "method": f"paired bootstrap ({diff.method}, resampling {diff.resampled})",
+        "standard_error": diff.standard_error,
+        "pvalue": diff.pvalue,
+        "n_undefined": diff.n_undefined,
+    }
+
+
+def _cost_json(cost: CostResult) -> dict[str, Any]:
+    def side(s: CostSide) -> dict[str, Any]:
+        return {
+            "total_cost": s.total_cost,
+            "solved": s.solved,
+            "cost_per_solved": s.cost_per_solved,
+            "items_without_cost": s.items_without_cost,
+        }
+
+    return {
+        "baseline": side(cost.baseline),
+        "candidate": side(cost.candidate),
+        "difference": _difference_json(cost.difference),
+    }
+
+
+def _f1_json(f1: F1Result) -> dict[str, Any]:
+    def side(s: F1Side) -> dict[str, Any]:
+        return {"f1": s.f1, "tp": s.tp, "fp": s.fp, "fn": s.fn}
+
+    return {
+        "method": "micro F1 = 2 TP / (2 TP + FP + FN) on the summed per-item counts",
+        "baseline": side(f1.baseline),
+        "candidate": side(f1.candidate),
+        "difference": _difference_json(f1.difference),
+    }
 
 
 def _table_json(table: PairedTable) -> dict[str, int]:
@@ -382,6 +443,12 @@ class View:
     # trusted Markdown the caller wrote (the action: where the baseline came from, a missing
     # config); never text from a result file or a pull request
     notes: tuple[str, ...] = ()
+    # one sentence each (numbers only, no text from a result file): clusters, cost per solved
+    # task, micro F1, and per side with repeats pass@k and the budget advice
+    clusters_note: str | None = None
+    cost_note: str | None = None
+    f1_note: str | None = None
+    repeats_notes: list[str] = field(default_factory=list)
 
 
 #: Characters of an item id shown before it is shortened (the link keeps the whole id).
@@ -701,6 +768,24 @@ def build_view(
                 f"{pw.power * 100:g} % power, about {pw.items_needed:,} items would be needed."
             )
 
+    clusters_note = None
+    if c.clusters is not None:
+        cl = c.clusters
+        clusters_note = (
+            f"Items share clusters ({cl.labelled_items} labelled items in {cl.clusters:,} "
+            "clusters): the bootstrap resamples whole clusters"
+        )
+        if cl.standard_error is not None:
+            se = cl.standard_error * scale
+            clusters_note += (
+                f"; cluster-robust (CR1) standard error of the difference "
+                f"{se:.{1 if percent else 3}f}{unit}"
+            )
+        clusters_note += "."
+    cost_note = _cost_note(c.cost, confidence)
+    f1_note = _f1_note(c.f1, confidence)
+    repeats_notes = _repeats_notes(c, percent=percent)
+
     plan, warnings, disclosure = _plan_rows(decision, config, percent=percent)
     conclusion = _first(decision, "conclusion")
 
@@ -773,10 +858,87 @@ def build_view(
         dropped=dropped,
         disclosure=disclosure,
         notes=tuple(notes),
+        clusters_note=clusters_note,
+        cost_note=cost_note,
+        f1_note=f1_note,
+        repeats_notes=repeats_notes,
         gate_reasons=[r for r in decision.reasons if r.startswith("gate")]
         if decision.gate == "fail"
         else [],
     )
+
+
+def _difference_text(diff: BootstrapResult, confidence: str, digits: str = ".4g") -> str:
+    ci = diff.confidence_interval
+    text = (
+        f"difference {diff.statistic:+{digits}} [{ci.low:{digits}}, {ci.high:{digits}}] "
+        f"({confidence}, paired bootstrap, {diff.method}"
+    )
+    if diff.n_undefined:
+        text += f"; {diff.n_undefined:,} resamples undefined and left out"
+    return text + ")"
+
+
+def _cost_note(cost: CostResult | None, confidence: str) -> str | None:
+    if cost is None:
+        return None
+    b, c = cost.baseline, cost.candidate
+    total = f"total cost {b.total_cost:.4g} → {c.total_cost:.4g}"
+    missing = b.items_without_cost + c.items_without_cost
+    if missing:
+        total += f" ({b.items_without_cost} + {c.items_without_cost} items without a cost, as 0)"
+    if b.solved is None:
+        return f"**Cost:** {total}."
+    per = (
+        f"**Cost per solved task:** {_maybe_none(b.cost_per_solved)} → "
+        f"{_maybe_none(c.cost_per_solved)}"
+    )
+    if cost.difference is not None:
+        per += ", " + _difference_text(cost.difference, confidence)
+    return f"{per}; {total}."
+
+
+def _f1_note(f1: F1Result | None, confidence: str) -> str | None:
+    if f1 is None:
+        return None
+    text = (
+        f"**Micro F1** (from per-item TP/FP/FN): {_maybe_none(f1.baseline.f1, '.3f')} → "
+        f"{_maybe_none(f1.candidate.f1, '.3f')}"
+    )
+    if f1.difference is not None:
+        text += ", " + _difference_text(f1.difference, confidence, ".3f")
+    return text + "."
+
+
+def _maybe_none(value: float | None, digits: str = ".4g") -> str:
+    return "—" if value is None else f"{value:{digits}}"
+
+
+def _repeats_notes(c: Comparison, *, percent: bool) -> list[str]:
+    notes: list[str] = []
+    for side, rep in (("baseline", c.repeats_baseline), ("candidate", c.repeats_candidate)):
+        if rep is None:
+            continue
+        n, k = rep.result.items, rep.result.repeats
+        shown = [(kk, v) for kk, v in rep.pass_at_k if kk in (1, k) or kk == len(rep.pass_at_k)]
+        text = f"{side}: " + ", ".join(f"pass@{kk} {v * 100:.1f} %" for kk, v in shown)
+        if rep.standard_error is not None and rep.budget is not None:
+            b = rep.budget
+
+            def se(value: float) -> str:
+                return f"{value * 100:.1f} pp" if percent else f"{value:.3f}"
+
+            text += (
+                f"; standard error of the mean with {n:,} items × {k} repeats "
+                f"{se(rep.standard_error)}"
+            )
+            if (b.items, b.repeats) != (n, k):
+                text += (
+                    f"; the same {b.budget:,} calls on {b.items:,} distinct items × {b.repeats} "
+                    f"repeat{'s' if b.repeats > 1 else ''} would give {se(b.standard_error)}"
+                )
+        notes.append(text + ".")
+    return notes
 
 
 def _plan_rows(

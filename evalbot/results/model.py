@@ -98,8 +98,9 @@ class Paired:
     Harness errors are not failures: ``baseline_errors``/``candidate_errors`` flag the items
     where the harness errored (any epoch), ``errors_baseline``/``errors_candidate`` count them
     (their values are 0 in ``baseline``/``candidate``; the analysis decides whether to drop
-    them). ``content_hashes`` holds the harness's per-item content hash where one exists
-    (lm-eval ``doc_hash``); ``fingerprint`` covers ids and those hashes.
+    them). ``baseline_costs``/``candidate_costs`` are per-item costs (the mean over epochs;
+    ``nan`` where an item has none). ``content_hashes`` holds the harness's per-item content
+    hash where one exists (lm-eval ``doc_hash``); ``fingerprint`` covers ids and those hashes.
     """
 
     ids: list[str]

@@ -43,7 +43,9 @@ class ReadOptions:
     ``known_ids``, which is what the (pure) parsers see.
 
     ``secondary`` names further numeric fields (dotted names allowed) the default format reads
-    into ``Results.metrics``: secondary metrics, compared beside the primary one.
+    into ``Results.metrics``: secondary metrics, compared beside the primary one. ``columns``
+    names further numeric fields read the same way (into ``Results.metrics``) that are inputs of
+    a derived metric rather than metrics of their own: the ``tp``/``fp``/``fn`` counts of ``f1:``.
 
     ``max_archive_bytes`` bounds the bytes one archive (``.zip``, inspect ``.eval``) may
     expand to; ``max_archive_members`` bounds its member count.
@@ -56,6 +58,7 @@ class ReadOptions:
     filter: str | None = None
     all_ids: str | None = None
     secondary: tuple[str, ...] = ()
+    columns: tuple[str, ...] = ()
     known_ids: tuple[str, ...] | None = None
     max_line_bytes: int = 10 * 1024 * 1024
     max_archive_bytes: int = 2 * 1024**3

@@ -62,7 +62,7 @@ def reduce_per_item(results: Results) -> PerItem:
             epochs=1,
             slices=results.slices,
             clusters=results.clusters,
-            costs=None if results.costs is None else np.nan_to_num(results.costs),
+            costs=results.costs,
             errors=None if results.errors is None else results.errors.astype(np.float64),
             hashes=results.content_hashes,
             id_hashes=results.id_hashes,
@@ -86,7 +86,7 @@ def reduce_per_item(results: Results) -> PerItem:
 
     costs = None
     if results.costs is not None:
-        costs = np.bincount(rows, weights=np.nan_to_num(results.costs), minlength=n) / counts
+        costs = _mean_per_item(rows, results.costs, n)
     errors = None
     if results.errors is not None:
         errors = np.bincount(rows, weights=results.errors.astype(np.float64), minlength=n).astype(

@@ -11,6 +11,7 @@ import yaml
 
 from evalbot.config import (
     BOOTSTRAP_KEYS,
+    F1_KEYS,
     GATE_KEYS,
     HOLDOUT_KEYS,
     PLAN_KEYS,
@@ -71,7 +72,7 @@ def test_every_key() -> None:
         ),
         (
             "zzz: 1",
-            "c.yml: unknown key `zzz`; allowed: metric, alpha, test, mcnemar, format, scorer, filter, all_ids, secondary_metrics, fields, bootstrap, plan, policy, holdout, gate, report",
+            "c.yml: unknown key `zzz`; allowed: metric, alpha, test, mcnemar, format, scorer, filter, all_ids, secondary_metrics, f1, fields, bootstrap, plan, policy, holdout, gate, report",
         ),
         ("alpha: 0.7", "c.yml: `alpha` must be a number strictly between 0 and 0.5, got 0.7"),
         ("alpha: yes", "c.yml: `alpha` must be a number strictly between 0 and 0.5, got True"),
@@ -318,6 +319,7 @@ def parser_keys() -> set[str]:
     sections = {
         "fields": list(Config().fields.__dataclass_fields__),
         "bootstrap": BOOTSTRAP_KEYS,
+        "f1": F1_KEYS,
         "plan": PLAN_KEYS,
         "policy": POLICY_KEYS,
         "holdout": HOLDOUT_KEYS,
@@ -343,7 +345,8 @@ def test_every_schema_key_is_accepted_by_the_parser() -> None:
         "mcnemar": "midp",
         "format": "jsonl",
         "fields": {k: k for k in Config().fields.__dataclass_fields__},
-        "bootstrap": {"resamples": 1000, "seed": 1, "confidence": 0.9},
+        "bootstrap": {"resamples": 1000, "seed": 1, "confidence": 0.9, "method": "bca"},
+        "f1": {"tp": "counts.tp", "fp": "counts.fp", "fn": "counts.fn"},
         "plan": {"fix_rate": 0.08, "break_rate": 0.03, "power": 0.9},
         "policy": {
             "max_looks": 2,
@@ -397,6 +400,9 @@ def test_every_schema_key_is_accepted_by_the_parser() -> None:
         "gate: {margin: 0}",
         "gate: 3",
         "bootstrap: {resamples: 10}",
+        "bootstrap: {method: studentized}",
+        "f1: {tp: x, fp: y, fnn: z}",
+        "f1: [tp, fp, fn]",
         "fields: {idd: x}",
     ],
 )
@@ -431,6 +437,21 @@ def test_input_and_report_keys_reach_the_read_options() -> None:
     assert parse_config("secondary_metrics: latency", "c.yml").secondary_metrics == ("latency",)
 
 
+def test_ci_method_and_f1_keys() -> None:
+    assert Config().bootstrap.method == "percentile"
+    assert Config().f1 is None and Config().read_options().columns == ()
+    config = parse_config(
+        "bootstrap: {method: bca}\nf1: {tp: counts.tp}\nsecondary_metrics: [fp]\n", "c.yml"
+    )
+    assert config.bootstrap.method == "bca"
+    assert config.f1 is not None and config.f1.columns == ("counts.tp", "fp", "fn")
+    options = config.read_options()
+    assert options.secondary == ("fp",)  # only the named secondary metric is compared alone
+    assert options.columns == ("counts.tp", "fp", "fn")
+    assert parse_config("f1: {}", "c.yml").f1 is not None
+    assert parse_config("f1:", "c.yml").f1 is None
+
+
 @pytest.mark.parametrize(
     ("text", "message"),
     [
@@ -461,6 +482,22 @@ def test_input_and_report_keys_reach_the_read_options() -> None:
         (
             "policy: {errors: ignore}",
             "c.yml: `policy.errors` must be one of fail, drop, got 'ignore'",
+        ),
+        (
+            "bootstrap: {method: bc}",
+            "c.yml: `bootstrap.method` must be one of percentile, bca, got 'bc'",
+        ),
+        (
+            "f1: {tp: x, fp: y, fnn: z}",
+            "c.yml: unknown key `f1.fnn`; did you mean `f1.fn`?",
+        ),
+        (
+            "f1: {tp: x, fp: x}",
+            "c.yml: `f1.tp`, `f1.fp` and `f1.fn` must name three different fields, got x, x, fn",
+        ),
+        (
+            "f1: [tp, fp, fn]",
+            "c.yml: `f1` must be a mapping, got ['tp', 'fp', 'fn']",
         ),
     ],
 )

@@ -113,22 +113,34 @@ def parse_records(
             if cost in (_MISSING, None, "")
             else parse_score(cost, where, names.cost, strings=strings),
             error=errored,
-            metrics=_secondary(record, options.secondary, where, item_id, strings=strings),
+            metrics=_secondary(
+                record, options.secondary, options.columns, where, item_id, strings=strings
+            ),
         )
     return builder.build()
 
 
 def _secondary(
-    record: Mapping[str, Any], names: tuple[str, ...], where: str, item_id: str, *, strings: bool
+    record: Mapping[str, Any],
+    names: tuple[str, ...],
+    columns: tuple[str, ...],
+    where: str,
+    item_id: str,
+    *,
+    strings: bool,
 ) -> dict[str, float] | None:
-    """The secondary metrics of one record: each a number (or true/false) that must be there."""
-    if not names:
+    """The secondary metrics (and further named columns) of one record: each a number (or
+    true/false) that must be there."""
+    if not names and not columns:
         return None
     values: dict[str, float] = {}
-    for name in names:
+    for name in (*names, *columns):
+        if name in values:
+            continue
         value = lookup(record, name)
         if value is _MISSING or value is None or (strings and value == ""):
-            raise InputError(f"{where}: item {show(item_id)} has no `{name}` (a secondary metric)")
+            what = "a secondary metric" if name in names else "a count for `f1`"
+            raise InputError(f"{where}: item {show(item_id)} has no `{name}` ({what})")
         if isinstance(value, bool):
             values[name] = 1.0 if value else 0.0
         else:

@@ -70,6 +70,7 @@ def applies(options: ReadOptions) -> bool:
         options.fields == _DEFAULT_FIELDS
         and options.metric in (None, "passed", "score")
         and not options.secondary
+        and not options.columns
     )
 
 
