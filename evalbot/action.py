@@ -738,6 +738,7 @@ class _ActionRun:
             item_url=verdict.plan.config.report.item_url,
             config=verdict.plan.config,
             config_change=verdict.plan.config_change,
+            config_path=self.s.config,
             provenance=Provenance(
                 baseline_commit=verdict.baseline.commit,
                 baseline_run_url=verdict.baseline.run_url,

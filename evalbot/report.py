@@ -433,6 +433,7 @@ class View:
     warnings: list[str] = field(default_factory=list)
     conclusion: str | None = None  # the check run's conclusion when policy gives one
     config_change: str | None = None
+    config_path: str = ".evalbot.yml"  # the config file the pull request changes
     provenance: list[Row] = field(default_factory=list)
     history: list[Look] = field(default_factory=list)
     alpha: str = ""
@@ -565,6 +566,7 @@ def build_view(
     item_url: str | None = None,
     config: Config | None = None,
     config_change: str | None = None,
+    config_path: str = ".evalbot.yml",
     provenance: Provenance | None = None,
     history: Sequence[Look] = (),
     notes: Sequence[str] = (),
@@ -573,9 +575,10 @@ def build_view(
 
     ``max_ids`` caps the ids kept per list (renderings show fewer and count the rest);
     ``item_url`` is ``report.item_url`` (``{id}`` is replaced by the quoted id); ``config`` adds
-    the plan's pre-registered settings; ``config_change`` is a unified diff of ``.evalbot.yml``
-    made by the pull request; ``provenance``, ``history`` and ``notes`` (trusted Markdown, shown
-    beside the provenance) come from the action.
+    the plan's pre-registered settings; ``config_change`` is a unified diff of the config file
+    (``config_path``, by default ``.evalbot.yml``) made by the pull request; ``provenance``,
+    ``history`` and ``notes`` (trusted Markdown, shown beside the provenance) come from the
+    action.
     """
     c = comparison
     percent = c.metric == "pass_rate"
@@ -851,6 +854,7 @@ def build_view(
         warnings=warnings,
         conclusion=None if conclusion is None else str(conclusion),
         config_change=config_change or None,
+        config_path=config_path,
         provenance=prov,
         history=list(history),
         alpha=alpha,

@@ -182,6 +182,25 @@ def test_config_is_read_at_the_base_and_a_change_is_noted(world: World) -> None:
     assert "below alpha = 0.05" in body
 
 
+def test_a_config_under_another_name_is_named_in_the_change_note(world: World) -> None:
+    world.add_baseline_run()
+    head = world.repo.add_commit(
+        parents=[world.head],
+        files={"ci/evals plan.yml": "alpha: 0.5\nbootstrap: {resamples: 1000, seed: 0}\n"},
+        branch="feature",
+    )
+    world.pull.head_sha = head
+    result = world.run(payload=None, config="ci/evals plan.yml")
+    assert result.code == 0, result.stderr
+    (body,) = world.ours()
+    assert (
+        "This pull request changes the analysis plan (<code>ci/evals plan.yml</code>); "
+        "the plan of the base branch applies"
+    ) in body
+    assert "+++ ci/evals plan.yml (this pull request)" in body
+    assert ".evalbot.yml" not in body
+
+
 def test_a_broken_config_at_the_base_fails_the_check_and_posts_nothing(world: World) -> None:
     world.add_baseline_run()
     base = world.repo.add_commit(
