@@ -60,7 +60,7 @@ from evalbot.report import Look as LookRow
 from evalbot.results.model import Results
 from evalbot.results.options import ReadOptions
 from evalbot.results.pairing import pair
-from evalbot.results.sources import load_results, merge, parse_zip
+from evalbot.results.sources import load_ids, load_results, merge, parse_zip
 from evalbot.settings import ActionInputError, Settings
 from evalbot.state import Look, State, parse_state, render_state
 
@@ -576,6 +576,22 @@ class _ActionRun:
             raise ActionInputError("input `candidate` is required: a path or glob of result files")
         return load_results(self._workspace_path(self.s.candidate), options)
 
+    def _read_options(self, config: Config) -> ReadOptions:
+        """How both sides are read; ``all_ids`` (the file naming every instance, for resolved-id
+        lists) is read once from the workspace, so the baseline and the candidate, from files or
+        from artifacts, are read against the same ids."""
+        options = config.read_options()
+        if options.all_ids is not None and options.known_ids is None:
+            path = self._workspace_path(options.all_ids)
+            if not os.path.isfile(path):
+                raise ConfigError(
+                    f"{config.source}: `all_ids` {options.all_ids!r}: no such file in the "
+                    f"workspace ({self.s.workspace}); it is read from the workspace, so check out "
+                    "the repository (or create the file) in a step before evalbot"
+                )
+            options = replace(options, known_ids=load_ids(path))
+        return options
+
     def _workspace_path(self, spec: str) -> str:
         return spec if os.path.isabs(spec) else os.path.join(self.s.workspace, spec)
 
@@ -679,7 +695,7 @@ class _ActionRun:
     def _evaluate(self) -> Verdict | None:
         plan = self._load_plan()
         config = plan.config
-        options = config.read_options()
+        options = self._read_options(config)
         candidate = self._load_candidate(options)
         baseline = self._load_baseline(options)
         if baseline is None:

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -308,6 +309,60 @@ def test_workflow_run_posts_from_the_triggering_runs_artifact(world: World) -> N
     assert check.conclusion == "success"
     listed = world.fake.requests_to("GET", rf"/repos/octo/evals/actions/runs/{run.id}/artifacts")
     assert listed
+
+
+SWE_IDS = [f"django__django-{1000 + i}" for i in range(40)]
+
+
+def _swebench_world(world: World) -> None:
+    """A plan that names ``all_ids`` at the base commit, and that file in the workspace (the
+    ``workflow_run`` job checks out the default branch, never the pull request)."""
+    config = "alpha: 0.05\nbootstrap: {resamples: 1000, seed: 0}\nall_ids: evals/ids.txt\n"
+    base = world.repo.add_commit(
+        parents=[world.base], files={".evalbot.yml": config}, branch="main", message="all_ids"
+    )
+    head = world.repo.add_commit(parents=[base], files={"model.txt": "v2\n"}, branch="feature")
+    world.pull.base_sha, world.pull.head_sha = base, head
+    (world.workspace / "evals").mkdir()
+    (world.workspace / "evals" / "ids.txt").write_text("\n".join(SWE_IDS) + "\n")
+    (world.workspace / "results" / "candidate.jsonl").unlink()
+
+
+def test_workflow_run_reads_swebench_resolved_lists_against_all_ids(world: World) -> None:
+    _swebench_world(world)
+    # resolved-id lists only: which instances were attempted comes from all_ids alone
+    # baseline resolves 10 of 40; the candidate the same 10 and 10 more: fixed 10, broken 0
+    world.add_baseline_run(
+        world.pull.base_sha, files={"results.json": json.dumps({"resolved": SWE_IDS[:10]})}
+    )
+    run = _pr_run(world, {"results.json": json.dumps({"resolved": SWE_IDS[:20]})})
+    payload = workflow_run_payload(run, world.workflow, pulls=[world.pull])
+    result = world.run("workflow_run", payload, **WORKFLOW_RUN_INPUTS)
+    assert result.code == 0, result.stderr
+    out = result.outputs
+    assert (out["fixed"], out["broken"]) == ("10", "0")
+    # McNemar exact, fixed=10 broken=0: p = 2 / 2**10 (STYLE.md's worked value)
+    assert float(out["p-value"]) == pytest.approx(2 / 1024, rel=1e-5)  # printed with 6 digits
+    assert out["verdict"] == "improvement"
+    (body,) = world.ours()
+    assert "| 40 items | candidate passes | candidate fails |" in body
+    assert "| **baseline fails** | **10 fixed** | 20 both fail |" in body
+
+
+def test_workflow_run_with_all_ids_missing_from_the_workspace_says_where(world: World) -> None:
+    _swebench_world(world)
+    (world.workspace / "evals" / "ids.txt").unlink()
+    world.add_baseline_run(
+        world.pull.base_sha, files={"results.json": json.dumps({"resolved": SWE_IDS[:10]})}
+    )
+    run = _pr_run(world, {"results.json": json.dumps({"resolved": SWE_IDS[:20]})})
+    payload = workflow_run_payload(run, world.workflow, pulls=[world.pull])
+    result = world.run("workflow_run", payload, **WORKFLOW_RUN_INPUTS)
+    assert result.code == 2, result.stderr
+    assert "`all_ids` 'evals/ids.txt': no such file in the workspace" in result.summary
+    assert world.ours() == []
+    (check,) = world.repo.check_runs_for(world.pull.head_sha)
+    assert check.conclusion == "failure"
 
 
 def test_workflow_run_from_a_fork_finds_the_pull_by_head_sha(
