@@ -55,7 +55,14 @@ from evalbot.render import (
     render_notice,
     render_summary,
 )
-from evalbot.report import OUTCOME_LABELS, Provenance, build_view, format_pvalue
+from evalbot.report import (
+    OUTCOME_LABELS,
+    Provenance,
+    build_view,
+    format_effect,
+    format_pvalue,
+    format_time,
+)
 from evalbot.report import Look as LookRow
 from evalbot.results.model import Results
 from evalbot.results.options import ReadOptions
@@ -184,14 +191,19 @@ def history_rows(looks: list[Look], *, commit_url: str | None = None) -> list[Lo
     for number, look in reversed(shown):
         symbol, text = OUTCOME_LABELS.get(look.outcome, ("", look.outcome))
         label = f"{number}" + (" (sealed holdout)" if look.holdout else "")
+        effect = "—"  # a look recorded before the state kept effects
+        if look.effect is not None and look.effect_ci is not None:
+            low, high = look.effect_ci
+            effect = format_effect(look.effect, low, high, percent=look.metric == "pass_rate")
         rows.append(
             LookRow(
                 label=label,
                 outcome=f"{symbol} {text}".strip(),
-                effect="—",  # the state keeps p-values, not effects
+                effect=effect,
                 pvalue=format_pvalue(look.pvalue),
                 commit=look.head_sha[:7],
                 url=f"{commit_url}{look.head_sha}" if commit_url else None,
+                at=format_time(look.at),
             )
         )
     return rows

@@ -10,6 +10,7 @@ import math
 import string
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from typing import Any
 from urllib.parse import quote, urlsplit
 
@@ -281,6 +282,18 @@ def _signed(value: float, digits: int) -> str:
     )
 
 
+def format_time(at: str) -> str:
+    """An ISO 8601 time as "2026-11-30 09:00 UTC" (other offsets converted); text that is not
+    a time is returned as it is."""
+    try:
+        when = datetime.fromisoformat(at)
+    except ValueError:
+        return at
+    if when.tzinfo is not None:
+        when = when.astimezone(UTC)
+    return when.strftime("%Y-%m-%d %H:%M") + (" UTC" if when.tzinfo is not None else "")
+
+
 def format_rate(rate: float, *, percent: bool) -> str:
     return f"{rate * 100:.1f} %" if percent else f"{rate:.3f}"
 
@@ -369,6 +382,7 @@ class Look:
     pvalue: str
     commit: str = ""
     url: str | None = None
+    at: str = ""  # when, as format_time shows it ("" when unknown)
 
 
 @dataclass(frozen=True, kw_only=True)

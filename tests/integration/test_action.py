@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from evalbot.report import format_effect
 from tests.fakegithub import READ_ALL, FakeGitHub, Run
 from tests.integration.action_harness import (
     ARTIFACT,
@@ -85,7 +86,8 @@ def test_pull_request_posts_one_sticky_comment_and_a_check(world: World) -> None
 
 def test_a_new_head_folds_the_earlier_look_into_history(world: World) -> None:
     world.add_baseline_run()
-    assert world.run().code == 0
+    first = world.run()
+    assert first.code == 0, first.stderr
     new_head = world.repo.add_commit(
         parents=[world.head], files={"model.txt": "v3\n"}, branch="feature", message="v3"
     )
@@ -95,6 +97,14 @@ def test_a_new_head_folds_the_earlier_look_into_history(world: World) -> None:
     (body,) = world.ours()
     assert "Earlier looks: 1" in body
     assert f"[{world.head[:7]}](https://github.com/octo/evals/commit/{world.head})" in body
+    # the earlier look's row shows its effect and interval (from the state block), and when
+    out = first.outputs
+    effect = format_effect(
+        float(out["difference"]), float(out["ci-low"]), float(out["ci-high"]), percent=True
+    )
+    (row,) = [line for line in plain(body).splitlines() if line.startswith("| 1 | ")]
+    assert row.startswith(f"| 1 | ✅ Improvement | {effect} | {out['p-value'][:5]}")
+    assert re.search(r"\| \d{4}-\d\d-\d\d \d\d:\d\d UTC \|$", row), row
     assert len(world.repo.check_runs_for(new_head)) == 1
 
 
