@@ -84,6 +84,31 @@ def test_pull_request_posts_one_sticky_comment_and_a_check(world: World) -> None
     assert token not in first.stderr + first.summary
 
 
+def test_github_enterprise_server_serves_the_api_under_a_path(
+    fake_ghes: FakeGitHub, tmp_path: Path
+) -> None:
+    """GHES: GITHUB_API_URL is https://host/api/v3; every call, the artifact's download URL and
+    its 302 carry the prefix."""
+    world = World(fake_ghes, tmp_path)
+    baseline_run = world.add_baseline_run()
+    result = world.run()
+    assert result.code == 0, result.stderr
+    assert result.outputs["verdict"] == "improvement"
+    (body,) = world.ours()
+    assert body.startswith(MARKER)
+    assert f"artifact `{ARTIFACT}` from run [{baseline_run.id}]" in body
+    (check,) = world.repo.check_runs_for(world.head)
+    assert (check.status, check.conclusion) == ("completed", "success")
+    downloads = fake_ghes.requests_to("GET", r"/repos/octo/evals/actions/artifacts/\d+/zip")
+    assert [d.status for d in downloads] == [302]
+    blobs = fake_ghes.requests_to("GET", r"/_blob/.*")
+    assert [b.status for b in blobs] == [200]
+    assert not any(b.has_authorization for b in blobs)
+    # nothing went outside the prefix (the fake answers 404 there)
+    assert fake_ghes.requests
+    assert all(r.raw_path.startswith("/api/v3/") for r in fake_ghes.requests)
+
+
 def test_a_new_head_folds_the_earlier_look_into_history(world: World) -> None:
     world.add_baseline_run()
     first = world.run()
