@@ -55,12 +55,19 @@ from evalbot.render import (
     render_notice,
     render_summary,
 )
-from evalbot.report import OUTCOME_LABELS, Provenance, build_view, format_pvalue
+from evalbot.report import (
+    OUTCOME_LABELS,
+    Provenance,
+    build_view,
+    format_effect,
+    format_pvalue,
+    format_time,
+)
 from evalbot.report import Look as LookRow
 from evalbot.results.model import Results
 from evalbot.results.options import ReadOptions
 from evalbot.results.pairing import pair
-from evalbot.results.sources import load_results, merge, parse_zip
+from evalbot.results.sources import load_ids, load_results, merge, parse_zip
 from evalbot.settings import ActionInputError, Settings
 from evalbot.state import Look, State, parse_state, render_state
 
@@ -184,14 +191,19 @@ def history_rows(looks: list[Look], *, commit_url: str | None = None) -> list[Lo
     for number, look in reversed(shown):
         symbol, text = OUTCOME_LABELS.get(look.outcome, ("", look.outcome))
         label = f"{number}" + (" (sealed holdout)" if look.holdout else "")
+        effect = "—"  # a look recorded before the state kept effects
+        if look.effect is not None and look.effect_ci is not None:
+            low, high = look.effect_ci
+            effect = format_effect(look.effect, low, high, percent=look.metric == "pass_rate")
         rows.append(
             LookRow(
                 label=label,
                 outcome=f"{symbol} {text}".strip(),
-                effect="—",  # the state keeps p-values, not effects
+                effect=effect,
                 pvalue=format_pvalue(look.pvalue),
                 commit=look.head_sha[:7],
                 url=f"{commit_url}{look.head_sha}" if commit_url else None,
+                at=format_time(look.at),
             )
         )
     return rows
@@ -576,6 +588,22 @@ class _ActionRun:
             raise ActionInputError("input `candidate` is required: a path or glob of result files")
         return load_results(self._workspace_path(self.s.candidate), options)
 
+    def _read_options(self, config: Config) -> ReadOptions:
+        """How both sides are read; ``all_ids`` (the file naming every instance, for resolved-id
+        lists) is read once from the workspace, so the baseline and the candidate, from files or
+        from artifacts, are read against the same ids."""
+        options = config.read_options()
+        if options.all_ids is not None and options.known_ids is None:
+            path = self._workspace_path(options.all_ids)
+            if not os.path.isfile(path):
+                raise ConfigError(
+                    f"{config.source}: `all_ids` {options.all_ids!r}: no such file in the "
+                    f"workspace ({self.s.workspace}); it is read from the workspace, so check out "
+                    "the repository (or create the file) in a step before evalbot"
+                )
+            options = replace(options, known_ids=load_ids(path))
+        return options
+
     def _workspace_path(self, spec: str) -> str:
         return spec if os.path.isabs(spec) else os.path.join(self.s.workspace, spec)
 
@@ -679,7 +707,7 @@ class _ActionRun:
     def _evaluate(self) -> Verdict | None:
         plan = self._load_plan()
         config = plan.config
-        options = config.read_options()
+        options = self._read_options(config)
         candidate = self._load_candidate(options)
         baseline = self._load_baseline(options)
         if baseline is None:
@@ -738,6 +766,7 @@ class _ActionRun:
             item_url=verdict.plan.config.report.item_url,
             config=verdict.plan.config,
             config_change=verdict.plan.config_change,
+            config_path=self.s.config,
             provenance=Provenance(
                 baseline_commit=verdict.baseline.commit,
                 baseline_run_url=verdict.baseline.run_url,

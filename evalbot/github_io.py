@@ -13,12 +13,13 @@ from __future__ import annotations
 
 import logging
 import math
+import posixpath
 import re
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, NoReturn
-from urllib.parse import urlsplit
+from urllib.parse import unquote, urlsplit
 
 import requests
 from github import Auth, Github, GithubException, GithubRetry
@@ -664,11 +665,29 @@ def _check_output(title: str, summary: str, text: str | None) -> dict[str, Any]:
     return output
 
 
+_DEFAULT_PORTS = {"http": 80, "https": 443}
+
+
+def _origin(url: str) -> tuple[str, str | None, int | None] | None:
+    parts = urlsplit(url)
+    scheme = parts.scheme.lower()
+    try:
+        port = parts.port or _DEFAULT_PORTS.get(scheme)
+    except ValueError:  # a port that is not a number
+        return None
+    return scheme, parts.hostname, port
+
+
 def _same_origin(url: str, api_url: str) -> bool:
-    a, b = urlsplit(url), urlsplit(api_url)
-    return (a.scheme, a.netloc) == (b.scheme, b.netloc) and a.path.startswith(
-        b.path.rstrip("/") + "/"
-    )
+    """Whether ``url`` is under ``api_url``: the same scheme, host (any case) and port (the
+    default one spelt or not), and a path under the API's, which is ``/api/v3`` on GitHub
+    Enterprise Server; dot segments (also percent-encoded) cannot climb out of it."""
+    a = _origin(url)
+    if a is None or a[1] is None or a != _origin(api_url):
+        return False
+    prefix = urlsplit(api_url).path.rstrip("/") + "/"
+    path = posixpath.normpath(unquote(urlsplit(url).path) or "/")
+    return (path + "/").startswith(prefix) and path + "/" != prefix
 
 
 def _read_capped(response: requests.Response, max_bytes: int, label: str) -> bytes:

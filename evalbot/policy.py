@@ -429,6 +429,9 @@ def next_state(state: State, comparison: Comparison, decision: Decision, *, at: 
     """
     if decision.head_sha is None:
         return state
+    ci = comparison.difference.confidence_interval
+    effect = (float(comparison.difference.statistic), float(ci.low), float(ci.high))
+    known = all(math.isfinite(value) for value in effect)  # else unknown: JSON has no NaN
     look = Look(
         head_sha=decision.head_sha,
         items=decision.items,
@@ -437,6 +440,9 @@ def next_state(state: State, comparison: Comparison, decision: Decision, *, at: 
         outcome=decision.outcome,
         at=at,
         holdout=decision.holdout,
+        metric=comparison.metric if known else None,
+        effect=effect[0] if known else None,
+        effect_ci=(effect[1], effect[2]) if known else None,
     )
     return with_look(state, look, holdout_use=decision.holdout and not decision.rerun)
 

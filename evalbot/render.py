@@ -7,6 +7,7 @@ Templates are package data (``evalbot/templates``) rendered in a sandboxed envir
 
 from __future__ import annotations
 
+import html
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -53,6 +54,16 @@ def md_escape(text: object) -> str:
     return _PUNCTUATION.sub(r"\\\1", value)
 
 
+def html_escape(text: object) -> str:
+    """Untrusted text inside raw HTML (a ``<summary>``, where Markdown is not parsed, so
+    backslashes would show): ``&``, ``<``, ``>`` and quotes as entities, and the word joiners
+    of :func:`md_escape` so mentions, references and autolinks find nothing."""
+    value = "".join(ch if ch.isprintable() else " " for ch in str(text))
+    value = _WWW.sub(lambda m: m.group(1) + _WORD_JOINER + ".", value)
+    value = _BREAK_AFTER.sub(lambda m: m.group(0) + _WORD_JOINER, value)
+    return html.escape(value, quote=True)  # after the joiners: entities hold a ``#``
+
+
 def plain_text(text: object) -> str:
     """Untrusted text for a terminal: control characters (escape sequences, newlines) shown
     as ``?`` so an item id cannot move the cursor, recolour or forge lines."""
@@ -82,6 +93,7 @@ def _environment(loader: jinja2.BaseLoader | None = None) -> SandboxedEnvironmen
         autoescape=False,
     )
     env.filters["md"] = md_escape
+    env.filters["html"] = html_escape
     env.filters["codeblock"] = _codeblock
     env.filters["plain"] = plain_text
     env.filters["p"] = p_clause

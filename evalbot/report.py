@@ -10,6 +10,7 @@ import math
 import string
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from typing import Any
 from urllib.parse import quote, urlsplit
 
@@ -281,6 +282,18 @@ def _signed(value: float, digits: int) -> str:
     )
 
 
+def format_time(at: str) -> str:
+    """An ISO 8601 time as "2026-11-30 09:00 UTC" (other offsets converted); text that is not
+    a time is returned as it is."""
+    try:
+        when = datetime.fromisoformat(at)
+    except ValueError:
+        return at
+    if when.tzinfo is not None:
+        when = when.astimezone(UTC)
+    return when.strftime("%Y-%m-%d %H:%M") + (" UTC" if when.tzinfo is not None else "")
+
+
 def format_rate(rate: float, *, percent: bool) -> str:
     return f"{rate * 100:.1f} %" if percent else f"{rate:.3f}"
 
@@ -369,6 +382,7 @@ class Look:
     pvalue: str
     commit: str = ""
     url: str | None = None
+    at: str = ""  # when, as format_time shows it ("" when unknown)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -433,6 +447,7 @@ class View:
     warnings: list[str] = field(default_factory=list)
     conclusion: str | None = None  # the check run's conclusion when policy gives one
     config_change: str | None = None
+    config_path: str = ".evalbot.yml"  # the config file the pull request changes
     provenance: list[Row] = field(default_factory=list)
     history: list[Look] = field(default_factory=list)
     alpha: str = ""
@@ -565,6 +580,7 @@ def build_view(
     item_url: str | None = None,
     config: Config | None = None,
     config_change: str | None = None,
+    config_path: str = ".evalbot.yml",
     provenance: Provenance | None = None,
     history: Sequence[Look] = (),
     notes: Sequence[str] = (),
@@ -573,9 +589,10 @@ def build_view(
 
     ``max_ids`` caps the ids kept per list (renderings show fewer and count the rest);
     ``item_url`` is ``report.item_url`` (``{id}`` is replaced by the quoted id); ``config`` adds
-    the plan's pre-registered settings; ``config_change`` is a unified diff of ``.evalbot.yml``
-    made by the pull request; ``provenance``, ``history`` and ``notes`` (trusted Markdown, shown
-    beside the provenance) come from the action.
+    the plan's pre-registered settings; ``config_change`` is a unified diff of the config file
+    (``config_path``, by default ``.evalbot.yml``) made by the pull request; ``provenance``,
+    ``history`` and ``notes`` (trusted Markdown, shown beside the provenance) come from the
+    action.
     """
     c = comparison
     percent = c.metric == "pass_rate"
@@ -851,6 +868,7 @@ def build_view(
         warnings=warnings,
         conclusion=None if conclusion is None else str(conclusion),
         config_change=config_change or None,
+        config_path=config_path,
         provenance=prov,
         history=list(history),
         alpha=alpha,

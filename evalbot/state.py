@@ -9,8 +9,13 @@ whose payload is base64 (standard alphabet) of a JSON object::
     {"v": 1,
      "looks": [{"head_sha": "0123abc...", "items": 400, "fingerprint": "<sha256 hex>",
                 "pvalue": 0.0161, "outcome": "improvement", "at": "2026-11-30T09:00:00Z",
-                "holdout": false}],
+                "holdout": false,
+                "metric": "pass_rate", "effect": 0.0425, "effect_ci": [0.01, 0.075]}],
      "holdout_uses": 0}
+
+``metric``, ``effect`` and ``effect_ci`` (the difference candidate − baseline and its
+confidence interval, as fractions for ``pass_rate``) were added later within v1: a look without
+them is still read, with ``effect`` ``None``, and a look whose effect is not finite omits them.
 
 It is how a later run knows the earlier looks at this pull request (the policy refuses or
 corrects for extra looks) and how often the sealed holdout was used. The comment can be edited
@@ -33,7 +38,9 @@ MARKER = "evalbot-state:v1"
 STATE_VERSION = 1
 MAX_BLOCK_CHARS = 256 * 1024  # base64 characters; ~2,000 looks fit in far less
 MAX_LOOKS = 1_000  # the oldest looks are forgotten beyond this
+MAX_EFFECT = 1e15  # a score difference beyond this is taken for tampering
 OUTCOMES = frozenset({"improvement", "regression", "no_significant_difference", "inconclusive"})
+METRICS = frozenset({"pass_rate", "mean_score"})
 
 _BLOCK = re.compile(r"<!--\s*" + re.escape(MARKER) + r"\s+([A-Za-z0-9+/=\s]*?)\s*-->")
 _ANY_BLOCK = re.compile(r"<!--\s*evalbot-state:")
@@ -53,6 +60,10 @@ class Look:
     outcome: str
     at: str  # ISO 8601 time of the run, e.g. "2026-11-30T09:00:00Z"
     holdout: bool = False
+    # the difference candidate - baseline and its confidence interval (None: an older block)
+    metric: str | None = None  # "pass_rate" (fractions, shown in pp) or "mean_score"
+    effect: float | None = None
+    effect_ci: tuple[float, float] | None = None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -93,7 +104,10 @@ def _look(raw: object) -> Look:
     items = _get(raw, "items", int)
     if items < 0:
         raise _Bad("`items` is negative")
-    pvalue = float(_get(raw, "pvalue", (int, float)))
+    pvalue = _get(raw, "pvalue", (int, float))
+    if isinstance(pvalue, int) and pvalue not in (0, 1):  # float() of a huge int overflows
+        raise _Bad("`pvalue` is not in [0, 1]")
+    pvalue = float(pvalue)
     if not (math.isfinite(pvalue) and 0.0 <= pvalue <= 1.0):
         raise _Bad("`pvalue` is not in [0, 1]")
     outcome = _get(raw, "outcome", str)
@@ -105,6 +119,7 @@ def _look(raw: object) -> Look:
     holdout = raw.get("holdout", False)
     if not isinstance(holdout, bool):
         raise _Bad("`holdout` is not a boolean")
+    metric, effect, effect_ci = _effect(raw)
     return Look(
         head_sha=head_sha.lower(),
         items=items,
@@ -113,7 +128,43 @@ def _look(raw: object) -> Look:
         outcome=outcome,
         at=at,
         holdout=holdout,
+        metric=metric,
+        effect=effect,
+        effect_ci=effect_ci,
     )
+
+
+def _number(value: object, key: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise _Bad(f"`{key}` is not a number")
+    if isinstance(value, int) and abs(value) > MAX_EFFECT:  # float() of a huge int overflows
+        raise _Bad(f"`{key}` is out of range")
+    number = float(value)
+    if not math.isfinite(number) or abs(number) > MAX_EFFECT:
+        raise _Bad(f"`{key}` is out of range")
+    return number
+
+
+def _effect(raw: dict[str, Any]) -> tuple[str | None, float | None, tuple[float, float] | None]:
+    """The look's effect: all three keys or none of them (a block from before they existed)."""
+    present = [key for key in ("metric", "effect", "effect_ci") if key in raw]
+    if not present:
+        return None, None, None
+    if len(present) < 3:
+        raise _Bad("`metric`, `effect` and `effect_ci` go together")
+    metric = _get(raw, "metric", str)
+    if metric not in METRICS:
+        raise _Bad("`metric` is unknown")
+    effect = _number(raw["effect"], "effect")
+    ci = raw["effect_ci"]
+    if not isinstance(ci, list) or len(ci) != 2:
+        raise _Bad("`effect_ci` is not a pair")
+    low, high = _number(ci[0], "effect_ci"), _number(ci[1], "effect_ci")
+    if low > high:
+        raise _Bad("`effect_ci` is reversed")
+    if metric == "pass_rate" and not all(-1.0 <= x <= 1.0 for x in (effect, low, high)):
+        raise _Bad("`effect` of a pass rate is not in [-1, 1]")
+    return metric, effect, (low, high)
 
 
 def _decode(payload: str) -> State:
@@ -166,7 +217,7 @@ def parse_state(comment_body: str | None) -> State:
 
 
 def _look_json(look: Look) -> dict[str, Any]:
-    return {
+    data: dict[str, Any] = {
         "head_sha": look.head_sha,
         "items": look.items,
         "fingerprint": look.fingerprint,
@@ -175,6 +226,13 @@ def _look_json(look: Look) -> dict[str, Any]:
         "at": look.at,
         "holdout": look.holdout,
     }
+    if look.metric in METRICS and look.effect is not None and look.effect_ci is not None:
+        values = (look.effect, *look.effect_ci)
+        if all(math.isfinite(value) and abs(value) <= MAX_EFFECT for value in values):
+            data["metric"] = look.metric
+            data["effect"] = float(look.effect)
+            data["effect_ci"] = [float(look.effect_ci[0]), float(look.effect_ci[1])]
+    return data
 
 
 def state_json(state: State) -> dict[str, Any]:

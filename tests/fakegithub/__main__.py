@@ -29,9 +29,12 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--state-out", type=Path, help="write the final state here on exit")
     parser.add_argument("--url-file", type=Path, help="also write the base URL here")
+    parser.add_argument(
+        "--prefix", default="", help="serve the API under this path, as GHES does (/api/v3)"
+    )
     args = parser.parse_args(argv)
 
-    fake = FakeGitHub(host=args.host, port=args.port)
+    fake = FakeGitHub(host=args.host, port=args.port, prefix=args.prefix)
     if args.seed is not None:
         fake.load_seed(json.loads(args.seed.read_text(encoding="utf-8")))
     stop = threading.Event()

@@ -70,6 +70,7 @@ class LoggedRequest:
     body: Any
     status: int = 0
     token: str | None = None  # which seeded token authenticated it ("<unknown>" if none matched)
+    raw_path: str = ""  # the path as sent, with the server's prefix (``path`` is without it)
 
     @property
     def has_authorization(self) -> bool:
@@ -143,13 +144,27 @@ _REPO_PREFIX = re.compile(
 
 
 class FakeGitHub:
-    """The fake server. ``start()`` binds 127.0.0.1 on a free port (or ``port``)."""
+    """The fake server. ``start()`` binds 127.0.0.1 on a free port (or ``port``).
+
+    ``prefix`` serves the API under a path, as GitHub Enterprise Server does (``/api/v3``):
+    ``url`` then ends with it, every URL in the JSON (and the artifact download's 302) carries
+    it, and a request outside it gets a 404. Logged requests keep the path without the prefix
+    (``raw_path`` has it), so :meth:`requests_to` patterns work for both.
+    """
 
     def __init__(
-        self, *, host: str = "127.0.0.1", port: int = 0, html_url: str = "https://github.com"
+        self,
+        *,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        html_url: str = "https://github.com",
+        prefix: str = "",
     ) -> None:
+        if prefix and (not prefix.startswith("/") or prefix.endswith("/") or "?" in prefix):
+            raise ValueError(f"prefix must look like '/api/v3', got {prefix!r}")
         self._host = host
         self._port = port
+        self.prefix = prefix
         self.html = html_url
         self.world = World()
         self.requests: list[LoggedRequest] = []
@@ -169,7 +184,7 @@ class FakeGitHub:
         self._server = _Server((self._host, self._port), handler)
         self._server.daemon_threads = True
         host, port = self._server.server_address[:2]
-        self.url = f"http://{host!s}:{port}"
+        self.url = f"http://{host!s}:{port}{self.prefix}"
         self._thread = threading.Thread(
             target=self._server.serve_forever,
             kwargs={"poll_interval": 0.02},
@@ -383,6 +398,12 @@ class FakeGitHub:
     ) -> Reply:
         split = urlsplit(raw_path)
         path = split.path
+        outside = False
+        if self.prefix:
+            if path.startswith(self.prefix + "/"):
+                path = path[len(self.prefix) :]
+            else:
+                outside = True
         query = parse_qs(split.query, keep_blank_values=True)
         body: Any = None
         if raw_body:
@@ -394,10 +415,13 @@ class FakeGitHub:
             k: (v.split(" ", 1)[0] + " <redacted>" if k.lower() == "authorization" else v)
             for k, v in headers.items()
         }
-        entry = LoggedRequest(method, path, query, logged_headers, body)
+        entry = LoggedRequest(method, path, query, logged_headers, body, raw_path=split.path)
         auth_value = next((v for k, v in headers.items() if k.lower() == "authorization"), None)
         with self.world.lock:
             self.requests.append(entry)
+            if outside:  # GHES answers paths outside /api/v3 with its web UI: not the API
+                entry.status = 404
+                return Reply(404, templates.error(templates.NOT_FOUND_MESSAGE))
             after_hooks: list[Callable[[], object]] = []
             for rule in list(self._rules):
                 if rule.reply is None and rule.take(method, path):

@@ -195,6 +195,34 @@ def test_artifact_zip_redirect_blob_and_expiry(
     assert naive.status_code == 400
 
 
+def test_a_path_prefix_serves_the_api_under_it_as_ghes_does(fake_ghes: FakeGitHub) -> None:
+    assert fake_ghes.url.endswith("/api/v3")
+    repo = fake_ghes.add_repo(REPO)
+    sha = repo.add_commit(files={"a.txt": "a"}, branch="main")
+    run = repo.add_run(repo.add_workflow(), head_sha=sha, head_branch="main")
+    art = repo.add_artifact(run, "evals", files={"r.jsonl": "{}\n"})
+    got = requests.get(f"{fake_ghes.url}/repos/{REPO}", headers=auth(), timeout=5)
+    assert got.status_code == 200
+    assert got.json()["url"] == f"{fake_ghes.url}/repos/{REPO}"
+    # the API is not served at the root, nor under a path that only starts like the prefix
+    origin = fake_ghes.url.removesuffix("/api/v3")
+    for wrong in (f"{origin}/repos/{REPO}", f"{origin}/api/v30/repos/{REPO}"):
+        assert requests.get(wrong, headers=auth(), timeout=5).status_code == 404
+    listed = requests.get(
+        f"{fake_ghes.url}/repos/{REPO}/actions/runs/{run.id}/artifacts", headers=auth(), timeout=5
+    ).json()["artifacts"]
+    url = listed[0]["archive_download_url"]
+    assert url == f"{fake_ghes.url}/repos/{REPO}/actions/artifacts/{art.id}/zip"
+    first = requests.get(url, headers=auth(), allow_redirects=False, timeout=5)
+    assert first.status_code == 302
+    assert first.headers["Location"].startswith(f"{fake_ghes.url}/_blob/")
+    blob = requests.get(first.headers["Location"], timeout=5)
+    assert zipfile.ZipFile(io.BytesIO(blob.content)).read("r.jsonl") == b"{}\n"
+    # logged paths are without the prefix, so requests_to patterns work unchanged
+    (logged,) = fake_ghes.requests_to("GET", rf"/repos/{REPO}/actions/artifacts/\d+/zip")
+    assert logged.raw_path == f"/api/v3/repos/{REPO}/actions/artifacts/{art.id}/zip"
+
+
 def test_faults_hooks_and_pagination_links(
     fake_github: FakeGitHub, fake_repo: tuple[Repo, Pull]
 ) -> None:

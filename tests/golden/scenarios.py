@@ -166,6 +166,7 @@ def improvement() -> Scenario:
                 pvalue="0.214",
                 commit="1a2b3c4d5e6f",
                 url="https://github.com/acme/evals/actions/runs/99",
+                at="2026-11-29 17:40 UTC",
             ),
         ),
         notes=(

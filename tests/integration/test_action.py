@@ -3,12 +3,14 @@
 
 from __future__ import annotations
 
+import json
 import re
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
 
+from evalbot.report import format_effect
 from tests.fakegithub import READ_ALL, FakeGitHub, Run
 from tests.integration.action_harness import (
     ARTIFACT,
@@ -82,9 +84,35 @@ def test_pull_request_posts_one_sticky_comment_and_a_check(world: World) -> None
     assert token not in first.stderr + first.summary
 
 
+def test_github_enterprise_server_serves_the_api_under_a_path(
+    fake_ghes: FakeGitHub, tmp_path: Path
+) -> None:
+    """GHES: GITHUB_API_URL is https://host/api/v3; every call, the artifact's download URL and
+    its 302 carry the prefix."""
+    world = World(fake_ghes, tmp_path)
+    baseline_run = world.add_baseline_run()
+    result = world.run()
+    assert result.code == 0, result.stderr
+    assert result.outputs["verdict"] == "improvement"
+    (body,) = world.ours()
+    assert body.startswith(MARKER)
+    assert f"artifact `{ARTIFACT}` from run [{baseline_run.id}]" in body
+    (check,) = world.repo.check_runs_for(world.head)
+    assert (check.status, check.conclusion) == ("completed", "success")
+    downloads = fake_ghes.requests_to("GET", r"/repos/octo/evals/actions/artifacts/\d+/zip")
+    assert [d.status for d in downloads] == [302]
+    blobs = fake_ghes.requests_to("GET", r"/_blob/.*")
+    assert [b.status for b in blobs] == [200]
+    assert not any(b.has_authorization for b in blobs)
+    # nothing went outside the prefix (the fake answers 404 there)
+    assert fake_ghes.requests
+    assert all(r.raw_path.startswith("/api/v3/") for r in fake_ghes.requests)
+
+
 def test_a_new_head_folds_the_earlier_look_into_history(world: World) -> None:
     world.add_baseline_run()
-    assert world.run().code == 0
+    first = world.run()
+    assert first.code == 0, first.stderr
     new_head = world.repo.add_commit(
         parents=[world.head], files={"model.txt": "v3\n"}, branch="feature", message="v3"
     )
@@ -94,6 +122,14 @@ def test_a_new_head_folds_the_earlier_look_into_history(world: World) -> None:
     (body,) = world.ours()
     assert "Earlier looks: 1" in body
     assert f"[{world.head[:7]}](https://github.com/octo/evals/commit/{world.head})" in body
+    # the earlier look's row shows its effect and interval (from the state block), and when
+    out = first.outputs
+    effect = format_effect(
+        float(out["difference"]), float(out["ci-low"]), float(out["ci-high"]), percent=True
+    )
+    (row,) = [line for line in plain(body).splitlines() if line.startswith("| 1 | ")]
+    assert row.startswith(f"| 1 | ✅ Improvement | {effect} | {out['p-value'][:5]}")
+    assert re.search(r"\| \d{4}-\d\d-\d\d \d\d:\d\d UTC \|$", row), row
     assert len(world.repo.check_runs_for(new_head)) == 1
 
 
@@ -180,6 +216,25 @@ def test_config_is_read_at_the_base_and_a_change_is_noted(world: World) -> None:
     assert "-alpha: 0.05" in body
     # and the base's alpha (0.05) decided
     assert "below alpha = 0.05" in body
+
+
+def test_a_config_under_another_name_is_named_in_the_change_note(world: World) -> None:
+    world.add_baseline_run()
+    head = world.repo.add_commit(
+        parents=[world.head],
+        files={"ci/evals plan.yml": "alpha: 0.5\nbootstrap: {resamples: 1000, seed: 0}\n"},
+        branch="feature",
+    )
+    world.pull.head_sha = head
+    result = world.run(payload=None, config="ci/evals plan.yml")
+    assert result.code == 0, result.stderr
+    (body,) = world.ours()
+    assert (
+        "This pull request changes the analysis plan (<code>ci/evals plan.yml</code>); "
+        "the plan of the base branch applies"
+    ) in body
+    assert "+++ ci/evals plan.yml (this pull request)" in body
+    assert ".evalbot.yml" not in body
 
 
 def test_a_broken_config_at_the_base_fails_the_check_and_posts_nothing(world: World) -> None:
@@ -289,6 +344,60 @@ def test_workflow_run_posts_from_the_triggering_runs_artifact(world: World) -> N
     assert check.conclusion == "success"
     listed = world.fake.requests_to("GET", rf"/repos/octo/evals/actions/runs/{run.id}/artifacts")
     assert listed
+
+
+SWE_IDS = [f"django__django-{1000 + i}" for i in range(40)]
+
+
+def _swebench_world(world: World) -> None:
+    """A plan that names ``all_ids`` at the base commit, and that file in the workspace (the
+    ``workflow_run`` job checks out the default branch, never the pull request)."""
+    config = "alpha: 0.05\nbootstrap: {resamples: 1000, seed: 0}\nall_ids: evals/ids.txt\n"
+    base = world.repo.add_commit(
+        parents=[world.base], files={".evalbot.yml": config}, branch="main", message="all_ids"
+    )
+    head = world.repo.add_commit(parents=[base], files={"model.txt": "v2\n"}, branch="feature")
+    world.pull.base_sha, world.pull.head_sha = base, head
+    (world.workspace / "evals").mkdir()
+    (world.workspace / "evals" / "ids.txt").write_text("\n".join(SWE_IDS) + "\n")
+    (world.workspace / "results" / "candidate.jsonl").unlink()
+
+
+def test_workflow_run_reads_swebench_resolved_lists_against_all_ids(world: World) -> None:
+    _swebench_world(world)
+    # resolved-id lists only: which instances were attempted comes from all_ids alone
+    # baseline resolves 10 of 40; the candidate the same 10 and 10 more: fixed 10, broken 0
+    world.add_baseline_run(
+        world.pull.base_sha, files={"results.json": json.dumps({"resolved": SWE_IDS[:10]})}
+    )
+    run = _pr_run(world, {"results.json": json.dumps({"resolved": SWE_IDS[:20]})})
+    payload = workflow_run_payload(run, world.workflow, pulls=[world.pull])
+    result = world.run("workflow_run", payload, **WORKFLOW_RUN_INPUTS)
+    assert result.code == 0, result.stderr
+    out = result.outputs
+    assert (out["fixed"], out["broken"]) == ("10", "0")
+    # McNemar exact, fixed=10 broken=0: p = 2 / 2**10 (STYLE.md's worked value)
+    assert float(out["p-value"]) == pytest.approx(2 / 1024, rel=1e-5)  # printed with 6 digits
+    assert out["verdict"] == "improvement"
+    (body,) = world.ours()
+    assert "| 40 items | candidate passes | candidate fails |" in body
+    assert "| **baseline fails** | **10 fixed** | 20 both fail |" in body
+
+
+def test_workflow_run_with_all_ids_missing_from_the_workspace_says_where(world: World) -> None:
+    _swebench_world(world)
+    (world.workspace / "evals" / "ids.txt").unlink()
+    world.add_baseline_run(
+        world.pull.base_sha, files={"results.json": json.dumps({"resolved": SWE_IDS[:10]})}
+    )
+    run = _pr_run(world, {"results.json": json.dumps({"resolved": SWE_IDS[:20]})})
+    payload = workflow_run_payload(run, world.workflow, pulls=[world.pull])
+    result = world.run("workflow_run", payload, **WORKFLOW_RUN_INPUTS)
+    assert result.code == 2, result.stderr
+    assert "`all_ids` 'evals/ids.txt': no such file in the workspace" in result.summary
+    assert world.ours() == []
+    (check,) = world.repo.check_runs_for(world.pull.head_sha)
+    assert check.conclusion == "failure"
 
 
 def test_workflow_run_from_a_fork_finds_the_pull_by_head_sha(

@@ -6,7 +6,9 @@ from __future__ import annotations
 import io
 import stat
 import zipfile
+from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -200,7 +202,7 @@ def test_not_a_zip() -> None:
 # ---- the comment's history ----
 
 
-def look(sha: str, outcome: str, *, holdout: bool = False) -> Look:
+def look(sha: str, outcome: str, *, holdout: bool = False, **effect: Any) -> Look:
     return Look(
         head_sha=sha * 40,
         items=4,
@@ -209,6 +211,7 @@ def look(sha: str, outcome: str, *, holdout: bool = False) -> Look:
         outcome=outcome,
         at="2026-01-01T00:00:00Z",
         holdout=holdout,
+        **effect,
     )
 
 
@@ -221,6 +224,22 @@ def test_history_rows_are_newest_first_and_linked() -> None:
     ]
     assert rows[1].url == "https://github.com/o/r/commit/" + "a" * 40
     assert len(history_rows([look("c", "regression")] * 30)) == 20
+
+
+def test_history_rows_show_each_looks_effect_and_time() -> None:
+    looks = [
+        # a block written before looks kept their effect
+        replace(look("a", "regression"), at="2026-11-30T10:15:00+01:00"),
+        look("b", "improvement", metric="pass_rate", effect=0.0425, effect_ci=(0.01, 0.075)),
+        look("c", "regression", metric="mean_score", effect=-0.0432, effect_ci=(-0.07, -0.0151)),
+    ]
+    rows = history_rows(looks)
+    # report.format_effect: pp with one decimal for pass rates, three decimals for scores
+    assert [(r.label, r.effect, r.at) for r in rows] == [
+        ("3", "-0.043 [-0.070, -0.015]", "2026-01-01 00:00 UTC"),
+        ("2", "+4.2 pp [1.0, 7.5]", "2026-01-01 00:00 UTC"),
+        ("1", "—", "2026-11-30 09:15 UTC"),
+    ]
 
 
 def test_a_notice_keeps_marker_earlier_looks_and_state() -> None:
@@ -245,4 +264,6 @@ def test_a_notice_keeps_marker_earlier_looks_and_state() -> None:
         history=history_rows(list(looks)),
     )
     assert "Earlier looks: 1" in short
-    assert "| 1 | ❌ Regression | — | 0\\.030 | aaaaaaa |" in short
+    assert (
+        "| 1 | ❌ Regression | — | 0\\.030 | aaaaaaa | 2026\\-01\\-01 00\\:\u206000 UTC |" in short
+    )

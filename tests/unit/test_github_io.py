@@ -469,6 +469,73 @@ def test_artifact_download_url_on_another_host_gets_no_token(gh: GitHubClient) -
         gh.download_artifact_zip(evil, 10)
 
 
+GHES = "https://ghe.example.com/api/v3"
+
+
+@pytest.mark.parametrize(
+    ("url", "api_url", "same"),
+    [
+        (
+            "https://api.github.com/repos/o/r/actions/artifacts/1/zip",
+            "https://api.github.com",
+            True,
+        ),
+        (f"{GHES}/repos/o/r/actions/artifacts/1/zip", GHES, True),
+        (f"{GHES}/repos/o/r/actions/artifacts/1/zip", GHES + "/", True),
+        ("HTTPS://GHE.Example.com:443/api/v3/repos/o/r/actions/artifacts/1/zip", GHES, True),
+        # GHES serves its web UI beside the API: the token stays under /api/v3
+        ("https://ghe.example.com/o/r/archive.zip", GHES, False),
+        ("https://ghe.example.com/api/v30/repos/o/r", GHES, False),
+        (f"{GHES}/../../login", GHES, False),
+        (f"{GHES}/%2e%2e/%2E%2E/login", GHES, False),
+        (GHES, GHES, False),
+        ("http://ghe.example.com/api/v3/repos/o/r", GHES, False),
+        ("https://ghe.example.com:8443/api/v3/repos/o/r", GHES, False),
+        ("https://ghe.example.com:x/api/v3/repos/o/r", GHES, False),
+        ("https://ghe.example.com.evil.io/api/v3/repos/o/r", GHES, False),
+        ("https://user@evil.io/api/v3/repos/o/r", GHES, False),
+        ("/api/v3/repos/o/r", GHES, False),
+    ],
+)
+def test_download_url_must_be_under_the_api_url(url: str, api_url: str, same: bool) -> None:
+    from evalbot.github_io import _same_origin
+
+    assert _same_origin(url, api_url) is same
+
+
+def test_github_enterprise_server_api_under_a_path(
+    fake_ghes: FakeGitHub,
+) -> None:
+    """GHES serves the API under /api/v3: pages, writes and the artifact download (its URL and
+    its 302 carry the prefix) work through it."""
+    repo = fake_ghes.add_repo(REPO)
+    base = repo.add_commit(files={".evalbot.yml": "alpha: 0.05\n"}, branch="main")
+    head = repo.add_commit(parents=[base], files={"x": "1"}, branch="feature")
+    pull = repo.add_pull(number=1, head_sha=head, base_sha=base, head_ref="feature")
+    for i in range(120):  # a second page: its Link URL carries the prefix
+        repo.add_comment(pull.number, f"chatter {i}")
+    run = repo.add_run(repo.add_workflow(), head_sha=base, head_branch="main")
+    repo.add_artifact(run, "evals", files={"r.jsonl": '{"id": "a", "passed": true}\n'})
+    client = client_for(fake_ghes)
+    try:
+        assert fake_ghes.url.endswith("/api/v3")
+        assert len(client.list_comments(pull.number)) == 120
+        client.upsert_sticky_comment(pull.number, MARKER, f"{MARKER}\nhello")
+        assert client.get_file_at_ref(".evalbot.yml", base) == "alpha: 0.05\n"
+        artifact = client.find_artifact(run.id, "evals")
+        assert artifact is not None
+        assert artifact.archive_download_url.startswith(f"{fake_ghes.url}/repos/")
+        data = client.download_artifact_zip(artifact, 1 << 20)
+    finally:
+        client.close()
+    assert data.startswith(b"PK")
+    assert [c.body for c in repo.comments_on(pull.number) if MARKER in c.body] == [
+        f"{MARKER}\nhello"
+    ]
+    assert all(r.raw_path.startswith("/api/v3/") for r in fake_ghes.requests)
+    assert len(fake_ghes.requests_to("GET", COMMENTS)) >= 2
+
+
 def test_artifact_download_without_actions_permission(
     fake_github: FakeGitHub, fake_repo: tuple[Repo, Pull]
 ) -> None:

@@ -245,6 +245,27 @@ def test_config_change_cannot_close_its_block() -> None:
     assert len(diff) == 1 and "@octocat" in diff[0].content
 
 
+@pytest.mark.parametrize(
+    ("path", "shown"),
+    [
+        (".evalbot.yml", "<code>.evalbot.yml</code>"),
+        ("ci/evals.yml", "<code>ci/evals.yml</code>"),
+        # raw HTML is not Markdown: entities, not backslashes; the joiner stops the mention
+        (
+            "x</code></summary><img src=x>@octocat.yml",
+            "<code>x&lt;/code&gt;&lt;/summary&gt;&lt;img src=x&gt;@\u2060octocat.yml</code>",
+        ),
+    ],
+)
+def test_config_change_names_the_real_config_file(path: str, shown: str) -> None:
+    view = SCENARIOS["regression"]().view()
+    view = replace(view, config_change="-alpha: 0.05\n+alpha: 0.5\n", config_path=path)
+    text = render_comment(view, marker=MARKER)
+    (line,) = [x for x in text.splitlines() if "changes the analysis plan" in x]
+    assert f"the analysis plan ({shown}); the plan of the base branch applies" in line
+    assert OWN_HTML.fullmatch(line)
+
+
 def test_cli_markdown_has_no_marker() -> None:
     text = render_markdown(SCENARIOS["improvement"]().view())
     assert "<!--" not in text and text.startswith("### ✅ Improvement: +4.2 pp [")

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import base64
 import json
+import math
+from dataclasses import replace
 
 import pytest
 from hypothesis import given, settings
@@ -48,6 +50,28 @@ def test_round_trip() -> None:
     assert parse_state(text).holdout_uses == 1
 
 
+EFFECT = {"metric": "pass_rate", "effect": 0.0425, "effect_ci": [0.01, 0.075]}
+
+
+def test_effect_round_trips_and_is_written_beside_the_v1_fields() -> None:
+    look = replace(LOOK, metric="pass_rate", effect=0.0425, effect_ci=(0.01, 0.075))
+    text = render_state(with_look(State(), look))
+    assert parse_state(text).looks == (look,)
+    assert json.loads(base64.b64decode(text.split()[2])) == good(**EFFECT)
+
+
+def test_a_v1_look_without_effect_still_reads() -> None:
+    (look,) = parse_state(block(good())).looks
+    assert look == LOOK and look.effect is None and look.effect_ci is None
+
+
+@pytest.mark.parametrize("value", [math.nan, math.inf])
+def test_a_non_finite_effect_is_left_out(value: float) -> None:
+    look = replace(LOOK, metric="mean_score", effect=value, effect_ci=(0.0, 1.0))
+    data = json.loads(base64.b64decode(render_state(with_look(State(), look)).split()[2]))
+    assert data == good()
+
+
 def test_format_is_base64_json() -> None:
     payload = render_state(with_look(State(), LOOK)).split()[2]
     data = json.loads(base64.b64decode(payload))
@@ -78,6 +102,29 @@ def test_no_block_is_an_empty_state(body: str | None) -> None:
         (block(good(items=True)), "`items` has the wrong type"),
         (block(good(pvalue=2)), "`pvalue` is not in [0, 1]"),
         (block(good(outcome="victory")), "`outcome` is unknown"),
+        (block(good(effect=0.1)), "`metric`, `effect` and `effect_ci` go together"),
+        (block(good(**{**EFFECT, "metric": "accuracy"})), "`metric` is unknown"),
+        (block(good(**{**EFFECT, "metric": 3})), "`metric` is missing or has the wrong type"),
+        (block(good(**{**EFFECT, "effect": "big"})), "`effect` is not a number"),
+        (block(good(**{**EFFECT, "effect": True})), "`effect` is not a number"),
+        (block(good(**{**EFFECT, "effect": 1e300})), "`effect` is out of range"),
+        (block(good(**{**EFFECT, "effect": 10**400})), "`effect` is out of range"),
+        (block(good(pvalue=10**400)), "`pvalue` is not in [0, 1]"),
+        (block(good(**{**EFFECT, "effect_ci": [0.1]})), "`effect_ci` is not a pair"),
+        (block(good(**{**EFFECT, "effect_ci": {"low": 0}})), "`effect_ci` is not a pair"),
+        (block(good(**{**EFFECT, "effect_ci": [0.2, 0.1]})), "`effect_ci` is reversed"),
+        (block(good(**{**EFFECT, "effect_ci": [0.1, None]})), "`effect_ci` is not a number"),
+        (block(good(**{**EFFECT, "effect": 1.5})), "`effect` of a pass rate is not in [-1, 1]"),
+        (
+            "<!-- "
+            + MARKER
+            + " "
+            + base64.b64encode(
+                json.dumps(good(**EFFECT)).replace("0.0425", "NaN").encode()
+            ).decode()
+            + " -->",
+            "non-finite number NaN",
+        ),
         (block(good(at="yesterday")), "`at` is not an ISO 8601 time"),
         (block(good(holdout="yes")), "`holdout` is not a boolean"),
         (block({"v": 1, "looks": [{}] * 1001}), "too many looks"),
