@@ -7,12 +7,12 @@ Each scenario builds a :class:`Paired` directly, then runs the real ``compute_co
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
 from evalbot.compare import Comparison, compute_comparison
-from evalbot.config import BootstrapConfig, Config, GateConfig, PolicyConfig
+from evalbot.config import BootstrapConfig, Config, F1Config, GateConfig, PolicyConfig
 from evalbot.policy import Decision, evaluate
 from evalbot.report import Look, Provenance, View, build_view
 from evalbot.results.model import Paired
@@ -225,6 +225,27 @@ def hostile() -> Scenario:
     )
 
 
+def costs_clusters_f1() -> Scenario:
+    """Items in clusters, with a cost and per-item TP/FP/FN counts on both sides."""
+    rng = np.random.default_rng(7)
+    base = paired_from_cells({"both_pass": 70, "fixed": 14, "broken": 6, "both_fail": 30}, seed=3)
+    n = len(base.ids)
+    tp_b, tp_c = rng.integers(0, 5, n).astype(np.float64), rng.integers(1, 6, n).astype(np.float64)
+    fp_b, fp_c = rng.integers(0, 3, n).astype(np.float64), rng.integers(0, 2, n).astype(np.float64)
+    fn_b, fn_c = rng.integers(0, 3, n).astype(np.float64), rng.integers(0, 3, n).astype(np.float64)
+    paired = replace(
+        base,
+        clusters=[f"doc-{i // 4:03d}" for i in range(n)],
+        baseline_costs=np.round(rng.uniform(0.01, 0.05, n), 4),
+        candidate_costs=np.round(rng.uniform(0.02, 0.06, n), 4),
+        baseline_metrics={"tp": tp_b, "fp": fp_b, "fn": fn_b},
+        candidate_metrics={"tp": tp_c, "fp": fp_c, "fn": fn_c},
+    )
+    return Scenario(
+        name="costs_clusters_f1", paired=paired, config=replace(_config(), f1=F1Config())
+    )
+
+
 SCENARIOS: dict[str, Callable[[], Scenario]] = {
     "improvement": improvement,
     "regression": regression,
@@ -232,4 +253,5 @@ SCENARIOS: dict[str, Callable[[], Scenario]] = {
     "no_difference": no_difference,
     "repeats": repeats,
     "hostile": hostile,
+    "costs_clusters_f1": costs_clusters_f1,
 }
