@@ -29,6 +29,7 @@ from evalbot.stats import (
     benjamini_hochberg,
     churn,
     clustered_standard_error,
+    compute_paired_table,
     f1_metric,
     holm,
     mcnemar,
@@ -466,16 +467,9 @@ def _compute_primary(paired: Paired, config: Config) -> Comparison:
     )
     ids = np.asarray(paired.ids, dtype=object)
     if paired.kind == "binary":
-        base = paired.baseline > 0.5
-        cand = paired.candidate > 0.5
-        fixed_mask = ~base & cand
-        broken_mask = base & ~cand
-        table = PairedTable(
-            both_pass=int((base & cand).sum()),
-            fixed=int(fixed_mask.sum()),
-            broken=int(broken_mask.sum()),
-            both_fail=int((~base & ~cand).sum()),
-        )
+        table = compute_paired_table(paired.baseline, paired.candidate)
+        fixed_mask = paired.candidate > paired.baseline
+        broken_mask = paired.candidate < paired.baseline
         test = mcnemar(table.fixed, table.broken, method=config.mcnemar)
         base_side = _side_binary(paired.baseline, boot.confidence)
         cand_side = _side_binary(paired.candidate, boot.confidence)
@@ -561,13 +555,7 @@ def compute_slices(paired: Paired, config: Config) -> tuple[SliceResult, ...]:
         base, cand = paired.baseline[idx], paired.candidate[idx]
         table: PairedTable | None = None
         if paired.kind == "binary":
-            b, c = base > 0.5, cand > 0.5
-            table = PairedTable(
-                both_pass=int((b & c).sum()),
-                fixed=int((~b & c).sum()),
-                broken=int((b & ~c).sum()),
-                both_fail=int((~b & ~c).sum()),
-            )
+            table = compute_paired_table(base, cand)
             result = mcnemar(table.fixed, table.broken, method=config.mcnemar)
             pvalue, test = result.pvalue, f"McNemar ({result.method})"
         else:

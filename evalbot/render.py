@@ -40,6 +40,14 @@ _BREAK_AFTER = re.compile(r"[@#:]")
 _WWW = re.compile(r"(?i)(www)\.")
 
 
+def _defuse(text: object) -> str:
+    """Control characters as spaces, and a word joiner after ``@``, ``#``, ``:`` and ``www``
+    so GitHub's mention, reference and autolink passes find nothing to link."""
+    value = "".join(ch if ch.isprintable() else " " for ch in str(text))
+    value = _WWW.sub(lambda m: m.group(1) + _WORD_JOINER + ".", value)
+    return _BREAK_AFTER.sub(lambda m: m.group(0) + _WORD_JOINER, value)
+
+
 def md_escape(text: object) -> str:
     """Untrusted text as inert Markdown: no markup, no HTML, no mentions, no links.
 
@@ -48,20 +56,14 @@ def md_escape(text: object) -> str:
     an invisible word joiner follows ``@``, ``#``, ``:`` and ``www`` so GitHub's mention,
     reference and autolink passes, which run on the rendered text, find nothing to link.
     """
-    value = "".join(ch if ch.isprintable() else " " for ch in str(text))
-    value = _WWW.sub(lambda m: m.group(1) + _WORD_JOINER + ".", value)
-    value = _BREAK_AFTER.sub(lambda m: m.group(0) + _WORD_JOINER, value)
-    return _PUNCTUATION.sub(r"\\\1", value)
+    return _PUNCTUATION.sub(r"\\\1", _defuse(text))
 
 
 def html_escape(text: object) -> str:
     """Untrusted text inside raw HTML (a ``<summary>``, where Markdown is not parsed, so
     backslashes would show): ``&``, ``<``, ``>`` and quotes as entities, and the word joiners
     of :func:`md_escape` so mentions, references and autolinks find nothing."""
-    value = "".join(ch if ch.isprintable() else " " for ch in str(text))
-    value = _WWW.sub(lambda m: m.group(1) + _WORD_JOINER + ".", value)
-    value = _BREAK_AFTER.sub(lambda m: m.group(0) + _WORD_JOINER, value)
-    return html.escape(value, quote=True)  # after the joiners: entities hold a ``#``
+    return html.escape(_defuse(text), quote=True)  # after the joiners: entities hold a ``#``
 
 
 def plain_text(text: object) -> str:

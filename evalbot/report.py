@@ -1019,18 +1019,3 @@ def _safe_url(url: str | None) -> str | None:
         return None
     quoted = quote(url, safe=":/?#[]@!$&'*+,;=%~")
     return quoted if urlsplit(quoted).scheme.lower() in ("http", "https") else None
-
-
-def is_finite_report(report: dict[str, Any]) -> bool:
-    """True when no float in the report is NaN or infinite (JSON cannot carry them)."""
-
-    def walk(value: Any) -> bool:
-        if isinstance(value, float):
-            return math.isfinite(value)
-        if isinstance(value, dict):
-            return all(walk(v) for v in value.values())
-        if isinstance(value, list):
-            return all(walk(v) for v in value)
-        return True
-
-    return walk(report)

@@ -7,6 +7,7 @@ import math
 import re
 from fractions import Fraction
 from statistics import NormalDist
+from typing import Any
 
 import numpy as np
 import pytest
@@ -19,12 +20,26 @@ from evalbot.report import (
     build_view,
     format_pvalue,
     interval_picture,
-    is_finite_report,
     item_link,
 )
 from tests.golden.scenarios import SCENARIOS, paired_from_cells, paired_repeats
 
 Z = NormalDist()
+
+
+def is_finite_report(report: dict[str, Any]) -> bool:
+    """True when no float in the report is NaN or infinite (JSON cannot carry them)."""
+
+    def walk(value: Any) -> bool:
+        if isinstance(value, float):
+            return math.isfinite(value)
+        if isinstance(value, dict):
+            return all(walk(v) for v in value.values())
+        if isinstance(value, list):
+            return all(walk(v) for v in value)
+        return True
+
+    return walk(report)
 
 
 def exact_mcnemar(fixed: int, broken: int) -> float:

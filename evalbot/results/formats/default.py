@@ -152,6 +152,26 @@ def _none(value: Any) -> Any:
     return None if value is _MISSING else value
 
 
+def parse_json_document(text: str, source: str) -> Any:
+    """A whole JSON document; an error names ``source`` and the line the parser stopped at."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as error:
+        raise InputError(f"{source}:{error.lineno}: not valid JSON ({error.msg})") from None
+    except RecursionError:
+        raise InputError(f"{source}: JSON nested too deeply") from None
+
+
+def parse_json_line(line: str, where: str) -> Any:
+    """One line of JSON Lines; ``where`` already names the file and line."""
+    try:
+        return json.loads(line)
+    except json.JSONDecodeError as error:
+        raise InputError(f"{where}: not valid JSON ({error.msg})") from None
+    except RecursionError:
+        raise InputError(f"{where}: JSON nested too deeply") from None
+
+
 def jsonl_records(text: str, source: str, max_line: int) -> Iterator[tuple[str, object]]:
     """(where, record) for each non-blank line of JSON Lines text; one-line errors."""
     # Lines end at "\n" only (JSON Lines): str.splitlines would also split at U+2028 and
@@ -162,13 +182,7 @@ def jsonl_records(text: str, source: str, max_line: int) -> Iterator[tuple[str, 
         where = f"{source}:{number}"
         if len(line) > max_line:
             raise InputError(f"{where}: line longer than {max_line} bytes")
-        try:
-            record = json.loads(line)
-        except json.JSONDecodeError as error:
-            raise InputError(f"{where}: not valid JSON ({error.msg})") from None
-        except RecursionError:
-            raise InputError(f"{where}: JSON nested too deeply") from None
-        yield where, record
+        yield where, parse_json_line(line, where)
 
 
 def _array_records(items: list[object], source: str) -> Iterator[tuple[str, object]]:
@@ -208,12 +222,7 @@ def parse(data: bytes, *, source: str, options: ReadOptions, kind: str | None = 
         records = _csv_records(text, source, "," if kind == "csv" else "\t")
         return parse_records(records, source=source, options=options, strings=True)
     if kind == "json":
-        try:
-            document = json.loads(text)
-        except json.JSONDecodeError as error:
-            raise InputError(f"{source}:{error.lineno}: not valid JSON ({error.msg})") from None
-        except RecursionError:
-            raise InputError(f"{source}: JSON nested too deeply") from None
+        document = parse_json_document(text, source)
         if isinstance(document, Mapping) and isinstance(document.get("items"), list):
             document = document["items"]
         if not isinstance(document, list):

@@ -15,7 +15,6 @@ means) is not used: pairing averages epochs itself.
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Mapping
 from typing import Any
@@ -23,7 +22,7 @@ from typing import Any
 from evalbot.errors import InputError
 from evalbot.results.archive import Archive, is_zip
 from evalbot.results.builder import ResultsBuilder, parse_epoch, parse_item_id, show
-from evalbot.results.formats.default import decode_text
+from evalbot.results.formats.default import decode_text, parse_json_document
 from evalbot.results.model import MetricKind, Results
 from evalbot.results.options import ReadOptions
 
@@ -48,13 +47,7 @@ def sniff(name: str, head: bytes) -> bool:
 
 
 def _load_json(data: bytes, where: str) -> Any:
-    text = decode_text(data, where)
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as error:
-        raise InputError(f"{where}:{error.lineno}: not valid JSON ({error.msg})") from None
-    except RecursionError:
-        raise InputError(f"{where}: JSON nested too deeply") from None
+    return parse_json_document(decode_text(data, where), where)
 
 
 def _samples_from_json(data: bytes, source: str) -> tuple[Mapping[str, Any], list[tuple[str, Any]]]:

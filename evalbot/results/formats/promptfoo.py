@@ -26,7 +26,7 @@ from typing import Any
 
 from evalbot.errors import InputError
 from evalbot.results.builder import ResultsBuilder, parse_score, show
-from evalbot.results.formats.default import decode_text
+from evalbot.results.formats.default import decode_text, parse_json_document
 from evalbot.results.model import MetricKind, Results
 from evalbot.results.options import ReadOptions
 
@@ -125,13 +125,7 @@ def _value(row: Mapping[str, Any], where: str, metric: str) -> tuple[bool, float
 
 def parse(data: bytes, *, source: str, options: ReadOptions) -> Results:
     """Parse promptfoo output."""
-    text = decode_text(data, source)
-    try:
-        document = json.loads(text)
-    except json.JSONDecodeError as error:
-        raise InputError(f"{source}:{error.lineno}: not valid JSON ({error.msg})") from None
-    except RecursionError:
-        raise InputError(f"{source}: JSON nested too deeply") from None
+    document = parse_json_document(decode_text(data, source), source)
     rows = _rows(document, source)
     checked: list[tuple[str, Mapping[str, Any]]] = []
     for number, row in enumerate(rows, start=1):

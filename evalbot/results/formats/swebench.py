@@ -16,13 +16,12 @@ ids cannot say which instances were attempted and is refused without ``all_ids``
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from typing import Any
 
 from evalbot.errors import InputError
 from evalbot.results.builder import ResultsBuilder, show
-from evalbot.results.formats.default import decode_text
+from evalbot.results.formats.default import decode_text, parse_json_document, parse_json_line
 from evalbot.results.model import Results
 from evalbot.results.options import ReadOptions
 
@@ -39,16 +38,6 @@ def sniff(name: str, head: bytes) -> bool:
     return start.startswith(b"{") and (
         b'"resolved_ids"' in start or b'"resolved":' in start or b'"resolved" :' in start
     )
-
-
-def _load(data: bytes, source: str) -> Any:
-    text = decode_text(data, source)
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as error:
-        raise InputError(f"{source}:{error.lineno}: not valid JSON ({error.msg})") from None
-    except RecursionError:
-        raise InputError(f"{source}: JSON nested too deeply") from None
 
 
 def _ids(value: object, where: str) -> list[str]:
@@ -69,12 +58,7 @@ def parse_id_list(data: bytes, *, source: str) -> tuple[str, ...]:
     stripped = text.strip()
     ids: list[str] = []
     if stripped.startswith("["):
-        try:
-            document = json.loads(stripped)
-        except json.JSONDecodeError as error:
-            raise InputError(f"{source}:{error.lineno}: not valid JSON ({error.msg})") from None
-        except RecursionError:
-            raise InputError(f"{source}: JSON nested too deeply") from None
+        document = parse_json_document(stripped, source)
         for number, entry in enumerate(document, start=1):
             ids.append(_instance_id(entry, f"{source}: entry {number}"))
     else:
@@ -84,13 +68,7 @@ def parse_id_list(data: bytes, *, source: str) -> tuple[str, ...]:
                 continue
             where = f"{source}:{number}"
             if line.startswith("{"):
-                try:
-                    entry = json.loads(line)
-                except json.JSONDecodeError as error:
-                    raise InputError(f"{where}: not valid JSON ({error.msg})") from None
-                except RecursionError:
-                    raise InputError(f"{where}: JSON nested too deeply") from None
-                ids.append(_instance_id(entry, where))
+                ids.append(_instance_id(parse_json_line(line, where), where))
             else:
                 ids.append(line)
     if not ids:
@@ -149,7 +127,7 @@ def _outcomes(document: Mapping[str, Any], source: str) -> tuple[list[str], list
 
 def parse(data: bytes, *, source: str, options: ReadOptions) -> Results:
     """Parse a resolved-id report against the full list of instance ids."""
-    document = _load(data, source)
+    document = parse_json_document(decode_text(data, source), source)
     if not isinstance(document, Mapping):
         raise InputError(f"{source}: expected a JSON object with a `resolved_ids` list")
     resolved, errors, named = _outcomes(document, source)
