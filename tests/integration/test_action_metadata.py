@@ -83,7 +83,8 @@ def test_requirements_lock_pins_every_runtime_dependency() -> None:
 
 def test_workflows_pin_actions_by_sha() -> None:
     for path in (ROOT / ".github" / "workflows").glob("*.yml"):
-        for uses in re.findall(r"uses:\s*(\S+)", path.read_text(encoding="utf-8")):
+        text = path.read_text(encoding="utf-8")
+        for uses in re.findall(r"^\s*(?:- )?uses:\s*(\S+)", text, re.MULTILINE):
             if uses.startswith("./"):
                 continue
             assert re.fullmatch(r"[\w.-]+/[\w.-]+@[0-9a-f]{40}", uses), f"{path.name}: {uses}"
