@@ -96,11 +96,27 @@ def parse_label(value: object, where: str, field: str) -> str | None:
     raise InputError(f"{where}: `{field}` must be a string, got {show(value)}")
 
 
+#: Text values of an error column that say "no error" (CSV writes false as text).
+_NO_ERROR_STRINGS = frozenset({"", "0", "false", "no", "none", "null", "nan", "n/a"})
+
+
 def parse_error_flag(value: object) -> bool:
-    """Whether a harness error field says the row errored (any non-empty value does)."""
-    if value is None or value is False:
-        return False
-    return not (isinstance(value, str | list | dict) and len(value) == 0)
+    """Whether a harness error field says the row errored.
+
+    Only a truthy, non-empty value is an error (a message, ``true``, ``1``, an error object);
+    ``null``, ``false``, ``0``, ``NaN``, an empty string or collection, and the texts "false",
+    "0", "no", "none", "null", "nan", "n/a" (any case) say the row did *not* error. Reading
+    ``error: 0`` as an error would turn a passing item into a failure of its side.
+    """
+    if value is None or isinstance(value, bool):
+        return bool(value)
+    if isinstance(value, int | float):
+        return value == value and value != 0  # NaN (a missing value in pandas) is no error
+    if isinstance(value, str):
+        return value.strip().lower() not in _NO_ERROR_STRINGS
+    if isinstance(value, list | dict | tuple):
+        return len(value) > 0
+    return True
 
 
 class ResultsBuilder:

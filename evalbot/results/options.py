@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from evalbot.results.archive import ArchiveBudget
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -47,8 +51,16 @@ class ReadOptions:
     names further numeric fields read the same way (into ``Results.metrics``) that are inputs of
     a derived metric rather than metrics of their own: the ``tp``/``fp``/``fn`` counts of ``f1:``.
 
-    ``max_archive_bytes`` bounds the bytes one archive (``.zip``, inspect ``.eval``) may
-    expand to; ``max_archive_members`` bounds its member count.
+    ``max_archive_bytes`` bounds the bytes one artifact or file may expand to, nested archives
+    (an inspect ``.eval`` inside a ``.zip``) included; ``max_archive_members`` bounds their
+    entries together. ``archive_budget`` is the running count of both, shared by everything read
+    out of one artifact: :mod:`evalbot.results.sources` creates it per artifact (or per file
+    named on the command line); ``None`` means "start one".
+
+    ``several_files`` is true when the run is read from several result files (a directory, a
+    glob or an archive holding more than one): lm-evaluation-harness doc ids repeat across tasks,
+    so they are then qualified by their task (``arc_easy/0``); a run read from one file is
+    one task, and its ids are the bare doc ids, whatever the file is called.
     """
 
     fields: FieldNames = FieldNames()
@@ -63,3 +75,5 @@ class ReadOptions:
     max_line_bytes: int = 10 * 1024 * 1024
     max_archive_bytes: int = 2 * 1024**3
     max_archive_members: int = 100_000
+    archive_budget: ArchiveBudget | None = field(default=None, compare=False, repr=False)
+    several_files: bool = False

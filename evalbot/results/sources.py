@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 
 from evalbot.errors import InputError
-from evalbot.results.archive import Archive
+from evalbot.results.archive import Archive, ArchiveBudget
 from evalbot.results.builder import check_unique
 from evalbot.results.formats import parse_any
 from evalbot.results.formats.lm_eval import AGGREGATE
@@ -64,9 +64,21 @@ def read_bytes(path: Path) -> bytes:
         raise InputError(f"{path}: cannot read ({error.strerror})") from None
 
 
+def with_budget(options: ReadOptions) -> ReadOptions:
+    """``options`` with an archive budget: the one already running, or a fresh one."""
+    if options.archive_budget is not None:
+        return options
+    budget = ArchiveBudget(
+        max_bytes=options.max_archive_bytes, max_members=options.max_archive_members
+    )
+    return replace(options, archive_budget=budget)
+
+
 def parse_file(name: str, data: bytes, options: ReadOptions) -> list[Results]:
     """Parse one file's bytes with the format it is written in; a ``.zip`` (not an inspect
-    ``.eval`` log) gives one shard per result file inside it."""
+    ``.eval`` log) gives one shard per result file inside it. The file and every archive nested
+    in it spend from one budget (a fresh one unless ``options`` carries one)."""
+    options = with_budget(options)
     if name.lower().endswith(".zip"):
         return parse_zip(name, data, options)
     return [parse_any(name, data, options)]
@@ -74,22 +86,21 @@ def parse_file(name: str, data: bytes, options: ReadOptions) -> list[Results]:
 
 def parse_zip(name: str, data: bytes, options: ReadOptions) -> list[Results]:
     """Every result file in a ZIP archive, each parsed as a shard (nested archives other than
-    inspect ``.eval`` logs are refused)."""
-    archive = Archive(
-        data,
-        source=name,
-        max_bytes=options.max_archive_bytes,
-        max_members=options.max_archive_members,
-    )
+    inspect ``.eval`` logs are refused). The archive and the ``.eval`` logs inside it share one
+    budget of inflated bytes and entries (``max_archive_bytes``, ``max_archive_members``)."""
+    options = with_budget(options)
+    archive = Archive(data, source=name, budget=options.archive_budget)
     members = [m for m in archive.members() if is_result_name(m.name)]
     if not members:
         raise InputError(f"{name}: archive holds no result files ({', '.join(RESULT_SUFFIXES)})")
+    if len(members) > 1:
+        options = replace(options, several_files=True)
     shards = []
     for member in sorted(members, key=lambda m: m.name):
         inner = f"{name}!{member.name}"
-        raw = archive.read(member)
         if member.name.lower().endswith(".zip"):
             raise InputError(f"{inner}: archives inside archives are not read")
+        raw = archive.read(member)
         shards.append(parse_any(inner, raw, options))
     return shards
 
@@ -106,9 +117,10 @@ def load_results(spec: str, options: ReadOptions) -> Results:
     """Read and merge every shard a spec names."""
     if options.all_ids is not None and options.known_ids is None:
         options = replace(options, known_ids=load_ids(options.all_ids))
-    shards = [
-        shard for path in expand(spec) for shard in parse_file(str(path), read_bytes(path), options)
-    ]
+    paths = expand(spec)
+    if len(paths) > 1:
+        options = replace(options, several_files=True)
+    shards = [shard for path in paths for shard in parse_file(str(path), read_bytes(path), options)]
     return merge(shards, spec)
 
 

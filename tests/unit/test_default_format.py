@@ -89,7 +89,12 @@ def test_bom_is_accepted() -> None:
             b'{"id": "a", "passed": true}\n{"id": "b", "passed": tru}\n',
             "r.jsonl:2: not valid JSON (Expecting value)",
         ),
-        ("r.jsonl", b'{"passed": true}\n', "r.jsonl:1: missing `id`"),
+        (
+            "r.jsonl",
+            b'{"passed": true}\n',
+            "r.jsonl:1: missing `id` (fields: 'passed'); name the id field with --id-field NAME "
+            "(config `fields: {id: NAME}`)",
+        ),
         ("r.jsonl", b'{"id": "", "passed": true}\n', "r.jsonl:1: `id` is empty"),
         (
             "r.jsonl",
@@ -120,8 +125,9 @@ def test_bom_is_accepted() -> None:
         (
             "r.jsonl",
             b'{"id": "a"}\n',
-            "r.jsonl:1: neither `passed` nor `score` is present; name the compared field with "
-            "`metric:` in the config",
+            "r.jsonl:1: neither `passed` nor `score` is present (fields: 'id'); name the "
+            "compared field with --passed-field NAME (pass/fail) or --score-field NAME (a "
+            "number), or `fields: {passed: NAME}` in the config",
         ),
         (
             "r.jsonl",

@@ -52,7 +52,29 @@ def message(name: str, data: bytes, options: ReadOptions = OPTIONS) -> str:
 )
 def test_detection_of_real_files(relative: str, expected: str) -> None:
     path = DATA / relative
-    assert detect(path.name, path.read_bytes()[:8192]).name == expected
+    assert detect(path.name, path.read_bytes()).name == expected
+
+
+@pytest.mark.parametrize(
+    ("relative", "expected"),
+    [
+        ("inspect_ai/data_arc_qwen.json", "inspect"),
+        ("inspect_ai/log_formats.json", "inspect"),
+        ("lm_eval/samples_math_perturbed_full_2026-01-21T03-44-18.458309.jsonl", "lm-eval"),
+        ("lm_eval/results_2026-01-21T03-44-18.458309.json", "lm-eval"),
+        ("promptfoo/sample-export.json", "promptfoo"),
+        (
+            "openai_evals/230417220821DPM75QNS_auto_gpt_completion_fn_test-match.jsonl",
+            "openai-evals",
+        ),
+        ("mlflow/baseline.search_traces.json", "mlflow"),
+    ],
+)
+def test_detection_is_by_structure_not_by_name(relative: str, expected: str) -> None:
+    data = (DATA / relative).read_bytes()
+    suffix = ".jsonl" if relative.endswith(".jsonl") else ".json"
+    assert detect("baseline" + suffix, data).name == expected
+    assert detect("no-extension", data).name == expected
 
 
 def test_detection_of_written_formats() -> None:
@@ -69,7 +91,7 @@ def test_resolve_names_aliases_and_typos() -> None:
         resolve("promptfo")
     assert str(caught.value) == (
         "format: unknown format 'promptfo' (known: csv, default, inspect, json, jsonl, junit, "
-        "lm-eval, openai-evals, promptfoo, swebench, tsv); did you mean 'promptfoo'?"
+        "lm-eval, mlflow, openai-evals, promptfoo, swebench, tsv); did you mean 'promptfoo'?"
     )
 
 
@@ -160,18 +182,19 @@ def test_inspect_scorer_choice_and_errors_column() -> None:
         _sample(2, None, error={"message": "boom"}),
     )
     assert message("log.json", data) == (
-        "log.json: log has several scorers (a, b); choose one with `scorer:` in the config"
+        "log.json: log has several scorers (a, b); choose one, e.g. --scorer a (config `scorer:`)"
     )
     results = parse_bytes("log.json", data, ReadOptions(scorer="b"))
     assert results.scores.tolist() == [0.25, 0.0]  # type: ignore[attr-defined]
     assert results.errors.tolist() == [False, True]  # type: ignore[attr-defined]
     assert message("log.json", data, ReadOptions(scorer="c")) == (
-        "log.json: no scorer named 'c'; the log has a, b"
+        "log.json: no scorer named 'c'; the log has a, b (choose one with --scorer NAME, "
+        "config `scorer:`)"
     )
     nested = _log(_sample(1, {"m": {"value": {"acc": 1, "f1": 0.5}}}))
     assert message("log.json", nested) == (
-        "log.json: sample 1: score `m` holds several values (acc, f1); choose one with "
-        "`scorer: m.<key>`"
+        "log.json: sample 1: score `m` holds several values (acc, f1); choose one, e.g. "
+        "--scorer m.acc (config `scorer:`)"
     )
     picked = parse_bytes("log.json", nested, ReadOptions(scorer="m.f1"))
     assert picked.scores.tolist() == [0.5]  # type: ignore[attr-defined]
@@ -190,7 +213,8 @@ def test_inspect_scorer_choice_and_errors_column() -> None:
         ),
         (
             _log(_sample(1, {"m": {"value": "C"}}), _sample(2, {"n": {"value": "C"}})),
-            "log.json: log has several scorers (m, n); choose one with `scorer:` in the config",
+            "log.json: log has several scorers (m, n); choose one, e.g. --scorer m "
+            "(config `scorer:`)",
         ),
         (
             _log(_sample(1, {"m": {"value": "C"}}), _sample(2, {})),
@@ -226,7 +250,8 @@ LM_NAME = "samples_math_perturbed_full_2026-01-21T03-44-18.458309.jsonl"
 
 def test_lm_eval_real_samples() -> None:
     results = load(f"lm_eval/{LM_NAME}")
-    assert results.ids[:2] == ["math_perturbed_full/0", "math_perturbed_full/1"]  # type: ignore[attr-defined]
+    # One file is one task: the ids are the bare doc ids (so a renamed copy pairs with it).
+    assert results.ids[:2] == ["0", "1"]  # type: ignore[attr-defined]
     assert results.kind == "binary"  # type: ignore[attr-defined]
     assert results.scores.tolist() == [0.0] * 10  # type: ignore[attr-defined]
     assert results.content_hashes[0] == (  # type: ignore[attr-defined]
@@ -256,15 +281,15 @@ def test_lm_eval_filters_metrics_and_content_hash_check() -> None:
     ).encode()
     name = "samples_gsm8k_2024-01-01T00-00-00.000000.jsonl"
     assert message(name, two_filters) == (
-        f"{name}: holds several filters (strict-match, flexible-extract); choose one with "
-        "`filter:` in the config"
+        f"{name}: holds several filters (strict-match, flexible-extract); choose one, e.g. "
+        "--filter strict-match (config `filter:`)"
     )
     chosen = parse_bytes(name, two_filters, ReadOptions(filter="flexible-extract"))
-    assert chosen.ids == ["gsm8k/0"]  # type: ignore[attr-defined]
+    assert chosen.ids == ["0"]  # type: ignore[attr-defined]
     assert chosen.scores.tolist() == [0.0]  # type: ignore[attr-defined]
     several = _lm_row(0, acc=1.0, f1=0.5).encode()
     assert message(name, several) == (
-        f"{name}:1: lists metrics acc, f1; choose one with `metric:` in the config"
+        f"{name}:1: lists metrics acc, f1; choose one, e.g. --metric acc (config `metric:`)"
     )
     scored = parse_bytes(name, several, ReadOptions(metric="f1"))
     assert scored.kind == "score"  # type: ignore[attr-defined]
@@ -276,7 +301,7 @@ def test_lm_eval_filters_metrics_and_content_hash_check() -> None:
     with pytest.raises(PairingError) as caught:
         pair(base, cand)  # type: ignore[arg-type]
     assert str(caught.value) == (
-        f"c/{name}: item 'gsm8k/0' has content hash different but h0 in the baseline {name}; "
+        f"c/{name}: item '0' has content hash different but h0 in the baseline {name}; "
         "the two runs did not see the same document"
     )
 
@@ -290,7 +315,7 @@ def test_lm_eval_filters_metrics_and_content_hash_check() -> None:
         ),
         (
             b'{"doc_id": 0, "filter": "none", "metrics": ["acc"]}\n',
-            "s.jsonl:1: item 's/0' has no `acc`",
+            "s.jsonl:1: item '0' has no `acc`",
         ),
         (
             b'{"doc_id": 0, "filter": "none", "metrics": ["acc"], "acc": 0.5}\n',
@@ -299,7 +324,7 @@ def test_lm_eval_filters_metrics_and_content_hash_check() -> None:
         (
             b'{"doc_id": 0, "filter": "none", "metrics": ["f1"], "f1": [["a"], ["b"]]}\n',
             "s.jsonl:1: `f1` is not a per-item number (lm-eval aggregates it over the task); "
-            "choose another metric with `metric:`",
+            "choose another metric with --metric NAME (config `metric:`)",
         ),
         (
             b'{"doc_id": true, "filter": "none", "metrics": ["acc"], "acc": 1}\n',
@@ -376,7 +401,9 @@ def test_promptfoo_errors_repeats_and_named_scores() -> None:
     [
         (
             b'{"evalId": "e", "results": {"results": 3}}',
-            "out.json: no `results.results` list of rows (is this promptfoo output?)",
+            "out.json: no `results.results` list of rows (is this promptfoo output?); read as "
+            "promptfoo (detected); if it is another format, force it with --format-in NAME "
+            "(config `format: NAME`)",
         ),
         (
             _promptfoo({"provider": {"id": "p"}, "success": True}),
@@ -420,8 +447,8 @@ def test_openai_evals_record_without_events_is_refused() -> None:
         (
             b'{"spec": {}}\n{"sample_id": "s.1", "type": "sampling", "data": {}}\n',
             OPTIONS,
-            "log.jsonl: no `match` events; the log has sampling events; name a metric with "
-            "`metric:`",
+            "log.jsonl: no `match` events; the log has sampling events; compare a key of "
+            "`metrics` events with --metric NAME (config `metric:`)",
         ),
         (
             b'{"spec": {}}\n{"sample_id": "s.1", "type": "match", "data": {"correct": 1}}\n',
@@ -546,12 +573,14 @@ def test_swebench_report_with_all_ids() -> None:
     old = b'{"resolved": ["x"]}'
     assert message("results.json", old) == (
         "results.json: lists only resolved instances, so the unresolved ones are unknown; "
-        "name every instance id with `all_ids:`"
+        "name every instance id with --all-ids FILE (config `all_ids: FILE`; one id per line, "
+        "or a JSON list)"
     )
     full = parse_bytes("results.json", old, ReadOptions(known_ids=("x", "y", "z")))
     assert full.scores.tolist() == [1.0, 0.0, 0.0]  # type: ignore[attr-defined]
     assert message("results.json", old, ReadOptions(known_ids=("y",), all_ids="ids.txt")) == (
-        "results.json: instance 'x' is not in the list of all ids (ids.txt)"
+        "results.json: instance 'x' is not in the list of all ids (ids.txt); is that list for "
+        "this benchmark?"
     )
     per_instance = b'{"x": {"resolved": true}, "y": {"resolved": false}}'
     forced = parse_bytes("report.json", per_instance, ReadOptions(format="swebench"))
@@ -571,12 +600,15 @@ def test_swebench_all_ids_file(tmp_path: Path) -> None:
     total = b'{"resolved_ids": ["x"], "unresolved_ids": ["y"], "total_instances": 300}'
     assert message("results.json", total) == (
         "results.json: names 2 instances but `total_instances` is 300; name every instance id "
-        "with `all_ids:`"
+        "with --all-ids FILE (config `all_ids: FILE`; one id per line, or a JSON list)"
     )
 
 
 def test_names_decide_xml_and_eval() -> None:
-    assert message("page.xml", b"<html/>") == "page.xml: root element is <'html'>, not <testsuites>"
+    assert message("page.xml", b"<html/>") == (
+        "page.xml: root element is <'html'>, not <testsuites>; read as junit (detected); "
+        "if it is another format, force it with --format-in NAME (config `format: NAME`)"
+    )
     assert message("run.eval", b'{"not": "a zip"}') == (
         "run.eval: not a valid ZIP archive (File is not a zip file)"
     )

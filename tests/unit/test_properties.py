@@ -78,6 +78,13 @@ known_keys = st.sampled_from(
         "spec",
         "status",
         "eval",
+        "trace_id",
+        "assessments",
+        "assessment_name",
+        "feedback",
+        "valid",
+        "state",
+        "request",
         "version",
     ]
 )
@@ -311,9 +318,27 @@ def _promptfoo(items: dict[str, bool]) -> bytes:
     return json.dumps({"evalId": "e", "results": {"version": 3, "results": rows}}).encode()
 
 
+def _mlflow(items: dict[str, bool]) -> bytes:
+    rows = [
+        {
+            "trace_id": f"tr-{n}",
+            "state": "OK",
+            "request": {"q": k},
+            "tags": {"mlflow.eval.requestId": k},
+            "assessments": [
+                {"assessment_name": "ok", "feedback": {"value": v}, "valid": True},
+                {"assessment_name": "gold", "expectation": {"value": "x"}},
+            ],
+        }
+        for n, (k, v) in enumerate(items.items())
+    ]
+    return json.dumps(rows).encode()
+
+
 WRITERS = {
     "inspect": ("log.json", _inspect, lambda k: k),
-    "lm-eval": ("samples_t_2024-01-01T00-00-00.jsonl", _lm_eval, lambda k: f"t/{k}"),
+    "lm-eval": ("samples_t_2024-01-01T00-00-00.jsonl", _lm_eval, lambda k: k),
+    "mlflow": ("traces.json", _mlflow, lambda k: k),
     "openai-evals": ("log.jsonl", _openai, lambda k: k),
     "junit": ("report.xml", _junit, lambda k: f"c::{k}"),
     "swebench": ("results.json", _swebench, lambda k: k),

@@ -1,9 +1,14 @@
 """Parsers: bytes of one result file -> :class:`evalbot.results.model.Results`.
 
-Each format module exposes ``parse(data: bytes, *, source: str, options: ReadOptions) -> Results``
-and ``sniff(name: str, head: bytes) -> bool``. They are pure: no file access. :func:`detect`
-picks a format from the file name and its first bytes (the harness-specific formats are tried
-first, evalbot's own format last); ``format:`` in the config forces one by name (:func:`resolve`).
+Each format module exposes ``parse(data: bytes, *, source: str, options: ReadOptions) ->
+Results`` and ``sniff(probe: Probe) -> bool``, and may expose ``parse_probe(probe, options)`` to
+reuse what detection already parsed. They are pure: no file access.
+
+:func:`detect` picks a format by the file's *structure* (:class:`.probe.Probe`: the keys of the
+JSON document or of the first JSON line, XML, ZIP), never by a window of bytes; harness formats
+are tried first, evalbot's own format last. ``format:`` in the config or ``--format-in NAME``
+forces one by name (:func:`resolve`). When a detected file cannot be read, the message says which
+formats were tried and how to force one.
 """
 
 from __future__ import annotations
@@ -11,6 +16,7 @@ from __future__ import annotations
 import difflib
 from collections.abc import Callable
 from dataclasses import dataclass
+from types import ModuleType
 
 from evalbot.errors import InputError
 from evalbot.results.builder import show
@@ -19,55 +25,75 @@ from evalbot.results.formats import (
     inspect_ai,
     junit,
     lm_eval,
+    mlflow,
     openai_evals,
     promptfoo,
     swebench,
 )
+from evalbot.results.formats.jsontext import UnreadableError
+from evalbot.results.formats.probe import Probe
 from evalbot.results.model import Results
 from evalbot.results.options import ReadOptions
 
-Parse = Callable[..., Results]
+ParseBytes = Callable[[bytes, str, ReadOptions], Results]
+ParseProbe = Callable[[Probe, ReadOptions], Results]
 
-#: How many leading bytes :func:`detect` looks at.
-HEAD_BYTES = 8192
+#: How to force a format, as every "could not read" message says it.
+FORCE_HINT = "--format-in NAME (config `format: NAME`)"
 
 
 @dataclass(frozen=True, kw_only=True)
 class Format:
-    """A named parser and the test that recognises its files."""
+    """A named parser and the structural test that recognises its files."""
 
     name: str
-    parse: Callable[[bytes, str, ReadOptions], Results]
-    sniff: Callable[[str, bytes], bool]
+    parse: ParseBytes
+    sniff: Callable[[Probe], bool]
+    parse_probe: ParseProbe
 
 
-def _adapt(module_parse: Parse) -> Callable[[bytes, str, ReadOptions], Results]:
+def _from_module(module: ModuleType) -> Format:
+    module_parse = module.parse
+
     def run(data: bytes, source: str, options: ReadOptions) -> Results:
-        return module_parse(data, source=source, options=options)
+        result: Results = module_parse(data, source=source, options=options)
+        return result
 
-    return run
+    probe_parse: ParseProbe | None = getattr(module, "parse_probe", None)
+
+    def run_probe(probe: Probe, options: ReadOptions) -> Results:
+        return run(probe.data, probe.name, options)
+
+    return Format(
+        name=module.NAME, parse=run, sniff=module.sniff, parse_probe=probe_parse or run_probe
+    )
 
 
-def _default_kind(kind: str) -> Callable[[bytes, str, ReadOptions], Results]:
+def _default_kind(kind: str) -> Format:
     def run(data: bytes, source: str, options: ReadOptions) -> Results:
         return default.parse(data, source=source, options=options, kind=kind)
 
-    return run
+    def never(probe: Probe) -> bool:
+        return False
 
-
-def _never(name: str, head: bytes) -> bool:
-    return False
+    return Format(
+        name=kind,
+        parse=run,
+        sniff=never,
+        parse_probe=lambda probe, options: run(probe.data, probe.name, options),
+    )
 
 
 #: Detection order: most specific first; ``default`` accepts anything.
 DETECTED: tuple[Format, ...] = tuple(
-    Format(name=module.NAME, parse=_adapt(module.parse), sniff=module.sniff)
-    for module in (inspect_ai, lm_eval, promptfoo, openai_evals, swebench, junit, default)
+    _from_module(module)
+    for module in (inspect_ai, lm_eval, promptfoo, openai_evals, swebench, mlflow, junit, default)
 )
+HARNESS_NAMES: tuple[str, ...] = tuple(f.name for f in DETECTED if f.name != "default")
 
 FORMATS: dict[str, Format] = {f.name: f for f in DETECTED}
 for _kind in ("jsonl", "json", "csv", "tsv"):
-    FORMATS[_kind] = Format(name=_kind, parse=_default_kind(_kind), sniff=_never)
+    FORMATS[_kind] = _default_kind(_kind)
 
 ALIASES: dict[str, str] = {
     "inspect_ai": "inspect",
@@ -83,6 +109,8 @@ ALIASES: dict[str, str] = {
     "resolved": "swebench",
     "junit-xml": "junit",
     "xml": "junit",
+    "mlflow-genai": "mlflow",
+    "mlflow_genai": "mlflow",
     "evalbot": "default",
     "ndjson": "jsonl",
 }
@@ -100,15 +128,36 @@ def resolve(name: str) -> Format:
     raise InputError(f"format: unknown format {show(name)} (known: {', '.join(known)}){hint}")
 
 
-def detect(name: str, head: bytes) -> Format:
-    """The first format whose ``sniff`` accepts this file name and these first bytes."""
+def detect_probe(probe: Probe) -> Format:
+    """The first format whose ``sniff`` recognises this file's structure."""
     for candidate in DETECTED:
-        if candidate.sniff(name, head):
+        if candidate.sniff(probe):
             return candidate
-    return FORMATS["default"]
+    return FORMATS["default"]  # pragma: no cover - default.sniff accepts everything
+
+
+def detect(name: str, data: bytes) -> Format:
+    """The format of a file, from its name and its structure (the whole file is looked at)."""
+    return detect_probe(Probe(name, data))
+
+
+def tried_hint(chosen: str) -> str:
+    """What a "could not read" message adds when the format was detected, not forced."""
+    if chosen == "default":
+        return (
+            f"; not recognised as any of {', '.join(HARNESS_NAMES)}, so it was read as "
+            f"evalbot's own format; if it is one of those, force it with {FORCE_HINT}"
+        )
+    return f"; read as {chosen} (detected); if it is another format, force it with {FORCE_HINT}"
 
 
 def parse_any(name: str, data: bytes, options: ReadOptions) -> Results:
     """Parse one file's bytes with the forced or the detected format."""
-    chosen = resolve(options.format) if options.format else detect(name, data[:HEAD_BYTES])
-    return chosen.parse(data, name, options)
+    if options.format:
+        return resolve(options.format).parse(data, name, options)
+    probe = Probe(name, data)
+    chosen = detect_probe(probe)
+    try:
+        return chosen.parse_probe(probe, options)
+    except UnreadableError as error:
+        raise UnreadableError(f"{error}{tried_hint(chosen.name)}") from None

@@ -14,6 +14,8 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
+import shlex
 from collections.abc import Iterator, Mapping
 from typing import Any
 
@@ -29,15 +31,35 @@ from evalbot.results.builder import (
     show,
 )
 from evalbot.results.formats import fast_jsonl
+from evalbot.results.formats.jsontext import (
+    NOTHING,
+    UnreadableError,
+    decode_text,
+    jsonl_records,
+    parse_json_document,
+    parse_json_line,
+)
+from evalbot.results.formats.probe import JSONL_SUFFIXES, Probe
 from evalbot.results.model import MetricKind, Results
-from evalbot.results.options import ReadOptions
+from evalbot.results.options import FieldNames, ReadOptions
+
+__all__ = [
+    "decode_text",
+    "jsonl_records",
+    "lookup",
+    "parse",
+    "parse_document",
+    "parse_json_document",
+    "parse_json_line",
+    "parse_records",
+]
 
 NAME = "default"
 
 _MISSING = object()
 
 
-def sniff(name: str, head: bytes) -> bool:
+def sniff(probe: Probe) -> bool:
     """evalbot's own format is the fallback: it accepts any file."""
     return True
 
@@ -54,25 +76,21 @@ def lookup(record: Mapping[str, Any], dotted: str) -> Any:
     return value
 
 
-def decode_text(data: bytes, source: str) -> str:
-    """UTF-8 text (a BOM is allowed); undecodable bytes are reported with their line."""
-    try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError as error:
-        line = data.count(b"\n", 0, error.start) + 1
-        raise InputError(f"{source}:{line}: not valid UTF-8 (byte offset {error.start})") from None
-
-
 def parse_records(
     records: Iterator[tuple[str, object]], *, source: str, options: ReadOptions, strings: bool
 ) -> Results:
-    """Turn (where, record) pairs into ``Results``; ``strings`` allows "true"/"0.5" text values."""
+    """Turn (where, record) pairs into ``Results``; ``strings`` allows "true"/"0.5" text values.
+
+    The compared field is ``metric:`` when given, else ``passed`` (pass/fail) when the first
+    record has it, else ``score``. Under ``metric:``, a boolean (or, in CSV/TSV, a word such as
+    ``true``/``fail``) is a pass/fail outcome and a number a score.
+    """
     names = options.fields
     builder = ResultsBuilder(source)
     metric = options.metric
     for where, record in records:
         if not isinstance(record, Mapping):
-            raise InputError(f"{where}: expected an object per item, got {show(record)}")
+            raise UnreadableError(f"{where}: expected an object per item, got {show(record)}")
         if metric is None:
             if lookup(record, names.passed) is not _MISSING:
                 metric = names.passed
@@ -80,11 +98,15 @@ def parse_records(
                 metric = names.score
             else:
                 raise InputError(
-                    f"{where}: neither `{names.passed}` nor `{names.score}` is present; "
-                    "name the compared field with `metric:` in the config"
+                    f"{where}: neither `{names.passed}` nor `{names.score}` is present "
+                    f"({_fields_of(record)}); {outcome_hint(record, names, strings=strings)}"
                 )
         raw_id = lookup(record, names.id)
-        item_id = parse_item_id(None if raw_id is _MISSING else raw_id, where, names.id)
+        if raw_id is _MISSING:
+            raise InputError(
+                f"{where}: missing `{names.id}` ({_fields_of(record)}); {id_hint(record, names)}"
+            )
+        item_id = parse_item_id(raw_id, where, names.id)
         error_value = lookup(record, names.error)
         errored = error_value is not _MISSING and parse_error_flag(error_value)
         value = lookup(record, metric)
@@ -93,7 +115,11 @@ def parse_records(
             if not errored:
                 raise InputError(f"{where}: item {show(item_id)} has no `{metric}`")
             score, kind = 0.0, ("binary" if metric == names.passed else "score")
-        elif metric == names.passed or isinstance(value, bool):
+        elif (
+            metric == names.passed
+            or isinstance(value, bool)
+            or (strings and isinstance(value, str) and is_outcome_word(value))
+        ):
             score, kind = parse_passed(value, where, metric, strings=strings), "binary"
         else:
             score, kind = parse_score(value, where, metric, strings=strings), "score"
@@ -118,6 +144,113 @@ def parse_records(
             ),
         )
     return builder.build()
+
+
+# --- hints that lead to a command that works -----------------------------------------------
+
+#: Words a text column uses for a pass/fail outcome (``parse_passed`` reads them).
+_OUTCOME_WORDS = frozenset({"true", "false", "pass", "passed", "fail", "failed", "yes", "no"})
+#: Column names that usually hold the outcome, tried first.
+_OUTCOME_NAMES = (
+    "correct",
+    "result",
+    "success",
+    "pass",
+    "ok",
+    "is_correct",
+    "resolved",
+    "outcome",
+    "accuracy",
+    "acc",
+    "exact_match",
+    "em",
+    "label",
+)
+_PLAIN_NAME = re.compile(r"[A-Za-z0-9_.\-]{1,64}")
+_SHOWN_FIELDS = 8
+
+
+def is_outcome_word(value: str) -> bool:
+    """Whether a text value is a pass/fail word (``true``, ``fail``, ...), not a number."""
+    return value.strip().lower() in _OUTCOME_WORDS
+
+
+def _fields_of(record: Mapping[str, Any]) -> str:
+    keys = [show(k, 30) for k in list(record)[: _SHOWN_FIELDS + 1]]
+    if not keys:
+        return "no fields"
+    more = ", ..." if len(keys) > _SHOWN_FIELDS else ""
+    return "fields: " + ", ".join(keys[:_SHOWN_FIELDS]) + more
+
+
+def _flag_value(name: str) -> str:
+    return shlex.quote(name)
+
+
+def _yaml_value(name: str) -> str:
+    return name if _PLAIN_NAME.fullmatch(name) else json.dumps(name)
+
+
+def field_flag(role: str, name: str) -> str:
+    """``--passed-field correct (config `fields: {passed: correct}`)``: the flag and the key."""
+    return f"--{role}-field {_flag_value(name)} (config `fields: {{{role}: {_yaml_value(name)}}}`)"
+
+
+def _kind_of_value(value: object, *, strings: bool) -> str | None:
+    """``outcome``, ``score`` or ``None`` for a value a column could be compared on."""
+    if isinstance(value, bool):
+        return "outcome"
+    if isinstance(value, int | float):
+        return "outcome" if value in (0, 1) else "score"
+    if strings and isinstance(value, str) and value.strip():
+        if is_outcome_word(value):
+            return "outcome"
+        try:
+            float(value)
+        except ValueError:
+            return None
+        return "outcome" if value.strip() in ("0", "1") else "score"
+    return None
+
+
+def outcome_hint(record: Mapping[str, Any], names: FieldNames, *, strings: bool) -> str:
+    """What to pass when neither ``passed`` nor ``score`` is there: the likeliest column."""
+    taken = {names.id, names.epoch, names.slice, names.cluster, names.cost, names.error}
+    kinds = {
+        key: _kind_of_value(value, strings=strings)
+        for key, value in record.items()
+        if isinstance(key, str) and key not in taken
+    }
+    ranked = sorted(
+        (key for key, kind in kinds.items() if kind is not None),
+        key=lambda key: (
+            kinds[key] != "outcome",
+            key.lower() not in _OUTCOME_NAMES,
+            _OUTCOME_NAMES.index(key.lower()) if key.lower() in _OUTCOME_NAMES else 0,
+        ),
+    )
+    if ranked:
+        best = ranked[0]
+        if kinds[best] == "outcome":
+            return f"if `{best}` is the pass/fail outcome, add {field_flag('passed', best)}"
+        return f"if `{best}` is the score, add {field_flag('score', best)}"
+    return (
+        "name the compared field with --passed-field NAME (pass/fail) or --score-field NAME "
+        "(a number), or `fields: {passed: NAME}` in the config"
+    )
+
+
+def id_hint(record: Mapping[str, Any], names: FieldNames) -> str:
+    """What to pass when the id field is missing: a column whose name says it is an id."""
+    for key, value in record.items():
+        if (
+            isinstance(key, str)
+            and "id" in key.lower()
+            and isinstance(value, str | int)
+            and not isinstance(value, bool)
+        ):
+            return f"if `{key}` is the item id, add {field_flag('id', key)}"
+    return "name the id field with --id-field NAME (config `fields: {id: NAME}`)"
 
 
 def _secondary(
@@ -152,39 +285,6 @@ def _none(value: Any) -> Any:
     return None if value is _MISSING else value
 
 
-def parse_json_document(text: str, source: str) -> Any:
-    """A whole JSON document; an error names ``source`` and the line the parser stopped at."""
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as error:
-        raise InputError(f"{source}:{error.lineno}: not valid JSON ({error.msg})") from None
-    except RecursionError:
-        raise InputError(f"{source}: JSON nested too deeply") from None
-
-
-def parse_json_line(line: str, where: str) -> Any:
-    """One line of JSON Lines; ``where`` already names the file and line."""
-    try:
-        return json.loads(line)
-    except json.JSONDecodeError as error:
-        raise InputError(f"{where}: not valid JSON ({error.msg})") from None
-    except RecursionError:
-        raise InputError(f"{where}: JSON nested too deeply") from None
-
-
-def jsonl_records(text: str, source: str, max_line: int) -> Iterator[tuple[str, object]]:
-    """(where, record) for each non-blank line of JSON Lines text; one-line errors."""
-    # Lines end at "\n" only (JSON Lines): str.splitlines would also split at U+2028 and
-    # other separators that are legal inside JSON strings.
-    for number, line in enumerate(text.split("\n"), start=1):
-        if not line.strip():
-            continue
-        where = f"{source}:{number}"
-        if len(line) > max_line:
-            raise InputError(f"{where}: line longer than {max_line} bytes")
-        yield where, parse_json_line(line, where)
-
-
 def _array_records(items: list[object], source: str) -> Iterator[tuple[str, object]]:
     for number, record in enumerate(items, start=1):
         yield f"{source}: item {number}", record
@@ -197,20 +297,30 @@ def _csv_records(text: str, source: str, delimiter: str) -> Iterator[tuple[str, 
         if header is None:
             return
         header = [name.strip() for name in header]
+        seen: dict[str, int] = {}
+        for column, name in enumerate(header, start=1):
+            if name and name in seen:
+                raise InputError(
+                    f"{source}:{reader.line_num}: column {show(name)} appears twice in the header "
+                    f"(columns {seen[name]} and {column}); refused: which one counts?"
+                )
+            seen.setdefault(name, column)
         for row in reader:
             where = f"{source}:{reader.line_num}"
             if not any(cell.strip() for cell in row):
                 continue
             if len(row) != len(header):
-                raise InputError(f"{where}: {len(row)} fields but the header has {len(header)}")
+                raise UnreadableError(
+                    f"{where}: {len(row)} fields but the header has {len(header)}"
+                )
             yield where, dict(zip(header, row, strict=True))
     except csv.Error as error:
-        raise InputError(f"{source}:{reader.line_num}: malformed CSV ({error})") from None
+        raise UnreadableError(f"{source}:{reader.line_num}: malformed CSV ({error})") from None
 
 
 def parse(data: bytes, *, source: str, options: ReadOptions, kind: str | None = None) -> Results:
     """Parse JSONL, a JSON array, CSV or TSV; ``kind`` forces one ("jsonl"/"json"/"csv"/"tsv")."""
-    if (kind == "jsonl" or (kind is None and source.lower().endswith((".jsonl", ".ndjson")))) and (
+    if (kind == "jsonl" or (kind is None and source.lower().endswith(JSONL_SUFFIXES))) and (
         fast_jsonl.applies(options)
     ):
         fast = fast_jsonl.parse_fast(data, source=source, options=options)
@@ -222,15 +332,31 @@ def parse(data: bytes, *, source: str, options: ReadOptions, kind: str | None = 
         records = _csv_records(text, source, "," if kind == "csv" else "\t")
         return parse_records(records, source=source, options=options, strings=True)
     if kind == "json":
-        document = parse_json_document(text, source)
-        if isinstance(document, Mapping) and isinstance(document.get("items"), list):
-            document = document["items"]
-        if not isinstance(document, list):
-            raise InputError(f'{source}: expected a JSON array of items (or {{"items": [...]}})')
-        return parse_records(
-            _array_records(document, source), source=source, options=options, strings=False
-        )
+        return parse_document(parse_json_document(text, source), source=source, options=options)
     return parse_jsonl_generic(text, source=source, options=options)
+
+
+def parse_document(document: object, *, source: str, options: ReadOptions) -> Results:
+    """A parsed JSON document: an array of items, or ``{"items": [...]}``."""
+    if isinstance(document, Mapping) and isinstance(document.get("items"), list):
+        document = document["items"]
+    if not isinstance(document, list):
+        raise UnreadableError(f'{source}: expected a JSON array of items (or {{"items": [...]}})')
+    return parse_records(
+        _array_records(document, source), source=source, options=options, strings=False
+    )
+
+
+def parse_probe(probe: Probe, options: ReadOptions) -> Results:
+    """Parse a detected file, reusing the JSON document detection already parsed."""
+    document = probe.document
+    if (
+        probe.kind == "json"
+        and document is not NOTHING
+        and (isinstance(document, list) or probe.lowered.endswith(".json"))
+    ):
+        return parse_document(document, source=probe.name, options=options)
+    return parse(probe.data, source=probe.name, options=options)
 
 
 def parse_jsonl_generic(text: str, *, source: str, options: ReadOptions) -> Results:

@@ -16,13 +16,26 @@ means) is not used: pairing averages epochs itself.
 from __future__ import annotations
 
 import math
+import shlex
 from collections.abc import Mapping
 from typing import Any
 
 from evalbot.errors import InputError
-from evalbot.results.archive import Archive, is_zip
-from evalbot.results.builder import ResultsBuilder, parse_epoch, parse_item_id, show
-from evalbot.results.formats.default import decode_text, parse_json_document
+from evalbot.results.archive import Archive, ArchiveBudget, is_zip
+from evalbot.results.builder import (
+    ResultsBuilder,
+    parse_epoch,
+    parse_error_flag,
+    parse_item_id,
+    show,
+)
+from evalbot.results.formats.jsontext import (
+    NOTHING,
+    UnreadableError,
+    decode_text,
+    parse_json_document,
+)
+from evalbot.results.formats.probe import Probe
 from evalbot.results.model import MetricKind, Results
 from evalbot.results.options import ReadOptions
 
@@ -31,51 +44,56 @@ NAME = "inspect"
 _LETTERS = {"C": 1.0, "I": 0.0, "P": 0.5, "N": 0.0}
 
 
-def sniff(name: str, head: bytes) -> bool:
-    lowered = name.lower()
-    if lowered.endswith(".eval"):
-        return True
-    if not lowered.endswith(".json"):
-        return False
-    start = head.lstrip()[:400]
+def _is_log(document: object) -> bool:
     return (
-        start.startswith(b"{")
-        and b'"version"' in start
-        and b'"status"' in start
-        and (b'"eval"' in head)
+        isinstance(document, Mapping)
+        and isinstance(document.get("eval"), Mapping)
+        and ("samples" in document or "status" in document or "results" in document)
     )
+
+
+def sniff(probe: Probe) -> bool:
+    if probe.kind == "zip" or probe.lowered.endswith(".eval"):
+        return True
+    return _is_log(probe.document)
+
+
+def parse_probe(probe: Probe, options: ReadOptions) -> Results:
+    """Parse a detected log, reusing the parsed ``.json`` document."""
+    if probe.document is not NOTHING and not probe.lowered.endswith(".eval"):
+        return parse_log(
+            probe.document, _samples_of(probe.document, probe.name), probe.name, options
+        )
+    return parse(probe.data, source=probe.name, options=options)
 
 
 def _load_json(data: bytes, where: str) -> Any:
     return parse_json_document(decode_text(data, where), where)
 
 
-def _samples_from_json(data: bytes, source: str) -> tuple[Mapping[str, Any], list[tuple[str, Any]]]:
-    log = _load_json(data, source)
+def _samples_of(log: object, source: str) -> list[tuple[str, Any]]:
     if not isinstance(log, Mapping):
-        raise InputError(f"{source}: expected an inspect_ai EvalLog object")
+        raise UnreadableError(f"{source}: expected an inspect_ai EvalLog object")
     samples = log.get("samples")
     if samples is None:
         samples = []
     if not isinstance(samples, list):
         raise InputError(f"{source}: `samples` must be a list, got {show(samples)}")
-    return log, [(f"{source}: sample {n}", s) for n, s in enumerate(samples, start=1)]
+    return [(f"{source}: sample {n}", s) for n, s in enumerate(samples, start=1)]
 
 
 def _samples_from_eval(
     data: bytes, source: str, options: ReadOptions
 ) -> tuple[Mapping[str, Any], list[tuple[str, Any]]]:
-    archive = Archive(
-        data,
-        source=source,
-        max_bytes=options.max_archive_bytes,
-        max_members=options.max_archive_members,
+    budget = options.archive_budget or ArchiveBudget(
+        max_bytes=options.max_archive_bytes, max_members=options.max_archive_members
     )
+    archive = Archive(data, source=source, budget=budget)
     header: Mapping[str, Any] = {}
     if "header.json" in archive.names():
         loaded = _load_json(archive.read("header.json"), f"{source}!header.json")
         if not isinstance(loaded, Mapping):
-            raise InputError(f"{source}!header.json: expected an object")
+            raise UnreadableError(f"{source}!header.json: expected an object")
         header = loaded
     members = sorted(
         (
@@ -115,9 +133,10 @@ def to_float(value: object, where: str, scorer: str) -> tuple[float, bool]:
             return float(lowered), False
     if isinstance(value, Mapping):
         keys = ", ".join(str(k) for k in list(value)[:6])
+        first = shlex.quote(f"{scorer}.{next(iter(value), '')}")
         raise InputError(
-            f"{where}: score `{scorer}` holds several values ({keys}); choose one with "
-            f"`scorer: {scorer}.<key>`"
+            f"{where}: score `{scorer}` holds several values ({keys}); choose one, e.g. "
+            f"--scorer {first} (config `scorer:`)"
         )
     raise InputError(
         f"{where}: score `{scorer}` must be C/I/P/N, a boolean or a number, got {show(value)}"
@@ -139,15 +158,17 @@ def _choose_scorer(source: str, samples: list[tuple[str, Any]], options: ReadOpt
         base = options.scorer.split(".", 1)[0] if options.scorer not in names else options.scorer
         if names and base not in names:
             raise InputError(
-                f"{source}: no scorer named {show(options.scorer)}; the log has " + ", ".join(names)
+                f"{source}: no scorer named {show(options.scorer)}; the log has "
+                + ", ".join(names)
+                + " (choose one with --scorer NAME, config `scorer:`)"
             )
         return options.scorer
     if not names:
         return ""
     if len(names) > 1:
         raise InputError(
-            f"{source}: log has several scorers ({', '.join(names)}); choose one with "
-            "`scorer:` in the config"
+            f"{source}: log has several scorers ({', '.join(names)}); choose one, e.g. "
+            f"--scorer {shlex.quote(names[0])} (config `scorer:`)"
         )
     return names[0]
 
@@ -173,7 +194,15 @@ def parse(data: bytes, *, source: str, options: ReadOptions) -> Results:
     if is_zip(data[:4]) or source.lower().endswith(".eval"):
         log, samples = _samples_from_eval(data, source, options)
     else:
-        log, samples = _samples_from_json(data, source)
+        log = _load_json(data, source)
+        samples = _samples_of(log, source)
+    return parse_log(log, samples, source, options)
+
+
+def parse_log(
+    log: Mapping[str, Any], samples: list[tuple[str, Any]], source: str, options: ReadOptions
+) -> Results:
+    """Results from a log's header and its (where, sample) records."""
     status = log.get("status") if isinstance(log, Mapping) else None
     if not samples:
         raise InputError(
@@ -190,8 +219,7 @@ def parse(data: bytes, *, source: str, options: ReadOptions) -> Results:
         item_id = parse_item_id(raw_id, where)
         raw_epoch = sample.get("epoch", 1)
         epoch = parse_epoch(raw_epoch, where, strings=False)
-        error = sample.get("error")
-        errored = error is not None and error != ""
+        errored = parse_error_flag(sample.get("error"))
         found, value = _value(sample, scorer) if scorer else (False, None)
         if errored and (not found or value is None):
             rows.append((where, item_id, epoch, 0.0, True, True))

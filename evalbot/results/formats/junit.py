@@ -17,7 +17,8 @@ import xml.etree.ElementTree as ET
 
 from evalbot.errors import InputError
 from evalbot.results.builder import ResultsBuilder, show
-from evalbot.results.formats.default import decode_text
+from evalbot.results.formats.jsontext import UnreadableError, decode_text
+from evalbot.results.formats.probe import Probe
 from evalbot.results.model import Results
 from evalbot.results.options import ReadOptions
 
@@ -28,10 +29,8 @@ _UTF8 = frozenset({"utf-8", "utf8", "us-ascii", "ascii"})
 _DANGEROUS = re.compile(r"<!\s*(DOCTYPE|ENTITY)", re.IGNORECASE)
 
 
-def sniff(name: str, head: bytes) -> bool:
-    if name.lower().endswith(".xml"):
-        return True
-    return head.lstrip().startswith(b"<") and (b"<testsuite" in head or b"<testcase" in head)
+def sniff(probe: Probe) -> bool:
+    return probe.kind == "xml" or probe.lowered.endswith(".xml")
 
 
 def _root(data: bytes, source: str) -> ET.Element:
@@ -53,16 +52,16 @@ def _root(data: bytes, source: str) -> ET.Element:
     except ET.ParseError as error:
         line = error.position[0] if error.position else 1
         message = str(error).split(":", 1)[0]
-        raise InputError(f"{source}:{line}: not valid XML ({message})") from None
+        raise UnreadableError(f"{source}:{line}: not valid XML ({message})") from None
     except (ValueError, RecursionError) as error:
-        raise InputError(f"{source}: not valid XML ({error})") from None
+        raise UnreadableError(f"{source}: not valid XML ({error})") from None
 
 
 def parse(data: bytes, *, source: str, options: ReadOptions) -> Results:
     """Parse a JUnit XML report."""
     root = _root(data, source)
     if root.tag not in ("testsuites", "testsuite", "testcase"):
-        raise InputError(f"{source}: root element is <{show(root.tag, 30)}>, not <testsuites>")
+        raise UnreadableError(f"{source}: root element is <{show(root.tag, 30)}>, not <testsuites>")
     builder = ResultsBuilder(source)
     number = 0
     suites = [root] if root.tag == "testcase" else list(root.iter("testsuite"))

@@ -2,65 +2,98 @@
 
 One JSON object per (document, filter) with ``doc_id``, ``filter``, ``metrics`` (the names of
 the per-item metric keys), one key per metric holding the item's value, and ``doc_hash`` (sha256
-of the document). The item id is ``<task>/<doc_id>``, the task taken from the file name. A file
-that holds several filters (gsm8k logs every doc under ``strict-match`` and
+of the document). The file is recognised by its name or by those keys, so a renamed file
+(``baseline.jsonl``) is still read as lm-eval.
+
+The item id is the ``doc_id`` when the run is one file (one task: the ids then pair whatever the
+files are called), and ``<task>/<doc_id>`` when the run is read from several files (a directory
+of samples files: doc ids repeat across tasks). The task is the row's own ``task`` field where
+the row has one, else the ``<task>`` of the file name, else the file's stem.
+
+A file that holds several filters (gsm8k logs every doc under ``strict-match`` and
 ``flexible-extract``) needs ``filter:`` to choose one; one with several metrics needs
 ``metric:``. ``doc_hash`` becomes the row's content hash, so pairing can tell when two runs did
-not see the same documents. Metrics whose per-item values are all 0/1 by definition (``acc``,
-``exact_match``, ...) or are booleans are binary; others are scores.
+not see the same documents (two renamed files of different tasks are caught there). Metrics
+whose per-item values are all 0/1 by definition (``acc``, ``exact_match``, ...) or are booleans
+are binary; others are scores.
 """
 
 from __future__ import annotations
 
 import math
 import re
+import shlex
 from collections.abc import Mapping
 from typing import Any
 
 from evalbot.errors import InputError
 from evalbot.results.builder import ResultsBuilder, show
-from evalbot.results.formats.default import decode_text, jsonl_records
+from evalbot.results.formats.jsontext import UnreadableError, decode_text, jsonl_records
+from evalbot.results.formats.probe import Probe, base_name
 from evalbot.results.model import MetricKind, Results
 from evalbot.results.options import ReadOptions
 
 NAME = "lm-eval"
 
-_FILE = re.compile(r"samples_(?P<task>.+?)_(?P<date>\d{4}-\d{2}-\d{2}T[0-9.:\-]+)\.jsonl?$")
+# Matched against a base name with fullmatch: one start position, so linear on hostile names.
+_FILE = re.compile(r"samples_(?P<task>.+?)_(?P<date>\d{4}-\d{2}-\d{2}T[0-9.:\-]+)\.jsonl?")
 #: Per-item metrics that lm-eval computes as 0/1 (accuracy-like); others are scores.
 BINARY_METRICS = frozenset(
     {"acc", "acc_norm", "acc_mutual_info", "exact_match", "em", "exact", "is_greedy"}
 )
 #: Aggregate results files that sit beside the samples: not per-item, skipped in directories.
 AGGREGATE = re.compile(r"(^|/)results_\d{4}-\d{2}-\d{2}T[0-9.:\-]+\.json$")
+_AGGREGATE_MESSAGE = (
+    "{source}: is lm-eval's aggregate results file; use the per-item "
+    "samples_<task>_<date>.jsonl written with --log_samples"
+)
+_AGGREGATE_BASE = re.compile(r"results_\d{4}-\d{2}-\d{2}T[0-9.:\-]+\.json")
 
 
 def task_of(source: str) -> str:
     """The task name in ``samples_<task>_<date>.jsonl``, or the file's stem."""
-    base = source.replace("\\", "/").rsplit("/", 1)[-1].rsplit("!", 1)[-1]
-    match = _FILE.search(base)
+    base = base_name(source)
+    match = _FILE.fullmatch(base)
     if match:
         return match.group("task")
     return base.rsplit(".", 1)[0]
 
 
-def sniff(name: str, head: bytes) -> bool:
-    base = name.replace("\\", "/").rsplit("/", 1)[-1]
-    if _FILE.search(base) or AGGREGATE.search(base):
-        return True
-    first = head.lstrip()[:4000]
+def is_aggregate(source: str) -> bool:
+    """Whether a file is lm-eval's aggregate ``results_<date>.json`` (not per item)."""
+    return _AGGREGATE_BASE.fullmatch(base_name(source)) is not None
+
+
+def _aggregate_document(document: object) -> bool:
     return (
-        first.startswith(b"{")
-        and b'"doc_id"' in first
-        and b'"filter"' in first
-        and (b'"metrics"' in first or b'"doc_hash"' in first)
+        isinstance(document, Mapping)
+        and isinstance(document.get("results"), Mapping)
+        and "configs" in document
+        and ("n-samples" in document or "versions" in document or "task_hashes" in document)
     )
+
+
+def sniff(probe: Probe) -> bool:
+    if _FILE.fullmatch(probe.base) or _AGGREGATE_BASE.fullmatch(probe.base):
+        return True
+    record = probe.record
+    if isinstance(record, Mapping) and "doc_id" in record:
+        return "filter" in record or "doc_hash" in record or "metrics" in record
+    return _aggregate_document(probe.document)
+
+
+def parse_probe(probe: Probe, options: ReadOptions) -> Results:
+    """Parse a detected file; an aggregate results file under any name is refused."""
+    if _aggregate_document(probe.document):
+        raise InputError(_AGGREGATE_MESSAGE.format(source=probe.name))
+    return parse(probe.data, source=probe.name, options=options)
 
 
 def _rows(text: str, source: str, max_line: int) -> list[tuple[str, dict[str, Any]]]:
     rows = []
     for where, record in jsonl_records(text, source, max_line):
         if not isinstance(record, dict):
-            raise InputError(f"{where}: expected an object per document, got {show(record)}")
+            raise UnreadableError(f"{where}: expected an object per document, got {show(record)}")
         rows.append((where, record))
     return rows
 
@@ -96,18 +129,15 @@ def _value(value: object, where: str, metric: str) -> tuple[float, bool]:
     if isinstance(value, list | dict):
         raise InputError(
             f"{where}: `{metric}` is not a per-item number (lm-eval aggregates it over the "
-            "task); choose another metric with `metric:`"
+            "task); choose another metric with --metric NAME (config `metric:`)"
         )
     raise InputError(f"{where}: `{metric}` must be a number, got {show(value)}")
 
 
 def parse(data: bytes, *, source: str, options: ReadOptions) -> Results:
     """Parse one lm-eval samples file."""
-    if AGGREGATE.search(source.replace("\\", "/")):
-        raise InputError(
-            f"{source}: is lm-eval's aggregate results file; use the per-item "
-            "samples_<task>_<date>.jsonl written with --log_samples"
-        )
+    if is_aggregate(source):
+        raise InputError(_AGGREGATE_MESSAGE.format(source=source))
     text = decode_text(data, source)
     rows = _rows(text, source, options.max_line_bytes)
     if not rows:
@@ -117,15 +147,16 @@ def parse(data: bytes, *, source: str, options: ReadOptions) -> Results:
     if chosen is None:
         if len(filters) > 1:
             raise InputError(
-                f"{source}: holds several filters ({', '.join(filters)}); choose one with "
-                "`filter:` in the config"
+                f"{source}: holds several filters ({', '.join(filters)}); choose one, e.g. "
+                f"--filter {shlex.quote(filters[0])} (config `filter:`)"
             )
         chosen = filters[0]
     elif chosen not in filters:
         raise InputError(
-            f"{source}: no rows with filter {show(chosen)}; the file has {', '.join(filters)}"
+            f"{source}: no rows with filter {show(chosen)}; the file has {', '.join(filters)} "
+            f"(choose one with --filter NAME, config `filter:`)"
         )
-    task = task_of(source)
+    file_task = task_of(source)
     builder = ResultsBuilder(source)
     kinds: list[bool] = []
     values: list[tuple[str, str, float, str | None, dict[str, float]]] = []
@@ -136,10 +167,12 @@ def parse(data: bytes, *, source: str, options: ReadOptions) -> Results:
             continue
         names = _metric_names(record, where)
         if metric is None:
-            if len(names) != 1:
+            if not names:
+                raise InputError(f"{where}: lists no metrics (its `metrics` list is empty)")
+            if len(names) > 1:
                 raise InputError(
-                    f"{where}: lists metrics {', '.join(names) or '(none)'}; choose one with "
-                    "`metric:` in the config"
+                    f"{where}: lists metrics {', '.join(names)}; choose one, e.g. "
+                    f"--metric {shlex.quote(names[0])} (config `metric:`)"
                 )
             metric = names[0]
         doc_id = record.get("doc_id")
@@ -147,7 +180,10 @@ def parse(data: bytes, *, source: str, options: ReadOptions) -> Results:
             raise InputError(
                 f"{where}: `doc_id` must be an integer or a string, got {show(doc_id)}"
             )
-        item_id = f"{task}/{doc_id}"
+        task = record.get("task")
+        if not isinstance(task, str) or not task:
+            task = file_task
+        item_id = f"{task}/{doc_id}" if options.several_files else str(doc_id)
         if metric not in record:
             raise InputError(f"{where}: item {show(item_id)} has no `{metric}`")
         number, binary = _value(record[metric], where, metric)

@@ -15,18 +15,19 @@ from typing import Any
 
 from evalbot.errors import InputError
 from evalbot.results.builder import ResultsBuilder, parse_item_id, parse_score, show
-from evalbot.results.formats.default import decode_text, jsonl_records
+from evalbot.results.formats.jsontext import NOTHING, UnreadableError, decode_text, jsonl_records
+from evalbot.results.formats.probe import Probe
 from evalbot.results.model import MetricKind, Results
 from evalbot.results.options import ReadOptions
 
 NAME = "openai-evals"
 
 
-def sniff(name: str, head: bytes) -> bool:
-    first = head.lstrip()[:200]
-    return first.startswith(b'{"spec"') or (
-        first.startswith(b"{") and b'"sample_id"' in head and b'"event_id"' in head
-    )
+def sniff(probe: Probe) -> bool:
+    first = probe.record if probe.record is not NOTHING else probe.document
+    if not isinstance(first, Mapping):
+        return False
+    return "spec" in first or ("sample_id" in first and "event_id" in first)
 
 
 def parse(data: bytes, *, source: str, options: ReadOptions) -> Results:
@@ -39,7 +40,7 @@ def parse(data: bytes, *, source: str, options: ReadOptions) -> Results:
     types: dict[str, None] = {}
     for where, record in jsonl_records(text, source, options.max_line_bytes):
         if not isinstance(record, Mapping):
-            raise InputError(f"{where}: expected an object per line, got {show(record)}")
+            raise UnreadableError(f"{where}: expected an object per line, got {show(record)}")
         if "spec" in record or "final_report" in record:
             continue
         event = record.get("type")
@@ -57,7 +58,11 @@ def parse(data: bytes, *, source: str, options: ReadOptions) -> Results:
         wanted = "`match` events" if metric is None else f"`metrics` events (for `{metric}`)"
         raise InputError(
             f"{source}: no {wanted}; the log has {', '.join(types)} events"
-            + ("; name a metric with `metric:`" if metric is None else "")
+            + (
+                "; compare a key of `metrics` events with --metric NAME (config `metric:`)"
+                if metric is None
+                else ""
+            )
         )
     rows: list[tuple[str, str, float, bool]] = []
     for where, event in events:

@@ -26,7 +26,13 @@ from typing import Any
 
 from evalbot.errors import InputError
 from evalbot.results.builder import ResultsBuilder, parse_score, show
-from evalbot.results.formats.default import decode_text, parse_json_document
+from evalbot.results.formats.jsontext import (
+    NOTHING,
+    UnreadableError,
+    decode_text,
+    parse_json_document,
+)
+from evalbot.results.formats.probe import Probe
 from evalbot.results.model import MetricKind, Results
 from evalbot.results.options import ReadOptions
 
@@ -35,15 +41,25 @@ NAME = "promptfoo"
 ERROR_REASON = 2
 
 
-def sniff(name: str, head: bytes) -> bool:
-    if not name.lower().endswith(".json"):
+def sniff(probe: Probe) -> bool:
+    document = probe.document
+    if not isinstance(document, Mapping):
         return False
-    start = head.lstrip()[:2000]
-    if not start.startswith(b"{"):
-        return False
-    if b'"evalId"' in start:
+    if "evalId" in document:
         return True
-    return b'"results"' in head and (b'"promptIdx"' in head or b'"testIdx"' in head)
+    results = document.get("results")
+    if isinstance(results, Mapping):
+        results = results.get("results")
+    if not isinstance(results, list) or not results or not isinstance(results[0], Mapping):
+        return False
+    return "promptIdx" in results[0] or "testIdx" in results[0]
+
+
+def parse_probe(probe: Probe, options: ReadOptions) -> Results:
+    """Parse detected output, reusing the parsed document."""
+    if probe.document is NOTHING:
+        return parse(probe.data, source=probe.name, options=options)
+    return parse_document(probe.document, source=probe.name, options=options)
 
 
 def _canonical(value: object) -> str:
@@ -94,12 +110,14 @@ def test_key(row: Mapping[str, Any], where: str) -> str:
 
 def _rows(document: object, source: str) -> list[Any]:
     if not isinstance(document, Mapping):
-        raise InputError(f"{source}: expected a promptfoo results object")
+        raise UnreadableError(f"{source}: expected a promptfoo results object")
     results = document.get("results")
     if isinstance(results, Mapping):
         results = results.get("results")
     if not isinstance(results, list):
-        raise InputError(f"{source}: no `results.results` list of rows (is this promptfoo output?)")
+        raise UnreadableError(
+            f"{source}: no `results.results` list of rows (is this promptfoo output?)"
+        )
     return results
 
 
@@ -125,7 +143,13 @@ def _value(row: Mapping[str, Any], where: str, metric: str) -> tuple[bool, float
 
 def parse(data: bytes, *, source: str, options: ReadOptions) -> Results:
     """Parse promptfoo output."""
-    document = parse_json_document(decode_text(data, source), source)
+    return parse_document(
+        parse_json_document(decode_text(data, source), source), source=source, options=options
+    )
+
+
+def parse_document(document: object, *, source: str, options: ReadOptions) -> Results:
+    """Results from parsed promptfoo output."""
     rows = _rows(document, source)
     checked: list[tuple[str, Mapping[str, Any]]] = []
     for number, row in enumerate(rows, start=1):

@@ -21,23 +21,41 @@ from typing import Any
 
 from evalbot.errors import InputError
 from evalbot.results.builder import ResultsBuilder, show
-from evalbot.results.formats.default import decode_text, parse_json_document, parse_json_line
+from evalbot.results.formats.jsontext import (
+    NOTHING,
+    UnreadableError,
+    decode_text,
+    parse_json_document,
+    parse_json_line,
+)
+from evalbot.results.formats.probe import Probe
 from evalbot.results.model import Results
 from evalbot.results.options import ReadOptions
 
 NAME = "swebench"
 
 RESOLVED_KEYS = ("resolved_ids", "resolved")
+_ALL_IDS_HINT = "--all-ids FILE (config `all_ids: FILE`; one id per line, or a JSON list)"
 ERROR_KEYS = ("error_ids",)
 
 
-def sniff(name: str, head: bytes) -> bool:
-    if not name.lower().endswith(".json"):
+def sniff(probe: Probe) -> bool:
+    """A JSON object with a ``resolved_ids``/``resolved`` list, wherever it sits among the keys,
+    or an object of per-instance reports (``{"<id>": {"resolved": ...}}``)."""
+    document = probe.document
+    if not isinstance(document, Mapping) or not document:
         return False
-    start = head.lstrip()[:4000]
-    return start.startswith(b"{") and (
-        b'"resolved_ids"' in start or b'"resolved":' in start or b'"resolved" :' in start
-    )
+    if any(isinstance(document.get(key), list) for key in RESOLVED_KEYS):
+        return True
+    first = next(iter(document.values()))
+    return isinstance(first, Mapping) and "resolved" in first
+
+
+def parse_probe(probe: Probe, options: ReadOptions) -> Results:
+    """Parse a detected report, reusing the parsed document."""
+    if probe.document is NOTHING:
+        return parse(probe.data, source=probe.name, options=options)
+    return parse_document(probe.document, source=probe.name, options=options)
 
 
 def _ids(value: object, where: str) -> list[str]:
@@ -115,7 +133,7 @@ def _outcomes(document: Mapping[str, Any], source: str) -> tuple[list[str], list
         return resolved, [], named
     found = next((k for k in RESOLVED_KEYS if k in document), None)
     if found is None:
-        raise InputError(f"{source}: no `resolved_ids` (or `resolved`) list")
+        raise UnreadableError(f"{source}: no `resolved_ids` (or `resolved`) list")
     key = found
     resolved = _ids(document[key], f"{source}: `{key}`")
     errors = [i for k in ERROR_KEYS if k in document for i in _ids(document[k], f"{source}: `{k}`")]
@@ -127,9 +145,15 @@ def _outcomes(document: Mapping[str, Any], source: str) -> tuple[list[str], list
 
 def parse(data: bytes, *, source: str, options: ReadOptions) -> Results:
     """Parse a resolved-id report against the full list of instance ids."""
-    document = parse_json_document(decode_text(data, source), source)
+    return parse_document(
+        parse_json_document(decode_text(data, source), source), source=source, options=options
+    )
+
+
+def parse_document(document: object, *, source: str, options: ReadOptions) -> Results:
+    """Results from a parsed resolved-id report."""
     if not isinstance(document, Mapping):
-        raise InputError(f"{source}: expected a JSON object with a `resolved_ids` list")
+        raise UnreadableError(f"{source}: expected a JSON object with a `resolved_ids` list")
     resolved, errors, named = _outcomes(document, source)
     if options.known_ids is not None:
         universe = list(options.known_ids)
@@ -138,20 +162,20 @@ def parse(data: bytes, *, source: str, options: ReadOptions) -> Results:
         if stray:
             raise InputError(
                 f"{source}: instance {show(stray[0])} is not in the list of all ids "
-                f"({options.all_ids or 'all_ids'})"
+                f"({options.all_ids or 'all_ids'}); is that list for this benchmark?"
             )
     else:
         universe = list(dict.fromkeys(named))
         if not set(universe) - set(resolved) and not document.get("unresolved_ids") == []:
             raise InputError(
                 f"{source}: lists only resolved instances, so the unresolved ones are unknown; "
-                "name every instance id with `all_ids:`"
+                f"name every instance id with {_ALL_IDS_HINT}"
             )
         total = document.get("total_instances")
         if isinstance(total, int) and not isinstance(total, bool) and total > len(universe):
             raise InputError(
                 f"{source}: names {len(universe)} instances but `total_instances` is {total}; "
-                "name every instance id with `all_ids:`"
+                f"name every instance id with {_ALL_IDS_HINT}"
             )
     passed = set(resolved)
     errored = set(errors)
