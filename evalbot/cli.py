@@ -19,7 +19,7 @@ from typing import NoReturn, TextIO
 
 from evalbot import __version__
 from evalbot.analysis import analyse
-from evalbot.config import Config, load_config, with_overrides
+from evalbot.config import MAX_RESAMPLES, Config, load_config, with_overrides, with_reading
 from evalbot.errors import EvalbotError, UsageError
 from evalbot.render import render_markdown, render_text
 from evalbot.report import build_json, build_view
@@ -32,6 +32,18 @@ from evalbot.stats import (
 )
 
 EXIT_OK, EXIT_GATE_FAILED, EXIT_BAD_INPUT, EXIT_INTERNAL = 0, 1, 2, 3
+
+#: ``compare``'s field-name flags: ``--<role>-field NAME``, one per key of ``fields:``.
+FIELD_FLAGS: tuple[tuple[str, str], ...] = (
+    ("id", "the item id field"),
+    ("passed", "the pass/fail outcome field (true/false, 0/1, pass/fail)"),
+    ("score", "the numeric score field, compared when there is no pass/fail field"),
+    ("epoch", "the repeat index field"),
+    ("slice", "the stratum field"),
+    ("cluster", "the field of items that share context"),
+    ("cost", "the per-item cost field"),
+    ("error", "the harness error field (only a non-empty, non-false value is an error)"),
+)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -56,7 +68,7 @@ def _probability(name: str, *, low: float = 0.0, high: float = 1.0) -> type[floa
     return parse  # type: ignore[return-value]
 
 
-def _positive_int(name: str, minimum: int) -> type[int]:
+def _positive_int(name: str, minimum: int, maximum: int | None = None) -> type[int]:
     def parse(text: str) -> int:
         try:
             value = int(text)
@@ -64,9 +76,17 @@ def _positive_int(name: str, minimum: int) -> type[int]:
             raise argparse.ArgumentTypeError(f"{name} must be an integer, got {text!r}") from None
         if value < minimum:
             raise argparse.ArgumentTypeError(f"{name} must be >= {minimum}, got {value}")
+        if maximum is not None and value > maximum:
+            raise argparse.ArgumentTypeError(f"{name} must be <= {maximum:,}, got {value}")
         return value
 
     return parse  # type: ignore[return-value]
+
+
+def _field_name(text: str) -> str:
+    if not text.strip():
+        raise argparse.ArgumentTypeError("a field name must not be empty")
+    return text
 
 
 def _input_format(text: str) -> str:
@@ -100,19 +120,15 @@ def build_parser() -> argparse.ArgumentParser:
     compare.add_argument(
         "--format", choices=["markdown", "json", "text"], default="text", help="report format"
     )
-    compare.add_argument("--resamples", type=_positive_int("--resamples", 100))
+    compare.add_argument(
+        "--resamples", type=_positive_int("--resamples", 100, MAX_RESAMPLES), metavar="B"
+    )
     compare.add_argument("--seed", type=_positive_int("--seed", 0))
     compare.add_argument("--confidence", type=_probability("--confidence", low=0.5))
     compare.add_argument(
         "--ci-method",
         choices=["percentile", "bca"],
         help="bootstrap interval: percentile or BCa (overrides bootstrap.method)",
-    )
-    compare.add_argument(
-        "--format-in",
-        metavar="NAME",
-        type=_input_format,
-        help="read both runs in this format instead of detecting it (overrides `format:`)",
     )
     compare.add_argument(
         "--missing",
@@ -130,6 +146,49 @@ def build_parser() -> argparse.ArgumentParser:
         help="a file holding the earlier sticky comment (its hidden block lists earlier looks)",
     )
     compare.add_argument("--head-sha", help="the commit being judged (tells looks apart)")
+    reading = compare.add_argument_group(
+        "reading the result files",
+        "Each overrides the plan's key of the same name (`fields:`, `metric:`, ...). A dotted "
+        "field name reaches into nested objects (request.question_id).",
+    )
+    reading.add_argument(
+        "--format-in",
+        metavar="NAME",
+        type=_input_format,
+        help="read both runs in this format instead of detecting it by structure (config "
+        "format:): default, jsonl, json, csv, tsv, inspect, lm-eval, promptfoo, openai-evals, "
+        "swebench, junit, mlflow",
+    )
+    for role, meaning in FIELD_FLAGS:
+        reading.add_argument(
+            f"--{role}-field",
+            metavar="NAME",
+            type=_field_name,
+            help=f"{meaning} (config fields.{role}; default: {role})",
+        )
+    reading.add_argument(
+        "--metric",
+        metavar="NAME",
+        help="the compared field (default: passed, else score), or the lm-eval metric, or the "
+        "openai-evals `metrics` key (config metric:)",
+    )
+    reading.add_argument(
+        "--scorer",
+        metavar="NAME",
+        help="the inspect scorer (NAME.key for a dict value) or the MLflow assessment to "
+        "compare (config scorer:)",
+    )
+    reading.add_argument(
+        "--filter",
+        metavar="NAME",
+        help="the lm-eval filter to read (strict-match, ...) (config filter:)",
+    )
+    reading.add_argument(
+        "--all-ids",
+        metavar="FILE",
+        help="resolved-id lists (SWE-bench): a file naming every instance id, one per line "
+        "or a JSON list (config all_ids:)",
+    )
 
     plan = commands.add_parser(
         "plan",
@@ -172,6 +231,14 @@ def run_compare(args: argparse.Namespace, out: TextIO) -> int:
     )
     if args.format_in is not None:
         config = replace(config, format=args.format_in)
+    config = with_reading(
+        config,
+        fields={role: getattr(args, f"{role}_field") for role, _ in FIELD_FLAGS},
+        metric=args.metric,
+        scorer=args.scorer,
+        filter=args.filter,
+        all_ids=args.all_ids,
+    )
     options = config.read_options()
     baseline = load_results(args.baseline, options)
     candidate = load_results(args.candidate, options)

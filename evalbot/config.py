@@ -279,6 +279,25 @@ def parse_id_list(text: str, where: str) -> tuple[str, ...]:
     return tuple(ids)
 
 
+FIELD_KEYS = list(FieldNames.__dataclass_fields__)
+
+
+def field_names(given: Mapping[str, str], where: str, base: FieldNames | None = None) -> FieldNames:
+    """``base`` (default: the default names) with ``given`` replacing some; two roles naming
+    one field are refused (``passed`` and ``score`` both ``correct``: which is compared?)."""
+    names = replace(base or FieldNames(), **dict(given))
+    roles: dict[str, str] = {}
+    for role in FIELD_KEYS:
+        name = getattr(names, role)
+        if name in roles:
+            raise ConfigError(
+                f"{where}: `{roles[name]}` and `{role}` both name the field {show(name)}; "
+                "each role needs its own field"
+            )
+        roles[name] = role
+    return names
+
+
 TOP_KEYS = [
     "metric",
     "alpha",
@@ -318,14 +337,85 @@ GATE_KEYS = ["fail_on", "max_broken", "margin"]
 FAIL_ON_CHOICES = ("significant_regression", "not_significant_improvement", "never")
 
 
+#: Upper bound of ``bootstrap.resamples`` (and ``--resamples``). At a million resamples the
+#: Monte Carlo error of a bootstrap p-value near 0.05 is about 0.0002 (sqrt(0.05 * 0.95 / 1e6))
+#: and the percentile interval's endpoints move by less than the report rounds them to, so more
+#: buys nothing; the resampled totals are (resamples x columns) floats, 8 MB per column at this
+#: bound but 8 GB at a billion, and the time grows alike: a typo such as ``1e12`` would hang the
+#: job instead of failing fast.
+MAX_RESAMPLES = 1_000_000
+
+
+class _StrictLoader(yaml.SafeLoader):
+    """``yaml.safe_load`` that refuses aliases and repeated keys, with the file's name.
+
+    Aliases (``*name``) are refused where they appear, before anything is expanded: the plan
+    has no use for them, and an alias-of-aliases ("billion laughs") would otherwise be a few
+    hundred bytes that grow to gigabytes once printed (an error message quoting a value does).
+    A key given twice in one mapping is refused (YAML itself forbids it; PyYAML keeps the last).
+    """
+
+    source = ".evalbot.yml"
+
+    def compose_node(self, parent: Any, index: Any) -> Any:
+        if self.check_event(yaml.AliasEvent):
+            event = self.peek_event()  # type: ignore[no-untyped-call]
+            raise ConfigError(
+                f"{self.source}:{event.start_mark.line + 1}: YAML aliases are not accepted "
+                f"(alias {show(event.anchor)}); write the value out"
+            )
+        return super().compose_node(parent, index)
+
+    def construct_mapping(self, node: Any, deep: bool = False) -> Any:
+        if isinstance(node, yaml.MappingNode):
+            seen: dict[Any, int] = {}
+            for key_node, _ in node.value:
+                if not isinstance(key_node, yaml.ScalarNode) or key_node.tag.endswith(":merge"):
+                    continue
+                key = self.construct_object(key_node, deep=True)
+                line = key_node.start_mark.line + 1
+                try:
+                    first = seen.get(key)
+                except TypeError:
+                    continue  # unhashable: the base constructor reports it
+                if first is not None:
+                    raise ConfigError(
+                        f"{self.source}:{line}: duplicate key {show(key)} (first given on line "
+                        f"{first}); which one counts?"
+                    )
+                seen[key] = line
+        return super().construct_mapping(node, deep=deep)
+
+
+#: Most ``[`` and ``{`` a plan may hold. PyYAML's scanner costs time quadratic in the depth of
+#: nested flow collections (``[[[[...``: 100,000 characters took seconds), and a plan needs a
+#: handful; counting them is linear and cannot be fooled by quoting.
+MAX_FLOW_BRACKETS = 1_000
+
+
 def _load_yaml(text: str, source: str) -> Mapping[str, Any]:
+    brackets = text.count("[") + text.count("{")
+    if brackets > MAX_FLOW_BRACKETS:
+        raise ConfigError(
+            f"{source}: {brackets} `[`/`{{` characters, more than the {MAX_FLOW_BRACKETS} a "
+            "plan may hold (refused unread: deeply nested flow collections are slow to parse)"
+        )
+    loader = _StrictLoader(text)
+    loader.source = source
     try:
-        data = yaml.safe_load(text)
+        data = loader.get_single_data()
     except yaml.YAMLError as error:
         mark = getattr(error, "problem_mark", None)
         where = f"{source}:{mark.line + 1}" if mark is not None else source
         problem = getattr(error, "problem", None) or "malformed YAML"
+        problem = problem.replace("\n", " ")
+        if len(problem) > 200:
+            problem = problem[:197] + "..."
         raise ConfigError(f"{where}: not valid YAML ({problem})") from None
+    except RecursionError:
+        raise ConfigError(f"{source}: not valid YAML (nested too deeply)") from None
+    finally:
+        loader.dispose()
     if data is None:
         data = {}
     if not isinstance(data, Mapping):
@@ -416,12 +506,10 @@ def parse_config(text: str, source: str, *, read_text: ReadText | None = None) -
     """
     data = _load_yaml(text, source)
     top = _Reader(source, data, "", TOP_KEYS)
-    names = top.section("fields", list(FieldNames.__dataclass_fields__))
-    fields = FieldNames(
-        **{
-            name: names.text(name, None) or getattr(FieldNames(), name)
-            for name in FieldNames.__dataclass_fields__
-        }
+    names = top.section("fields", FIELD_KEYS)
+    fields = field_names(
+        {name: value for name in FIELD_KEYS if (value := names.text(name, None)) is not None},
+        f"{source}: `fields`",
     )
     boot = top.section("bootstrap", BOOTSTRAP_KEYS)
     gate = top.section("gate", GATE_KEYS)
@@ -452,7 +540,7 @@ def parse_config(text: str, source: str, *, read_text: ReadText | None = None) -
         f1=_parse_f1(top),
         fields=fields,
         bootstrap=BootstrapConfig(
-            resamples=boot.int("resamples", 10_000, 100) or 10_000,
+            resamples=_resamples(boot),
             seed=boot.int("seed", 0, 0) or 0,
             confidence=boot.prob("confidence", 0.95, low=0.5),
             method=boot.choice("method", "percentile", CI_METHODS),  # type: ignore[arg-type]
@@ -469,6 +557,15 @@ def parse_config(text: str, source: str, *, read_text: ReadText | None = None) -
         report=_parse_report(top),
         source=source,
     )
+
+
+def _resamples(boot: _Reader) -> int:
+    value = boot.int("resamples", 10_000, 100) or 10_000
+    if value > MAX_RESAMPLES:
+        raise boot.fail(
+            "resamples", f"an integer from 100 to {MAX_RESAMPLES:,} (more adds no precision)"
+        )
+    return value
 
 
 def _parse_format(top: _Reader) -> str | None:
@@ -555,6 +652,21 @@ def load_config(path: str | None) -> Config:
     except OSError as error:
         raise ConfigError(f"{path}: cannot read ({error.strerror})") from None
     return parse_config(text, path, read_text=file_reader(path))
+
+
+def with_reading(
+    config: Config,
+    *,
+    fields: Mapping[str, str | None] | None = None,
+    **settings: str | None,
+) -> Config:
+    """The config with command-line reading overrides: field names (``--id-field`` ...) and
+    ``metric``/``scorer``/``filter``/``all_ids``/``format``; ``None`` values are ignored."""
+    given_fields = {k: v for k, v in (fields or {}).items() if v is not None}
+    changes: dict[str, Any] = {k: v for k, v in settings.items() if v is not None}
+    if given_fields:
+        changes["fields"] = field_names(given_fields, "command line", base=config.fields)
+    return replace(config, **changes) if changes else config
 
 
 def with_overrides(config: Config, **bootstrap: Any) -> Config:

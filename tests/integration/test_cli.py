@@ -198,7 +198,11 @@ def test_score_metric(run_cli: Run, tmp_path: Path) -> None:
             ["compare", "b.jsonl", "dup.jsonl"],
             "evalbot: error: dup.jsonl:2: duplicate item 'a' (first seen at dup.jsonl:1); repeats need an `epoch` field",
         ),
-        (["compare", "b.jsonl", "noid.jsonl"], "evalbot: error: noid.jsonl:1: missing `id`"),
+        (
+            ["compare", "b.jsonl", "noid.jsonl"],
+            "evalbot: error: noid.jsonl:1: missing `id` (fields: 'passed'); name the id field "
+            "with --id-field NAME (config `fields: {id: NAME}`)",
+        ),
         (
             ["compare", "b.jsonl", "yes.jsonl"],
             "evalbot: error: yes.jsonl:1: `passed` must be true/false or 0/1, got 'yes'",

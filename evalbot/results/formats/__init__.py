@@ -151,6 +151,23 @@ def tried_hint(chosen: str) -> str:
     return f"; read as {chosen} (detected); if it is another format, force it with {FORCE_HINT}"
 
 
+def _first_item(probe: Probe) -> object:
+    """The first record of a file read as evalbot's own format, as detection saw it."""
+    if probe.kind == "jsonl":
+        return probe.record
+    document = probe.document
+    if isinstance(document, dict) and isinstance(document.get("items"), list):
+        document = document["items"]
+    return document[0] if isinstance(document, list) and document else None
+
+
+def _format_in_doubt(probe: Probe, chosen: str) -> bool:
+    """Whether a "could not read" error should say which formats were tried: always for a
+    detected harness format; for evalbot's own format, unless the file does start with an item
+    object (a broken line 2 of a JSONL file is not a question of format)."""
+    return chosen != "default" or not isinstance(_first_item(probe), dict)
+
+
 def parse_any(name: str, data: bytes, options: ReadOptions) -> Results:
     """Parse one file's bytes with the forced or the detected format."""
     if options.format:
@@ -160,4 +177,6 @@ def parse_any(name: str, data: bytes, options: ReadOptions) -> Results:
     try:
         return chosen.parse_probe(probe, options)
     except UnreadableError as error:
+        if not _format_in_doubt(probe, chosen.name):
+            raise
         raise UnreadableError(f"{error}{tried_hint(chosen.name)}") from None
