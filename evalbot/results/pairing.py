@@ -20,6 +20,7 @@ is (the common case) and one numpy argsort otherwise.
 from __future__ import annotations
 
 import hashlib
+import heapq
 import operator
 from collections.abc import Sequence
 from dataclasses import dataclass, field, fields, replace
@@ -215,6 +216,8 @@ def pair(baseline: Results, candidate: Results, *, missing: Missing = "error") -
     cand_found = in_base >= 0
     hit = np.zeros(len(base.ids), dtype=np.bool_)
     hit[in_base[cand_found]] = True
+    if not hit.any():
+        raise PairingError(nothing_in_common(baseline, candidate, base.ids, cand.ids))
     base_only = sorted(_take(base.ids, np.flatnonzero(~hit)))
     cand_only = sorted(_take(cand.ids, np.flatnonzero(~cand_found)))
     if (base_only or cand_only) and missing == "error":
@@ -241,8 +244,8 @@ def pair(baseline: Results, candidate: Results, *, missing: Missing = "error") -
         pos_base = common
         pos_cand = in_cand[common]
         ids = list(base.ids) if common.size == len(base.ids) else _take(base.ids, common)
-    if not ids:
-        raise PairingError(f"{candidate.source}: no item id in common with {baseline.source}")
+    if not ids:  # pragma: no cover - refused above, before anything was paired
+        raise PairingError(nothing_in_common(baseline, candidate, base.ids, cand.ids))
     order = _sort_order(ids)
     if order is not None:
         ids = _take(ids, order)
@@ -312,6 +315,53 @@ def pair(baseline: Results, candidate: Results, *, missing: Missing = "error") -
         baseline_metrics={name: take(c, pos_base) for name, c in base.metrics.items()},
         candidate_metrics={name: take(c, pos_cand) for name, c in cand.metrics.items()},
     )
+
+
+def _suffixes(ids: Sequence[str]) -> set[str]:
+    return {i.split("/", 1)[1] for i in ids if "/" in i}
+
+
+def _prefixes(ids: Sequence[str]) -> list[str]:
+    return list(dict.fromkeys(i.split("/", 1)[0] for i in ids if "/" in i))[:3]
+
+
+def nothing_in_common(
+    baseline: Results, candidate: Results, base_ids: Sequence[str], cand_ids: Sequence[str]
+) -> str:
+    """Why no item pairs, and what to do: the message when the two id sets are disjoint.
+
+    It shows what the ids look like on each side and names the likeliest cause: ids that differ
+    only before a ``/`` (another task, or a task prefix on one side only), only in case or
+    surrounding spaces, or simply different ids (another eval, or the wrong id field).
+    """
+    base_set, cand_set = set(base_ids), set(cand_ids)
+    look = (
+        f"{candidate.source}: no item id in common with the baseline {baseline.source}: "
+        f"baseline ids look like {_preview(heapq.nsmallest(3, base_set))}, candidate ids like "
+        f"{_preview(heapq.nsmallest(3, cand_set))}"
+    )
+    if base_set & _suffixes(cand_ids) or cand_set & _suffixes(base_ids):
+        prefixed = "candidate's" if base_set & _suffixes(cand_ids) else "baseline's"
+        other = "baseline's" if prefixed == "candidate's" else "candidate's"
+        why = (
+            f"the {prefixed} ids carry a prefix before `/` that the {other} lack (lm-eval adds "
+            "its task to each doc id when a run is read from several files); give both runs "
+            "alike: one file each, or a directory of the same tasks each"
+        )
+    elif _suffixes(base_ids) & _suffixes(cand_ids):
+        why = (
+            f"the ids differ only before `/` ({', '.join(_prefixes(base_ids))} against "
+            f"{', '.join(_prefixes(cand_ids))}): are these runs of the same task?"
+        )
+    elif {i.strip().lower() for i in base_set} & {i.strip().lower() for i in cand_set}:
+        why = "the ids differ only in case or surrounding spaces: write them alike in both runs"
+    else:
+        why = (
+            "are both runs of the same eval? Pairing is by item id, never by row order: name "
+            "the field that holds the id with --id-field NAME (config `fields: {id: NAME}`), "
+            "or force the format with --format-in NAME"
+        )
+    return f"{look}; {why}"
 
 
 def subset(paired: Paired, keep: BoolArray) -> Paired:
