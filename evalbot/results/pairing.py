@@ -229,7 +229,7 @@ def pair(baseline: Results, candidate: Results, *, missing: Missing = "error") -
         raise PairingError(
             f"{candidate.source}: items differ from {baseline.source}: "
             + "; ".join(parts)
-            + " (set `policy.missing` to fail or drop to allow this)"
+            + " (to allow this, add --missing drop or --missing fail, config `policy.missing`)"
         )
     # in_cand[i]: index in cand of the baseline's i-th item, or -1.
     in_cand = np.full(len(base.ids), -1, dtype=np.int64)

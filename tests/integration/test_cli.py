@@ -210,7 +210,8 @@ def test_score_metric(run_cli: Run, tmp_path: Path) -> None:
         (
             ["compare", "b.jsonl", "other.jsonl"],
             "evalbot: error: other.jsonl: items differ from b.jsonl: 1 only in the baseline ('b'); "
-            "1 only in the candidate ('z') (set `policy.missing` to fail or drop to allow this)",
+            "1 only in the candidate ('z') (to allow this, add --missing drop or --missing fail, "
+            "config `policy.missing`)",
         ),
         (
             ["compare", "b.jsonl", "emptydir"],

@@ -400,6 +400,7 @@ def test_every_schema_key_is_accepted_by_the_parser() -> None:
         "gate: {margin: 0}",
         "gate: 3",
         "bootstrap: {resamples: 10}",
+        "bootstrap: {resamples: 1000001}",
         "bootstrap: {method: studentized}",
         "f1: {tp: x, fp: y, fnn: z}",
         "f1: [tp, fp, fn]",
@@ -505,3 +506,101 @@ def test_bad_input_and_report_keys(text: str, message: str) -> None:
     with pytest.raises(ConfigError) as caught:
         parse_config(text, "c.yml")
     assert str(caught.value) == message
+
+
+# ---- YAML strictness (issue 10): repeated keys, aliases, hostile nesting ---------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        (
+            "alpha: 0.05\nmetric: passed\nalpha: 0.01\n",
+            "c.yml:3: duplicate key 'alpha' (first given on line 1); which one counts?",
+        ),
+        (
+            "gate:\n  fail_on: never\n  fail_on: significant_regression\n",
+            "c.yml:3: duplicate key 'fail_on' (first given on line 2); which one counts?",
+        ),
+        (
+            "bootstrap: {resamples: 1000, resamples: 200000}\n",
+            "c.yml:1: duplicate key 'resamples' (first given on line 1); which one counts?",
+        ),
+        (
+            "metric: &m passed\nfields: {passed: *m}\n",
+            "c.yml:2: YAML aliases are not accepted (alias 'm'); write the value out",
+        ),
+        (
+            "bootstrap: {resamples: 5000000}\n",
+            "c.yml: `bootstrap.resamples` must be an integer from 100 to 1,000,000 (more adds no "
+            "precision), got 5000000",
+        ),
+        (
+            "fields: {passed: correct, score: correct}\n",
+            "c.yml: `fields`: `passed` and `score` both name the field 'correct'; each role "
+            "needs its own field",
+        ),
+        (
+            "fields: {id: passed}\n",
+            "c.yml: `fields`: `id` and `passed` both name the field 'passed'; each role needs its "
+            "own field",
+        ),
+    ],
+)
+def test_yaml_strictness(text: str, message: str) -> None:
+    with pytest.raises(ConfigError) as caught:
+        parse_config(text, "c.yml")
+    assert str(caught.value) == message
+
+
+def billion_laughs(levels: int = 9, width: int = 10) -> str:
+    """Each anchor a list of ``width`` aliases of the previous: 10**9 strings once expanded."""
+    lines = [f"a0: &a0 [{', '.join(['lol'] * width)}]"]
+    for level in range(1, levels):
+        lines.append(f"a{level}: &a{level} [{', '.join([f'*a{level - 1}'] * width)}]")
+    lines.append(f"metric: *a{levels - 1}")
+    return "\n".join(lines) + "\n"
+
+
+def test_billion_laughs_stays_small_and_fast() -> None:
+    import time
+    import tracemalloc
+
+    text = billion_laughs()
+    assert len(text) < 1_000
+    tracemalloc.start()
+    started = time.perf_counter()
+    with pytest.raises(ConfigError) as caught:
+        parse_config(text, "c.yml")
+    elapsed = time.perf_counter() - started
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    assert str(caught.value) == (
+        "c.yml:2: YAML aliases are not accepted (alias 'a0'); write the value out"
+    )
+    assert peak < 5_000_000  # bytes: the expansion (gigabytes) never happens
+    assert elapsed < 5.0  # a generous bound: it takes milliseconds
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "metric: " + "[" * 100_000,
+        "metric: " + "{a: " * 25_000,
+        "".join(" " * i + f"k{i}:\n" for i in range(440)),
+        "- " * 50_000,
+        "metric: !" + "x" * 100_000 + " passed\n",
+        "metric: '" + "''" * 50_000 + "'\n",
+    ],
+)
+def test_hostile_yaml_is_one_line_and_fast(text: str) -> None:
+    import time
+
+    started = time.perf_counter()
+    try:
+        parse_config(text, "c.yml")  # the last one is a valid (odd) metric name
+    except ConfigError as error:
+        message = str(error)
+        assert "\n" not in message
+        assert len(message) < 400
+    assert time.perf_counter() - started < 5.0  # generous: each takes well under a second

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 from pathlib import Path
 
@@ -9,7 +10,8 @@ import pytest
 
 from evalbot.errors import InputError, PairingError
 from evalbot.results.formats import detect, parse_any, resolve
-from evalbot.results.options import ReadOptions
+from evalbot.results.formats.default import parse_jsonl_generic
+from evalbot.results.options import FieldNames, ReadOptions
 from evalbot.results.pairing import pair
 from evalbot.results.sources import load_results
 
@@ -641,3 +643,285 @@ def test_directory_of_two_copies_of_one_inspect_run_is_refused(tmp_path: Path) -
     # Two different runs over overlapping ids are not shards of one run either.
     with pytest.raises(InputError, match=r"data_arc_sonnet\.json: sample 1: duplicate item '1'"):
         load_results(str(DATA / "inspect_ai" / "data_arc_*.json"), OPTIONS)
+
+
+# --- SWE-bench reports in the harness's real layout --------------------------------------------
+
+MATRIX = DATA / "swebench" / "swebench_verified_matrix.excerpt.csv"
+
+
+def matrix_rows() -> tuple[list[str], dict[str, dict[str, int]]]:
+    """The real per-instance outcomes (tests/data/README.md): instance ids and system rows."""
+    lines = MATRIX.read_text().splitlines()
+    ids = lines[0].split(",")[1:]
+    systems = {}
+    for line in lines[1:]:
+        name, *values = line.split(",")
+        systems[name] = dict(zip(ids, map(int, values), strict=True))
+    return ids, systems
+
+
+def harness_report(outcomes: dict[str, int]) -> bytes:
+    """A report as swebench/harness/reporting.py writes it: keys in its order, indent=4."""
+    ids = sorted(outcomes)
+    resolved = [i for i in ids if outcomes[i]]
+    unresolved = [i for i in ids if not outcomes[i]]
+    report = {
+        "total_instances": len(ids),
+        "submitted_instances": len(ids),
+        "completed_instances": len(ids),
+        "resolved_instances": len(resolved),
+        "unresolved_instances": len(unresolved),
+        "empty_patch_instances": 0,
+        "error_instances": 0,
+        "completed_ids": ids,
+        "incomplete_ids": [],
+        "empty_patch_ids": [],
+        "submitted_ids": ids,
+        "resolved_ids": resolved,
+        "unresolved_ids": unresolved,
+        "error_ids": [],
+        "schema_version": 2,
+    }
+    return (json.dumps(report, indent=4) + "\n").encode()
+
+
+def test_real_layout_swebench_report_is_detected_by_structure() -> None:
+    _, systems = matrix_rows()
+    data = harness_report(systems["20250224_tools_claude-3-7-sonnet"])
+    # The old detector looked at the first 8,192 bytes (and swebench's sniff at 4,000 of
+    # them); in a real report `resolved_ids` comes far later.
+    assert data.index(b'"resolved_ids"') > 30_000
+    for name in ("sweagent.run1.json", "report", "candidate.json"):
+        assert detect(name, data).name == "swebench"
+    results = parse_bytes("sweagent.run1.json", data)
+    assert len(results) == 500  # type: ignore[arg-type]
+    # 316 resolved / 500: the row sum, equal to the published 63.2 % (realdata pairs README).
+    assert results.scores.sum() == 316  # type: ignore[attr-defined]
+
+
+def test_unreadable_file_names_the_formats_tried_and_the_flag() -> None:
+    assert message("report.json", b'{"resolved_count": 3, "ids": ["a"]}') == (
+        'report.json: expected a JSON array of items (or {"items": [...]}); not recognised as '
+        "any of inspect, lm-eval, promptfoo, openai-evals, swebench, mlflow, junit, so it was "
+        "read as evalbot's own format; if it is one of those, force it with --format-in NAME "
+        "(config `format: NAME`)"
+    )
+    assert message("r.txt", b"garbage line\nx,y\n") == (
+        "r.txt:2: 2 fields but the header has 1; not recognised as any of inspect, lm-eval, "
+        "promptfoo, openai-evals, swebench, mlflow, junit, so it was read as evalbot's own "
+        "format; if it is one of those, force it with --format-in NAME (config `format: NAME`)"
+    )
+
+
+# --- lm-eval: ids that survive renaming ----------------------------------------------------------
+
+
+def test_lm_eval_renamed_file_is_detected_and_pairs_with_the_original(tmp_path: Path) -> None:
+    original = DATA / "lm_eval" / LM_NAME
+    renamed = tmp_path / "candidate.jsonl"
+    renamed.write_bytes(original.read_bytes())
+    assert detect(renamed.name, renamed.read_bytes()).name == "lm-eval"
+    base = load_results(str(original), OPTIONS)
+    cand = load_results(str(renamed), OPTIONS)
+    assert cand.ids == base.ids == [str(i) for i in range(10)]
+    paired = pair(base, cand)
+    assert len(paired) == 10  # the 10 rows of the real file (README, section B2)
+
+
+def test_lm_eval_several_files_qualify_ids_by_task(tmp_path: Path) -> None:
+    (tmp_path / "samples_arc_easy_2024-01-01T00-00-00.jsonl").write_text(_lm_row(0) + "\n")
+    # The row's own `task` wins over the file name (a renamed file of task boolq).
+    row = json.loads(_lm_row(0))
+    row["task"] = "boolq"
+    (tmp_path / "renamed.jsonl").write_text(json.dumps(row) + "\n")
+    results = load_results(str(tmp_path), OPTIONS)
+    assert sorted(results.ids) == ["arc_easy/0", "boolq/0"]
+    # a third file without a task in its rows or its name keys by its stem
+    (tmp_path / "other.jsonl").write_text(_lm_row(1) + "\n")
+    assert sorted(load_results(str(tmp_path), OPTIONS).ids) == ["arc_easy/0", "boolq/0", "other/1"]
+
+
+# --- MLflow GenAI evaluation runs ------------------------------------------------------------
+
+MLFLOW = DATA / "mlflow"
+
+
+def _trace(
+    request: object,
+    *assessments: dict[str, object],
+    state: str = "OK",
+    tag: str | None = None,
+) -> dict[str, object]:
+    tags = {} if tag is None else {"mlflow.eval.requestId": tag}
+    return {
+        "trace_id": "tr-x",
+        "state": state,
+        "request": request,
+        "tags": tags,
+        "assessments": list(assessments),
+    }
+
+
+def _feedback(name: str, value: object = None, **extra: object) -> dict[str, object]:
+    return {"assessment_name": name, "feedback": {"value": value}, **extra}
+
+
+def test_mlflow_real_runs_ids_values_and_scorers() -> None:
+    rows = json.loads((MLFLOW / "baseline.search_traces.json").read_text())
+    assert message("baseline.json", json.dumps(rows).encode()) == (
+        "baseline.json: the run has several scorers (passed, answer_length); choose one, "
+        "e.g. --scorer passed (config `scorer:`)"
+    )
+    results = load("mlflow/baseline.search_traces.json", ReadOptions(scorer="passed"))
+    assert len(results) == 40  # type: ignore[arg-type]
+    assert results.kind == "binary"  # type: ignore[attr-defined]
+    # The default id is MLflow's own `mlflow.eval.requestId`, sha256(str(inputs)) here.
+    first = rows[0]
+    assert results.ids[0] == first["tags"]["mlflow.eval.requestId"]  # type: ignore[attr-defined]
+    expected_id = hashlib.sha256(str(first["request"]).encode()).hexdigest()
+    assert results.ids[0] == expected_id  # type: ignore[attr-defined]
+    # Pass/fail counted by hand from the file: 26 of the 40 `passed` feedbacks are true.
+    passed = sum(
+        a["feedback"]["value"]
+        for r in rows
+        for a in r["assessments"]
+        if a["assessment_name"] == "passed"
+    )
+    assert passed == 26
+    assert results.scores.sum() == 26  # type: ignore[attr-defined]
+    lengths = load("mlflow/baseline.search_traces.json", ReadOptions(scorer="answer_length"))
+    assert lengths.kind == "score"  # type: ignore[attr-defined]
+    by_question = load(
+        "mlflow/baseline.search_traces.json",
+        ReadOptions(scorer="passed", fields=FieldNames(id="request.question_id")),
+    )
+    assert by_question.ids[:2] == ["arit-0040", "triv-0039"]  # type: ignore[attr-defined]
+
+
+def test_mlflow_harness_errors_judges_and_validity() -> None:
+    data = json.dumps(
+        [
+            _trace({"q": 1}, _feedback("ok", "yes"), _feedback("ok", "no", valid=False)),
+            _trace({"q": 2}, _feedback("ok", "No")),
+            # the application failed: a harness error, whatever the scorer said
+            _trace({"q": 3}, _feedback("ok", "no"), state="ERROR"),
+            # the scorer failed
+            _trace(
+                {"q": 4},
+                {"assessment_name": "ok", "feedback": {"error": {"error_code": "TIMEOUT"}}},
+            ),
+            _trace({"q": 5}, _feedback("ok", True), {"assessment_name": "gold", "expectation": {}}),
+        ]
+    ).encode()
+    results = parse_bytes("run.json", data)
+    assert results.kind == "binary"  # type: ignore[attr-defined]
+    assert results.scores.tolist() == [1.0, 0.0, 0.0, 0.0, 1.0]  # type: ignore[attr-defined]
+    assert results.errors.tolist() == [False, False, True, True, False]  # type: ignore[attr-defined]
+    assert results.ids[0] == hashlib.sha256(b"{'q': 1}").hexdigest()  # type: ignore[attr-defined]
+    as_lines = b"\n".join(json.dumps(row).encode() for row in json.loads(data))
+    assert parse_bytes("run.jsonl", as_lines).scores.tolist() == [1.0, 0.0, 0.0, 0.0, 1.0]  # type: ignore[attr-defined]
+
+
+Q1 = hashlib.sha256(b"{'q': 1}").hexdigest()  # MLflow's id for inputs {"q": 1}
+
+
+@pytest.mark.parametrize(
+    ("rows", "expected"),
+    [
+        (
+            [_trace({"q": 1}, _feedback("ok", True), _feedback("ok", False))],
+            f"run.json: row 1: item '{Q1[:36]}... has 2 valid `ok` assessments; which one "
+            "counts? (mark the others invalid in MLflow)",
+        ),
+        (
+            [_trace({"q": 1}, _feedback("ok", "maybe"))],
+            "run.json: row 1: assessment `ok` must be a boolean, yes/no or a number, got 'maybe'",
+        ),
+        (
+            [_trace({"q": 1}, _feedback("ok", True)), _trace({"q": 2}, _feedback("other", 1))],
+            "run.json: the run has several scorers (ok, other); choose one, e.g. --scorer ok "
+            "(config `scorer:`)",
+        ),
+        (
+            [_trace({"q": 1}, _feedback("ok", True)), _trace({"q": 2}, tag="t-2")],
+            "run.json: row 2: item 't-2' has no `ok` assessment",
+        ),
+        (
+            [_trace({"q": 1})],
+            "run.json: no row has a feedback assessment; was the run made with scorers "
+            "(mlflow.genai.evaluate(..., scorers=[...]))?",
+        ),
+        (
+            [_trace({"q": 1}, _feedback("ok", None))],
+            f"run.json: row 1: item '{Q1[:36]}...: assessment `ok` has no value and no error",
+        ),
+        (
+            [{"trace_id": "t"}, 3],
+            "run.json: row 2: expected a trace record object, got 3",
+        ),
+    ],
+)
+def test_mlflow_bad_input(rows: list[object], expected: str) -> None:
+    assert message("run.json", json.dumps(rows).encode(), ReadOptions(format="mlflow")) == expected
+
+
+def test_mlflow_same_inputs_twice_are_repeats() -> None:
+    rows = [_trace({"q": 1}, _feedback("ok", True)), _trace({"q": 1}, _feedback("ok", False))]
+    results = parse_bytes("run.json", json.dumps(rows).encode())
+    assert results.ids == [Q1, Q1]  # type: ignore[attr-defined]
+    assert results.epochs.tolist() == [1, 2]  # type: ignore[attr-defined]
+
+
+def test_mlflow_id_field_and_missing_id() -> None:
+    data = json.dumps([_trace({"question_id": "a"}, _feedback("ok", True))]).encode()
+    options = ReadOptions(fields=FieldNames(id="request.question_id"))
+    assert parse_bytes("run.json", data, options).ids == ["a"]  # type: ignore[attr-defined]
+    assert message("run.json", data, ReadOptions(fields=FieldNames(id="request.qid"))) == (
+        "run.json: row 1: no `request.qid` (the id field); the record has 'trace_id', "
+        "'state', 'request', 'tags', 'assessments'"
+    )
+
+
+# --- duplicate keys ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("name", "data", "expected"),
+    [
+        (
+            "r.jsonl",
+            b'{"id": "a", "passed": true}\n{"id": "b", "passed": false, "passed": true}\n',
+            "r.jsonl:2: duplicate key 'passed' in one JSON object (refused: which one counts?)",
+        ),
+        (
+            "r.json",
+            b'[\n  {"id": "a", "passed": true},\n  {"id": "b",\n   "id": "c", "passed": true}\n]',
+            "r.json:3: duplicate key 'id' in the JSON object that starts on this line "
+            "(refused: which one counts?)",
+        ),
+        (
+            "results.json",
+            b'{\n "resolved_ids": ["a"],\n "unresolved_ids": ["b"],\n "resolved_ids": ["b"]\n}',
+            "results.json:1: duplicate key 'resolved_ids' in the JSON object that starts on "
+            "this line (refused: which one counts?)",
+        ),
+        (
+            "r.csv",
+            b"id,passed,score,passed\na,true,1,false\n",
+            "r.csv:1: column 'passed' appears twice in the header (columns 2 and 4); refused: "
+            "which one counts?",
+        ),
+    ],
+)
+def test_duplicate_keys_and_columns_are_refused(name: str, data: bytes, expected: str) -> None:
+    if name.endswith(".jsonl"):
+        # The stdlib JSONL parser; the fast msgspec path hands such files to it.
+        with pytest.raises(InputError) as caught:
+            parse_jsonl_generic(data.decode(), source=name, options=OPTIONS)
+        assert str(caught.value) == expected
+        return
+    assert message(name, data) == expected
+    # forced formats read through the same parser
+    forced = {"r.json": "json", "results.json": "swebench", "r.csv": "csv"}
+    assert message(name, data, ReadOptions(format=forced[name])) == expected

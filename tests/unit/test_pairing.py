@@ -42,7 +42,8 @@ def test_missing_error_lists_counts_and_first_ids() -> None:
         pair(BASE, cand)
     assert str(caught.value) == (
         "cand.jsonl: items differ from base.jsonl: 2 only in the baseline ('b', 'c'); "
-        "1 only in the candidate ('z') (set `policy.missing` to fail or drop to allow this)"
+        "1 only in the candidate ('z') (to allow this, add --missing drop or --missing fail, "
+        "config `policy.missing`)"
     )
 
 

@@ -77,8 +77,9 @@ def decode_text(data: bytes, source: str) -> str:
         ) from None
 
 
-def _duplicate_message(where: str, key: str) -> str:
-    return f"{where}: duplicate key {show(key)} in one JSON object (refused: which one counts?)"
+def _duplicate_message(where: str, key: str, *, starts: bool = False) -> str:
+    what = "the JSON object that starts on this line" if starts else "one JSON object"
+    return f"{where}: duplicate key {show(key)} in {what} (refused: which one counts?)"
 
 
 def duplicate_line(text: str) -> int | None:
@@ -142,7 +143,7 @@ def parse_json_document(text: str, source: str) -> Any:
     except DuplicateKeyError as error:
         line = duplicate_line(text)
         where = source if line is None else f"{source}:{line}"
-        raise InputError(_duplicate_message(where, error.key)) from None
+        raise InputError(_duplicate_message(where, error.key, starts=line is not None)) from None
     except json.JSONDecodeError as error:
         raise UnreadableError(f"{source}:{error.lineno}: not valid JSON ({error.msg})") from None
     except RecursionError:
@@ -171,9 +172,10 @@ def parse_json_prefix(text: str, source: str, line: int | None) -> Any:
         if line is None:
             found = duplicate_line(text)
             where = source if found is None else f"{source}:{found}"
+            message = _duplicate_message(where, error.key, starts=found is not None)
         else:
-            where = f"{source}:{line}"
-        raise InputError(_duplicate_message(where, error.key)) from None
+            message = _duplicate_message(f"{source}:{line}", error.key)
+        raise InputError(message) from None
     except (json.JSONDecodeError, RecursionError):
         return NOTHING
 
