@@ -63,10 +63,12 @@ NAMES = [
 
 def _parse(name: str, data: bytes, options: ReadOptions) -> float:
     started = time.perf_counter()
+    message = ""
     try:
         assert isinstance(parse_any(name, data, options), Results)
     except InputError as error:
-        assert "\n" not in str(error)
+        message = str(error)
+    assert "\n" not in message
     return time.perf_counter() - started
 
 
@@ -75,10 +77,12 @@ def test_detection_and_every_forced_parser_are_fast(kind: str) -> None:
     data = HOSTILE[kind]
     options = ReadOptions(max_archive_bytes=1 << 20)
     started = time.perf_counter()
+    message = "duplicate key"
     try:
         detect("r.json", data)
     except InputError as error:  # a repeated key is refused as soon as it is seen
-        assert "duplicate key" in str(error)
+        message = str(error)
+    assert "duplicate key" in message
     assert time.perf_counter() - started < BOUND
     for name in ("r.json", "r.jsonl", "r.csv"):
         assert _parse(name, data, options) < BOUND, name
