@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from evalbot.errors import InputError, PairingError
-from evalbot.results.formats import detect, parse_any, resolve
+from evalbot.results.formats import detect, jsontext, parse_any, resolve
 from evalbot.results.formats.default import parse_jsonl_generic
 from evalbot.results.options import FieldNames, ReadOptions
 from evalbot.results.pairing import pair
@@ -925,3 +925,21 @@ def test_duplicate_keys_and_columns_are_refused(name: str, data: bytes, expected
     # forced formats read through the same parser
     forced = {"r.json": "json", "results.json": "swebench", "r.csv": "csv"}
     assert message(name, data, ReadOptions(format=forced[name])) == expected
+
+
+def test_duplicate_key_in_the_line_detection_reads() -> None:
+    data = b'{"id": "a", "id": "b", "passed": true}\n{"id": "c", "passed": true}\n'
+    assert message("lines.json", data) == (
+        "lines.json:1: duplicate key 'id' in one JSON object (refused: which one counts?)"
+    )
+
+
+def test_a_duplicate_key_in_a_huge_document_is_named_without_its_line(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Locating the line takes a slower parse, run only up to LOCATE_LIMIT characters.
+    monkeypatch.setattr(jsontext, "LOCATE_LIMIT", 10)
+    data = b'[\n {"id": "a", "passed": true, "passed": false}\n]'
+    assert message("r.json", data) == (
+        "r.json: duplicate key 'passed' in one JSON object (refused: which one counts?)"
+    )
