@@ -20,7 +20,7 @@ from jinja2.exceptions import SecurityError
 from jinja2.sandbox import SandboxedEnvironment
 
 from evalbot.errors import ConfigError
-from evalbot.report import Look, View, p_clause
+from evalbot.report import HistoryRow, View, p_clause
 
 __all__ = [
     "UserTemplate",
@@ -247,7 +247,7 @@ def render_notice(
     *,
     marker: str,
     state_block: str = "",
-    history: Sequence[Look] = (),
+    history: Sequence[HistoryRow] = (),
     max_chars: int = GITHUB_COMMENT_LIMIT,
 ) -> str:
     """A sticky comment without a verdict (no baseline yet, an expired artifact): ``title``

@@ -14,7 +14,7 @@ import numpy as np
 from evalbot.compare import Comparison, compute_comparison
 from evalbot.config import BootstrapConfig, Config, F1Config, GateConfig, PolicyConfig
 from evalbot.policy import Decision, evaluate
-from evalbot.report import Look, Provenance, View, build_view
+from evalbot.report import HistoryRow, Provenance, View, build_view
 from evalbot.results.model import Paired
 from evalbot.results.pairing import fingerprint
 
@@ -58,7 +58,7 @@ class Scenario:
     item_url: str | None = None
     config_change: str | None = None
     provenance: Provenance | None = None
-    history: Sequence[Look] = field(default_factory=tuple)
+    history: Sequence[HistoryRow] = field(default_factory=tuple)
     notes: Sequence[str] = field(default_factory=tuple)
 
     def comparison(self) -> tuple[Comparison, Decision]:
@@ -159,7 +159,7 @@ def improvement() -> Scenario:
             candidate_run_url="https://github.com/acme/evals/actions/runs/102",
         ),
         history=(
-            Look(
+            HistoryRow(
                 label="look 1",
                 outcome="No significant difference",
                 effect="+2.1 pp [-1.2, 5.4]",

@@ -1,0 +1,68 @@
+"""Pure: Comparison + Decision -> the JSON report and the view-model the templates read.
+
+- :mod:`.json_report`: the ``--format json`` report (:func:`build_json`);
+- :mod:`.view`: the :class:`View` of one comparison (:func:`build_view`) and its verdict line;
+- :mod:`.tables`: the view's tables and lists; :mod:`.plan`: the plan's rows;
+  :mod:`.notes`: one-sentence notes (clusters, cost, F1, repeats);
+- :mod:`.records`: the frozen records the templates read;
+- :mod:`.numbers`: number formatting (p-values, effects, rates, times);
+- :mod:`.picture`: the interval drawn on a scale; :mod:`.links`: item ids and their links.
+
+Every name that was importable from the single ``report.py`` module is importable from here.
+"""
+
+from __future__ import annotations
+
+from evalbot.report.json_report import SCHEMA_VERSION, build_json
+from evalbot.report.links import MAX_ID_CHARS, item_link
+from evalbot.report.numbers import (
+    format_effect,
+    format_estimate,
+    format_pvalue,
+    format_rate,
+    format_time,
+    p_clause,
+)
+from evalbot.report.picture import interval_picture
+from evalbot.report.records import (
+    HistoryRow,
+    ItemEntry,
+    ItemList,
+    Provenance,
+    RepeatsRow,
+    Row,
+    SecondaryRow,
+    SliceRow,
+    View,
+)
+from evalbot.report.view import OUTCOME_LABELS, build_view
+
+#: The old name of :class:`HistoryRow`, kept for ``evalbot.action`` (``from evalbot.report import
+#: Look as LookRow``); :class:`evalbot.state.Look` is the look itself. New code: ``HistoryRow``.
+Look = HistoryRow
+
+__all__ = [
+    "MAX_ID_CHARS",
+    "OUTCOME_LABELS",
+    "SCHEMA_VERSION",
+    "HistoryRow",
+    "ItemEntry",
+    "ItemList",
+    "Look",
+    "Provenance",
+    "RepeatsRow",
+    "Row",
+    "SecondaryRow",
+    "SliceRow",
+    "View",
+    "build_json",
+    "build_view",
+    "format_effect",
+    "format_estimate",
+    "format_pvalue",
+    "format_rate",
+    "format_time",
+    "interval_picture",
+    "item_link",
+    "p_clause",
+]

@@ -1,0 +1,291 @@
+"""Pure: Comparison + Decision -> the ``--format json`` report.
+
+The keys of INTERFACE.md (``schema_version``, ``items``, ``metric``, ``baseline``,
+``candidate``, ``difference``, ``table``, ``mcnemar``, ``policy``, ``verdict``) never change
+meaning; every other key is added beside them. Each section is built by one function below, in
+the order the keys appear in the report.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from evalbot import __version__
+from evalbot.compare import (
+    Comparison,
+    CostResult,
+    CostSide,
+    F1Result,
+    F1Side,
+    PairedTable,
+    RepeatsSide,
+    Side,
+)
+from evalbot.policy import Decision, decision_json
+from evalbot.stats import BootstrapResult
+
+__all__ = ["SCHEMA_VERSION", "build_json"]
+
+SCHEMA_VERSION = 1
+
+JSONObject = dict[str, Any]
+
+
+def build_json(comparison: Comparison, decision: Decision) -> JSONObject:
+    """The ``--format json`` report (keys of INTERFACE.md, plus more)."""
+    c = comparison
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "evalbot_version": __version__,
+        "items": c.items,
+        "metric": c.metric,
+        "baseline": _side_json(c.baseline, c.paired.baseline_source, c.paired.epochs_baseline),
+        "candidate": _side_json(c.candidate, c.paired.candidate_source, c.paired.epochs_candidate),
+        "difference": _primary_difference_json(c),
+        "table": None if c.table is None else _table_json(c.table),
+        "mcnemar": _mcnemar_json(c),
+        "test": {"name": c.test, "pvalue": c.pvalue, "alpha": c.alpha},
+        "fixed_ids": c.fixed_ids,
+        "broken_ids": c.broken_ids,
+        "pairing": _pairing_json(c),
+        "policy": {"ok": decision.policy_ok, "violations": decision.violations},
+        "verdict": _verdict_json(decision),
+        "decision": decision_json(decision),
+        "churn": _churn_json(c),
+        "unpaired": _unpaired_json(c),
+        "slices": _slices_json(c),
+        "secondary": _secondary_json(c),
+        "power": _power_json(c),
+        "repeats": {
+            "baseline": _repeats_json(c.repeats_baseline),
+            "candidate": _repeats_json(c.repeats_candidate),
+        },
+        "cost_per_solved": None if c.cost is None else _cost_json(c.cost),
+        "f1": None if c.f1 is None else _f1_json(c.f1),
+    }
+
+
+def _side_json(side: Side, source: str, epochs: int) -> JSONObject:
+    return {
+        "rate": side.rate,
+        "passed": side.passed,
+        "ci": list(side.confidence_interval),
+        "ci_method": side.interval_method,
+        "source": source,
+        "epochs": epochs,
+    }
+
+
+def _bootstrap_method(diff: BootstrapResult) -> str:
+    return f"paired bootstrap ({diff.method}, resampling {diff.resampled})"
+
+
+def _primary_difference_json(c: Comparison) -> JSONObject:
+    diff = c.difference
+    return {
+        "estimate": diff.statistic,
+        "ci": list(diff.confidence_interval),
+        "method": _bootstrap_method(diff),
+        "confidence": diff.confidence_level,
+        "resamples": diff.n_resamples,
+        "seed": diff.seed,
+        "standard_error": diff.standard_error,
+        "pvalue": diff.pvalue,
+        "clusters": None if c.clusters is None else c.clusters.clusters,
+        "clustered_standard_error": None if c.clusters is None else c.clusters.standard_error,
+    }
+
+
+def _table_json(table: PairedTable) -> dict[str, int]:
+    return {
+        "both_pass": table.both_pass,
+        "fixed": table.fixed,
+        "broken": table.broken,
+        "both_fail": table.both_fail,
+    }
+
+
+def _mcnemar_json(c: Comparison) -> JSONObject | None:
+    if c.mcnemar is None:
+        return None
+    return {
+        "method": c.mcnemar.method,
+        "statistic": c.mcnemar.statistic,
+        "pvalue": c.mcnemar.pvalue,
+        "discordant": c.mcnemar.discordant,
+    }
+
+
+def _pairing_json(c: Comparison) -> JSONObject:
+    paired = c.paired
+    return {
+        "fingerprint": paired.fingerprint,
+        "dropped_baseline_only": len(paired.dropped_baseline_only),
+        "dropped_candidate_only": len(paired.dropped_candidate_only),
+        "filled_as_failures": paired.filled_as_failures,
+        "errors_baseline": paired.errors_baseline,
+        "errors_candidate": paired.errors_candidate,
+        "dropped_errors": paired.dropped_errors,
+    }
+
+
+def _verdict_json(decision: Decision) -> JSONObject:
+    return {
+        "outcome": decision.outcome,
+        "gate": decision.gate,
+        "reasons": decision.reasons,
+        "conclusion": decision.conclusion,
+        "warnings": list(decision.warnings),
+    }
+
+
+def _churn_json(c: Comparison) -> JSONObject | None:
+    if c.churn is None:
+        return None
+    return {
+        "discordant": c.churn.discordant,
+        "net": c.churn.net,
+        "net_rate": c.churn.net_rate,
+        "churn": c.churn.churn,
+    }
+
+
+def _unpaired_json(c: Comparison) -> JSONObject | None:
+    if c.unpaired is None:
+        return None
+    return {
+        "method": "two-proportion z-test (pooled; ignores the pairing, for contrast only)",
+        "statistic": c.unpaired.statistic,
+        "pvalue": c.unpaired.pvalue,
+        "standard_error": c.unpaired.standard_error,
+    }
+
+
+def _slices_json(c: Comparison) -> list[JSONObject]:
+    return [
+        {
+            "slice": s.name,
+            "items": s.items,
+            "baseline_rate": s.baseline_rate,
+            "candidate_rate": s.candidate_rate,
+            "difference": s.difference,
+            "table": None if s.table is None else _table_json(s.table),
+            "test": s.test,
+            "pvalue": s.pvalue,
+            "qvalue": s.qvalue,
+        }
+        for s in c.slices
+    ]
+
+
+def _secondary_json(c: Comparison) -> list[JSONObject]:
+    return [
+        {
+            "metric": m.name,
+            "baseline": m.baseline,
+            "candidate": m.candidate,
+            "estimate": m.difference.statistic,
+            "ci": list(m.difference.confidence_interval),
+            "pvalue": m.difference.pvalue,
+            "adjusted_pvalue": m.adjusted_pvalue,
+            "adjustment": "holm",
+        }
+        for m in c.secondary
+    ]
+
+
+def _power_json(c: Comparison) -> JSONObject | None:
+    if c.power is None:
+        return None
+    return {
+        "method": "McNemar, normal approximation on the observed discordant rate",
+        "power": c.power.power,
+        "alpha": c.power.alpha,
+        "discordant_rate": c.power.discordant_rate,
+        "minimum_detectable_effect": c.power.minimum_detectable_effect,
+        "items_needed": c.power.items_needed,
+    }
+
+
+def _repeats_json(rep: RepeatsSide | None) -> JSONObject | None:
+    if rep is None:
+        return None
+    r = rep.result
+    return {
+        "repeats": r.repeats,
+        "flaky": r.flaky,
+        "always_pass": r.always_pass,
+        "always_fail": r.always_fail,
+        "within_item_variance": _finite(r.within_item_variance),
+        "between_item_variance": _finite(r.between_item_variance),
+        "intraclass_correlation": _finite(r.intraclass_correlation),
+        "majority_vote_accuracy": _finite(r.majority_vote_accuracy),
+        "flaky_ids": rep.flaky_ids,
+        "items": r.items,
+        "pass_at_k": {str(k): value for k, value in rep.pass_at_k},
+        "standard_error": rep.standard_error,
+        "budget": _budget_json(rep),
+    }
+
+
+def _budget_json(rep: RepeatsSide) -> JSONObject | None:
+    if rep.budget is None:
+        return None
+    return {
+        "calls": rep.budget.budget,
+        "items": rep.budget.items,
+        "repeats": rep.budget.repeats,
+        "standard_error": rep.budget.standard_error,
+        "options": [
+            {"items": n, "repeats": k, "standard_error": se} for n, k, se in rep.budget.options
+        ],
+    }
+
+
+def _difference_json(diff: BootstrapResult | None) -> JSONObject | None:
+    if diff is None:
+        return None
+    return {
+        "estimate": diff.statistic,
+        "ci": list(diff.confidence_interval),
+        "method": _bootstrap_method(diff),
+        "standard_error": diff.standard_error,
+        "pvalue": diff.pvalue,
+        "n_undefined": diff.n_undefined,
+    }
+
+
+def _cost_side_json(s: CostSide) -> JSONObject:
+    return {
+        "total_cost": s.total_cost,
+        "solved": s.solved,
+        "cost_per_solved": s.cost_per_solved,
+        "items_without_cost": s.items_without_cost,
+    }
+
+
+def _cost_json(cost: CostResult) -> JSONObject:
+    return {
+        "baseline": _cost_side_json(cost.baseline),
+        "candidate": _cost_side_json(cost.candidate),
+        "difference": _difference_json(cost.difference),
+    }
+
+
+def _f1_side_json(s: F1Side) -> JSONObject:
+    return {"f1": s.f1, "tp": s.tp, "fp": s.fp, "fn": s.fn}
+
+
+def _f1_json(f1: F1Result) -> JSONObject:
+    return {
+        "method": "micro F1 = 2 TP / (2 TP + FP + FN) on the summed per-item counts",
+        "baseline": _f1_side_json(f1.baseline),
+        "candidate": _f1_side_json(f1.candidate),
+        "difference": _difference_json(f1.difference),
+    }
+
+
+def _finite(value: float) -> float | None:
+    """JSON has no NaN: an undefined statistic is ``null``."""
+    return value if math.isfinite(value) else None

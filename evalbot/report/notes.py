@@ -1,0 +1,95 @@
+"""Pure: one sentence each for the statistics the data carry beside the primary metric
+(clusters, cost per solved task, micro F1, repeats). Numbers only, never text from a result
+file, so the templates may show them as they are."""
+
+from __future__ import annotations
+
+from evalbot.compare import ClusterResult, Comparison, CostResult, F1Result, RepeatsSide
+from evalbot.report.numbers import Scale, maybe_none
+from evalbot.stats import BootstrapResult
+
+__all__ = ["clusters_note", "cost_note", "f1_note", "repeats_notes"]
+
+
+def clusters_note(clusters: ClusterResult | None, scale: Scale) -> str | None:
+    if clusters is None:
+        return None
+    note = (
+        f"Items share clusters ({clusters.labelled_items} labelled items in "
+        f"{clusters.clusters:,} clusters): the bootstrap resamples whole clusters"
+    )
+    if clusters.standard_error is not None:
+        se = clusters.standard_error * scale.factor
+        note += (
+            f"; cluster-robust (CR1) standard error of the difference "
+            f"{se:.{scale.digits}f}{scale.unit}"
+        )
+    return note + "."
+
+
+def _difference_text(diff: BootstrapResult, confidence: str, digits: str = ".4g") -> str:
+    ci = diff.confidence_interval
+    text = (
+        f"difference {diff.statistic:+{digits}} [{ci.low:{digits}}, {ci.high:{digits}}] "
+        f"({confidence}, paired bootstrap, {diff.method}"
+    )
+    if diff.n_undefined:
+        text += f"; {diff.n_undefined:,} resamples undefined and left out"
+    return text + ")"
+
+
+def cost_note(cost: CostResult | None, confidence: str) -> str | None:
+    if cost is None:
+        return None
+    b, c = cost.baseline, cost.candidate
+    total = f"total cost {b.total_cost:.4g} → {c.total_cost:.4g}"
+    missing = b.items_without_cost + c.items_without_cost
+    if missing:
+        total += f" ({b.items_without_cost} + {c.items_without_cost} items without a cost, as 0)"
+    if b.solved is None:
+        return f"**Cost:** {total}."
+    per = (
+        f"**Cost per solved task:** {maybe_none(b.cost_per_solved)} → "
+        f"{maybe_none(c.cost_per_solved)}"
+    )
+    if cost.difference is not None:
+        per += ", " + _difference_text(cost.difference, confidence)
+    return f"{per}; {total}."
+
+
+def f1_note(f1: F1Result | None, confidence: str) -> str | None:
+    if f1 is None:
+        return None
+    text = (
+        f"**Micro F1** (from per-item TP/FP/FN): {maybe_none(f1.baseline.f1, '.3f')} → "
+        f"{maybe_none(f1.candidate.f1, '.3f')}"
+    )
+    if f1.difference is not None:
+        text += ", " + _difference_text(f1.difference, confidence, ".3f")
+    return text + "."
+
+
+def repeats_notes(c: Comparison, *, percent: bool) -> list[str]:
+    sides = (("baseline", c.repeats_baseline), ("candidate", c.repeats_candidate))
+    return [_repeats_note(side, rep, percent=percent) for side, rep in sides if rep is not None]
+
+
+def _repeats_note(side: str, rep: RepeatsSide, *, percent: bool) -> str:
+    n, k = rep.result.items, rep.result.repeats
+    shown = [(kk, v) for kk, v in rep.pass_at_k if kk in (1, k) or kk == len(rep.pass_at_k)]
+    text = f"{side}: " + ", ".join(f"pass@{kk} {v * 100:.1f} %" for kk, v in shown)
+    if rep.standard_error is not None and rep.budget is not None:
+        b = rep.budget
+
+        def se(value: float) -> str:
+            return f"{value * 100:.1f} pp" if percent else f"{value:.3f}"
+
+        text += (
+            f"; standard error of the mean with {n:,} items × {k} repeats {se(rep.standard_error)}"
+        )
+        if (b.items, b.repeats) != (n, k):
+            text += (
+                f"; the same {b.budget:,} calls on {b.items:,} distinct items × {b.repeats} "
+                f"repeat{'s' if b.repeats > 1 else ''} would give {se(b.standard_error)}"
+            )
+    return text + "."

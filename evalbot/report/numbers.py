@@ -1,0 +1,119 @@
+"""Pure: numbers as the report shows them (p-values, effects, rates, times).
+
+Every rendering (comment, job summary, the CLI's markdown and text, the action's history rows)
+formats through these, so the same number always reads the same way.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+__all__ = [
+    "Scale",
+    "format_effect",
+    "format_estimate",
+    "format_pvalue",
+    "format_rate",
+    "format_time",
+    "maybe",
+    "maybe_none",
+    "p_clause",
+    "signed",
+]
+
+
+def format_pvalue(p: float) -> str:
+    if p < 0.0001:
+        return "< 0.0001"
+    if p >= 0.9995:
+        return "1"
+    return f"{p:.4f}" if p < 0.01 else f"{p:.3f}"
+
+
+def p_clause(pvalue: str) -> str:
+    """ "p = 0.016" or "p < 0.0001" from a formatted p-value."""
+    return f"p {pvalue}" if pvalue.startswith("<") else f"p = {pvalue}"
+
+
+def format_estimate(estimate: float, *, percent: bool) -> str:
+    """ "+4.3 pp" for rates; "+0.043" for scores (the estimate of :func:`format_effect`)."""
+    if percent:
+        return f"{signed(estimate * 100, 1)} pp"
+    return signed(estimate, 3)
+
+
+def format_effect(estimate: float, low: float, high: float, *, percent: bool) -> str:
+    """ "+4.3 pp [1.0, 7.5]" for rates; "+0.043 [0.010, 0.075]" for scores."""
+    if percent:
+        return f"{format_estimate(estimate, percent=True)} [{low * 100:.1f}, {high * 100:.1f}]"
+    return f"{format_estimate(estimate, percent=False)} [{low:.3f}, {high:.3f}]"
+
+
+def signed(value: float, digits: int) -> str:
+    """``value`` with its sign and ``digits`` decimals; a value that rounds to zero is "±0"."""
+    text = f"{value:+.{digits}f}"
+    # -0.0 reads as a regression that is not there
+    return text.replace("-0." + "0" * digits, "±0." + "0" * digits).replace(
+        "+0." + "0" * digits, "±0." + "0" * digits
+    )
+
+
+def format_time(at: str) -> str:
+    """An ISO 8601 time as "2026-11-30 09:00 UTC" (other offsets converted); text that is not
+    a time is returned as it is."""
+    try:
+        when = datetime.fromisoformat(at)
+    except ValueError:
+        return at
+    if when.tzinfo is not None:
+        when = when.astimezone(UTC)
+    return when.strftime("%Y-%m-%d %H:%M") + (" UTC" if when.tzinfo is not None else "")
+
+
+def format_rate(rate: float, *, percent: bool) -> str:
+    return f"{rate * 100:.1f} %" if percent else f"{rate:.3f}"
+
+
+def maybe(value: float, fmt: str) -> str:
+    """``fmt`` applied to a finite ``value``; "—" for NaN or infinity (undefined)."""
+    return fmt.format(value) if math.isfinite(value) else "—"
+
+
+def maybe_none(value: float | None, digits: str = ".4g") -> str:
+    """``value`` formatted with ``digits``; "—" for ``None`` (undefined)."""
+    return "—" if value is None else f"{value:{digits}}"
+
+
+@dataclass(frozen=True, kw_only=True)
+class Scale:
+    """How the comparison's numbers are shown: pass rates in percent and percentage points,
+    mean scores as they are."""
+
+    percent: bool
+
+    @property
+    def unit(self) -> str:
+        return " pp" if self.percent else ""
+
+    @property
+    def factor(self) -> float:
+        return 100.0 if self.percent else 1.0
+
+    @property
+    def digits(self) -> int:
+        return 1 if self.percent else 3
+
+    def rate(self, value: float) -> str:
+        return format_rate(value, percent=self.percent)
+
+    def interval(self, side_ci: tuple[float, float]) -> str:
+        lo, hi = side_ci
+        if self.percent:
+            return f"[{lo * 100:.1f}, {hi * 100:.1f}]"
+        return f"[{lo:.3f}, {hi:.3f}]"
+
+    def difference(self, value: float) -> str:
+        """A difference in display units with its sign: "+4.0 pp", "-0.120"."""
+        return f"{signed(value * self.factor, self.digits)}{self.unit}"

@@ -1,0 +1,84 @@
+"""Pure: the plan's state as the report shows it (pre-registered size, looks, alpha for this
+look, the sealed holdout, the non-inferiority margin) and the warnings that go with it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from evalbot.config import Config
+from evalbot.policy import Decision
+from evalbot.report.records import Row
+
+__all__ = ["PlanRows", "plan_rows"]
+
+
+@dataclass(frozen=True, kw_only=True)
+class PlanRows:
+    """The plan table's rows, the decision's warnings, and its disclosure of earlier looks."""
+
+    rows: list[Row]
+    warnings: list[str]
+    disclosure: str | None
+
+
+def plan_rows(decision: Decision, config: Config | None, *, percent: bool) -> PlanRows:
+    """The plan's rows from the Decision (the config fills what the decision leaves open)."""
+    rows = [
+        *_size_rows(decision, config),
+        *_look_rows(decision, config),
+        *_holdout_rows(decision),
+        *_margin_rows(decision, percent=percent),
+    ]
+    warnings = list(decision.warnings)
+    note = decision.power_note
+    if decision.underpowered and note and note not in warnings:
+        warnings.append(note)
+    return PlanRows(rows=rows, warnings=warnings, disclosure=decision.disclosure)
+
+
+def _size_rows(decision: Decision, config: Config | None) -> list[Row]:
+    planned = decision.planned_items
+    if planned is None and config is not None:
+        planned = config.policy.sample_size
+    if planned is None:
+        return []
+    note = decision.plan_note
+    return [
+        Row(label="pre-registered items", value=f"{planned:,}" + (f" ({note})" if note else ""))
+    ]
+
+
+def _look_rows(decision: Decision, config: Config | None) -> list[Row]:
+    rows: list[Row] = []
+    if decision.mode == "sequential":
+        rows.append(Row(label="mode", value="sequential"))
+    look, max_looks = decision.look, decision.max_looks
+    if max_looks is None and config is not None:
+        max_looks = config.policy.max_looks
+    if max_looks is not None or look > 1:
+        text = f"{look}" + (f" of {max_looks}" if max_looks is not None else "")
+        rows.append(Row(label="look", value=text))
+    alpha, effective = decision.alpha, decision.effective_alpha
+    if effective != alpha:
+        rows.append(Row(label="alpha for this look", value=f"{effective:.4g} (of {alpha:g})"))
+    return rows
+
+
+def _holdout_rows(decision: Decision) -> list[Row]:
+    if not decision.holdout:
+        return []
+    uses, most = decision.holdout_uses, decision.holdout_max_uses
+    text = "this analysis uses the sealed holdout"
+    if uses:
+        text += f", use {uses}" + (f" of {most}" if most else "")
+    return [Row(label="sealed set", value=text)]
+
+
+def _margin_rows(decision: Decision, *, percent: bool) -> list[Row]:
+    margin = decision.margin
+    if margin is None:
+        return []
+    met = decision.noninferior
+    shown = f"{margin * 100:g} pp" if percent else f"{margin:g}"
+    verdict = "" if met is None else (": met" if met else ": not met")
+    return [Row(label="non-inferiority margin", value=shown + verdict)]

@@ -1,0 +1,274 @@
+"""Pure: Comparison + Decision -> the :class:`View` the templates read.
+
+Numbers are rounded and labelled here, once, so every rendering (comment, job summary, the CLI's
+markdown and text) says the same thing. :func:`build_view` runs the named steps below, each
+returning one part of the view.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from evalbot import __version__
+from evalbot.compare import Comparison
+from evalbot.config import Config
+from evalbot.policy import Decision
+from evalbot.report.notes import clusters_note, cost_note, f1_note, repeats_notes
+from evalbot.report.numbers import Scale, format_effect, format_estimate, format_pvalue, p_clause
+from evalbot.report.picture import interval_picture
+from evalbot.report.plan import plan_rows
+from evalbot.report.records import HistoryRow, Provenance, View
+from evalbot.report.tables import (
+    item_lists,
+    provenance_rows,
+    repeats_part,
+    secondary_rows,
+    slice_rows,
+    table_text,
+)
+
+__all__ = ["OUTCOME_LABELS", "build_view"]
+
+OUTCOME_LABELS = {
+    "improvement": ("✅", "Improvement"),
+    "regression": ("❌", "Regression"),
+    "no_significant_difference": ("➖", "No significant difference"),
+    "inconclusive": ("⚠️", "Inconclusive"),
+}
+
+
+@dataclass(frozen=True, kw_only=True)
+class Verdict:
+    """The verdict line's parts: the effect, the deciding test, and a sentence under it."""
+
+    effect: str  # "+4.2 pp [1.0, 7.5]"
+    change: str  # the estimate alone: "+4.2 pp"
+    pvalue: str
+    test: str
+    confidence: str  # "95 %"
+    alpha: str
+    headline: str
+    explanation: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class Unpaired:
+    """The unpaired test's p-value and the sentence that contrasts it with the paired one."""
+
+    pvalue: str | None = None
+    note: str = ""
+
+
+def build_view(
+    comparison: Comparison,
+    decision: Decision,
+    *,
+    max_ids: int = 1000,
+    item_url: str | None = None,
+    config: Config | None = None,
+    config_change: str | None = None,
+    config_path: str = ".evalbot.yml",
+    provenance: Provenance | None = None,
+    history: Sequence[HistoryRow] = (),
+    notes: Sequence[str] = (),
+) -> View:
+    """The view-model of one comparison.
+
+    ``max_ids`` caps the ids kept per list (renderings show fewer and count the rest);
+    ``item_url`` is ``report.item_url`` (``{id}`` is replaced by the quoted id); ``config`` adds
+    the plan's pre-registered settings; ``config_change`` is a unified diff of the config file
+    (``config_path``, by default ``.evalbot.yml``) made by the pull request; ``provenance``,
+    ``history`` and ``notes`` (trusted Markdown, shown beside the provenance) come from the
+    action.
+    """
+    c = comparison
+    scale = Scale(percent=c.metric == "pass_rate")
+    verdict = verdict_text(c, decision, scale)
+    table = table_text(c)
+    repeats = repeats_part(c, scale, max_ids=max_ids, item_url=item_url)
+    plan = plan_rows(decision, config, percent=scale.percent)
+    unpaired = unpaired_text(c)
+    symbol, label = OUTCOME_LABELS[decision.outcome]
+    # one line per field of the View (the template contract), hence the length
+    return View(
+        symbol=symbol,
+        outcome_label=label,
+        outcome=decision.outcome,
+        effect=verdict.effect,
+        pvalue=verdict.pvalue,
+        test=verdict.test,
+        gate=decision.gate,
+        reasons=decision.reasons,
+        items=c.items,
+        metric=c.metric,
+        baseline_rate=scale.rate(c.baseline.rate),
+        baseline_ci=scale.interval(c.baseline.confidence_interval),
+        baseline_passed="" if c.baseline.passed is None else f"{c.baseline.passed}/{c.items}",
+        candidate_rate=scale.rate(c.candidate.rate),
+        candidate_ci=scale.interval(c.candidate.confidence_interval),
+        candidate_passed="" if c.candidate.passed is None else f"{c.candidate.passed}/{c.items}",
+        table=table.table,
+        net=table.net,
+        churn=table.churn,
+        lists=item_lists(c, scale, max_ids=max_ids, item_url=item_url),
+        fingerprint=c.paired.fingerprint[:12],
+        resamples=c.difference.n_resamples,
+        seed=c.difference.seed,
+        confidence=verdict.confidence,
+        version=__version__,
+        interval_method=c.baseline.interval_method,
+        headline=verdict.headline,
+        explanation=verdict.explanation,
+        gate_symbol="✅" if decision.gate == "pass" else "❌",
+        percent=scale.percent,
+        unit=scale.unit,
+        unpaired_pvalue=unpaired.pvalue,
+        unpaired_note=unpaired.note,
+        picture=picture(c, scale),
+        slices=slice_rows(c, scale),
+        secondary=secondary_rows(c),
+        repeats=repeats.rows,
+        flaky=repeats.flaky,
+        power=power_lines(c, verdict.change),
+        plan=plan.rows,
+        warnings=plan.warnings,
+        conclusion=decision.conclusion,
+        config_change=config_change or None,
+        config_path=config_path,
+        provenance=provenance_rows(provenance),
+        history=list(history),
+        alpha=verdict.alpha,
+        fingerprint_full=c.paired.fingerprint,
+        dropped=dropped_text(c),
+        disclosure=plan.disclosure,
+        notes=tuple(notes),
+        clusters_note=clusters_note(c.clusters, scale),
+        cost_note=cost_note(c.cost, verdict.confidence),
+        f1_note=f1_note(c.f1, verdict.confidence),
+        repeats_notes=repeats_notes(c, percent=scale.percent),
+        gate_reasons=[r for r in decision.reasons if r.startswith("gate")]
+        if decision.gate == "fail"
+        else [],
+    )
+
+
+def verdict_text(c: Comparison, decision: Decision, scale: Scale) -> Verdict:
+    """The verdict line: the effect, the test that decided, and a sentence in plain words."""
+    ci = c.difference.confidence_interval
+    effect = format_effect(c.difference.statistic, ci.low, ci.high, percent=scale.percent)
+    change = format_estimate(c.difference.statistic, percent=scale.percent)
+    # the test that decided: policy may decide on another p-value (a sequential look)
+    test = decision.test or c.test
+    pvalue = format_pvalue(c.pvalue if decision.pvalue is None else decision.pvalue)
+    confidence = f"{c.difference.confidence_level * 100:g} %"
+    alpha = f"{c.alpha:g}"
+    if decision.outcome == "inconclusive":
+        headline = _plain_why(decision)
+        explanation = (
+            f"No verdict is given. For information only: the difference is {effect} "
+            f"({test}, {p_clause(pvalue)})."
+        )
+    else:
+        headline = f"{effect} · {test} {p_clause(pvalue)}"
+        where = "includes" if ci.low <= 0.0 <= ci.high else "excludes"
+        moved = _what_moved(c, change)
+        if decision.outcome == "no_significant_difference":
+            explanation = (
+                f"{moved}; that is within noise: {p_clause(pvalue)} is not below "
+                f"alpha = {alpha}, and the {confidence} interval {where} zero."
+            )
+        else:
+            explanation = (
+                f"{moved}; {p_clause(pvalue)} is below alpha = {alpha} and the {confidence} "
+                f"interval {where} zero."
+            )
+    return Verdict(
+        effect=effect,
+        change=change,
+        pvalue=pvalue,
+        test=test,
+        confidence=confidence,
+        alpha=alpha,
+        headline=headline,
+        explanation=explanation,
+    )
+
+
+def _plain_why(decision: Decision) -> str:
+    """Why a verdict was refused, in plain words (the policy's first violation)."""
+    if decision.violations:
+        return decision.violations[0]
+    return "The analysis plan refused a verdict."
+
+
+def _what_moved(c: Comparison, change: str) -> str:
+    """How many more or fewer items pass (pass/fail), or how the metric changed (scores)."""
+    if c.table is None:
+        return f"The candidate's {c.metric.replace('_', ' ')} changed by {change}"
+    t = c.table
+    return (
+        f"The candidate passes {abs(t.fixed - t.broken)} "
+        f"{'more' if t.fixed >= t.broken else 'fewer'} of {t.items} items "
+        f"({t.fixed} fixed, {t.broken} broken)"
+    )
+
+
+def unpaired_text(c: Comparison) -> Unpaired:
+    if c.unpaired is None:
+        return Unpaired()
+    pvalue = format_pvalue(c.unpaired.pvalue)
+    return Unpaired(
+        pvalue=pvalue,
+        note=(
+            f"Read as two unrelated samples (two-proportion z-test) the same rates give "
+            f"{p_clause(pvalue)}; pairing by item gives "
+            f"{p_clause(format_pvalue(c.pvalue))}."
+        ),
+    )
+
+
+def picture(c: Comparison, scale: Scale) -> str | None:
+    """The difference and its interval on a scale with zero marked (None: not finite)."""
+    ci, f = c.difference.confidence_interval, scale.factor
+    drawn = interval_picture(c.difference.statistic * f, ci.low * f, ci.high * f, unit=scale.unit)
+    return drawn or None
+
+
+def power_lines(c: Comparison, change: str) -> list[str]:
+    """What this eval can detect and, when the result is not significant, the items needed to
+    detect the observed ``change``."""
+    if c.power is None:
+        return []
+    pw = c.power
+    lines: list[str] = []
+    if pw.minimum_detectable_effect is not None:
+        lines.append(
+            f"With {pw.items} items and {pw.discordant_rate * 100:.1f} % of them changing "
+            f"outcome, this eval detects a net change of "
+            f"{pw.minimum_detectable_effect * 100:.1f} pp or more with "
+            f"{pw.power * 100:g} % power at alpha = {pw.alpha:g}."
+        )
+    elif pw.discordant_rate == 0:
+        lines.append("No item changed outcome, so the eval's sensitivity cannot be estimated.")
+    else:
+        lines.append(
+            f"With {pw.items} items and {pw.discordant_rate * 100:.1f} % of them changing "
+            f"outcome, no net change is detectable with {pw.power * 100:g} % power."
+        )
+    if pw.items_needed is not None:
+        lines.append(
+            f"To detect the observed change ({change}) with "
+            f"{pw.power * 100:g} % power, about {pw.items_needed:,} items would be needed."
+        )
+    return lines
+
+
+def dropped_text(c: Comparison) -> str:
+    paired = c.paired
+    if not (paired.dropped_baseline_only or paired.dropped_candidate_only):
+        return ""
+    return (
+        f"{len(paired.dropped_baseline_only)} baseline-only and "
+        f"{len(paired.dropped_candidate_only)} candidate-only items dropped"
+    )
