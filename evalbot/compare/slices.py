@@ -1,0 +1,81 @@
+"""Pure: each ``slice`` (stratum) compared on its own, with Benjamini-Hochberg q-values over
+the slices."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from evalbot.compare.bootstrap import plan_bootstrap_mean
+from evalbot.compare.records import SliceResult
+from evalbot.config import Config
+from evalbot.results.model import Paired
+from evalbot.stats import PairedTable, benjamini_hochberg, compute_paired_table, mcnemar
+
+__all__ = ["compute_slices"]
+
+
+@dataclass(frozen=True, kw_only=True)
+class _SliceTest:
+    """One slice before the q-values: its rates, table (pass/fail) and test."""
+
+    name: str | None
+    items: int
+    baseline_rate: float
+    candidate_rate: float
+    table: PairedTable | None
+    pvalue: float
+    test: str
+
+
+def compute_slices(paired: Paired, config: Config) -> tuple[SliceResult, ...]:
+    """Each ``slice`` compared on its own, with BH q-values over the slices (none: empty)."""
+    if paired.slices is None or all(name is None for name in paired.slices):
+        return ()
+    groups: dict[str | None, list[int]] = {}
+    for index, name in enumerate(paired.slices):
+        groups.setdefault(name, []).append(index)
+    names = sorted(groups, key=lambda name: (name is None, name or ""))
+    rows = [_slice_test(paired, config, name, groups[name]) for name in names]
+    qvalues = benjamini_hochberg([row.pvalue for row in rows])
+    return tuple(
+        SliceResult(
+            name=row.name,
+            items=row.items,
+            baseline_rate=row.baseline_rate,
+            candidate_rate=row.candidate_rate,
+            difference=row.candidate_rate - row.baseline_rate,
+            table=row.table,
+            pvalue=float(row.pvalue),
+            test=row.test,
+            qvalue=float(q),
+        )
+        for row, q in zip(rows, qvalues, strict=True)
+    )
+
+
+def _slice_test(paired: Paired, config: Config, name: str | None, members: list[int]) -> _SliceTest:
+    """McNemar's test on a pass/fail slice; the paired bootstrap (by cluster) otherwise."""
+    idx = np.asarray(members, dtype=np.intp)
+    base, cand = paired.baseline[idx], paired.candidate[idx]
+    table: PairedTable | None = None
+    if paired.kind == "binary":
+        table = compute_paired_table(base, cand)
+        result = mcnemar(table.fixed, table.broken, method=config.mcnemar)
+        pvalue, test = result.pvalue, f"McNemar ({result.method})"
+    else:
+        clusters = None
+        if paired.clusters is not None:
+            clusters = [paired.clusters[i] for i in members]
+        boot = plan_bootstrap_mean(base, cand, config, clusters=clusters)
+        pvalue, test = boot.pvalue, f"paired bootstrap ({boot.method})"
+    return _SliceTest(
+        name=name,
+        items=len(idx),
+        baseline_rate=float(base.mean()),
+        candidate_rate=float(cand.mean()),
+        table=table,
+        pvalue=pvalue,
+        test=test,
+    )
