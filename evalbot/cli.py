@@ -1,7 +1,8 @@
 """The shell: argv (and, for ``action``, the environment) in, an exit code out.
 
-This is the only module that maps errors to exit codes: 0 the comparison ran and the gate
-passed, 1 the gate failed, 2 bad input / config / usage (one line on stderr, never a traceback).
+This is the only module that maps errors to exit codes (the table is in :mod:`evalbot.errors`):
+0 the comparison ran and the gate passed, 1 the gate failed, 2 bad input / config / usage (one
+line on stderr, never a traceback), 3 an internal error.
 """
 
 from __future__ import annotations
@@ -20,7 +21,15 @@ from typing import NoReturn, TextIO
 from evalbot import __version__
 from evalbot.analysis import analyse
 from evalbot.config import MAX_RESAMPLES, Config, load_config, with_overrides, with_reading
-from evalbot.errors import EvalbotError, UsageError
+from evalbot.errors import (
+    EXIT_BAD_INPUT,
+    EXIT_GATE_FAILED,
+    EXIT_INTERNAL,
+    EXIT_INTERRUPTED,
+    EXIT_OK,
+    EvalbotError,
+    UsageError,
+)
 from evalbot.render import render_markdown, render_text
 from evalbot.report import build_json, build_view
 from evalbot.results.sources import load_results
@@ -30,8 +39,6 @@ from evalbot.stats import (
     mcnemar_sample_size,
     simulate_mcnemar_power,
 )
-
-EXIT_OK, EXIT_GATE_FAILED, EXIT_BAD_INPUT, EXIT_INTERNAL = 0, 1, 2, 3
 
 #: ``compare``'s field-name flags: ``--<role>-field NAME``, one per key of ``fields:``.
 FIELD_FLAGS: tuple[tuple[str, str], ...] = (
@@ -437,7 +444,7 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
         return EXIT_BAD_INPUT
     except KeyboardInterrupt:
         print("evalbot: interrupted", file=sys.stderr)
-        return 130
+        return EXIT_INTERRUPTED
     except BrokenPipeError:
         return EXIT_OK
     except Exception as error:  # a bug of ours: one line, and the traceback only on request

@@ -6,11 +6,37 @@ codes in one place. Messages name the file and, where there is one, the line or 
 
 from __future__ import annotations
 
+__all__ = [
+    "EXIT_BAD_INPUT",
+    "EXIT_GATE_FAILED",
+    "EXIT_INTERNAL",
+    "EXIT_INTERRUPTED",
+    "EXIT_OK",
+    "ConfigError",
+    "EvalbotError",
+    "InputError",
+    "PairingError",
+    "PublishError",
+    "UsageError",
+]
+
+# The exit codes of every entry point (INTERFACE.md, README "Exit codes"): the one table.
+#: The comparison ran (whatever the verdict) and the gate passed; also: nothing to do.
+EXIT_OK = 0
+#: The gate failed (by default: a significant regression).
+EXIT_GATE_FAILED = 1
+#: Bad input, bad config or bad usage: one line on stderr, never a traceback.
+EXIT_BAD_INPUT = 2
+#: An internal error of evalbot (a bug).
+EXIT_INTERNAL = 3
+#: Interrupted (Ctrl-C), as shells report SIGINT: 128 + 2.
+EXIT_INTERRUPTED = 130
+
 
 class EvalbotError(Exception):
     """A problem the user can fix. ``str(error)`` is the one line shown to them."""
 
-    exit_code = 2
+    exit_code = EXIT_BAD_INPUT
 
 
 class UsageError(EvalbotError):
