@@ -23,6 +23,7 @@ import yaml
 
 from evalbot.errors import ConfigError, InputError
 from evalbot.results.builder import show
+from evalbot.results.ids import parse_id_list
 from evalbot.results.options import FieldNames, ReadOptions
 from evalbot.results.pairing import fingerprint
 
@@ -259,24 +260,10 @@ class _Reader:
             raise self.error(key, f"names {name!r}, which is not valid UTF-8") from None
         except OSError as error:
             raise self.error(key, f"names {name!r}, which cannot be read ({error})") from None
-        return parse_id_list(content, f"{name} (`{self.dotted(key)}`)")
-
-
-def parse_id_list(text: str, where: str) -> tuple[str, ...]:
-    """Item ids, one per line; surrounding white space and blank lines are ignored."""
-    ids: list[str] = []
-    seen: dict[str, int] = {}
-    for number, line in enumerate(text.splitlines(), start=1):
-        item = line.strip()
-        if not item:
-            continue
-        if item in seen:
-            raise ConfigError(f"{where}:{number}: item id {show(item)} repeats line {seen[item]}")
-        seen[item] = number
-        ids.append(item)
-    if not ids:
-        raise ConfigError(f"{where}: lists no item ids (one id per line)")
-    return tuple(ids)
+        try:
+            return parse_id_list(content, source=f"{name} (`{self.dotted(key)}`)")
+        except InputError as error:  # the file is part of the plan
+            raise ConfigError(str(error)) from None
 
 
 FIELD_KEYS = list(FieldNames.__dataclass_fields__)

@@ -19,7 +19,7 @@ from evalbot.results.archive import Archive, ArchiveBudget
 from evalbot.results.builder import check_unique
 from evalbot.results.formats import parse_any
 from evalbot.results.formats.lm_eval import AGGREGATE
-from evalbot.results.formats.swebench import parse_id_list
+from evalbot.results.ids import parse_id_list
 from evalbot.results.model import FloatArray, Results
 from evalbot.results.options import ReadOptions
 

@@ -597,7 +597,7 @@ def test_swebench_all_ids_file(tmp_path: Path) -> None:
     )
     assert results.ids == ["x", "y"]
     (tmp_path / "ids.txt").write_text("x\ny\nx\n")
-    with pytest.raises(InputError, match=r"ids\.txt: instance id 'x' is listed twice$"):
+    with pytest.raises(InputError, match=r"ids\.txt:3: item id 'x' repeats line 1$"):
         load_results(str(tmp_path / "results.json"), ReadOptions(all_ids=str(tmp_path / "ids.txt")))
     total = b'{"resolved_ids": ["x"], "unresolved_ids": ["y"], "total_instances": 300}'
     assert message("results.json", total) == (

@@ -20,7 +20,7 @@ from evalbot.errors import InputError
 from evalbot.results.formats import FORMATS, parse_any
 from evalbot.results.formats.default import parse_jsonl_generic
 from evalbot.results.formats.fast_jsonl import parse_fast
-from evalbot.results.formats.swebench import parse_id_list
+from evalbot.results.ids import parse_id_list
 from evalbot.results.model import Results
 from evalbot.results.options import ReadOptions
 from evalbot.results.pairing import pair

@@ -9,7 +9,8 @@ Accepted shapes:
 
 Every instance is an item; resolved is a pass and everything else a fail, except ``error_ids``
 (the evaluation itself errored), which go to the ``errors`` column. The full set of instances
-comes from ``all_ids:`` (a file naming every id, read by the caller into ``known_ids``) or, when
+comes from ``all_ids:`` (a file naming every id, read by the caller with
+:func:`evalbot.results.ids.parse_id_list` into ``known_ids``) or, when
 that is not given, from the union of the lists in the report; a report that lists only resolved
 ids cannot say which instances were attempted and is refused without ``all_ids``.
 """
@@ -26,7 +27,6 @@ from evalbot.results.formats.jsontext import (
     UnreadableError,
     decode_text,
     parse_json_document,
-    parse_json_line,
 )
 from evalbot.results.formats.probe import Probe
 from evalbot.results.model import Results
@@ -67,47 +67,6 @@ def _ids(value: object, where: str) -> list[str]:
             raise InputError(f"{where}: entry {number} must be an instance id, got {show(item)}")
         out.append(item)
     return out
-
-
-def parse_id_list(data: bytes, *, source: str) -> tuple[str, ...]:
-    """Every instance id from a file: a JSON list, JSON/JSONL objects with ``instance_id``, or
-    plain text with one id per line."""
-    text = decode_text(data, source)
-    stripped = text.strip()
-    ids: list[str] = []
-    if stripped.startswith("["):
-        document = parse_json_document(stripped, source)
-        for number, entry in enumerate(document, start=1):
-            ids.append(_instance_id(entry, f"{source}: entry {number}"))
-    else:
-        for number, line in enumerate(text.split("\n"), start=1):
-            line = line.strip()
-            if not line or line.startswith("#"):
-                continue
-            where = f"{source}:{number}"
-            if line.startswith("{"):
-                ids.append(_instance_id(parse_json_line(line, where), where))
-            else:
-                ids.append(line)
-    if not ids:
-        raise InputError(f"{source}: names no instance ids")
-    seen: dict[str, None] = {}
-    for item in ids:
-        if item in seen:
-            raise InputError(f"{source}: instance id {show(item)} is listed twice")
-        seen[item] = None
-    return tuple(ids)
-
-
-def _instance_id(entry: object, where: str) -> str:
-    if isinstance(entry, str) and entry.strip():
-        return entry
-    if isinstance(entry, Mapping):
-        value = entry.get("instance_id")
-        if isinstance(value, str) and value.strip():
-            return value
-        raise InputError(f"{where}: has no `instance_id`")
-    raise InputError(f"{where}: expected an instance id, got {show(entry)}")
 
 
 def _outcomes(document: Mapping[str, Any], source: str) -> tuple[list[str], list[str], list[str]]:
