@@ -114,7 +114,13 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"evalbot {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    _add_compare(commands)
+    _add_plan(commands)
+    commands.add_parser("action", help="the GitHub Actions entrypoint (reads the environment)")
+    return parser
 
+
+def _add_compare(commands: argparse._SubParsersAction[_Parser]) -> None:
     compare = commands.add_parser(
         "compare",
         help="compare a baseline run with a candidate run, item by item",
@@ -197,6 +203,8 @@ def build_parser() -> argparse.ArgumentParser:
         "or a JSON list (config all_ids:)",
     )
 
+
+def _add_plan(commands: argparse._SubParsersAction[_Parser]) -> None:
     plan = commands.add_parser(
         "plan",
         help="items needed to detect a change, or the change N items can detect",
@@ -212,9 +220,6 @@ def build_parser() -> argparse.ArgumentParser:
     plan.add_argument("--power", type=_probability("--power", low=0.5))
     plan.add_argument("--config", help="take the rates, alpha and power from the plan's `plan:`")
     plan.add_argument("--format", choices=["json", "text"], default="text")
-
-    commands.add_parser("action", help="the GitHub Actions entrypoint (reads the environment)")
-    return parser
 
 
 def _example_paths() -> tuple[str, str]:
@@ -310,6 +315,11 @@ def run_plan(args: argparse.Namespace, out: TextIO) -> int:
         )
     if size:
         return _plan_detectable(args, out)
+    _check_rates(args)
+    return _plan_items_needed(args, out)
+
+
+def _check_rates(args: argparse.Namespace) -> None:
     if args.fix_rate is None or args.break_rate is None:
         raise UsageError("evalbot plan: --fix-rate and --break-rate go together")
     if args.fix_rate == args.break_rate:
@@ -318,6 +328,9 @@ def run_plan(args: argparse.Namespace, out: TextIO) -> int:
         )
     if args.fix_rate + args.break_rate > 1:
         raise UsageError("evalbot plan: --fix-rate + --break-rate cannot exceed 1")
+
+
+def _plan_items_needed(args: argparse.Namespace, out: TextIO) -> int:
     result = mcnemar_sample_size(args.fix_rate, args.break_rate, alpha=args.alpha, power=args.power)
     simulations = 10_000
     simulated = simulate_mcnemar_power(
