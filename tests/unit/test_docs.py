@@ -1,0 +1,162 @@
+"""The documents hold together: the README's example plan is the file in docs/ and is coherent,
+and every relative link (and every repository path named) in the documents exists."""
+
+from __future__ import annotations
+
+import itertools
+import re
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
+
+import pytest
+from markdown_it import MarkdownIt
+from markdown_it.token import Token
+
+from evalbot.compare import compute_comparison
+from evalbot.config import load_config
+from evalbot.policy import evaluate, plan_sample_size
+from tests.golden.scenarios import paired_from_cells
+
+ROOT = Path(__file__).resolve().parents[2]
+README = ROOT / "README.md"
+EXAMPLE = ROOT / "docs" / "evalbot.example.yml"
+#: The documents a reader follows links in.
+DOCUMENTS = sorted(
+    {
+        README,
+        ROOT / "CONTRIBUTING.md",
+        *(ROOT / "docs").rglob("*.md"),
+        ROOT / "bench" / "README.md",
+        ROOT / "tests" / "data" / "README.md",
+        ROOT / "tests" / "integration" / "payloads" / "README.md",
+    }
+)
+
+
+def test_the_readme_example_is_the_example_file() -> None:
+    text = README.read_text(encoding="utf-8")
+    blocks = re.findall(r"^```yaml\n(# \.evalbot\.yml — .*?)^```", text, flags=re.S | re.M)
+    assert len(blocks) == 1
+    assert blocks[0] == EXAMPLE.read_text(encoding="utf-8")
+
+
+def test_the_example_plan_is_coherent() -> None:
+    """Run at its planned size with the rates it was planned for, the example gives a verdict:
+    the size comes from the plan, each look is tested at the alpha the plan was sized for, and
+    the eval can detect the smallest change that matters (``min_effect``)."""
+    config = load_config(str(EXAMPLE))
+    items, note = plan_sample_size(config)
+    assert note is not None and config.plan is not None
+    # 328 items: `evalbot plan --fix-rate 0.08 --break-rate 0.03` (README), as the comment says
+    assert items == 328 and "-> 328 items" in EXAMPLE.read_text(encoding="utf-8")
+    fixed = round(config.plan.fix_rate * items)  # 26
+    broken = round(config.plan.break_rate * items)  # 10
+    cells = {"fixed": fixed, "broken": broken, "both_fail": 60}
+    cells["both_pass"] = items - sum(cells.values())
+    comparison = compute_comparison(paired_from_cells(cells), config)
+    decision = evaluate(comparison, config)
+    assert decision.violations == []
+    assert decision.effective_alpha == config.alpha  # no looks correction the plan ignored
+    assert not decision.underpowered, decision.power_note
+    assert decision.min_effect is not None and decision.minimum_detectable_effect is not None
+    assert decision.minimum_detectable_effect <= decision.min_effect
+    # McNemar exact, 26 fixed / 10 broken: 2 * P(Binomial(36, 1/2) <= 10) = 0.0113 < 0.05
+    assert decision.outcome == "improvement" and decision.gate == "pass"
+
+
+# ---- links ----------------------------------------------------------------------------------
+
+MARKDOWN = MarkdownIt("commonmark").enable("table")
+
+
+def _plain(inline: Token) -> str:
+    return "".join(
+        child.content for child in inline.children or [] if child.type in ("text", "code_inline")
+    )
+
+
+def slug(heading: str) -> str:
+    """GitHub's anchor for a heading: lower case, punctuation dropped, spaces to hyphens."""
+    kept = re.sub(r"[^\w\- ]", "", heading.lower())
+    return kept.replace(" ", "-")
+
+
+def anchors(document: Path) -> set[str]:
+    tokens = MARKDOWN.parse(document.read_text(encoding="utf-8"))
+    found: set[str] = set()
+    for heading, inline in itertools.pairwise(tokens):
+        if heading.type == "heading_open":
+            base = slug(_plain(inline))
+            name, n = base, 0
+            while name in found:  # GitHub numbers repeated headings: name, name-1, name-2
+                n += 1
+                name = f"{base}-{n}"
+            found.add(name)
+    return found
+
+
+def links(document: Path) -> list[str]:
+    """Every link and image target of a Markdown document (not text inside code)."""
+    targets: list[str] = []
+    stack = list(MARKDOWN.parse(document.read_text(encoding="utf-8")))
+    while stack:
+        token = stack.pop()
+        stack.extend(token.children or [])
+        if token.type == "link_open":
+            targets.append(str(token.attrs["href"]))
+        elif token.type == "image":
+            targets.append(str(token.attrs["src"]))
+    return sorted(targets)
+
+
+def broken_links(document: Path) -> list[str]:
+    broken = []
+    for target in links(document):
+        parts = urlsplit(target)
+        if parts.scheme or parts.netloc:
+            continue  # an absolute URL: not checked here (no network in tests)
+        path = document.parent / unquote(parts.path) if parts.path else document
+        if not path.exists():
+            broken.append(f"{target}: no such file")
+        elif parts.fragment and path.suffix == ".md" and parts.fragment not in anchors(path):
+            broken.append(f"{target}: no such heading")
+    return broken
+
+
+@pytest.mark.parametrize("document", DOCUMENTS, ids=lambda p: str(p.relative_to(ROOT)))
+def test_relative_links_resolve(document: Path) -> None:
+    assert document.exists()
+    assert broken_links(document) == []
+
+
+def test_the_link_check_finds_broken_links(tmp_path: Path) -> None:
+    (tmp_path / "there.md").write_text("# A heading (with `code`)\n")
+    doc = tmp_path / "doc.md"
+    doc.write_text(
+        "# Top\n[ok](there.md) [ok](#top) [ok](there.md#a-heading-with-code) "
+        "[gone](docs/policy.md) [gone](#nowhere) [gone](there.md#nowhere) "
+        "[web](https://example.com/x) `[code](not-a-link.md)`\n"
+    )
+    assert broken_links(doc) == [
+        "#nowhere: no such heading",
+        "docs/policy.md: no such file",
+        "there.md#nowhere: no such heading",
+    ]
+
+
+#: Paths of this repository named in prose or code blocks (``docs/policy.md``), not links.
+REPO_PATH = re.compile(
+    r"(?<![\w/.-])((?:docs|evalbot|tests|bench|scripts)/[\w./-]*\.(?:md|ya?ml|py|json|png|j2))"
+)
+
+
+@pytest.mark.parametrize(
+    "document",
+    [README, ROOT / "CONTRIBUTING.md", EXAMPLE, *sorted((ROOT / "docs").rglob("*.md"))],
+    ids=lambda p: str(p.relative_to(ROOT)),
+)
+def test_named_repository_paths_exist(document: Path) -> None:
+    named = set(REPO_PATH.findall(document.read_text(encoding="utf-8")))
+    assert named, "the pattern still finds the paths the document names"
+    placeholders = {p for p in named if "NAME" in p}  # e.g. evalbot/results/formats/NAME.py
+    assert sorted(p for p in named - placeholders if not (ROOT / p).exists()) == []
