@@ -238,4 +238,6 @@ def check_unique(ids: list[str], epochs: Any, where: Callable[[int], str]) -> In
                 f"{where(index)}: duplicate {what} (first seen at {where(first)}); "
                 "repeats need an `epoch` field"
             )
-    raise AssertionError("equal hashes without equal keys were checked above")  # pragma: no cover
+    raise AssertionError(  # pragma: no cover - unreachable, as the message says
+        "equal hashes without equal keys were checked above"
+    )

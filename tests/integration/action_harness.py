@@ -195,6 +195,9 @@ class World:
         }
         for key, value in inputs.items():
             env[f"INPUT_{key.upper().replace('_', '-')}"] = value
+        # under `pytest --cov` (coverage's patch = subprocess) the run is measured too
+        if "COVERAGE_PROCESS_CONFIG" in os.environ:
+            env["COVERAGE_PROCESS_CONFIG"] = os.environ["COVERAGE_PROCESS_CONFIG"]
         return env
 
     def run(

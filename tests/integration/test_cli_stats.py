@@ -58,6 +58,7 @@ def test_bca_interval_from_config_and_flag(run_cli: Run, tmp_path: Path) -> None
     # random stream, 10,000 resamples). Measured over seeds 1-3 its endpoints varied by
     # < 0.0006, and BCa moved both endpoints of this right-skewed sample up by ~0.001.
     import scipy.stats as scipy_stats  # an oracle: fails, never skips, when missing
+
     reference = scipy_stats.bootstrap(
         (cand - base,),
         np.mean,
@@ -106,6 +107,7 @@ def test_clusters_standard_error_and_count(run_cli: Run, tmp_path: Path) -> None
     # Reference 2: statsmodels OLS of d on a constant with cluster-robust errors; its default
     # small-sample factor G/(G-1) * (N-1)/(N-K) is CR1's G/(G-1) for K = 1 regressor.
     import statsmodels.api as sm  # an oracle: fails, never skips, when missing
+
     groups = np.repeat(np.arange(8), 5)
     fit = sm.OLS(d, np.ones((n, 1))).fit(cov_type="cluster", cov_kwds={"groups": groups})
     assert diff["clustered_standard_error"] == pytest.approx(float(fit.bse[0]), rel=1e-9)

@@ -298,6 +298,7 @@ def test_example_config_parses(tmp_path: Path) -> None:
     assert config.gate.max_broken_rate == 0.05
     # and it is valid under the schema
     import jsonschema  # the test extra: a missing oracle fails the test, never skips it
+
     data = yaml.safe_load((REPO / "docs" / "evalbot.example.yml").read_text())
     jsonschema.validate(data, SCHEMA)
 
@@ -373,6 +374,7 @@ def test_every_schema_key_is_accepted_by_the_parser() -> None:
     }
     assert flat - set_keys == {"policy.sample_size"}  # excluded by `plan` (a cross-key rule)
     import jsonschema  # the test extra: a missing oracle fails the test, never skips it
+
     jsonschema.validate(doc, SCHEMA)
     parse_config(yaml.safe_dump(doc), "c.yml", read_text=files({"ab.txt": "a\nb\n"}))
     doc["policy"]["sample_size"] = 10  # type: ignore[index]
@@ -410,6 +412,7 @@ def test_every_schema_key_is_accepted_by_the_parser() -> None:
 )
 def test_bad_documents_are_rejected_by_both(text: str) -> None:
     import jsonschema  # the test extra: a missing oracle fails the test, never skips it
+
     with pytest.raises(jsonschema.ValidationError):
         jsonschema.validate(yaml.safe_load(text), SCHEMA)
     with pytest.raises(ConfigError):

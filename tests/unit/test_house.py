@@ -171,3 +171,33 @@ def test_no_test_skips_a_missing_oracle() -> None:
         if "importorskip" in path.read_text(encoding="utf-8") and path != Path(__file__)
     ]
     assert offenders == []
+
+
+def test_pre_commit_runs_what_ci_runs() -> None:
+    """The pre-commit hooks are local (nothing fetched) and run CI's lint commands, no fewer."""
+    import yaml
+
+    config = yaml.safe_load((ROOT / ".pre-commit-config.yaml").read_text(encoding="utf-8"))
+    assert [repo["repo"] for repo in config["repos"]] == ["local"]
+    hooks = {
+        hook["entry"].replace(" --force-exclude", "")
+        for repo in config["repos"]
+        for hook in repo["hooks"]
+    }
+    ci_lines = {line.strip() for line in (ROOT / ".ci" / "run").read_text().splitlines()}
+    ci_lint = {
+        line.removesuffix(" .") for line in ci_lines if line.split(" ")[0] in ("ruff", "mypy")
+    }
+    assert ci_lint == {"ruff check", "ruff format --check", "mypy"}
+    assert hooks == ci_lint
+
+
+def test_every_no_cover_pragma_gives_its_reason() -> None:
+    """``# pragma: no cover - why`` only: a line left unmeasured says why it cannot run."""
+    bare = [
+        f"{path.relative_to(ROOT)}:{number}"
+        for path in sorted(PACKAGE.rglob("*.py"))
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1)
+        if "pragma: no cover" in line and not re.search(r"pragma: no cover - \w", line)
+    ]
+    assert bare == []
