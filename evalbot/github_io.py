@@ -11,26 +11,35 @@ The token never appears in a message, a log line or a ``repr``.
 
 from __future__ import annotations
 
+import email.utils
 import logging
 import math
 import posixpath
 import re
-from collections.abc import Iterator, Mapping
+import secrets
+import time
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any, NoReturn
+from datetime import datetime
+from types import TracebackType
+from typing import Any, NoReturn, TypeVar
 from urllib.parse import unquote, urlsplit
 
 import requests
 from github import Auth, Github, GithubException, GithubRetry
 from github.Artifact import Artifact
 from github.CheckRun import CheckRun
+from github.Commit import Commit
+from github.CommitStatus import CommitStatus
 from github.GithubObject import NotSet
 from github.IssueComment import IssueComment
 from github.PaginatedList import PaginatedList
 from github.PullRequest import PullRequest
 from github.WorkflowRun import WorkflowRun
 from requests.adapters import HTTPAdapter
+from urllib3.exceptions import LocationParseError, ProtocolError, ReadTimeoutError
+from urllib3.util import parse_url
 from urllib3.util.retry import Retry
 
 from evalbot.errors import PublishError
@@ -42,6 +51,7 @@ __all__ = [
     "GitHubClient",
     "GitHubRequestError",
     "PullRequestInfo",
+    "StatusInfo",
     "WorkflowRunInfo",
     "make_client",
 ]
@@ -52,7 +62,9 @@ log = logging.getLogger(__name__)
 PERMISSION_PULLS_READ = "pull-requests: read"
 PERMISSION_COMMENTS = "pull-requests: write"
 PERMISSION_CHECKS = "checks: write"
+PERMISSION_CHECKS_READ = "checks: read"
 PERMISSION_STATUSES = "statuses: write"
+PERMISSION_STATUSES_READ = "statuses: read"
 PERMISSION_ACTIONS = "actions: read"
 PERMISSION_CONTENTS = "contents: read"
 
@@ -65,13 +77,160 @@ _TRUNCATED = "\n\n… (truncated by evalbot: GitHub's size limit)"
 _API_VERSION = "2022-11-28"
 _USER_AGENT = "evalbot"
 
+#: The longest evalbot waits before one retry, whatever ``Retry-After`` or a rate limit's reset
+#: asks for; beyond it the request fails at once with a message saying so.
+MAX_WAIT_SECONDS = 120.0
+#: Check runs, statuses and comments listed per commit at most (GitHub keeps 1,000 check runs
+#: of one name per check suite).
+MAX_LISTED = 1000
+T = TypeVar("T")
+
 
 class GitHubRequestError(PublishError):
     """A :class:`PublishError` from an HTTP answer; ``status`` is GitHub's status code."""
 
-    def __init__(self, message: str, status: int) -> None:
+    def __init__(
+        self,
+        message: str,
+        status: int,
+        *,
+        transient: bool = False,
+        retry_after: float | None = None,
+    ) -> None:
         super().__init__(message)
         self.status = status
+        self.transient = transient  # 5xx, 429, a rate limit: worth another try
+        self.retry_after = retry_after  # seconds GitHub asked to wait (``Retry-After``)
+
+
+class GitHubUnreachable(PublishError):
+    """No answer (a connection error or a timeout): the request may or may not have acted."""
+
+    transient = True
+
+
+class _WaitTooLong(GithubException):
+    """GitHub asked to wait longer than :data:`MAX_WAIT_SECONDS` before retrying."""
+
+    def __init__(self, status: int, wait: float, cap: float, headers: Mapping[str, str]) -> None:
+        message = f"GitHub asked to wait {wait:.0f} s before retrying"
+        super().__init__(status, {"message": message}, dict(headers))
+        self.wait = wait
+        self.cap = cap
+
+
+def _retry_after(headers: Mapping[str, str] | None) -> float | None:
+    """``Retry-After`` in seconds (a number or an HTTP date), ``None`` without a valid one."""
+    if not headers:
+        return None
+    value = next((v for k, v in headers.items() if k.lower() == "retry-after"), None)
+    if value is None:
+        return None
+    text = value.strip()
+    if text.isdigit() and len(text) <= 12:
+        return float(int(text))
+    try:
+        when = email.utils.parsedate_to_datetime(text)
+    except (TypeError, ValueError, IndexError, OverflowError):
+        return None
+    if when.tzinfo is None:
+        return None
+    return max(0.0, (when - datetime.now(when.tzinfo)).total_seconds())
+
+
+class _CappedWaits:
+    """For :class:`urllib3.util.retry.Retry` subclasses: a ``Retry-After`` or a backoff beyond
+    ``max_wait`` fails at once (:class:`_WaitTooLong`) instead of sleeping for it, and a POST
+    that got no answer is not sent again (the server may have acted on it: a second check run
+    would be an orphan)."""
+
+    max_wait: float = MAX_WAIT_SECONDS
+
+    def _capped_increment(
+        self,
+        increment: Callable[..., Retry],
+        method: str | None,
+        url: str | None,
+        response: Any,
+        error: Exception | None,
+        _pool: Any,
+        _stacktrace: TracebackType | None,
+    ) -> Retry:
+        # urllib3's "read error": the request went out, so the server may have acted on it
+        read_error = isinstance(error, (ReadTimeoutError, ProtocolError))
+        if error is not None and read_error and (method or "").upper() == "POST":
+            raise error.with_traceback(_stacktrace)
+        if response is not None:
+            asked = _retry_after(dict(response.headers))
+            if asked is not None and asked > self.max_wait:
+                _release(response)
+                raise _WaitTooLong(response.status, asked, self.max_wait, dict(response.headers))
+        retry = increment(method, url, response, error, _pool, _stacktrace)
+        backoff = retry.get_backoff_time()
+        if backoff > self.max_wait:
+            status = response.status if response is not None else 0
+            headers = dict(response.headers) if response is not None else {}
+            if response is not None:
+                _release(response)
+            raise _WaitTooLong(status, backoff, self.max_wait, headers)
+        return retry
+
+
+def _release(response: Any) -> None:
+    """Give a response's connection back to its pool: the request ends here, with an error."""
+    try:
+        response.drain_conn()
+        response.release_conn()
+    except Exception:  # the error being raised says more
+        log.debug("could not release a connection", exc_info=True)
+
+
+class _GithubRetry(_CappedWaits, GithubRetry):
+    def __init__(self, max_wait: float = MAX_WAIT_SECONDS, **kwargs: Any) -> None:
+        self.max_wait = max_wait
+        super().__init__(**kwargs)
+
+    def new(self, **kw: Any) -> _GithubRetry:
+        retry: _GithubRetry = super().new(**kw)
+        retry.max_wait = self.max_wait
+        return retry
+
+    def increment(  # type: ignore[override]
+        self,
+        method: str | None = None,
+        url: str | None = None,
+        response: Any = None,
+        error: Exception | None = None,
+        _pool: Any = None,
+        _stacktrace: TracebackType | None = None,
+    ) -> Retry:
+        return self._capped_increment(
+            super().increment, method, url, response, error, _pool, _stacktrace
+        )
+
+
+class _DownloadRetry(_CappedWaits, Retry):
+    def __init__(self, max_wait: float = MAX_WAIT_SECONDS, **kwargs: Any) -> None:
+        self.max_wait = max_wait
+        super().__init__(**kwargs)
+
+    def new(self, **kw: Any) -> _DownloadRetry:
+        retry: _DownloadRetry = super().new(**kw)
+        retry.max_wait = self.max_wait
+        return retry
+
+    def increment(  # type: ignore[override]
+        self,
+        method: str | None = None,
+        url: str | None = None,
+        response: Any = None,
+        error: Exception | None = None,
+        _pool: Any = None,
+        _stacktrace: TracebackType | None = None,
+    ) -> Retry:
+        return self._capped_increment(
+            super().increment, method, url, response, error, _pool, _stacktrace
+        )
 
 
 # ---- what the client hands out ------------------------------------------------------------------
@@ -100,6 +259,7 @@ class CommentInfo:
     body: str
     author: str
     html_url: str
+    author_type: str = "User"  # "Bot" for an App's bot user (``github-actions[bot]``)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -108,6 +268,24 @@ class CheckRunInfo:
     html_url: str
     status: str
     conclusion: str | None
+    name: str = ""
+    head_sha: str = ""
+    app_id: int | None = None  # the App that created it: only it can write it
+    app_slug: str | None = None
+    started_at: datetime | None = None
+    text: str | None = None  # ``output.text``
+    external_id: str | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class StatusInfo:
+    id: int
+    sha: str
+    state: str
+    context: str
+    description: str
+    creator: str  # the login that set it
+    created_at: datetime | None = None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -172,14 +350,20 @@ def make_client(
     rate_limit_wait: float = 60.0,
     seconds_between_requests: float | None = 0.25,
     seconds_between_writes: float | None = 1.0,
+    max_wait: float = MAX_WAIT_SECONDS,
 ) -> GitHubClient:
     """Build the client for ``repository`` (``owner/name``) on ``api_url``.
 
     ``retries``: how often a request is retried on 5xx, 429 and a 403 secondary rate limit.
     ``backoff``: urllib3's ``backoff_factor`` between retries (0 in tests). A ``Retry-After``
-    header is honoured; without one a secondary rate limit waits ``rate_limit_wait`` seconds.
+    header is honoured up to ``max_wait`` seconds (a longer one fails at once, saying so);
+    without one a secondary rate limit waits ``rate_limit_wait`` seconds.
     ``seconds_between_requests``/``seconds_between_writes``: PyGithub's own throttling (GitHub
     asks integrations to space writes); ``None`` turns it off.
+
+    GET, PATCH and DELETE are retried by urllib3. A POST creates something, so it is never
+    sent again blindly: :class:`GitHubClient` retries each kind of POST itself, and a check run
+    only after looking for the one its first try may have created (its ``external_id``).
     """
     if not token:
         raise PublishError(
@@ -187,12 +371,13 @@ def make_client(
         )
     if not re.fullmatch(r"[^/\s]+/[^/\s]+", repository):
         raise PublishError(f"repository must be 'owner/name', got {repository!r}")
-    retry = GithubRetry(
+    retry = _GithubRetry(
+        max_wait=max_wait,
         total=retries,
         backoff_factor=backoff,
         secondary_rate_wait=rate_limit_wait,
         status_forcelist=[*range(500, 600), 429],
-        allowed_methods=Retry.DEFAULT_ALLOWED_METHODS | {"GET", "POST", "PATCH"},
+        allowed_methods=Retry.DEFAULT_ALLOWED_METHODS | {"GET", "PATCH"},
         raise_on_status=False,
         respect_retry_after_header=True,
     )
@@ -209,18 +394,24 @@ def make_client(
     )
     http = requests.Session()
     http.headers["User-Agent"] = _USER_AGENT
-    http.mount(
-        "http://",
-        HTTPAdapter(max_retries=_download_retry(retries, backoff)),
-    )
-    http.mount("https://", HTTPAdapter(max_retries=_download_retry(retries, backoff)))
+    http.mount("http://", HTTPAdapter(max_retries=_download_retry(retries, backoff, max_wait)))
+    http.mount("https://", HTTPAdapter(max_retries=_download_retry(retries, backoff, max_wait)))
     return GitHubClient(
-        gh, http, api_url=api_url.rstrip("/"), repository=repository, token=token, timeout=timeout
+        gh,
+        http,
+        api_url=api_url.rstrip("/"),
+        repository=repository,
+        token=token,
+        timeout=timeout,
+        retries=retries,
+        backoff=backoff,
+        max_wait=max_wait,
     )
 
 
-def _download_retry(retries: int, backoff: float) -> Retry:
-    return Retry(
+def _download_retry(retries: int, backoff: float, max_wait: float) -> Retry:
+    return _DownloadRetry(
+        max_wait=max_wait,
         total=retries,
         backoff_factor=backoff,
         status_forcelist=[500, 502, 503, 504],
@@ -242,6 +433,9 @@ class GitHubClient:
         repository: str,
         token: str,
         timeout: float,
+        retries: int = 3,
+        backoff: float = 1.0,
+        max_wait: float = MAX_WAIT_SECONDS,
     ) -> None:
         self._gh = gh
         self._http = http
@@ -249,6 +443,9 @@ class GitHubClient:
         self._token_auth = _TokenAuth(token)
         self._secret = token
         self._timeout = timeout
+        self._retries = retries
+        self._backoff = backoff
+        self._max_wait = max_wait
         self.repository = repository
         self._repo = gh.get_repo(repository)  # lazy: Github(lazy=True)
 
@@ -292,6 +489,23 @@ class GitHubClient:
                     return _pull_info(pull)
         return None
 
+    def list_pull_commits(self, number: int) -> list[str]:
+        """The shas of the pull request's commits, oldest first (GitHub lists at most 250)."""
+        with self._errors(f"listing the commits of pull request #{number}", PERMISSION_PULLS_READ):
+            found = PaginatedList(
+                Commit, self._gh.requester, f"{self._repo.url}/pulls/{number}/commits", None
+            )
+            return [commit.sha for commit in found]
+
+    # ---- who we are ------------------------------------------------------------------------
+
+    def authenticated_login(self) -> str:
+        """The login of a personal token's user (``GET /user``). An App's token has no user:
+        its identity is the ``app`` of the check runs it creates."""
+        with self._errors("reading the token's user (GET /user)", "a personal token"):
+            login: str = self._gh.get_user().login
+            return login
+
     # ---- comments ------------------------------------------------------------------------------
 
     def list_comments(self, number: int) -> list[CommentInfo]:
@@ -300,8 +514,11 @@ class GitHubClient:
 
     def create_comment(self, number: int, body: str) -> CommentInfo:
         body = _fit(body, MAX_COMMENT_CHARS, "comment")
-        with self._errors(f"commenting on pull request #{number}", PERMISSION_COMMENTS):
-            return _comment_info(self._repo.get_issue(number).create_comment(body))
+        return self._post(
+            f"commenting on pull request #{number}",
+            PERMISSION_COMMENTS,
+            lambda: _comment_info(self._repo.get_issue(number).create_comment(body)),
+        )
 
     def update_comment(self, comment_id: int, body: str) -> CommentInfo:
         body = _fit(body, MAX_COMMENT_CHARS, "comment")
@@ -314,17 +531,29 @@ class GitHubClient:
         with self._errors(f"deleting comment {comment_id}", PERMISSION_COMMENTS):
             self._comment(comment_id).delete()
 
-    def upsert_sticky_comment(self, number: int, marker: str, body: str) -> str:
-        """Publish ``body`` as the one comment carrying ``marker``; return its URL.
+    def upsert_sticky_comment(
+        self, number: int, marker: str, body: str, *, author: str, author_type: str
+    ) -> str:
+        """Publish ``body`` as the one comment of ``author`` carrying ``marker``; its URL.
 
-        The comment holding ``marker`` (a hidden ``<!-- evalbot:name -->``) is edited in place;
-        if there is none, one is created. After creating, the comments are listed again: when a
-        concurrent run created one too, the oldest is kept (updated with ``body``) and every later
-        duplicate deleted, so a race leaves exactly one.
+        Only comments written by ``author`` (of ``author_type``: ``Bot`` for an App's bot user
+        such as ``github-actions[bot]``, ``User`` for a personal token's) are ever edited or
+        deleted: anyone can post the marker's text, and someone else's comment is theirs. The
+        oldest of ours holding ``marker`` is edited in place; if there is none, one is created,
+        and the comments are listed again: when a concurrent run created one too, the oldest
+        of ours is kept (updated with ``body``) and our later duplicates are deleted.
         """
         if marker not in body:
             body = f"{marker}\n{body}"
-        existing = [c for c in self.list_comments(number) if marker in c.body]
+
+        def ours() -> list[CommentInfo]:
+            return [
+                c
+                for c in self.list_comments(number)
+                if marker in c.body and c.author == author and c.author_type == author_type
+            ]
+
+        existing = ours()
         if existing:
             keep = existing[0]
             self._delete_duplicates(existing[1:])
@@ -332,7 +561,7 @@ class GitHubClient:
                 return keep.html_url
             return self.update_comment(keep.id, body).html_url
         created = self.create_comment(number, body)
-        after = [c for c in self.list_comments(number) if marker in c.body]
+        after = ours()
         if not after or after[0].id == created.id:
             self._delete_duplicates(after[1:])
             return created.html_url
@@ -369,8 +598,17 @@ class GitHubClient:
         conclusion: str | None = None,
         details_url: str | None = None,
     ) -> CheckRunInfo:
-        """A check run on ``head_sha``: ``in_progress`` unless ``conclusion`` completes it."""
-        kwargs: dict[str, Any] = {"output": _check_output(title, summary, text)}
+        """A check run on ``head_sha``: ``in_progress`` unless ``conclusion`` completes it.
+
+        Idempotent: the run carries a random ``external_id``; when a try gets no answer (or a
+        5xx), the check runs of ``head_sha`` are searched for it before trying again, so a
+        request that GitHub did act on never leaves a second, orphaned check run behind.
+        """
+        nonce = f"evalbot-{secrets.token_hex(12)}"
+        kwargs: dict[str, Any] = {
+            "output": _check_output(title, summary, text),
+            "external_id": nonce,
+        }
         if conclusion is None:
             kwargs["status"] = "in_progress"
         else:
@@ -378,8 +616,21 @@ class GitHubClient:
             kwargs["conclusion"] = conclusion
         if details_url:
             kwargs["details_url"] = details_url
-        with self._errors(f"creating check run {name!r}", PERMISSION_CHECKS):
-            return _check_info(self._repo.create_check_run(name=name, head_sha=head_sha, **kwargs))
+
+        def created() -> CheckRunInfo | None:
+            found = [
+                run for run in self.list_check_runs(head_sha, name) if run.external_id == nonce
+            ]
+            return min(found, key=lambda run: run.id) if found else None
+
+        return self._post(
+            f"creating check run {name!r}",
+            PERMISSION_CHECKS,
+            lambda: _check_info(
+                self._repo.create_check_run(name=name, head_sha=head_sha, **kwargs)
+            ),
+            recover=created,
+        )
 
     def complete_check_run(
         self,
@@ -399,6 +650,25 @@ class GitHubClient:
             )
             return _check_info(run)
 
+    def list_check_runs(self, head_sha: str, name: str) -> list[CheckRunInfo]:
+        """Every check run called ``name`` on ``head_sha`` (``filter=all``: GitHub's default
+        lists only the latest), whichever App made it, at most :data:`MAX_LISTED`."""
+        action = f"listing the check runs of commit {head_sha[:12]}"
+        with self._errors(action, PERMISSION_CHECKS_READ):
+            found = PaginatedList(
+                CheckRun,
+                self._gh.requester,
+                f"{self._repo.url}/commits/{head_sha}/check-runs",
+                {"check_name": name, "filter": "all"},
+                list_item="check_runs",
+            )
+            runs: list[CheckRunInfo] = []
+            for run in found:
+                runs.append(_check_info(run))
+                if len(runs) >= MAX_LISTED:
+                    break
+            return runs
+
     def create_commit_status(
         self,
         sha: str,
@@ -406,17 +676,73 @@ class GitHubClient:
         context: str,
         description: str,
         target_url: str | None = None,
-    ) -> None:
+    ) -> StatusInfo:
         if len(description) > MAX_STATUS_DESCRIPTION_CHARS:
             description = description[: MAX_STATUS_DESCRIPTION_CHARS - 1] + "…"
-        with self._errors(f"setting commit status {context!r}", PERMISSION_STATUSES):
+
+        def send() -> StatusInfo:
             commit = self._repo.get_commit(sha)
             if target_url:
-                commit.create_status(
+                made = commit.create_status(
                     state, target_url=target_url, description=description, context=context
                 )
             else:
-                commit.create_status(state, description=description, context=context)
+                made = commit.create_status(state, description=description, context=context)
+            return _status_info(made, sha)
+
+        # a status sent twice is harmless: the newest of a context is the one that counts
+        return self._post(f"setting commit status {context!r}", PERMISSION_STATUSES, send)
+
+    def list_commit_statuses(self, sha: str) -> list[StatusInfo]:
+        """The statuses of ``sha``, newest first, at most :data:`MAX_LISTED`."""
+        with self._errors(f"listing the statuses of commit {sha[:12]}", PERMISSION_STATUSES_READ):
+            found = PaginatedList(
+                CommitStatus, self._gh.requester, f"{self._repo.url}/commits/{sha}/statuses", None
+            )
+            statuses: list[StatusInfo] = []
+            for status in found:
+                statuses.append(_status_info(status, sha))
+                if len(statuses) >= MAX_LISTED:
+                    break
+            return statuses
+
+    def _post(
+        self,
+        action: str,
+        permission: str,
+        send: Callable[[], T],
+        *,
+        recover: Callable[[], T | None] | None = None,
+    ) -> T:
+        """One POST, retried here (urllib3 never resends a POST): after a failure that may
+        pass (no answer, 5xx, 429, a rate limit), ``recover`` looks for what the failed try may
+        have created; then, if there are tries left, wait (``Retry-After`` or the backoff, at
+        most ``max_wait``) and send again."""
+        attempt = 0
+        while True:
+            try:
+                with self._errors(action, permission):
+                    return send()
+            except PublishError as error:
+                if not getattr(error, "transient", False):
+                    raise
+                if recover is not None:
+                    with self._errors(f"{action} (looking for an earlier try)", permission):
+                        found = recover()
+                    if found is not None:
+                        log.info("%s: the earlier try had succeeded", action)
+                        return found
+                if attempt >= self._retries:
+                    raise
+                asked = getattr(error, "retry_after", None)
+                wait = asked if asked is not None else self._backoff * (2**attempt)
+                if wait > self._max_wait:
+                    raise PublishError(
+                        f"{action} failed: GitHub asked to wait {wait:.0f} s before retrying, "
+                        f"more than the {self._max_wait:.0f} s evalbot waits; try again later"
+                    ) from None
+                time.sleep(wait)
+                attempt += 1
 
     # ---- actions ------------------------------------------------------------------------------
 
@@ -509,6 +835,11 @@ class GitHubClient:
                         f"{blob.status_code} {blob.reason}"
                     )
                 return _read_capped(blob, max_bytes, label)
+        except _WaitTooLong as exc:
+            raise PublishError(
+                f"{action} failed: asked to wait {exc.wait:.0f} s before retrying (Retry-After), "
+                f"more than the {exc.cap:.0f} s evalbot waits; try again later"
+            ) from None
         except requests.RequestException as exc:
             raise PublishError(f"{action} failed: {type(exc).__name__} talking to GitHub") from None
 
@@ -551,17 +882,27 @@ class GitHubClient:
         missing: list[bool] = []
         try:
             yield missing
+        except _WaitTooLong as exc:
+            raise GitHubRequestError(
+                f"{action} failed: GitHub asked to wait {exc.wait:.0f} s before retrying "
+                f"(Retry-After or a rate limit's reset), more than the {exc.cap:.0f} s evalbot "
+                "waits; try again later",
+                exc.status,
+            ) from None
         except GithubException as exc:
             if missing_ok and exc.status == 404:
                 missing.append(True)
                 return
+            message = exc.data.get("message") if isinstance(exc.data, dict) else exc.data
             raise GitHubRequestError(
                 self._scrub(_describe(action, permission, exc.status, exc.data, exc.headers)),
                 exc.status,
+                transient=_transient(exc.status, message, exc.headers),
+                retry_after=_retry_after(exc.headers),
             ) from None
         except requests.RequestException as exc:
-            raise PublishError(
-                f"{action} failed: could not reach GitHub at {self._api_url} ({type(exc).__name__})"
+            raise GitHubUnreachable(
+                f"{action} failed: no answer from GitHub at {self._api_url} ({type(exc).__name__})"
             ) from None
 
     def _raise_http(self, action: str, permission: str, response: requests.Response) -> NoReturn:
@@ -592,16 +933,7 @@ def _describe(
     if isinstance(data, dict) and data.get("errors"):
         said += " " + _one_line("; ".join(_error_item(e) for e in data["errors"]))
     lower = str(message or "").lower()
-    head = {k.lower(): v for k, v in (headers or {}).items()}
-    rate_limited = (
-        status == 429
-        or "rate limit" in lower
-        or "abuse" in lower
-        or (status == 403 and (head.get("retry-after") or head.get("x-ratelimit-remaining") == "0"))
-        # the retry logic reads a 403's body to spot a rate limit; the last one reaches us empty
-        or (status == 403 and not message)
-    )
-    if rate_limited:
+    if _rate_limited(status, message, headers):
         return (
             f"{action} failed: GitHub's rate limit ({said}) outlasted the retries; try again later"
         )
@@ -635,6 +967,27 @@ def _describe(
     return f"{action} failed: GitHub answered {said}"
 
 
+def _rate_limited(status: int, message: Any, headers: Mapping[str, str] | None) -> bool:
+    lower = str(message or "").lower()
+    head = {k.lower(): v for k, v in (headers or {}).items()}
+    return (
+        status == 429
+        or "rate limit" in lower
+        or "abuse" in lower
+        or (
+            status == 403
+            and bool(head.get("retry-after") or head.get("x-ratelimit-remaining") == "0")
+        )
+        # the retry logic reads a 403's body to spot a rate limit; the last one reaches us empty
+        or (status == 403 and not message)
+    )
+
+
+def _transient(status: int, message: Any, headers: Mapping[str, str] | None) -> bool:
+    """Whether another try may succeed: a server error, or a rate limit."""
+    return status >= 500 or _rate_limited(status, message, headers)
+
+
 def _error_item(item: Any) -> str:
     if not isinstance(item, dict):
         return str(item)
@@ -666,27 +1019,42 @@ def _check_output(title: str, summary: str, text: str | None) -> dict[str, Any]:
 
 
 _DEFAULT_PORTS = {"http": 80, "https": 443}
+_URL_SAFE = re.compile(r"[!-~]+")  # printable ASCII, no spaces or control characters
 
 
-def _origin(url: str) -> tuple[str, str | None, int | None] | None:
-    parts = urlsplit(url)
-    scheme = parts.scheme.lower()
-    try:
-        port = parts.port or _DEFAULT_PORTS.get(scheme)
-    except ValueError:  # a port that is not a number
+def _origin(url: str) -> tuple[str, str, int, str] | None:
+    """(scheme, host, port, path) as urllib3, the library that will connect, reads ``url``;
+    ``None`` for anything two parsers could read differently: a backslash (urllib3 ends the
+    host there, the standard library does not), userinfo (``user@``), a character outside
+    printable ASCII, or a parse that disagrees with :func:`urllib.parse.urlsplit`."""
+    if not _URL_SAFE.fullmatch(url) or "\\" in url:
         return None
-    return scheme, parts.hostname, port
+    try:
+        parts = parse_url(url)
+        split = urlsplit(url)
+        split_port = split.port
+    except (LocationParseError, ValueError):
+        return None
+    scheme = (parts.scheme or "").lower()
+    host = (parts.host or "").lower()
+    if scheme not in _DEFAULT_PORTS or not host or parts.auth is not None or "@" in split.netloc:
+        return None
+    port = parts.port or _DEFAULT_PORTS[scheme]
+    if (split.hostname or "") != host or (split_port or _DEFAULT_PORTS[scheme]) != port:
+        return None
+    return scheme, host, port, parts.path or "/"
 
 
 def _same_origin(url: str, api_url: str) -> bool:
     """Whether ``url`` is under ``api_url``: the same scheme, host (any case) and port (the
     default one spelt or not), and a path under the API's, which is ``/api/v3`` on GitHub
-    Enterprise Server; dot segments (also percent-encoded) cannot climb out of it."""
-    a = _origin(url)
-    if a is None or a[1] is None or a != _origin(api_url):
+    Enterprise Server; dot segments (also percent-encoded) cannot climb out of it. Read the way
+    urllib3 (which connects) reads it; see :func:`_origin` for what is refused outright."""
+    a, b = _origin(url), _origin(api_url)
+    if a is None or b is None or a[:3] != b[:3]:
         return False
-    prefix = urlsplit(api_url).path.rstrip("/") + "/"
-    path = posixpath.normpath(unquote(urlsplit(url).path) or "/")
+    prefix = b[3].rstrip("/") + "/"
+    path = posixpath.normpath(unquote(a[3]) or "/")
     return (path + "/").startswith(prefix) and path + "/" != prefix
 
 
@@ -722,17 +1090,44 @@ def _pull_info(pull: PullRequest) -> PullRequestInfo:
 
 
 def _comment_info(comment: IssueComment) -> CommentInfo:
+    user = comment.user
     return CommentInfo(
         id=comment.id,
         body=comment.body or "",
-        author=comment.user.login if comment.user is not None else "",
+        author=user.login if user is not None else "",
+        author_type=(user.type or "") if user is not None else "",
         html_url=comment.html_url,
     )
 
 
 def _check_info(run: CheckRun) -> CheckRunInfo:
+    app = run.app
+    output = run.output
     return CheckRunInfo(
-        id=run.id, html_url=run.html_url, status=run.status, conclusion=run.conclusion
+        id=run.id,
+        html_url=run.html_url,
+        status=run.status,
+        conclusion=run.conclusion,
+        name=run.name or "",
+        head_sha=run.head_sha or "",
+        app_id=app.id if app is not None else None,
+        app_slug=app.slug if app is not None else None,
+        started_at=run.started_at,
+        text=output.text if output is not None else None,
+        external_id=run.external_id or None,
+    )
+
+
+def _status_info(status: CommitStatus, sha: str) -> StatusInfo:
+    creator = status.creator
+    return StatusInfo(
+        id=status.id,
+        sha=sha,
+        state=status.state or "",
+        context=status.context or "",
+        description=status.description or "",
+        creator=creator.login if creator is not None else "",
+        created_at=status.created_at,
     )
 
 

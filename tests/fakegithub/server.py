@@ -57,6 +57,7 @@ class Reply:
     status: int
     body: Any = None  # JSON-able, or bytes sent as is
     headers: dict[str, str] = field(default_factory=dict)
+    delay: float = 0.0  # seconds to wait, outside the lock, before answering
 
 
 @dataclass
@@ -85,6 +86,8 @@ class _Rule:
     reply: Reply | None = None
     hook: Callable[[], object] | None = None
     when: str = "before"
+    hold: threading.Event | None = None
+    delay: float = 0.0
 
     def take(self, method: str, path: str) -> bool:
         if self.times == 0 or method != self.method or not self.pattern.fullmatch(path):
@@ -176,6 +179,7 @@ class FakeGitHub:
         self._server: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
         self.url = ""
+        self.held = 0  # requests that arrived at a :meth:`hold` (released or not)
 
     # ---- lifecycle --------------------------------------------------------------------------
 
@@ -218,6 +222,8 @@ class FakeGitHub:
         kind: str = "app",
         permissions: Mapping[str, Level] | None = None,
         login: str | None = None,
+        app_slug: str | None = None,
+        app_id: int | None = None,
     ) -> Token:
         """Accept ``value`` as a token.
 
@@ -225,7 +231,9 @@ class FakeGitHub:
         lacks a permission for gets 403 "Resource not accessible by integration".
         ``kind="pat"`` is a personal token: check-run creation gets 403 "You must authenticate via
         a GitHub App." while commit statuses work. ``permissions`` defaults to all write; use
-        ``READ_ALL`` for a read-only token (a fork's PR).
+        ``READ_ALL`` for a read-only token (a fork's PR). ``app_slug``/``app_id`` make an App
+        token another App's than ``github-actions`` (its bot user is ``<slug>[bot]``); ``login``
+        names a personal token's user.
         """
         if kind not in ("app", "pat"):
             raise ValueError(f"kind must be 'app' or 'pat', not {kind!r}")
@@ -234,12 +242,25 @@ class FakeGitHub:
             perms = dict.fromkeys(WRITE_ALL, "none")
             perms["metadata"] = "read"
             perms.update(permissions)
+        if kind == "app":
+            slug = app_slug or "github-actions"
+            the_app_id: int | None = app_id or (
+                15368 if slug == "github-actions" else int(templates.fake_sha(slug)[:5], 16)
+            )
+            login = f"{slug}[bot]"
+            user_id = 41898282 if slug == "github-actions" else int(templates.fake_sha(login)[:6], 16)
+        else:
+            slug, the_app_id = None, None
+            login = login or "octocat"
+            user_id = 583231 if login == "octocat" else int(templates.fake_sha(login)[:6], 16)
         token = Token(
             value=value,
             kind="app" if kind == "app" else "pat",
             permissions=perms,
-            login=login or ("github-actions[bot]" if kind == "app" else "octocat"),
-            user_id=41898282 if kind == "app" else 583231,
+            login=login,
+            user_id=user_id,
+            app_id=the_app_id,
+            app_slug=slug,
         )
         with self.world.lock:
             self.world.tokens[value] = token
@@ -365,6 +386,42 @@ class FakeGitHub:
                 _Rule(method.upper(), re.compile(path), times, hook=hook, when="after")
             )
 
+    def hold(
+        self, method: str, path: str, release: threading.Event, *, times: int | None = 1
+    ) -> None:
+        """Keep the next ``times`` matching requests waiting (outside the lock, so every other
+        request goes on) until ``release`` is set: to line up concurrent clients at one point.
+        :attr:`held` counts the requests that arrived there."""
+        with self.world.lock:
+            self._rules.append(_Rule(method.upper(), re.compile(path), times, hold=release))
+
+    def delay(self, method: str, path: str, seconds: float, *, times: int | None = 1) -> None:
+        """Handle the next ``times`` matching requests as usual, then wait ``seconds`` before
+        answering: a slow answer whose effect has already happened (a client's read timeout)."""
+        with self.world.lock:
+            self._rules.append(_Rule(method.upper(), re.compile(path), times, delay=seconds))
+
+    def _wait_if_held(self, method: str, raw_path: str) -> None:
+        path, _ = self._split(raw_path)
+        with self.world.lock:
+            rule = next(
+                (r for r in self._rules if r.hold is not None and r.take(method, path)), None
+            )
+            if rule is not None:
+                self.held += 1
+                self._rules = [r for r in self._rules if r.times != 0]
+        if rule is not None and rule.hold is not None:
+            rule.hold.wait(timeout=120)
+
+    def _split(self, raw_path: str) -> tuple[str, bool]:
+        """The path without the prefix, and whether it was outside the prefix."""
+        path = urlsplit(raw_path).path
+        if self.prefix:
+            if path.startswith(self.prefix + "/"):
+                return path[len(self.prefix) :], False
+            return path, True
+        return path, False
+
     # ---- inspection -------------------------------------------------------------------------
 
     def requests_to(self, method: str, path: str) -> list[LoggedRequest]:
@@ -423,8 +480,11 @@ class FakeGitHub:
                 entry.status = 404
                 return Reply(404, templates.error(templates.NOT_FOUND_MESSAGE))
             after_hooks: list[Callable[[], object]] = []
+            delay = next(
+                (r.delay for r in self._rules if r.delay and r.take(method, path)), 0.0
+            )
             for rule in list(self._rules):
-                if rule.reply is None and rule.take(method, path):
+                if rule.reply is None and rule.hook is not None and rule.take(method, path):
                     assert rule.hook is not None
                     if rule.when == "before":
                         rule.hook()
@@ -455,6 +515,7 @@ class FakeGitHub:
             self._rules = [r for r in self._rules if r.times != 0]
             entry.status = reply.status
             reply.headers = {**self._rate_headers(), **reply.headers}
+            reply.delay = delay
             return reply
 
     def _authenticate(self, value: str | None, entry: LoggedRequest) -> Token | Reply:
@@ -475,6 +536,16 @@ class FakeGitHub:
     ) -> Reply:
         if method == "GET" and path == "/rate_limit":
             return Reply(200, templates.rate_limit(self._used, self._reset))
+        if method == "GET" and path == "/user":
+            if token.kind == "app":  # an installation token has no user
+                return Reply(
+                    403,
+                    templates.error(
+                        templates.NOT_ACCESSIBLE_MESSAGE,
+                        f"{templates.DOCS}/users/users#get-the-authenticated-user",
+                    ),
+                )
+            return Reply(200, templates.authenticated_user(self._user(token.login)))
         m = _REPO_PREFIX.match(path)
         if m is None:
             return Reply(404, templates.error(templates.NOT_FOUND_MESSAGE))
@@ -510,6 +581,8 @@ class FakeGitHub:
         user_id = int(templates.fake_sha(login)[:6], 16)
         if login == "github-actions[bot]":
             user_id, user_type = 41898282, "Bot"
+        elif login == "octocat":
+            user_id = 583231
         return templates.user(self.url, self.html, login, user_id, user_type)
 
     def _repo_json(self, repo: Repo | str, full: bool = False) -> dict[str, Any]:
@@ -560,6 +633,7 @@ class FakeGitHub:
             author=self._user(pull.author),
             head=side(pull.head_repo, pull.head_ref, pull.head_sha),
             base=side(repo.full_name, pull.base_ref, pull.base_sha),
+            created_at=pull.created_at,
         )
 
     def _comment_json(self, repo: Repo, c: Any) -> dict[str, Any]:
@@ -591,7 +665,9 @@ class FakeGitHub:
             details_url=c.details_url,
             external_id=c.external_id,
             output=c.output,
-            app=templates.github_actions_app(self.url, self.html),
+            app=templates.github_actions_app(self.url, self.html)
+            if c.app_id == 15368
+            else templates.app(self.url, self.html, app_id=c.app_id, slug=c.app_slug),
         )
 
     def _status_json(self, repo: Repo, s: Status) -> dict[str, Any]:
@@ -655,6 +731,7 @@ class FakeGitHub:
             created_at=a.created_at,
             expires_at=a.expires_at,
             digest="sha256:" + hashlib.sha256(a.data).hexdigest(),
+            download_url=a.download_url,
             run={
                 "id": run.id,
                 "repository_id": repo.id,
@@ -760,6 +837,22 @@ def _get_pull(fake: FakeGitHub, ctx: _Ctx) -> Reply:
             ),
         )
     return Reply(200, fake._pull_json(ctx.repo, pull))
+
+
+@_route(
+    "GET",
+    r"/pulls/(?P<n>\d+)/commits",
+    "pull-requests",
+    "read",
+    "pulls/pulls#list-commits-on-a-pull-request",
+)
+def _pull_commits(fake: FakeGitHub, ctx: _Ctx) -> Reply:
+    number = int(ctx.groups["n"])
+    if number not in ctx.repo.pulls:
+        return Reply(404, templates.error(templates.NOT_FOUND_MESSAGE))
+    # GitHub lists at most 250 commits, oldest first
+    shas = ctx.repo.pull_commits(number)[:250]
+    return fake._page(ctx, [fake._commit_json(ctx.repo, sha) for sha in shas])
 
 
 @_route("GET", r"/pulls", "pull-requests", "read", "pulls/pulls#list-pull-requests")
@@ -1014,6 +1107,8 @@ def _create_check(fake: FakeGitHub, ctx: _Ctx) -> Reply:
         details_url=None,
         external_id=None,
         output={},
+        app_id=ctx.token.app_id or 0,
+        app_slug=ctx.token.app_slug or "",
     )
     problem = _apply_check_fields(run, body)
     if problem is not None:
@@ -1052,14 +1147,29 @@ def _get_check(fake: FakeGitHub, ctx: _Ctx) -> Reply:
     "checks/runs#list-check-runs-for-a-git-reference",
 )
 def _list_checks(fake: FakeGitHub, ctx: _Ctx) -> Reply:
+    """``check_name``, ``status``, ``app_id`` and ``filter`` as GitHub takes them; ``filter``
+    defaults to ``latest``: only the newest check run of each name (and App)."""
     sha = ctx.repo.resolve(ctx.groups["ref"]) or ctx.groups["ref"]
     name = ctx.q("check_name")
+    status = ctx.q("status")
+    app_id = ctx.q("app_id")
+    which = ctx.q("filter") or "latest"
+    if which not in ("latest", "all") or (status and status not in _CHECK_STATUSES):
+        return _check_invalid("filter" if which not in ("latest", "all") else "status")
     runs = [
-        fake._check_json(ctx.repo, c)
+        c
         for c in sorted(ctx.repo.check_runs.values(), key=lambda c: -c.id)
-        if c.head_sha == sha and (name is None or c.name == name)
+        if c.head_sha == sha
+        and (name is None or c.name == name)
+        and (status is None or c.status == status)
+        and (app_id is None or str(c.app_id) == app_id)
     ]
-    return fake._page(ctx, runs, wrap="check_runs")
+    if which == "latest":
+        newest: dict[tuple[str, int], CheckRun] = {}
+        for c in runs:
+            newest.setdefault((c.name, c.app_id), c)
+        runs = [c for c in runs if newest[(c.name, c.app_id)] is c]
+    return fake._page(ctx, [fake._check_json(ctx.repo, c) for c in runs], wrap="check_runs")
 
 
 @_route(
@@ -1418,7 +1528,10 @@ class _Handler_(BaseHTTPRequestHandler):
     def _serve(self) -> None:
         length = int(self.headers.get("Content-Length") or 0)
         raw = self.rfile.read(length) if length else b""
+        self.fake._wait_if_held(self.command, self.path)
         reply = self.fake._handle(self.command, self.path, dict(self.headers.items()), raw)
+        if reply.delay:
+            time.sleep(reply.delay)
         no_length = reply.headers.pop("X-Fake-No-Content-Length", None)
         if isinstance(reply.body, bytes):
             payload = reply.body

@@ -50,6 +50,11 @@ class Token:
     permissions: dict[str, Level] = field(default_factory=lambda: dict(WRITE_ALL))
     login: str = "github-actions[bot]"
     user_id: int = 41898282
+    # an App token acts as its App: the ``app`` of the check runs it creates, and its bot user
+    # ``<slug>[bot]`` (type Bot) as the author of its comments. The Actions token is the
+    # ``github-actions`` App (id 15368); a personal token has no App.
+    app_id: int | None = 15368
+    app_slug: str | None = "github-actions"
 
     def allows(self, scope: str, level: Level) -> bool:
         return LEVELS[self.permissions.get(scope, "none")] >= LEVELS[level]
@@ -76,6 +81,7 @@ class Pull:
     head_repo: str  # full_name; differs from the base repo for a fork
     state: str = "open"
     author: str = "octocat"
+    created_at: str = "2025-01-01T00:00:00Z"
 
 
 @dataclass
@@ -101,6 +107,8 @@ class CheckRun:
     details_url: str | None
     external_id: str | None
     output: dict[str, Any]
+    app_id: int = 15368
+    app_slug: str = "github-actions"
 
 
 @dataclass
@@ -148,6 +156,7 @@ class Artifact:
     created_at: str
     expires_at: str
     send_content_length: bool = True
+    download_url: str | None = None  # overrides ``archive_download_url`` (a hostile API answer)
 
 
 class Repo:
@@ -241,6 +250,47 @@ class Repo:
             self.pulls[number] = pull
             return pull
 
+    def add_check_run(
+        self,
+        head_sha: str,
+        name: str,
+        *,
+        status: str = "completed",
+        conclusion: str | None = "success",
+        output: dict[str, Any] | None = None,
+        app_id: int = 15368,
+        app_slug: str = "github-actions",
+        started_at: str | None = None,
+    ) -> CheckRun:
+        """A check run as an App would have created it (``app_id``/``app_slug``: which App)."""
+        with self._world.lock:
+            started = started_at or iso(datetime.now(UTC))
+            run = CheckRun(
+                id=self._world.next_id(),
+                name=name,
+                head_sha=head_sha,
+                status=status,
+                conclusion=conclusion if status == "completed" else None,
+                started_at=started,
+                completed_at=started if status == "completed" else None,
+                details_url=None,
+                external_id=None,
+                output=dict(output or {"title": name, "summary": name}),
+                app_id=app_id,
+                app_slug=app_slug,
+            )
+            self.check_runs[run.id] = run
+            return run
+
+    def pull_commits(self, number: int) -> list[str]:
+        """The commits of a pull request, oldest first (as GET /pulls/{n}/commits lists them):
+        those reachable from its head but not from its base."""
+        with self._world.lock:
+            pull = self.pulls[number]
+            base = self.ancestors(pull.base_sha)
+            mine = self.ancestors(pull.head_sha) - base
+            return [sha for sha in self.commits if sha in mine]
+
     def add_comment(
         self, issue_number: int, body: str, *, author: str = "octocat", author_type: str = "User"
     ) -> Comment:
@@ -317,11 +367,13 @@ class Repo:
         size_in_bytes: int | None = None,
         send_content_length: bool = True,
         artifact_id: int | None = None,
+        download_url: str | None = None,
     ) -> Artifact:
         """Add an artifact to ``run``: a zip of ``files``, or the raw bytes ``data``.
 
         ``size_in_bytes`` overrides the size the API reports (to test a client that must not trust
-        it); ``send_content_length=False`` streams the blob without a Content-Length header.
+        it); ``send_content_length=False`` streams the blob without a Content-Length header;
+        ``download_url`` replaces the ``archive_download_url`` the API reports.
         """
         with self._world.lock:
             blob = data if data is not None else make_zip(files or {})
@@ -339,6 +391,7 @@ class Repo:
                     + timedelta(days=90)
                 ),
                 send_content_length=send_content_length,
+                download_url=download_url,
             )
             self.artifacts[art.id] = art
             return art

@@ -200,6 +200,7 @@ def pull_request(
     head: dict[str, Any],
     base: dict[str, Any],
     merged: bool = False,
+    created_at: str = "2025-01-01T00:00:00Z",
 ) -> dict[str, Any]:
     """Source: GET /repos/PyGithub/PyGithub/pulls/1171 in
     pygithub-replaydata/PullRequest1168.testGetPullRequest.txt (2019).
@@ -221,8 +222,8 @@ def pull_request(
         "title": title,
         "user": author,
         "body": None,
-        "created_at": "2025-01-01T00:00:00Z",
-        "updated_at": "2025-01-01T00:00:00Z",
+        "created_at": created_at,
+        "updated_at": created_at,
         "closed_at": None,
         "merged_at": None,
         "merge_commit_sha": None,
@@ -385,6 +386,47 @@ def github_actions_app(api: str, html: str) -> dict[str, Any]:
     }
 
 
+def app(api: str, html: str, *, app_id: int, slug: str) -> dict[str, Any]:
+    """The ``app`` of a check run created by another App than ``github-actions``. Shape: the
+    ``app`` of CheckRun.testCreateCheckRunInProgress.txt (the ``test-pygithub`` App)."""
+    return {
+        "id": app_id,
+        "slug": slug,
+        "node_id": node_id("App", app_id),
+        "owner": user(api, html, "octo", 9920, "Organization"),
+        "name": slug.replace("-", " ").title(),
+        "description": "",
+        "external_url": f"https://{slug}.example",
+        "html_url": f"{html}/apps/{slug}",
+        "created_at": "2020-10-19T16:18:54Z",
+        "updated_at": "2020-10-20T03:52:02Z",
+        "permissions": {"checks": "write", "metadata": "read", "pull_requests": "write"},
+        "events": [],
+    }
+
+
+def authenticated_user(base: dict[str, Any]) -> dict[str, Any]:
+    """GET /user for a personal token: the public user (``base``, from :func:`user`) plus the
+    profile keys of GET /users/jacquev6 in
+    pygithub-replaydata/SpecificExceptions.testRateLimitExceeded.txt (2013)."""
+    return {
+        **base,
+        "name": None,
+        "company": None,
+        "blog": "",
+        "location": None,
+        "email": None,
+        "hireable": None,
+        "bio": None,
+        "public_repos": 1,
+        "public_gists": 0,
+        "followers": 0,
+        "following": 0,
+        "created_at": "2011-01-25T18:44:36Z",
+        "updated_at": "2025-01-01T00:00:00Z",
+    }
+
+
 def commit_status(
     api: str,
     *,
@@ -539,6 +581,7 @@ def artifact(
     expires_at: str,
     digest: str | None,
     run: dict[str, Any],
+    download_url: str | None = None,
 ) -> dict[str, Any]:
     """Source: GET actions/artifacts/719509139 in
     pygithub-replaydata/Artifact.testGetSingleArtifactFromRepo.txt (2023); ``digest`` from the
@@ -550,7 +593,7 @@ def artifact(
         "name": name,
         "size_in_bytes": size_in_bytes,
         "url": f"{r}/actions/artifacts/{artifact_id}",
-        "archive_download_url": f"{r}/actions/artifacts/{artifact_id}/zip",
+        "archive_download_url": download_url or f"{r}/actions/artifacts/{artifact_id}/zip",
         "expired": expired,
         "digest": digest,
         "created_at": created_at,

@@ -15,6 +15,9 @@ from tests.fakegithub.plugin import APP_TOKEN, REPO
 
 MARKER = "<!-- evalbot:evalbot -->"
 COMMENTS = r"/repos/octo/evals/issues/1/comments"
+BOT = "github-actions[bot]"
+#: the Actions token's identity: its comments are the bot user's
+US = {"author": BOT, "author_type": "Bot"}
 
 
 def client_for(fake: FakeGitHub, token: str = APP_TOKEN, retries: int = 2) -> GitHubClient:
@@ -46,8 +49,8 @@ def test_upsert_creates_then_edits_in_place(
 ) -> None:
     repo, pull = fake_repo
     repo.add_comment(pull.number, "LGTM", author="reviewer")
-    url1 = gh.upsert_sticky_comment(pull.number, MARKER, f"{MARKER}\nfirst")
-    url2 = gh.upsert_sticky_comment(pull.number, MARKER, f"{MARKER}\nsecond")
+    url1 = gh.upsert_sticky_comment(pull.number, MARKER, f"{MARKER}\nfirst", **US)
+    url2 = gh.upsert_sticky_comment(pull.number, MARKER, f"{MARKER}\nsecond", **US)
     ours = [c for c in repo.comments_on(pull.number) if MARKER in c.body]
     assert len(ours) == 1
     assert ours[0].body == f"{MARKER}\nsecond"
@@ -60,8 +63,8 @@ def test_upsert_adds_a_missing_marker_and_skips_an_unchanged_body(
     gh: GitHubClient, fake_repo: tuple[Repo, Pull], fake_github: FakeGitHub
 ) -> None:
     repo, pull = fake_repo
-    gh.upsert_sticky_comment(pull.number, MARKER, "body")
-    gh.upsert_sticky_comment(pull.number, MARKER, "body")
+    gh.upsert_sticky_comment(pull.number, MARKER, "body", **US)
+    gh.upsert_sticky_comment(pull.number, MARKER, "body", **US)
     (comment,) = repo.comments_on(pull.number)
     assert comment.body == f"{MARKER}\nbody"
     assert fake_github.requests_to("PATCH", r".*") == []
@@ -73,8 +76,8 @@ def test_upsert_finds_the_marker_beyond_the_first_page(
     repo, pull = fake_repo
     for i in range(120):
         repo.add_comment(pull.number, f"chatter {i}")
-    old = repo.add_comment(pull.number, f"{MARKER}\nold", author="github-actions[bot]")
-    gh.upsert_sticky_comment(pull.number, MARKER, f"{MARKER}\nnew")
+    old = repo.add_comment(pull.number, f"{MARKER}\nold", author=BOT, author_type="Bot")
+    gh.upsert_sticky_comment(pull.number, MARKER, f"{MARKER}\nnew", **US)
     ours = [c for c in repo.comments_on(pull.number) if MARKER in c.body]
     assert [(c.id, c.body) for c in ours] == [(old.id, f"{MARKER}\nnew")]
 
@@ -85,9 +88,12 @@ def test_upsert_race_leaves_exactly_one(
     repo, pull = fake_repo
     # Another run lists (nothing), then creates its comment right after our list.
     fake_github.after(
-        "GET", COMMENTS, lambda: repo.add_comment(pull.number, f"{MARKER}\ntheirs"), times=1
+        "GET",
+        COMMENTS,
+        lambda: repo.add_comment(pull.number, f"{MARKER}\ntheirs", author=BOT, author_type="Bot"),
+        times=1,
     )
-    url = gh.upsert_sticky_comment(pull.number, MARKER, f"{MARKER}\nours")
+    url = gh.upsert_sticky_comment(pull.number, MARKER, f"{MARKER}\nours", **US)
     ours = [c for c in repo.comments_on(pull.number) if MARKER in c.body]
     assert len(ours) == 1
     assert ours[0].body == f"{MARKER}\nours"
@@ -99,16 +105,16 @@ def test_upsert_cleans_up_leftover_duplicates(
     gh: GitHubClient, fake_repo: tuple[Repo, Pull]
 ) -> None:
     repo, pull = fake_repo
-    first = repo.add_comment(pull.number, f"{MARKER}\na")
-    repo.add_comment(pull.number, f"{MARKER}\nb")
-    gh.upsert_sticky_comment(pull.number, MARKER, f"{MARKER}\nc")
+    first = repo.add_comment(pull.number, f"{MARKER}\na", author=BOT, author_type="Bot")
+    repo.add_comment(pull.number, f"{MARKER}\nb", author=BOT, author_type="Bot")
+    gh.upsert_sticky_comment(pull.number, MARKER, f"{MARKER}\nc", **US)
     assert [(c.id, c.body) for c in repo.comments_on(pull.number)] == [(first.id, f"{MARKER}\nc")]
 
 
 def test_other_markers_are_left_alone(gh: GitHubClient, fake_repo: tuple[Repo, Pull]) -> None:
     repo, pull = fake_repo
     other = repo.add_comment(pull.number, "<!-- evalbot:other -->\nx")
-    gh.upsert_sticky_comment(pull.number, MARKER, "y")
+    gh.upsert_sticky_comment(pull.number, MARKER, "y", **US)
     assert other.id in {c.id for c in repo.comments_on(pull.number)}
     assert len(repo.comments_on(pull.number)) == 2
 
@@ -209,7 +215,7 @@ def test_read_only_token_gets_the_permission_hint(
     with client_for(fake_github, "ro-token") as ro:
         assert ro.get_pull(1).number == 1  # reads work
         with pytest.raises(PublishError, match=r"`permissions: pull-requests: write`.*fork"):
-            ro.upsert_sticky_comment(1, MARKER, "x")
+            ro.upsert_sticky_comment(1, MARKER, "x", **US)
         with pytest.raises(PublishError, match=r"`permissions: checks: write`"):
             ro.create_check_run(fake_repo[1].head_sha, "evalbot", title="t", summary="s")
         with pytest.raises(PublishError, match=r"`permissions: statuses: write`"):
@@ -250,7 +256,7 @@ def test_unreachable_server_is_a_publish_error() -> None:
     client = make_client(
         "http://127.0.0.1:9", "t0ken-value", REPO, retries=0, backoff=0
     )  # discard port
-    with pytest.raises(PublishError, match=r"could not reach GitHub at http://127.0.0.1:9"):
+    with pytest.raises(PublishError, match=r"no answer from GitHub at http://127.0.0.1:9"):
         client.get_pull(1)
     client.close()
 
@@ -268,7 +274,7 @@ def test_token_never_in_messages_logs_or_repr(
         for call in (
             lambda: client.get_pull(1),
             lambda: client.create_comment(1, "x"),
-            lambda: client.upsert_sticky_comment(1, MARKER, "x"),
+            lambda: client.upsert_sticky_comment(1, MARKER, "x", **US),
         ):
             with pytest.raises(PublishError) as info:
                 call()
@@ -520,7 +526,7 @@ def test_github_enterprise_server_api_under_a_path(
     try:
         assert fake_ghes.url.endswith("/api/v3")
         assert len(client.list_comments(pull.number)) == 120
-        client.upsert_sticky_comment(pull.number, MARKER, f"{MARKER}\nhello")
+        client.upsert_sticky_comment(pull.number, MARKER, f"{MARKER}\nhello", **US)
         assert client.get_file_at_ref(".evalbot.yml", base) == "alpha: 0.05\n"
         artifact = client.find_artifact(run.id, "evals")
         assert artifact is not None
@@ -582,3 +588,208 @@ def test_compare_commits(gh: GitHubClient, fake_repo: tuple[Repo, Pull]) -> None
     assert gh.compare_commits(main3, pull.head_sha) == (1, 2)
     with pytest.raises(PublishError, match=r"^comparing .* failed: not found \(404"):
         gh.compare_commits("f" * 40, main3)
+
+
+# ---- whose comments are ours ----
+
+
+def test_upsert_never_edits_or_deletes_someone_elses_comment_with_the_marker(
+    gh: GitHubClient, fake_repo: tuple[Repo, Pull], fake_github: FakeGitHub
+) -> None:
+    repo, pull = fake_repo
+    # the marker first posted by someone else, and a look-alike login without the bot type
+    forged = repo.add_comment(pull.number, f"{MARKER}\nforged state", author="mallory")
+    alike = repo.add_comment(pull.number, f"{MARKER}\nalike", author="github-actions")
+    gh.upsert_sticky_comment(pull.number, MARKER, f"{MARKER}\nours", **US)
+    later = repo.add_comment(pull.number, f"{MARKER}\nlater forgery", author="mallory")
+    gh.upsert_sticky_comment(pull.number, MARKER, f"{MARKER}\nours again", **US)
+    bodies = {c.id: (c.author, c.body) for c in repo.comments_on(pull.number)}
+    assert bodies[forged.id] == ("mallory", f"{MARKER}\nforged state")
+    assert bodies[alike.id] == ("github-actions", f"{MARKER}\nalike")
+    assert bodies[later.id] == ("mallory", f"{MARKER}\nlater forgery")
+    (ours,) = [c for c in repo.comments_on(pull.number) if c.author_type == "Bot"]
+    assert ours.body == f"{MARKER}\nours again"
+    assert fake_github.requests_to("DELETE", r".*") == []
+    edited = fake_github.requests_to("PATCH", r"/repos/octo/evals/issues/comments/(\d+)")
+    assert [r.path.rsplit("/", 1)[1] for r in edited] == [str(ours.id)]
+
+
+def test_comment_authors_and_types_are_read(
+    gh: GitHubClient, fake_repo: tuple[Repo, Pull]
+) -> None:
+    repo, pull = fake_repo
+    repo.add_comment(pull.number, "hi", author="mallory")
+    repo.add_comment(pull.number, "bot", author=BOT, author_type="Bot")
+    assert [(c.author, c.author_type) for c in gh.list_comments(pull.number)] == [
+        ("mallory", "User"),
+        (BOT, "Bot"),
+    ]
+
+
+def test_the_token_user_of_a_personal_token(fake_github: FakeGitHub, gh: GitHubClient) -> None:
+    fake_github.add_token("ghp_someone000000000000000000000000000000", kind="pat", login="sam")
+    with client_for(fake_github, "ghp_someone000000000000000000000000000000") as pat:
+        assert pat.authenticated_login() == "sam"
+    # an App's installation token has no user: GitHub answers 403 (see the fake's route)
+    with pytest.raises(GitHubRequestError) as info:
+        gh.authenticated_login()
+    assert info.value.status == 403
+
+
+# ---- the looks ledger's reads ----
+
+
+def test_pull_commits_are_listed_oldest_first(
+    gh: GitHubClient, fake_repo: tuple[Repo, Pull]
+) -> None:
+    repo, pull = fake_repo
+    second = repo.add_commit(parents=[pull.head_sha], branch="feature")
+    pull.head_sha = second
+    assert gh.list_pull_commits(pull.number) == repo.pull_commits(pull.number)
+    assert gh.list_pull_commits(pull.number)[-1] == second
+    assert len(gh.list_pull_commits(pull.number)) == 2
+
+
+def test_check_runs_are_all_listed_with_their_app_and_text(
+    gh: GitHubClient, fake_repo: tuple[Repo, Pull]
+) -> None:
+    repo, pull = fake_repo
+    first = gh.create_check_run(pull.head_sha, "evalbot", title="t", summary="s", text="one")
+    second = gh.create_check_run(pull.head_sha, "evalbot", title="t", summary="s")
+    repo.add_check_run(pull.head_sha, "evalbot", app_id=77, app_slug="other-app")
+    repo.add_check_run(pull.head_sha, "unrelated")
+    runs = gh.list_check_runs(pull.head_sha, "evalbot")
+    # GitHub's default filter (latest) would list one per App: evalbot asks for all
+    assert sorted((r.id, r.app_id, r.app_slug) for r in runs) == [
+        (first.id, 15368, "github-actions"),
+        (second.id, 15368, "github-actions"),
+        (runs[0].id, 77, "other-app"),
+    ]
+    (one,) = [r for r in runs if r.id == first.id]
+    assert (one.text, one.status, one.name, one.head_sha) == (
+        "one",
+        "in_progress",
+        "evalbot",
+        pull.head_sha,
+    )
+    assert one.started_at is not None and one.external_id and one.external_id.startswith("evalbot-")
+
+
+def test_statuses_are_listed_with_their_creator(
+    fake_github: FakeGitHub, fake_repo: tuple[Repo, Pull]
+) -> None:
+    _, pull = fake_repo
+    fake_github.add_token("ghp_personal0000000000000000000000000000", kind="pat")
+    with client_for(fake_github, "ghp_personal0000000000000000000000000000") as pat:
+        made = pat.create_commit_status(pull.head_sha, "pending", "evalbot", "comparing")
+        pat.create_commit_status(pull.head_sha, "success", "evalbot", "done")
+        listed = pat.list_commit_statuses(pull.head_sha)
+    assert [(s.state, s.context, s.creator) for s in listed] == [
+        ("success", "evalbot", "octocat"),
+        ("pending", "evalbot", "octocat"),
+    ]
+    assert listed[1].id == made.id < listed[0].id
+
+
+# ---- a POST is never sent twice blindly ----
+
+
+def test_a_check_run_whose_answer_timed_out_is_found_not_created_twice(
+    fake_github: FakeGitHub, fake_repo: tuple[Repo, Pull]
+) -> None:
+    """GitHub created the run but the answer came after the client's timeout: urllib3 used to
+    send the POST again and leave the first run in progress forever."""
+    repo, pull = fake_repo
+    fake_github.delay("POST", r"/repos/octo/evals/check-runs", 3.0)
+    client = make_client(
+        fake_github.url,
+        APP_TOKEN,
+        REPO,
+        retries=2,
+        backoff=0,
+        timeout=1,
+        rate_limit_wait=0,
+        seconds_between_requests=None,
+        seconds_between_writes=None,
+    )
+    with client:
+        made = client.create_check_run(pull.head_sha, "evalbot", title="t", summary="s")
+    (run,) = repo.check_runs_for(pull.head_sha)
+    assert made.id == run.id
+    assert len(fake_github.requests_to("POST", r"/repos/octo/evals/check-runs")) == 1
+
+
+def test_a_check_run_refused_with_a_5xx_is_looked_for_then_created_once(
+    gh: GitHubClient, fake_repo: tuple[Repo, Pull], fake_github: FakeGitHub
+) -> None:
+    repo, pull = fake_repo
+    fake_github.inject_server_error("POST", r"/repos/octo/evals/check-runs", 502)
+    made = gh.create_check_run(pull.head_sha, "evalbot", title="t", summary="s")
+    (run,) = repo.check_runs_for(pull.head_sha)
+    assert made.id == run.id
+    assert [r.status for r in fake_github.requests_to("POST", r".*/check-runs")] == [502, 201]
+    assert fake_github.requests_to("GET", rf".*/commits/{pull.head_sha}/check-runs")
+
+
+# ---- Retry-After is capped ----
+
+
+@pytest.mark.parametrize("method", ["GET", "POST"])
+def test_a_retry_after_beyond_the_cap_fails_at_once_and_says_so(
+    gh: GitHubClient, fake_github: FakeGitHub, fake_repo: tuple[Repo, Pull], method: str
+) -> None:
+    fake_github.inject(
+        method,
+        COMMENTS,
+        429,
+        {"message": "slow down", "documentation_url": "https://docs.github.com/rest"},
+        headers={"Retry-After": "86400"},
+    )
+    started = time.monotonic()
+    with pytest.raises(PublishError) as info:
+        if method == "GET":
+            gh.list_comments(1)
+        else:
+            gh.create_comment(1, "x")
+    assert time.monotonic() - started < 5
+    assert "asked to wait 86400 s before retrying" in str(info.value)
+    assert "more than the 120 s evalbot waits" in str(info.value)
+    assert len(fake_github.requests_to(method, COMMENTS)) == 1
+
+
+def test_an_artifact_retry_after_beyond_the_cap_fails_at_once(
+    gh: GitHubClient, fake_github: FakeGitHub, fake_repo: tuple[Repo, Pull]
+) -> None:
+    repo, pull = fake_repo
+    run = repo.add_run(repo.add_workflow(), head_sha=pull.base_sha, head_branch="main")
+    repo.add_artifact(run, "evals", files={"r.jsonl": '{"id": "a", "passed": true}\n'})
+    artifact = gh.find_artifact(run.id, "evals")
+    assert artifact is not None
+    fake_github.inject(
+        "GET", r".*/artifacts/\d+/zip", 503, b"busy", headers={"Retry-After": "99999"}
+    )
+    started = time.monotonic()
+    with pytest.raises(PublishError, match=r"asked to wait 99999 s .* more than the 120 s"):
+        gh.download_artifact_zip(artifact, 1 << 20)
+    assert time.monotonic() - started < 5
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        # urllib3 (which connects) ends the host at the backslash; urlsplit does not
+        "http://evil.example\\@127.0.0.1:8080/repos/o/r/actions/artifacts/1/zip",
+        "http://127.0.0.1:8080\\@evil.example/repos/o/r/actions/artifacts/1/zip",
+        "http://127.0.0.1:8080/repos/o/r/actions/artifacts/1/zip\\..\\..",
+        "http://user:pw@127.0.0.1:8080/repos/o/r/actions/artifacts/1/zip",
+        "http://@127.0.0.1:8080/repos/o/r/actions/artifacts/1/zip",
+        "http://127.0.0.1:8080/repos/o/r/actions/artifacts/1/zip\n",
+        "http://127.0.0.1:8080/repos/o/r/actions/artifacts/1/ zip",
+        "ftp://127.0.0.1:8080/repos/o/r/actions/artifacts/1/zip",
+    ],
+)
+def test_download_urls_two_parsers_could_read_differently_are_refused(url: str) -> None:
+    from evalbot.github_io import _same_origin
+
+    assert _same_origin(url, "http://127.0.0.1:8080") is False
+    assert _same_origin("http://127.0.0.1:8080/repos/o/r/x", "http://127.0.0.1:8080") is True
