@@ -4,19 +4,26 @@
 parameters; :mod:`evalbot.cli` builds the real ones. The order matters:
 
 1. decide the mode from the event (:mod:`evalbot.events`); ``skip`` ends here with a notice;
-2. in pull request modes, find the pull request (``workflow_run``: verify the head sha) and put
-   an *in progress* check on its head sha (a commit status with a personal token);
-3. read ``.evalbot.yml`` at the PR's **base** commit, the candidate (workspace or artifact of the
-   triggering run) and the baseline (workspace, or the artifact of the base branch's latest
-   successful run at or before the base commit); compute and decide with
-   :func:`evalbot.analysis.analyse` (the CLI's pipeline), render comment, check and job summary
-   from one :func:`evalbot.report.build_view` (the CLI's report);
-4. only then publish: the sticky comment, the completed check, the job summary and outputs.
+2. in pull request modes, find the pull request and check that its head is still the commit
+   the results are for (a stale run posts nothing);
+3. read ``.evalbot.yml`` at the PR's **base** commit, look the baseline up (none yet: neutral,
+   before the candidate is even parsed), read the candidate (workspace or artifact of the
+   triggering run) and the baseline, and pair them;
+4. take a **ticket**: create the check run (with a personal token, a commit status) on the head
+   sha, declaring the commit and the item set judged; then count the earlier looks from the
+   check runs evalbot's own App created on the pull request's commits
+   (:mod:`evalbot.ledger`), never from what commenters can write;
+5. compute and decide (the CLI's pipeline, :mod:`evalbot.analysis`), render comment, check and
+   job summary from one :func:`evalbot.report.build_view`;
+6. publish: the completed check first (its digest is the look's record), then evalbot's own
+   sticky comment (only comments evalbot wrote are read, edited or deleted), the job summary
+   and the outputs.
 
-Bad input anywhere (exit 2) completes the check as *failure* with a summary saying what to fix
-and leaves the comment alone. No baseline, an expired artifact or a baseline with another item
-set end *neutral* (exit 0) with a message. A fork's read-only token leaves summary and outputs
-and a warning explaining the two-workflow setup.
+Every failure after step 2 completes the check (failure) and writes the job summary: bad input
+exits 2 and leaves the comment alone; an internal error exits 3. No baseline or an expired
+artifact end *neutral* (exit 0); a verdict the plan refuses (another look, other items, a
+baseline with another item set) fails the check unless ``gate.on_refused: neutral``. A fork's
+read-only token leaves summary and outputs and a warning explaining the two-workflow setup.
 """
 
 from __future__ import annotations
@@ -33,7 +40,7 @@ from datetime import UTC, datetime
 from typing import Any, Protocol
 
 from evalbot.actions_env import ActionsEnv
-from evalbot.analysis import analyse
+from evalbot.analysis import decide, prepare
 from evalbot.compare import Comparison
 from evalbot.config import Config, parse_config
 from evalbot.errors import ConfigError, EvalbotError, InputError, PairingError, PublishError
@@ -45,8 +52,10 @@ from evalbot.github_io import (
     CommentInfo,
     GitHubRequestError,
     PullRequestInfo,
+    StatusInfo,
     WorkflowRunInfo,
 )
+from evalbot.ledger import Ticket, count_looks
 from evalbot.policy import Decision, next_state
 from evalbot.render import (
     UserTemplate,
@@ -64,24 +73,42 @@ from evalbot.report import (
     format_time,
 )
 from evalbot.report import Look as LookRow
-from evalbot.results.model import Results
+from evalbot.results.model import Paired, Results
 from evalbot.results.options import ReadOptions
-from evalbot.results.pairing import pair
+from evalbot.results.pairing import fingerprint, pair
 from evalbot.results.sources import load_ids, load_results, merge, parse_zip
 from evalbot.settings import ActionInputError, Settings
-from evalbot.state import Look, State, parse_state, render_state
+from evalbot.state import (
+    Digest,
+    Look,
+    State,
+    parse_digest,
+    parse_state,
+    render_digest,
+    render_state,
+)
 
 __all__ = ["GitHubPort", "load_results_from_zip", "run_action"]
 
-EXIT_OK, EXIT_GATE_FAILED, EXIT_BAD_INPUT = 0, 1, 2
+EXIT_OK, EXIT_GATE_FAILED, EXIT_BAD_INPUT, EXIT_INTERNAL = 0, 1, 2, 3
 MAX_ZIP_MEMBERS = 10_000
 MAX_RUNS_SCANNED = 30
 MAX_COMPARES = 10
 MAX_LOOKS_SHOWN = 20
+#: Commits of a pull request whose check runs are read for the looks ledger (the newest; the
+#: commits evalbot's comment names and the head are always read).
+MAX_LEDGER_COMMITS = 100
 #: Item ids the view keeps per list: the comment shows a few and counts the rest, the job
 #: summary (up to 1 MiB) shows them all.
 MAX_IDS = 2000
 DOCS = "https://github.com/evalbot/evalbot#the-github-action"
+#: Workflow events whose runs on the base branch may provide the baseline: runs of the branch
+#: itself. Everything else (``pull_request`` from a fork's branch of the same name,
+#: ``pull_request_target``, ``issue_comment``, ``workflow_run``, ...) can be started, or its
+#: artifact shaped, by someone who cannot push to the branch.
+BASELINE_EVENTS = frozenset({"push", "schedule", "workflow_dispatch"})
+#: The start of a commit status's description when the run compared nothing (not a look).
+NO_VERDICT = "No verdict: "
 
 FORK_WARNING = (
     "This pull request comes from a fork, so its workflow only has a read-only token: evalbot "
@@ -102,9 +129,15 @@ class GitHubPort(Protocol):
         self, head_sha: str, head_branch: str | None = None, head_owner: str | None = None
     ) -> PullRequestInfo | None: ...
 
+    def list_pull_commits(self, number: int) -> list[str]: ...
+
+    def authenticated_login(self) -> str: ...
+
     def list_comments(self, number: int) -> list[CommentInfo]: ...
 
-    def upsert_sticky_comment(self, number: int, marker: str, body: str) -> str: ...
+    def upsert_sticky_comment(
+        self, number: int, marker: str, body: str, *, author: str, author_type: str
+    ) -> str: ...
 
     def create_check_run(
         self,
@@ -128,9 +161,13 @@ class GitHubPort(Protocol):
         text: str | None = None,
     ) -> CheckRunInfo: ...
 
+    def list_check_runs(self, head_sha: str, name: str) -> list[CheckRunInfo]: ...
+
     def create_commit_status(
         self, sha: str, state: str, context: str, description: str, target_url: str | None = None
-    ) -> None: ...
+    ) -> StatusInfo: ...
+
+    def list_commit_statuses(self, sha: str) -> list[StatusInfo]: ...
 
     def list_workflow_runs(
         self,
@@ -185,7 +222,8 @@ def _distinct(looks: Iterable[Look]) -> list[Look]:
 
 def history_rows(looks: list[Look], *, commit_url: str | None = None) -> list[LookRow]:
     """Earlier looks as the report's rows, newest first (at most :data:`MAX_LOOKS_SHOWN`),
-    numbered from the first; ``commit_url`` (``https://github.com/o/r/commit/``) links them."""
+    numbered from the first; ``commit_url`` (``https://github.com/o/r/commit/``) links them.
+    A look known from the ledger only (still running, or its record unreadable) says so."""
     rows: list[LookRow] = []
     shown = list(enumerate(looks, start=1))[-MAX_LOOKS_SHOWN:]
     for number, look in reversed(shown):
@@ -195,15 +233,18 @@ def history_rows(looks: list[Look], *, commit_url: str | None = None) -> list[Lo
         if look.effect is not None and look.effect_ci is not None:
             low, high = look.effect_ci
             effect = format_effect(look.effect, low, high, percent=look.metric == "pass_rate")
+        outcome, pvalue = f"{symbol} {text}".strip(), format_pvalue(look.pvalue)
+        if not look.recorded:
+            outcome, pvalue, effect = "⏳ not on record", "—", "—"
         rows.append(
             LookRow(
                 label=label,
-                outcome=f"{symbol} {text}".strip(),
+                outcome=outcome,
                 effect=effect,
-                pvalue=format_pvalue(look.pvalue),
+                pvalue=pvalue,
                 commit=look.head_sha[:7],
                 url=f"{commit_url}{look.head_sha}" if commit_url else None,
-                at=format_time(look.at),
+                at=format_time(look.at) if look.recorded or look.at[:4] != "1970" else "",
             )
         )
     return rows
@@ -217,12 +258,31 @@ def _code(text: str) -> str:
     return f"{fence}{pad}{text}{pad}{fence}"
 
 
-# ---- the status on the head sha ----------------------------------------------------------------
+# ---- the check run on the head sha: the run's ticket and its record -----------------------------
+
+
+@dataclass(frozen=True, kw_only=True)
+class Identity:
+    """Who evalbot is on GitHub: whose comments are its own and whose records count.
+
+    With an App's token (the Actions token is the ``github-actions`` App) it is the App that
+    created the check run (``app_id``) and its bot user ``<slug>[bot]`` of type ``Bot``; with a
+    personal token (commit statuses) the token's user, from ``GET /user``.
+    """
+
+    login: str
+    user_type: str  # "Bot" or "User"
+    app_id: int | None = None
 
 
 class StatusPublisher:
-    """A check run (Actions token) or, when check runs are refused (a personal token), a commit
-    status, named after the comparison. ``read_only`` when a fork's token may not write."""
+    """A check run (an App's token) or, when check runs are refused (a personal token), a commit
+    status, named after the comparison. ``read_only`` when a fork's token may not write.
+
+    :meth:`start` takes the run's ticket (the in-progress check run, or a pending status) and
+    learns evalbot's :class:`Identity`; :meth:`finish` completes it with the run's record, the
+    look digest, creating it first when the run ended before it started (bad input, neutral).
+    """
 
     def __init__(
         self,
@@ -241,18 +301,40 @@ class StatusPublisher:
         self._details_url = details_url
         self._fork = fork
         self._check_id: int | None = None
+        self.ticket: int | None = None
+        self.identity: Identity | None = None
         self.use_status = False
         self.read_only = False
         self.finished = False
+        self.recorded: Digest | None = None  # the record the check now carries
         self.url: str | None = None
 
-    def start(self) -> None:
+    def start(self, digest: Digest) -> None:
+        opened = self._open(
+            title="evalbot is comparing…",
+            summary="Comparing the candidate with the baseline.",
+            digest=digest,
+            conclusion=None,
+        )
+        if not opened and self.use_status:  # a personal token: the pending status is the ticket
+            self.ticket = self._status("pending", "evalbot is comparing…").id
+
+    def _status(self, state: str, description: str) -> StatusInfo:
+        return self._gh.create_commit_status(
+            self._sha, state, self._name, description, target_url=self._details_url
+        )
+
+    def _open(self, *, title: str, summary: str, digest: Digest, conclusion: str | None) -> bool:
+        """Create the check run (completed when ``conclusion`` is given); ``False`` when the
+        run went the commit status way or the token is read-only."""
         try:
             check = self._gh.create_check_run(
                 self._sha,
                 self._name,
-                title="evalbot is comparing…",
-                summary="Comparing the candidate with the baseline.",
+                title=title,
+                summary=summary,
+                text=render_digest(digest),
+                conclusion=conclusion,
                 details_url=self._details_url,
             )
         except GitHubRequestError as error:
@@ -262,39 +344,47 @@ class StatusPublisher:
                     "sets a commit status instead"
                 )
                 self.use_status = True
-                self._status("pending", "evalbot is comparing…")
-                return
+                login = self._gh.authenticated_login()
+                self.identity = Identity(login=login, user_type="User")
+                return False
             if self._fork and error.status in (401, 403, 404):
                 self.read_only = True
                 self._env.warning(FORK_WARNING, title="evalbot: read-only token")
-                return
+                return False
             raise
         self._check_id = check.id
+        self.ticket = check.id
         self.url = check.html_url
+        if check.app_slug:
+            self.identity = Identity(
+                login=f"{check.app_slug}[bot]", user_type="Bot", app_id=check.app_id
+            )
+        return True
 
-    def _status(self, state: str, description: str) -> None:
-        self._gh.create_commit_status(
-            self._sha, state, self._name, description, target_url=self._details_url
-        )
-
-    def finish(self, conclusion: str, *, title: str, summary: str) -> None:
+    def finish(self, conclusion: str, *, title: str, summary: str, digest: Digest) -> None:
         if self.read_only:
             return
+        if not self.use_status and self._check_id is None:
+            self.finished = True
+            if self._open(title=title, summary=summary, digest=digest, conclusion=conclusion):
+                self.recorded = digest
+                return
+            if self.read_only:
+                return
         self.finished = True
         if self.use_status:
             state = {"success": "success", "neutral": "success", "failure": "failure"}[conclusion]
-            self._status(state, title)
-        elif self._check_id is not None:
-            self._gh.complete_check_run(self._check_id, conclusion, title=title, summary=summary)
+            self._status(state, title if digest.kind == "look" else NO_VERDICT + title)
         else:
-            self._gh.create_check_run(
-                self._sha,
-                self._name,
+            assert self._check_id is not None
+            self._gh.complete_check_run(
+                self._check_id,
+                conclusion,
                 title=title,
                 summary=summary,
-                conclusion=conclusion,
-                details_url=self._details_url,
+                text=render_digest(digest),
             )
+        self.recorded = digest
 
 
 # ---- outcomes ------------------------------------------------------------------------------------
@@ -303,14 +393,34 @@ class StatusPublisher:
 class Neutral(Exception):
     """No verdict, for a reason that is nobody's mistake (no baseline yet, expired artifact)."""
 
+    refused = False
+
     def __init__(self, title: str, message: str) -> None:
         super().__init__(message)
         self.title = title
         self.message = message
 
 
+class Refused(Neutral):
+    """No verdict because of what someone did (the pull request changed the item set): the check
+    fails unless the plan says ``gate.on_refused: neutral``."""
+
+    refused = True
+
+
 class Skip(Exception):
-    """Nothing to publish (a stale workflow_run, no open pull request)."""
+    """Nothing to publish (a stale run, no open pull request)."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class BaselineSource:
+    """Where the baseline will come from, found before anything is parsed."""
+
+    description: str  # trusted Markdown: where it came from
+    path: str | None = None  # a workspace path
+    artifact: ArtifactInfo | None = None
+    commit: str | None = None
+    run_url: str | None = None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -340,7 +450,8 @@ class Verdict:
     baseline: Baseline
     notes: list[str] = field(default_factory=list)
     state: State = field(default_factory=State)  # to carry in the comment after this run
-    old: State = field(default_factory=State)  # as found in the comment
+    old: State = field(default_factory=State)  # the earlier looks (ledger and comment)
+    record: Digest | None = None  # this look's digest, for the check run
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -351,6 +462,76 @@ class Rendered:
     check_title: str
     check_summary: str
     summary: str
+
+
+# ---- the looks ledger --------------------------------------------------------------------------
+
+
+def check_tickets(runs: Iterable[CheckRunInfo], *, app_id: int | None, sha: str) -> list[Ticket]:
+    """The check runs of evalbot's App (any App when ``app_id`` is unknown: more looks, never
+    fewer) on ``sha`` as tickets."""
+    tickets: list[Ticket] = []
+    for run in runs:
+        if app_id is not None and run.app_id != app_id:
+            continue
+        tickets.append(
+            Ticket(
+                id=run.id,
+                sha=(run.head_sha or sha).lower(),
+                running=run.status != "completed",
+                started_at=run.started_at,
+                digest=parse_digest(run.text),
+                source=f"check run {run.id}",
+            )
+        )
+    return tickets
+
+
+def status_tickets(
+    statuses: Iterable[StatusInfo], *, login: str, name: str, holdout: bool, sha: str
+) -> list[Ticket]:
+    """The commit statuses evalbot's user set on ``sha`` under the comparison's name, as
+    tickets: each final status is paired with the pending one its run set first (whose id is
+    the ticket); a pending one without a final one is a run in progress. A status carries no
+    details: they live in evalbot's comment."""
+    ours = sorted(
+        (s for s in statuses if s.context == name and s.creator == login), key=lambda s: s.id
+    )
+    tickets: list[Ticket] = []
+    pending: list[StatusInfo] = []
+    for status in ours:
+        if status.state == "pending":
+            pending.append(status)
+            continue
+        start = pending.pop(0) if pending else status
+        digest = (
+            Digest(kind="none", head_sha=sha, holdout=holdout)
+            if status.description.startswith(NO_VERDICT)
+            else None
+        )
+        tickets.append(
+            Ticket(
+                id=start.id,
+                sha=sha.lower(),
+                running=False,
+                started_at=start.created_at,
+                digest=digest,
+                opaque=True,
+                source=f"commit status {status.id}",
+            )
+        )
+    for status in pending:
+        tickets.append(
+            Ticket(
+                id=status.id,
+                sha=sha.lower(),
+                running=True,
+                started_at=status.created_at,
+                opaque=True,
+                source=f"commit status {status.id}",
+            )
+        )
+    return tickets
 
 
 # ---- the run ---------------------------------------------------------------------------------
@@ -376,7 +557,11 @@ def run_action(
     env: ActionsEnv,
     payload: Mapping[str, Any] | None = None,
 ) -> int:
-    """Run the action; returns the exit code. ``connect`` builds the GitHub client."""
+    """Run the action; returns the exit code. ``connect`` builds the GitHub client.
+
+    An internal error (a bug) is re-raised after the check was completed and the summary
+    written, so that :mod:`evalbot.cli` reports it and exits 3.
+    """
     env.mask(settings.token)
     if payload is None:
         payload = _read_payload(settings.event_path)
@@ -405,6 +590,10 @@ class _ActionRun:
         self.env = env
         self.pull: PullRequestInfo | None = None
         self.status: StatusPublisher | None = None
+        self.config: Config | None = None
+        # writing to GitHub (the ticket, then the verdict): a refusal there is GitHub's, not the
+        # input's, and ends the run with its own message (the CLI prints it) after the check
+        self.writing = False
 
     # -- the story
 
@@ -425,42 +614,90 @@ class _ActionRun:
                 details_url=self.s.run_url,
                 fork=self.event.is_fork and self.event.mode == "pull_request",
             )
-            self.status.start()
-        outcome: Verdict | Neutral | None
-        rendered: Rendered | None = None
         try:
-            outcome = self._evaluate()
-            if outcome is not None:
-                rendered = self._render(outcome)
+            return self._story()
         except Neutral as neutral:
-            outcome = neutral
-        except EvalbotError as error:
-            return self._publish_failure(error)
-        if outcome is None:
-            return EXIT_OK
-        # When GitHub refuses part of the publishing (say the comment), do not leave the check
-        # in progress: complete it as failure with the reason, then let the error end the run.
-        try:
-            if isinstance(outcome, Neutral):
-                return self._publish_neutral(outcome)
-            assert rendered is not None
-            return self._publish_verdict(outcome, rendered)
+            return self._publish_neutral(neutral)
         except PublishError as error:
-            if self.status is not None and not self.status.finished:
-                with contextlib.suppress(PublishError):  # the original error says more
-                    self.status.finish(
-                        "failure",
-                        title="evalbot could not publish its result",
-                        summary=f"{error}\n\nInputs, permissions and setup: {DOCS}\n",
-                    )
+            if not self.writing:
+                return self._publish_failure(error)
+            # GitHub refused part of the publishing (say the comment): do not leave the check
+            # as it was; complete it as failure with the reason, then let the error end the run
+            self._fail_check(
+                "evalbot could not publish its result",
+                f"{error}\n\nInputs, permissions and setup: {DOCS}\n",
+            )
             self.env.set_output("conclusion", "failure")
             raise
+        except EvalbotError as error:
+            return self._publish_failure(error)
+        except Exception as error:
+            self._publish_internal_error(error)
+            raise
+
+    def _story(self) -> int:
+        plan = self._load_plan()
+        self.config = config = plan.config
+        options = self._read_options(config)
+        source = self._find_baseline()
+        candidate = self._load_candidate(options)
+        if source is None:
+            self._summarise_only(candidate, plan.notes)
+            return EXIT_OK
+        baseline = self._load_baseline(source, options)
+        paired = self._pair(baseline, candidate, config)
+        head = self.event.head_sha.lower() if self.event.on_pull_request else None
+        earlier = State()
+        if self.status is not None and head is not None:
+            declared = Digest(
+                kind="start",
+                head_sha=head,
+                holdout=self.s.holdout,
+                fingerprint=paired.fingerprint or fingerprint(list(paired.ids)),
+                items=len(paired.ids),
+            )
+            self.writing = True
+            self.status.start(declared)
+            self.writing = False
+            earlier = self._earlier_looks()
+        comparison, decision = decide(
+            paired, config, holdout=self.s.holdout, state=earlier, head_sha=head
+        )
+        at = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+        new_state = next_state(earlier, comparison, decision, at=at)
+        record = None
+        if head is not None and len(new_state.looks) > len(earlier.looks):
+            look = new_state.looks[-1]
+            record = Digest(
+                kind="look",
+                head_sha=look.head_sha,
+                holdout=look.holdout,
+                fingerprint=look.fingerprint,
+                items=look.items,
+                look=look,
+            )
+        notes = [baseline.description, *plan.notes]
+        if self.s.name != "evalbot":
+            notes.append(f"Comparison {_code(self.s.name)}.")
+        verdict = Verdict(
+            comparison=comparison,
+            decision=decision,
+            plan=plan,
+            baseline=baseline,
+            notes=notes,
+            state=new_state,
+            old=earlier,
+            record=record,
+        )
+        rendered = self._render(verdict)
+        self.writing = True
+        return self._publish_verdict(verdict, rendered)
 
     def _resolve_pull(self) -> None:
+        """Find the pull request and check that its head is still the commit the results are
+        for: a run for an older head posts nothing (the run for the new head will)."""
         event = self.event
-        if event.mode == "pull_request":
-            return
-        if event.mode != "workflow_run":
+        if event.mode not in ("pull_request", "workflow_run"):
             return
         if event.pull_number is not None:
             pull = self.gh.get_pull(event.pull_number)
@@ -475,15 +712,88 @@ class _ActionRun:
             pull = found
         if pull.state != "open":
             raise Skip(f"pull request #{pull.number} is {pull.state}")
-        if pull.head_sha != event.head_sha:
+        if pull.head_sha.lower() != event.head_sha.lower():
             raise Skip(
                 f"pull request #{pull.number} has moved on to {pull.head_sha[:12]}; these results "
                 f"are for {event.head_sha[:12]}, so they are not posted (the run for the new "
                 "head will post)"
             )
-        self.pull = pull
+        if event.mode == "workflow_run":
+            self.pull = pull  # its base: the payload of a workflow_run may not name the pull
 
-    # -- pieces of _evaluate
+    # -- the earlier looks
+
+    def _own_comment(self) -> CommentInfo | None:
+        """evalbot's own sticky comment: the oldest comment with the marker written by evalbot's
+        identity. Anyone can post the marker; only this one is read as state."""
+        number = self._pull_number
+        identity = self.status.identity if self.status is not None else None
+        if number is None or identity is None:
+            return None
+        for comment in self.gh.list_comments(number):
+            if (
+                self.s.marker in comment.body
+                and comment.author == identity.login
+                and comment.author_type == identity.user_type
+            ):
+                return comment
+        return None
+
+    def _earlier_looks(self) -> State:
+        """The earlier looks, from the ledger (see :mod:`evalbot.ledger`) and evalbot's own
+        comment (which names the commits a force push took out of the pull request)."""
+        assert self.status is not None
+        own = self._own_comment()
+        claims = parse_state(own.body) if own is not None else State()
+        number = self._pull_number
+        head = self.event.head_sha.lower()
+        commits = self.gh.list_pull_commits(number) if number is not None else []
+        warnings: list[str] = []
+        if len(commits) > MAX_LEDGER_COMMITS:
+            warnings.append(
+                f"the pull request has {len(commits)} commits; the check runs of the newest "
+                f"{MAX_LEDGER_COMMITS} (and of every commit evalbot's comment names) were read"
+            )
+            commits = commits[-MAX_LEDGER_COMMITS:]
+        shas = list(
+            dict.fromkeys(
+                [
+                    head,
+                    *(c.lower() for c in reversed(commits)),
+                    *(lk.head_sha for lk in claims.looks),
+                ]
+            )
+        )
+        identity = self.status.identity
+        tickets: list[Ticket] = []
+        for sha in shas:
+            if self.status.use_status:
+                assert identity is not None
+                tickets += status_tickets(
+                    self.gh.list_commit_statuses(sha),
+                    login=identity.login,
+                    name=self.s.name,
+                    holdout=self.s.holdout,
+                    sha=sha,
+                )
+            else:
+                app_id = identity.app_id if identity is not None else None
+                tickets += check_tickets(
+                    self.gh.list_check_runs(sha, self.s.name), app_id=app_id, sha=sha
+                )
+        mine = self.status.ticket
+        if mine is not None and not any(t.id == mine for t in tickets):
+            warnings.append(
+                "this run's own check run was not listed by GitHub yet; the looks were counted "
+                "without it"
+            )
+        state = count_looks(tickets, mine=mine, claims=claims, now=datetime.now(UTC))
+        if warnings:
+            joined = "; ".join([*warnings, *([state.warning] if state.warning else [])])
+            state = replace(state, warning=joined)
+        return state
+
+    # -- pieces of the story
 
     @property
     def _base_sha(self) -> str | None:
@@ -612,12 +922,14 @@ class _ActionRun:
         label = f"{side} artifact {artifact.name!r}"
         return load_results_from_zip(data, label, options, max_total=self.s.max_artifact_bytes)
 
-    def _load_baseline(self, options: ReadOptions) -> Baseline | None:
+    def _find_baseline(self) -> BaselineSource | None:
+        """Where the baseline comes from, looked up before the candidate is parsed: the first
+        pull request after installing evalbot has none yet, and that is neutral whatever the
+        candidate holds. ``None`` when no baseline was asked for (push, dispatch)."""
         if self.s.baseline:
-            path = self.s.baseline
-            results = load_results(self._workspace_path(path), options)
-            description = f"Baseline: {_code(path)}."
-            return Baseline(results=results, description=description, from_artifact=False)
+            return BaselineSource(
+                description=f"Baseline: {_code(self.s.baseline)}.", path=self.s.baseline
+            )
         if not self.s.baseline_artifact:
             if self.event.on_pull_request:
                 raise ActionInputError(
@@ -625,9 +937,22 @@ class _ActionRun:
                     "workflow uploads) or `baseline` (a path in the workspace)"
                 )
             return None
-        return self._baseline_from_artifact(options, self.s.baseline_artifact)
+        return self._find_baseline_artifact(self.s.baseline_artifact)
 
-    def _baseline_from_artifact(self, options: ReadOptions, name: str) -> Baseline:
+    def _load_baseline(self, source: BaselineSource, options: ReadOptions) -> Baseline:
+        if source.path is not None:
+            results = load_results(self._workspace_path(source.path), options)
+            return Baseline(results=results, description=source.description, from_artifact=False)
+        assert source.artifact is not None
+        return Baseline(
+            results=self._artifact_results(source.artifact, "baseline", options),
+            description=source.description,
+            from_artifact=True,
+            commit=source.commit,
+            run_url=source.run_url,
+        )
+
+    def _find_baseline_artifact(self, name: str) -> BaselineSource:
         event = self.event
         workflow: str | int | None = self.s.baseline_workflow
         if workflow is None:
@@ -648,9 +973,10 @@ class _ActionRun:
                 "cannot tell the branch to take the baseline from (no base branch or GITHUB_REF)"
             )
         runs = self.gh.list_workflow_runs(workflow, branch, "success", limit=MAX_RUNS_SCANNED)
-        # Only runs of the branch itself: a pull request from a fork's branch of the same name
-        # runs with head_branch == branch too, and its artifact is the fork author's to forge.
-        runs = [r for r in runs if r.event not in ("pull_request", "pull_request_target")]
+        # Only runs of the branch itself, by an allowlist of events: a pull request from a
+        # fork's branch of the same name runs with head_branch == branch too, and so do runs
+        # that others can start (issue_comment, pull_request_target, workflow_run, ...).
+        runs = [r for r in runs if r.event in BASELINE_EVENTS]
         if not event.on_pull_request:  # push: the previous baseline, not this run's own
             runs = [r for r in runs if r.head_sha != target and r.id != self.s.run_id]
         compares = 0
@@ -682,11 +1008,9 @@ class _ActionRun:
                     "nothing to compare with. Re-run that workflow (or push to "
                     f"{_code(branch)}) to upload a fresh one, or raise its `retention-days`.",
                 )
-            results = self._artifact_results(artifact, "baseline", options)
-            return Baseline(
-                results=results,
+            return BaselineSource(
                 description=f"Baseline: artifact {_code(name)} from {where}, {distance}.",
-                from_artifact=True,
+                artifact=artifact,
                 commit=run.head_sha,
                 run_url=run.html_url,
             )
@@ -704,49 +1028,21 @@ class _ActionRun:
             "are compared with it.",
         )
 
-    def _evaluate(self) -> Verdict | None:
-        plan = self._load_plan()
-        config = plan.config
-        options = self._read_options(config)
-        candidate = self._load_candidate(options)
-        baseline = self._load_baseline(options)
-        if baseline is None:
-            self._summarise_only(candidate, plan.notes)
-            return None
-        state = parse_state(self._previous_body()) if self._pull_number is not None else State()
-        head = self.event.head_sha if self.event.on_pull_request else None
+    def _pair(self, baseline: Baseline, candidate: Results, config: Config) -> Paired:
         try:
-            comparison, decision = analyse(
-                baseline.results,
-                candidate,
-                config,
-                holdout=self.s.holdout,
-                state=state,
-                head_sha=head,
-            )
+            return prepare(baseline.results, candidate, config, holdout=self.s.holdout)
         except PairingError as error:
             if not baseline.from_artifact or not _item_sets_differ(baseline, candidate, config):
                 raise
-            raise Neutral(
+            raise Refused(
                 "Baseline has another item set",
                 f"{baseline.description} Its items differ from the candidate's, so the paired "
-                f"comparison is refused: {error}. This happens when the eval set changed: the "
-                "baseline will match once the change is merged and the default branch has run.",
+                f"comparison is refused: {error}. This happens when the pull request changes "
+                "the eval set: the baseline matches again once the change is merged and the "
+                "default branch has run. Until then the check fails (a changed item set is a "
+                "verdict the plan refuses); `gate.on_refused: neutral` in the plan leaves it "
+                "neutral instead.",
             ) from None
-        at = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-        new_state = next_state(state, comparison, decision, at=at)
-        notes = [baseline.description, *plan.notes]
-        if self.s.name != "evalbot":
-            notes.append(f"Comparison {_code(self.s.name)}.")
-        return Verdict(
-            comparison=comparison,
-            decision=decision,
-            plan=plan,
-            baseline=baseline,
-            notes=notes,
-            state=new_state,
-            old=state,
-        )
 
     def _render(self, verdict: Verdict) -> Rendered:
         """The comment, the check's title and summary and the job summary, from one view;
@@ -800,36 +1096,40 @@ class _ActionRun:
 
     # -- publishing
 
-    def _previous_body(self) -> str | None:
-        number = self._pull_number
-        if number is None or (self.status is not None and self.status.read_only):
-            return None
-        for comment in self.gh.list_comments(number):
-            if self.s.marker in comment.body:
-                return comment.body
-        return None
-
     def _upsert(self, body: str) -> str:
         number = self._pull_number
-        if number is None or (self.status is not None and self.status.read_only):
+        status = self.status
+        if number is None or status is None or status.read_only or status.identity is None:
             return ""
         try:
-            return self.gh.upsert_sticky_comment(number, self.s.marker, body)
+            return self.gh.upsert_sticky_comment(
+                number,
+                self.s.marker,
+                body,
+                author=status.identity.login,
+                author_type=status.identity.user_type,
+            )
         except GitHubRequestError as error:
             if self.event.is_fork and self.event.mode == "pull_request" and error.status == 403:
                 self.env.warning(FORK_WARNING, title="evalbot: read-only token")
-                assert self.status is not None
-                self.status.read_only = True
+                status.read_only = True
                 return ""
             raise
 
+    def _no_look(self) -> Digest:
+        return Digest(kind="none", head_sha=self.event.head_sha.lower(), holdout=self.s.holdout)
+
     def _publish_verdict(self, verdict: Verdict, rendered: Rendered) -> int:
         c, d = verdict.comparison, verdict.decision
-        comment_url = self._upsert(rendered.comment)
+        # the check first: its digest is the look's record, whatever happens to the comment
         if self.status is not None:
             self.status.finish(
-                d.conclusion, title=rendered.check_title, summary=rendered.check_summary
+                d.conclusion,
+                title=rendered.check_title,
+                summary=rendered.check_summary,
+                digest=verdict.record or self._no_look(),
             )
+        comment_url = self._upsert(rendered.comment)
         summary = rendered.summary
         if self.status is not None and self.status.read_only:
             summary = f"> [!WARNING]\n> {FORK_WARNING}\n\n{summary}"
@@ -853,33 +1153,56 @@ class _ActionRun:
         return EXIT_GATE_FAILED if d.gate == "fail" else EXIT_OK
 
     def _publish_neutral(self, neutral: Neutral) -> int:
+        """No verdict: nothing to compare (neutral), or a refusal (failure by default)."""
+        fail = neutral.refused and (self.config is None or self.config.gate.on_refused == "fail")
+        conclusion = "failure" if fail else "neutral"
         title = f"evalbot: {self.s.name}" if self.s.name != "evalbot" else "evalbot"
-        headline = f"➖ {neutral.title}"
+        headline = f"{'❌' if fail else '➖'} {neutral.title}"
+        message = neutral.message
+        if self.status is not None:
+            self.status.finish(
+                conclusion, title=neutral.title, summary=message, digest=self._no_look()
+            )
+        url = ""
         if self._pull_number is not None:
-            state = parse_state(self._previous_body())
+            own = self._own_comment()
+            state = parse_state(own.body) if own is not None else State()
             # not a look: the earlier ones stay as they were (an unreadable block is kept as is)
             comment = render_notice(
                 neutral.title,
-                neutral.message,
+                message,
                 marker=self.s.marker,
                 state_block=render_state(state) if state.looks else "",
                 history=history_rows(_distinct(state.looks), commit_url=self._commit_url),
                 max_chars=MAX_COMMENT_CHARS,
             )
             url = self._upsert(comment)
+        if fail:
+            self.env.error(message, title=f"evalbot: {neutral.title}")
         else:
-            url = ""
-        if self.status is not None:
-            self.status.finish("neutral", title=neutral.title, summary=neutral.message)
-        self.env.warning(neutral.message, title=f"evalbot: {neutral.title}")
-        self.env.add_summary(f"## {title}\n\n### {headline}\n\n{neutral.message}\n")
+            self.env.warning(message, title=f"evalbot: {neutral.title}")
+        self.env.add_summary(f"## {title}\n\n### {headline}\n\n{message}\n")
         for key in ("p-value", "difference", "ci-low", "ci-high", "fixed", "broken"):
             self.env.set_output(key, "")
         self.env.set_output("verdict", "inconclusive")
-        self.env.set_output("gate", "pass")
+        self.env.set_output("gate", "fail" if fail else "pass")
         self.env.set_output("comment-url", url)
-        self.env.set_output("conclusion", "neutral")
-        return EXIT_OK
+        self.env.set_output("conclusion", conclusion)
+        return EXIT_GATE_FAILED if fail else EXIT_OK
+
+    def _fail_check(self, title: str, summary: str) -> None:
+        """Complete the check as failure, keeping its record (a look already shown stays a
+        look); an error on the way is annotated, never raised over the original one."""
+        status = self.status
+        if status is None:
+            return
+        digest = status.recorded if status.recorded is not None else self._no_look()
+        if status.finished and status.recorded is not None and status.recorded.kind != "look":
+            digest = status.recorded
+        try:
+            status.finish("failure", title=title, summary=summary, digest=digest)
+        except Exception as error:  # the original error says more
+            self.env.error(f"could not complete the check: {error}", title="evalbot")
 
     def _publish_failure(self, error: EvalbotError) -> int:
         message = str(error)
@@ -889,16 +1212,31 @@ class _ActionRun:
             f"was. Fix the problem above and re-run. Inputs and setup: {DOCS}\n"
         )
         self.env.error(message, title="evalbot")
-        if self.status is not None:
-            try:
-                self.status.finish("failure", title=title, summary=summary)
-            except PublishError as publish_error:
-                self.env.error(str(publish_error), title="evalbot")
+        self._fail_check(title, summary)
         self.env.add_summary(summary)
         self.env.set_output("verdict", "")
         self.env.set_output("gate", "fail")
         self.env.set_output("conclusion", "failure")
         return EXIT_BAD_INPUT
+
+    def _publish_internal_error(self, error: BaseException) -> None:
+        """A bug of evalbot's: complete the check and say so in the summary; the caller
+        re-raises (the CLI prints one line and exits 3)."""
+        what = f"{type(error).__name__}: {error}"
+        if len(what) > 500:
+            what = what[:499] + "…"
+        title = "evalbot hit an internal error"
+        summary = (
+            f"### ❌ {title}\n\n```text\n{what.replace('`', chr(0x2032))}\n```\n\nNothing was "
+            "published as a verdict. This is a bug of evalbot, not of your setup: please report "
+            "it (set `EVALBOT_DEBUG=1` for the traceback).\n"
+        )
+        self.env.error(f"internal error ({what})", title="evalbot")
+        self._fail_check(title, summary)
+        with contextlib.suppress(OSError):
+            self.env.add_summary(summary)
+        self.env.set_output("gate", "fail")
+        self.env.set_output("conclusion", "failure")
 
     def _summarise_only(self, candidate: Results, notes: list[str]) -> None:
         n = len(set(candidate.ids))

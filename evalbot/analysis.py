@@ -2,7 +2,8 @@
 
 The one sequence every entry point shares (the CLI's ``compare`` and the GitHub Action):
 pair by id, apply the plan's rule for harness errors, set the sealed holdout apart, compute
-every statistic, decide.
+every statistic, decide. The action runs it in two steps (:func:`prepare`, then :func:`decide`)
+because it declares the paired item set in its check run before it reads the earlier looks.
 """
 
 from __future__ import annotations
@@ -10,9 +11,37 @@ from __future__ import annotations
 from evalbot.compare import Comparison, compute_comparison
 from evalbot.config import Config
 from evalbot.policy import Decision, evaluate, restrict_items
-from evalbot.results.model import Results
+from evalbot.results.model import Paired, Results
 from evalbot.results.pairing import Missing, apply_errors, pair
 from evalbot.state import State
+
+
+def prepare(
+    baseline: Results,
+    candidate: Results,
+    config: Config,
+    *,
+    missing: Missing | None = None,
+    holdout: bool = False,
+) -> Paired:
+    """The items the plan analyses, paired: ``missing`` overrides ``policy.missing``."""
+    paired = pair(baseline, candidate, missing=missing or config.policy.missing)
+    paired = apply_errors(paired, config.policy.errors)
+    return restrict_items(paired, config, holdout=holdout)
+
+
+def decide(
+    paired: Paired,
+    config: Config,
+    *,
+    holdout: bool = False,
+    state: State | None = None,
+    head_sha: str | None = None,
+) -> tuple[Comparison, Decision]:
+    """Every statistic of ``paired``, and the plan's decision given the earlier looks."""
+    comparison = compute_comparison(paired, config)
+    decision = evaluate(comparison, config, state=state, head_sha=head_sha, holdout=holdout)
+    return comparison, decision
 
 
 def analyse(
@@ -26,9 +55,5 @@ def analyse(
     head_sha: str | None = None,
 ) -> tuple[Comparison, Decision]:
     """Compare ``candidate`` with ``baseline`` under ``config``; ``missing`` overrides the plan."""
-    paired = pair(baseline, candidate, missing=missing or config.policy.missing)
-    paired = apply_errors(paired, config.policy.errors)
-    paired = restrict_items(paired, config, holdout=holdout)
-    comparison = compute_comparison(paired, config)
-    decision = evaluate(comparison, config, state=state, head_sha=head_sha, holdout=holdout)
-    return comparison, decision
+    paired = prepare(baseline, candidate, config, missing=missing, holdout=holdout)
+    return decide(paired, config, holdout=holdout, state=state, head_sha=head_sha)

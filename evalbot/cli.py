@@ -429,6 +429,7 @@ def run_action(args: argparse.Namespace, out: TextIO) -> int:
             s.repository,
             retries=s.retries,
             backoff=s.backoff,
+            timeout=s.timeout,
             rate_limit_wait=60.0 if s.throttle else 0.0,
             seconds_between_requests=0.25 if s.throttle else None,
             seconds_between_writes=1.0 if s.throttle else None,

@@ -28,6 +28,7 @@ from evalbot.results.options import FieldNames, ReadOptions
 from evalbot.results.pairing import fingerprint
 
 FailOn = Literal["significant_regression", "not_significant_improvement", "never"]
+OnRefused = Literal["fail", "neutral"]
 McNemarMethod = Literal["exact", "midp", "asymptotic"]
 PrimaryTest = Literal["mcnemar", "bootstrap"]
 Mode = Literal["fixed", "sequential"]
@@ -104,6 +105,9 @@ class GateConfig:
     max_broken: int | None = None  # an absolute item count
     max_broken_rate: float | None = None  # a share of the items (``5%`` or ``0.05``)
     margin: float | None = None  # non-inferiority margin, in the metric's units
+    # a verdict the plan refused (an extra look, other items, another item count, a tampered
+    # looks ledger): ``fail`` the check (the default) or leave it ``neutral``
+    on_refused: OnRefused = "fail"
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -320,8 +324,9 @@ POLICY_KEYS = [
     "errors",
 ]
 HOLDOUT_KEYS = ["ids_file", "max_uses"]
-GATE_KEYS = ["fail_on", "max_broken", "margin"]
+GATE_KEYS = ["fail_on", "max_broken", "margin", "on_refused"]
 FAIL_ON_CHOICES = ("significant_regression", "not_significant_improvement", "never")
+ON_REFUSED_CHOICES = ("fail", "neutral")
 
 
 #: Upper bound of ``bootstrap.resamples`` (and ``--resamples``). At a million resamples the
@@ -540,6 +545,7 @@ def parse_config(text: str, source: str, *, read_text: ReadText | None = None) -
             max_broken=max_broken,
             max_broken_rate=max_broken_rate,
             margin=gate.optional_prob("margin"),
+            on_refused=gate.choice("on_refused", "fail", ON_REFUSED_CHOICES),  # type: ignore[arg-type]
         ),
         report=_parse_report(top),
         source=source,

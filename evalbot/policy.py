@@ -5,7 +5,9 @@ alpha, ``no_significant_difference`` otherwise, ``inconclusive`` when the plan r
 (the eval is not the pre-registered size or item set, a look too many, a second look at the same
 commit on other items) or when an underpowered eval shows a gain smaller than it can detect.
 The gate turns the outcome into pass or fail according to ``gate.fail_on``, ``gate.max_broken``
-and ``gate.margin``; ``conclusion`` is the check run's (success, failure, neutral).
+and ``gate.margin``; a verdict the plan refused fails it too unless ``gate.on_refused: neutral``
+(GitHub counts a neutral check as passing, so a refusal must not be a way past a required
+check). ``conclusion`` is the check run's (success, failure, neutral).
 
 Each rule is explained for readers in the README (the pre-registered plan).
 """
@@ -23,7 +25,7 @@ from evalbot.config import Config
 from evalbot.errors import ConfigError, PairingError
 from evalbot.results.model import Paired
 from evalbot.results.pairing import fingerprint, subset
-from evalbot.state import Look, State, with_look
+from evalbot.state import UNKNOWN_FINGERPRINT, Look, State, with_look
 
 Outcome = Literal["improvement", "regression", "no_significant_difference", "inconclusive"]
 Gate = Literal["pass", "fail"]
@@ -242,15 +244,24 @@ def evaluate(
         if repeat:
             rerun = True
             look_number = earlier.index(repeat[0]) + 1
+            said = (
+                f"that run said {repeat[0].outcome.replace('_', ' ')} (p = {repeat[0].pvalue:.4g})"
+                if repeat[0].recorded
+                else "that run's verdict is not on record yet"
+            )
             disclosure = (
                 f"re-run of look {look_number} (commit {head[:7]}, the same {items} items): "
-                f"not a new look; that run said {repeat[0].outcome.replace('_', ' ')} "
-                f"(p = {repeat[0].pvalue:.4g})"
+                f"not a new look; {said}"
             )
         elif same_commit:
+            other = same_commit[0]
+            which = (
+                "items not on record"
+                if other.fingerprint == UNKNOWN_FINGERPRINT
+                else f"another item set ({other.items} items, {other.fingerprint[:12]})"
+            )
             violations.append(
-                f"commit {head[:7]} was already judged on another item set "
-                f"({same_commit[0].items} items, {same_commit[0].fingerprint[:12]}); "
+                f"commit {head[:7]} was already judged on {which}; "
                 "choosing among item sets after seeing a verdict is refused"
             )
     if not rerun and earlier:
@@ -353,6 +364,9 @@ def evaluate(
 
     # -- the gate --
     gate: Gate = "pass"
+    if violations and config.gate.on_refused == "fail":
+        gate = "fail"
+        reasons.append("gate: a verdict the plan refused fails (gate.on_refused)")
     fail_on = config.gate.fail_on
     if fail_on == "significant_regression" and outcome == "regression":
         gate = "fail"
@@ -383,6 +397,8 @@ def evaluate(
                 f"-gate.margin = {-margin * 100:+.1f} pp: non-inferiority is not shown"
             )
 
+    # neutral only for an inconclusive result that is nobody's violation (an underpowered
+    # gain), or for a refusal under ``gate.on_refused: neutral``
     conclusion: Conclusion = (
         "failure" if gate == "fail" else "neutral" if outcome == "inconclusive" else "success"
     )

@@ -78,6 +78,7 @@ class Settings:
     # knobs (EVALBOT_*), mostly so tests can turn every wait off
     retries: int = 3
     backoff: float = 1.0
+    timeout: float = 30.0  # seconds to wait for an answer from GitHub
     throttle: bool = True
     max_artifact_bytes: int = DEFAULT_MAX_ARTIFACT_BYTES
 
@@ -200,6 +201,7 @@ def parse_settings(environ: Mapping[str, str]) -> Settings:
         workflow_ref=environ.get("GITHUB_WORKFLOW_REF") or None,
         retries=_int(environ, "EVALBOT_GITHUB_RETRIES", 3, 0),
         backoff=_float(environ, "EVALBOT_GITHUB_BACKOFF", 1.0),
+        timeout=max(1.0, _float(environ, "EVALBOT_GITHUB_TIMEOUT", 30.0)),
         throttle=environ.get("EVALBOT_GITHUB_THROTTLE", "1").strip() not in ("0", "false"),
         max_artifact_bytes=_int(
             environ, "EVALBOT_MAX_ARTIFACT_BYTES", DEFAULT_MAX_ARTIFACT_BYTES, 1024

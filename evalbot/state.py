@@ -17,33 +17,71 @@ whose payload is base64 (standard alphabet) of a JSON object::
 confidence interval, as fractions for ``pass_rate``) were added later within v1: a look without
 them is still read, with ``effect`` ``None``, and a look whose effect is not finite omits them.
 
-It is how a later run knows the earlier looks at this pull request (the policy refuses or
-corrects for extra looks) and how often the sealed holdout was used. The comment can be edited
-by anyone with write access, so :func:`parse_state` trusts nothing: any malformed, oversized or
-inconsistent block gives an empty state with ``warning`` set, never an exception.
+A look known only from the looks ledger, without its details (a run still in progress, a check
+run without a readable record) carries ``"recorded": false`` and placeholder values.
+
+The comment is a display cache and a list of the commits looked at (a force push removes them
+from the pull request): the looks are counted from the check runs evalbot itself created
+(:mod:`evalbot.ledger`). Each of those carries, in its ``output.text``, one more hidden block,
+the **look digest**::
+
+    <!-- evalbot-look:v1 eyJ2IjogMSwgImtpbmQiOiAibG9vayIsIC4uLn0= -->
+
+base64 of ``{"v": 1, "kind": "look", ...the look's keys above...}`` for a run that gave a
+verdict, ``{"v": 1, "kind": "start", "head_sha", "holdout", "fingerprint", "items"}`` while it
+runs (it declares its commit and item set before it reads the ledger) and ``{"v": 1, "kind":
+"none", "head_sha", "holdout"}`` for a run that compared nothing (no baseline yet, an error).
+
+Only evalbot's own comment is read, but people with write access can edit any comment, so
+:func:`parse_state` trusts nothing: any malformed, oversized or inconsistent block gives an
+empty state with ``warning`` set, never an exception. Both parsers run in linear time on any
+input (no regular expression that can backtrack over the untrusted text).
 """
 
 from __future__ import annotations
 
 import base64
+import binascii
 import json
 import math
 import re
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, Literal
 
-__all__ = ["MARKER", "Look", "State", "parse_state", "render_state", "state_json", "with_look"]
+__all__ = [
+    "DIGEST_MARKER",
+    "MARKER",
+    "UNKNOWN_FINGERPRINT",
+    "Digest",
+    "Look",
+    "State",
+    "parse_digest",
+    "parse_state",
+    "render_digest",
+    "render_state",
+    "state_json",
+    "with_look",
+]
 
 MARKER = "evalbot-state:v1"
+DIGEST_MARKER = "evalbot-look:v1"
 STATE_VERSION = 1
 MAX_BLOCK_CHARS = 256 * 1024  # base64 characters; ~2,000 looks fit in far less
+MAX_DIGEST_CHARS = 16 * 1024
 MAX_LOOKS = 1_000  # the oldest looks are forgotten beyond this
 MAX_EFFECT = 1e15  # a score difference beyond this is taken for tampering
 OUTCOMES = frozenset({"improvement", "regression", "no_significant_difference", "inconclusive"})
 METRICS = frozenset({"pass_rate", "mean_score"})
+#: The item set of a look whose items are not on record (its check run carries no readable
+#: digest): it matches no real fingerprint, so judging that commit again counts as other items.
+UNKNOWN_FINGERPRINT = "0" * 64
 
-_BLOCK = re.compile(r"<!--\s*" + re.escape(MARKER) + r"\s+([A-Za-z0-9+/=\s]*?)\s*-->")
-_ANY_BLOCK = re.compile(r"<!--\s*evalbot-state:")
+_OPEN = "<!--"
+_CLOSE = "-->"
+_BLOCK_PREFIX = "evalbot-state:"
+_SPACES = re.compile(r"\s*")
+_PAYLOAD = re.compile(r"[A-Za-z0-9+/=\s]*")  # one character class: linear
+_DIGEST = re.compile(r"<!-- " + re.escape(DIGEST_MARKER) + r" ([A-Za-z0-9+/=]+) -->")
 _SHA = re.compile(r"[0-9a-fA-F]{4,64}")
 _FINGERPRINT = re.compile(r"[0-9a-f]{64}")
 _TIME = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,6})?(Z|[+-]\d{2}:\d{2})")
@@ -64,6 +102,9 @@ class Look:
     metric: str | None = None  # "pass_rate" (fractions, shown in pp) or "mean_score"
     effect: float | None = None
     effect_ci: tuple[float, float] | None = None
+    # False: known from the ledger only (a run in progress, a check run without a readable
+    # digest); its outcome, p-value and item count are placeholders, never shown as results
+    recorded: bool = True
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -119,6 +160,9 @@ def _look(raw: object) -> Look:
     holdout = raw.get("holdout", False)
     if not isinstance(holdout, bool):
         raise _Bad("`holdout` is not a boolean")
+    recorded = raw.get("recorded", True)
+    if not isinstance(recorded, bool):
+        raise _Bad("`recorded` is not a boolean")
     metric, effect, effect_ci = _effect(raw)
     return Look(
         head_sha=head_sha.lower(),
@@ -131,6 +175,7 @@ def _look(raw: object) -> Look:
         metric=metric,
         effect=effect,
         effect_ci=effect_ci,
+        recorded=recorded,
     )
 
 
@@ -167,14 +212,18 @@ def _effect(raw: dict[str, Any]) -> tuple[str | None, float | None, tuple[float,
     return metric, effect, (low, high)
 
 
+def _json_payload(compact: str) -> Any:
+    return json.loads(
+        base64.b64decode(compact, validate=True).decode("utf-8"),
+        parse_constant=_reject_constant,
+    )
+
+
 def _decode(payload: str) -> State:
     compact = "".join(payload.split())
     if len(compact) > MAX_BLOCK_CHARS:
         raise _Bad("the block is too large")
-    data = json.loads(
-        base64.b64decode(compact, validate=True).decode("utf-8"),
-        parse_constant=_reject_constant,
-    )
+    data = _json_payload(compact)
     if not isinstance(data, dict):
         raise _Bad("the payload is not an object")
     if data.get("v") != STATE_VERSION or isinstance(data.get("v"), bool):
@@ -199,21 +248,52 @@ def parse_state(comment_body: str | None) -> State:
         return State()
     if len(comment_body) > 4 * MAX_BLOCK_CHARS:
         return State(warning="the state block was ignored: the comment is too large")
-    match = _BLOCK.search(comment_body)
-    if match is None:
-        if _ANY_BLOCK.search(comment_body):
+    payloads = _state_blocks(comment_body)
+    readable = [payload for payload in payloads if payload is not None]
+    if not readable:
+        if payloads:
             return State(warning="the state block was ignored: unreadable or of another version")
         return State()
     try:
-        state = _decode(match.group(1))
+        state = _decode(readable[0])
     except _Bad as error:
         return State(warning=f"the state block was ignored: {error}")
     except (ValueError, RecursionError, MemoryError):
         # binascii.Error, UnicodeDecodeError and json.JSONDecodeError are ValueErrors
         return State(warning="the state block was ignored: it is not valid base64 JSON")
-    if len(_BLOCK.findall(comment_body)) > 1:
+    if len(readable) > 1:
         return replace(state, warning="several state blocks were found; the first was used")
     return state
+
+
+def _state_blocks(body: str) -> list[str | None]:
+    """Every ``<!-- evalbot-state:... -->`` in ``body``, in order: the payload of a v1 block, or
+    ``None`` for one that is unreadable or of another version.
+
+    One pass with :meth:`str.find`: each character is looked at a bounded number of times, so
+    hostile input (a block that never closes, 100,000 spaces) costs linear time. A block that
+    never closes ends the search.
+    """
+    found: list[str | None] = []
+    at = 0
+    while (start := body.find(_OPEN, at)) >= 0:
+        spaces = _SPACES.match(body, start + len(_OPEN))
+        name = spaces.end() if spaces is not None else start + len(_OPEN)
+        if not body.startswith(_BLOCK_PREFIX, name):
+            at = start + len(_OPEN)
+            continue
+        end = body.find(_CLOSE, name)
+        if end < 0:
+            found.append(None)
+            break
+        inner = body[name + len(_BLOCK_PREFIX) : end]
+        version, payload = inner[:2], inner[2:]
+        readable = (
+            version == "v1" and payload[:1].isspace() and _PAYLOAD.fullmatch(payload) is not None
+        )
+        found.append(payload if readable else None)
+        at = end + len(_CLOSE)
+    return found
 
 
 def _look_json(look: Look) -> dict[str, Any]:
@@ -226,6 +306,8 @@ def _look_json(look: Look) -> dict[str, Any]:
         "at": look.at,
         "holdout": look.holdout,
     }
+    if not look.recorded:
+        data["recorded"] = False
     if look.metric in METRICS and look.effect is not None and look.effect_ci is not None:
         values = (look.effect, *look.effect_ci)
         if all(math.isfinite(value) and abs(value) <= MAX_EFFECT for value in values):
@@ -257,3 +339,90 @@ def with_look(state: State, look: Look, *, holdout_use: bool = False) -> State:
         looks=(*state.looks, look)[-MAX_LOOKS:],
         holdout_uses=state.holdout_uses + (1 if holdout_use else 0),
     )
+
+
+# ---- the look digest of a check run -------------------------------------------------------------
+
+DigestKind = Literal["start", "look", "none"]
+
+
+@dataclass(frozen=True, kw_only=True)
+class Digest:
+    """What one run of evalbot declares in its check run (see the module's docstring).
+
+    ``start``: the run is under way on ``head_sha``, judging ``fingerprint`` (``items`` items);
+    ``look``: it gave the verdict ``look``; ``none``: it compared nothing.
+    """
+
+    kind: DigestKind
+    head_sha: str
+    holdout: bool = False
+    fingerprint: str | None = None
+    items: int | None = None
+    look: Look | None = None
+
+
+def render_digest(digest: Digest) -> str:
+    """The digest as the one-line hidden block a check run's ``output.text`` holds."""
+    data: dict[str, Any]
+    if digest.kind == "look":
+        assert digest.look is not None
+        data = _look_json(digest.look)
+    else:
+        data = {"head_sha": digest.head_sha.lower(), "holdout": digest.holdout}
+        if digest.kind == "start":
+            data["fingerprint"] = digest.fingerprint
+            data["items"] = digest.items
+    data = {"v": STATE_VERSION, "kind": digest.kind, **data}
+    text = json.dumps(data, separators=(",", ":"), sort_keys=True, allow_nan=False)
+    return f"<!-- {DIGEST_MARKER} {base64.b64encode(text.encode('utf-8')).decode('ascii')} -->"
+
+
+def parse_digest(text: str | None) -> Digest | None:
+    """The digest in a check run's ``output.text``; ``None`` when there is none or it is
+    malformed (never an exception). The whole text must be the one block."""
+    if not isinstance(text, str) or len(text) > MAX_DIGEST_CHARS:
+        return None
+    match = _DIGEST.fullmatch(text.strip())
+    if match is None:
+        return None
+    try:
+        data = _json_payload(match.group(1))
+        if not isinstance(data, dict) or data.get("v") != STATE_VERSION:
+            return None
+        if isinstance(data.get("v"), bool):
+            return None
+        kind = data.get("kind")
+        if kind == "look":
+            look = _look({k: v for k, v in data.items() if k not in ("v", "kind")})
+            if not look.recorded:
+                return None
+            return Digest(
+                kind="look",
+                head_sha=look.head_sha,
+                holdout=look.holdout,
+                fingerprint=look.fingerprint,
+                items=look.items,
+                look=look,
+            )
+        if kind not in ("start", "none"):
+            return None
+        head_sha = _get(data, "head_sha", str)
+        holdout = _get(data, "holdout", bool)
+        if not _SHA.fullmatch(head_sha):
+            return None
+        if kind == "none":
+            return Digest(kind="none", head_sha=head_sha.lower(), holdout=holdout)
+        fingerprint = _get(data, "fingerprint", str)
+        items = _get(data, "items", int)
+        if not _FINGERPRINT.fullmatch(fingerprint) or items < 0:
+            return None
+        return Digest(
+            kind="start",
+            head_sha=head_sha.lower(),
+            holdout=holdout,
+            fingerprint=fingerprint,
+            items=items,
+        )
+    except (_Bad, ValueError, binascii.Error, RecursionError, MemoryError):
+        return None

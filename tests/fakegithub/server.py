@@ -248,7 +248,9 @@ class FakeGitHub:
                 15368 if slug == "github-actions" else int(templates.fake_sha(slug)[:5], 16)
             )
             login = f"{slug}[bot]"
-            user_id = 41898282 if slug == "github-actions" else int(templates.fake_sha(login)[:6], 16)
+            user_id = (
+                41898282 if slug == "github-actions" else int(templates.fake_sha(login)[:6], 16)
+            )
         else:
             slug, the_app_id = None, None
             login = login or "octocat"
@@ -480,9 +482,7 @@ class FakeGitHub:
                 entry.status = 404
                 return Reply(404, templates.error(templates.NOT_FOUND_MESSAGE))
             after_hooks: list[Callable[[], object]] = []
-            delay = next(
-                (r.delay for r in self._rules if r.delay and r.take(method, path)), 0.0
-            )
+            delay = next((r.delay for r in self._rules if r.delay and r.take(method, path)), 0.0)
             for rule in list(self._rules):
                 if rule.reply is None and rule.hook is not None and rule.take(method, path):
                     assert rule.hook is not None

@@ -172,13 +172,28 @@ def test_expired_baseline_artifact_is_neutral(world: World) -> None:
     assert world.fake.requests_to("GET", r"/repos/octo/evals/actions/artifacts/\d+/zip") == []
 
 
-def test_baseline_with_another_item_set_is_neutral(world: World) -> None:
+def test_baseline_with_another_item_set_fails_the_check(world: World) -> None:
+    """The pull request changed the item set: a verdict the plan refuses, someone's doing, so it
+    fails by default (issue 10: it used to be neutral, which a required check lets through)."""
+    world.add_baseline_run(files={"r.jsonl": '{"id": "other-1", "passed": true}\n'})
+    result = world.run()
+    assert result.code == 1, result.stderr
+    (body,) = world.ours()
+    assert "Baseline has another item set" in body
+    assert world.repo.check_runs_for(world.head)[0].conclusion == "failure"
+    assert (result.outputs["gate"], result.outputs["conclusion"]) == ("fail", "failure")
+
+
+def test_baseline_with_another_item_set_is_neutral_when_the_plan_says_so(world: World) -> None:
+    world.base = world.repo.add_commit(
+        parents=[world.base], files={".evalbot.yml": "gate: {on_refused: neutral}\n"}, branch="main"
+    )
+    world.pull.base_sha = world.base
     world.add_baseline_run(files={"r.jsonl": '{"id": "other-1", "passed": true}\n'})
     result = world.run()
     assert result.code == 0, result.stderr
-    (body,) = world.ours()
-    assert "Baseline has another item set" in body
     assert world.repo.check_runs_for(world.head)[0].conclusion == "neutral"
+    assert (result.outputs["gate"], result.outputs["conclusion"]) == ("pass", "neutral")
 
 
 @pytest.mark.parametrize(
@@ -646,15 +661,16 @@ def test_looks_are_carried_in_the_comment_and_max_looks_refuses_a_second_verdict
     assert world.run().outputs["verdict"] == "improvement"
     world.pull.head_sha = world.repo.add_commit(parents=[world.head], branch="feature")
     second = world.run()
-    assert second.code == 0, second.stderr
+    # a refused verdict fails the check (issue 10: neutral passed a required check)
+    assert second.code == 1, second.stderr
     assert second.outputs["verdict"] == "inconclusive"
-    assert second.outputs["conclusion"] == "neutral"
+    assert (second.outputs["gate"], second.outputs["conclusion"]) == ("fail", "failure")
     (body,) = world.ours()
     assert "policy.max_looks = 1; a verdict is refused" in plain(body)
     assert "Earlier looks: 1" in body
     assert "<!-- evalbot-state:v1 " in body
     checks = world.repo.check_runs_for(world.pull.head_sha)
-    assert [c.conclusion for c in checks] == ["neutral"]
+    assert [c.conclusion for c in checks] == ["failure"]
 
 
 def test_files_the_plan_names_are_read_at_the_base_commit(

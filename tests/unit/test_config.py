@@ -361,7 +361,7 @@ def test_every_schema_key_is_accepted_by_the_parser() -> None:
             "errors": "drop",
         },
         "holdout": {"ids_file": "ab.txt", "max_uses": 2},
-        "gate": {"fail_on": "never", "max_broken": "5%", "margin": 0.01},
+        "gate": {"fail_on": "never", "max_broken": "5%", "margin": 0.01, "on_refused": "neutral"},
         "scorer": "match",
         "filter": "none",
         "all_ids": "ids.txt",

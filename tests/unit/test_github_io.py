@@ -614,9 +614,7 @@ def test_upsert_never_edits_or_deletes_someone_elses_comment_with_the_marker(
     assert [r.path.rsplit("/", 1)[1] for r in edited] == [str(ours.id)]
 
 
-def test_comment_authors_and_types_are_read(
-    gh: GitHubClient, fake_repo: tuple[Repo, Pull]
-) -> None:
+def test_comment_authors_and_types_are_read(gh: GitHubClient, fake_repo: tuple[Repo, Pull]) -> None:
     repo, pull = fake_repo
     repo.add_comment(pull.number, "hi", author="mallory")
     repo.add_comment(pull.number, "bot", author=BOT, author_type="Bot")
@@ -745,12 +743,10 @@ def test_a_retry_after_beyond_the_cap_fails_at_once_and_says_so(
         {"message": "slow down", "documentation_url": "https://docs.github.com/rest"},
         headers={"Retry-After": "86400"},
     )
+    call = (lambda: gh.list_comments(1)) if method == "GET" else (lambda: gh.create_comment(1, "x"))
     started = time.monotonic()
     with pytest.raises(PublishError) as info:
-        if method == "GET":
-            gh.list_comments(1)
-        else:
-            gh.create_comment(1, "x")
+        call()
     assert time.monotonic() - started < 5
     assert "asked to wait 86400 s before retrying" in str(info.value)
     assert "more than the 120 s evalbot waits" in str(info.value)

@@ -5,13 +5,26 @@ from __future__ import annotations
 import base64
 import json
 import math
+import time
 from dataclasses import replace
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from evalbot.state import MARKER, Look, State, parse_state, render_state, with_look
+from evalbot.state import (
+    DIGEST_MARKER,
+    MARKER,
+    UNKNOWN_FINGERPRINT,
+    Digest,
+    Look,
+    State,
+    parse_digest,
+    parse_state,
+    render_digest,
+    render_state,
+    with_look,
+)
 
 LOOK = Look(
     head_sha="0123456789abcdef0123456789abcdef01234567",
@@ -188,3 +201,107 @@ def test_any_payload_is_safe(value: object, raw: bytes) -> None:
         assert isinstance(parse_state(body), State)
     looks = {"v": 1, "looks": [value], "holdout_uses": 0}
     assert isinstance(parse_state(block(looks)), State)
+
+
+# ---- linear time on hostile text (issue 10: the old regex took 117 s on 4,000 spaces) ----
+
+HOSTILE = [
+    f"<!-- {MARKER} " + " " * 100_000,  # a block that never closes, padded with spaces
+    f"<!-- {MARKER} " + " \t\n" * 33_334 + "x -->",
+    f"<!-- {MARKER}" + " A" * 50_000,
+    "<!--" * 25_000,
+    "<!-- " * 20_000 + "evalbot-state:v1 ",
+    f"<!-- {MARKER} A" * 5_000 + " -->",
+    "<!--" + " " * 99_990 + "evalbot-state:v1 AAAA -->",
+]
+
+
+@pytest.mark.parametrize("body", HOSTILE, ids=range(len(HOSTILE)))
+def test_hostile_text_is_parsed_in_linear_time(body: str) -> None:
+    """The issue's explicit requirement: 100,000 hostile characters in well under a second."""
+    assert len(body) >= 99_000
+    started = time.perf_counter()
+    state = parse_state(body)
+    assert time.perf_counter() - started < 1.0
+    assert state.looks == ()
+
+
+def test_a_long_payload_is_still_read() -> None:
+    text = render_state(with_look(State(), LOOK))
+    padded = text.replace(" -->", " " * 50_000 + "-->")
+    assert parse_state(padded).looks == (LOOK,)
+
+
+def test_other_html_comments_before_the_block_are_skipped() -> None:
+    text = render_state(with_look(State(), LOOK))
+    assert parse_state("<!-- x -->\n<!-- evalbot:evalbot -->\n" + text).looks == (LOOK,)
+
+
+def test_a_look_known_only_from_the_ledger_round_trips() -> None:
+    placeholder = replace(LOOK, recorded=False, fingerprint=UNKNOWN_FINGERPRINT)
+    text = render_state(with_look(State(), placeholder))
+    assert parse_state(text).looks == (placeholder,)
+    assert json.loads(base64.b64decode(text.split()[2]))["looks"][0]["recorded"] is False
+    assert parse_state(block(good(recorded="no"))).warning == (
+        "the state block was ignored: `recorded` is not a boolean"
+    )
+
+
+# ---- the look digest a check run carries ----
+
+
+@pytest.mark.parametrize(
+    "digest",
+    [
+        Digest(kind="none", head_sha=LOOK.head_sha, holdout=True),
+        Digest(kind="start", head_sha=LOOK.head_sha, fingerprint="cd" * 32, items=12),
+        Digest(
+            kind="look",
+            head_sha=LOOK.head_sha,
+            fingerprint=LOOK.fingerprint,
+            items=400,
+            look=replace(LOOK, metric="pass_rate", effect=0.04, effect_ci=(0.01, 0.07)),
+        ),
+    ],
+)
+def test_digests_round_trip(digest: Digest) -> None:
+    text = render_digest(digest)
+    assert text.startswith(f"<!-- {DIGEST_MARKER} ") and "\n" not in text
+    assert parse_digest(text) == digest
+    assert parse_digest(f"\n{text}\n") == digest
+
+
+def _digest(payload: object) -> str:
+    return f"<!-- {DIGEST_MARKER} {base64.b64encode(json.dumps(payload).encode()).decode()} -->"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        None,
+        "",
+        "a check run's own text",
+        "report text\n" + render_digest(Digest(kind="none", head_sha=LOOK.head_sha)),
+        _digest({"v": 2, "kind": "none", "head_sha": LOOK.head_sha, "holdout": False}),
+        _digest({"v": True, "kind": "none", "head_sha": LOOK.head_sha, "holdout": False}),
+        _digest({"v": 1, "kind": "peek", "head_sha": LOOK.head_sha, "holdout": False}),
+        _digest({"v": 1, "kind": "none", "head_sha": "zz", "holdout": False}),
+        _digest({"v": 1, "kind": "none", "head_sha": LOOK.head_sha, "holdout": "no"}),
+        _digest({"v": 1, "kind": "start", "head_sha": LOOK.head_sha, "holdout": False}),
+        _digest({"v": 1, "kind": "look", **good()["looks"][0], "pvalue": 7}),  # type: ignore[dict-item]
+        _digest({"v": 1, "kind": "look", **good()["looks"][0], "recorded": False}),  # type: ignore[dict-item]
+        f"<!-- {DIGEST_MARKER} !!!! -->",
+        f"<!-- {DIGEST_MARKER} " + "A" * 20_000 + " -->",
+        f"<!-- {DIGEST_MARKER} " + base64.b64encode(b"[" * 5000).decode() + " -->",
+    ],
+)
+def test_malformed_digests_read_as_none(text: str | None) -> None:
+    assert parse_digest(text) is None
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text())
+def test_any_digest_text_is_safe(text: str) -> None:
+    for candidate in (text, f"<!-- {DIGEST_MARKER} {text} -->"):
+        parsed = parse_digest(candidate)
+        assert parsed is None or isinstance(parsed, Digest)
