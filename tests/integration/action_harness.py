@@ -26,6 +26,9 @@ from tests.fakegithub import FakeGitHub, Pull, Repo, Run, Workflow
 from tests.fakegithub.plugin import APP_TOKEN
 
 ROOT = Path(__file__).resolve().parents[2]
+#: The checkout whose ``evalbot`` the steps run: this one, or ``EVALBOT_UNDER_TEST`` (another
+#: checkout, e.g. of ``main``, to see that an attack in ``tests/attacks`` works against it).
+CODE = Path(os.environ.get("EVALBOT_UNDER_TEST") or ROOT)
 PAYLOADS = Path(__file__).resolve().parent / "payloads"
 REPO_NAME = "octo/evals"
 WORKFLOW = ".github/workflows/evals.yml"
@@ -114,6 +117,30 @@ class StepResult:
     summary: str
 
 
+class Step:
+    """A running ``evalbot action`` step."""
+
+    def __init__(self, proc: subprocess.Popen[str], output: Path, summary: Path) -> None:
+        self.proc = proc
+        self.output = output
+        self.summary = summary
+
+    def wait(self, timeout: float = 120) -> StepResult:
+        try:
+            stdout, stderr = self.proc.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.communicate()
+            raise
+        return StepResult(
+            code=self.proc.returncode,
+            stdout=stdout,
+            stderr=stderr,
+            outputs=parse_output_file(self.output.read_text(encoding="utf-8")),
+            summary=self.summary.read_text(encoding="utf-8"),
+        )
+
+
 class World:
     """``octo/evals`` with evalbot installed, on a started fake GitHub."""
 
@@ -168,7 +195,7 @@ class World:
         (step / "summary").write_text("")
         env = {
             "PATH": os.environ.get("PATH", ""),
-            "PYTHONPATH": str(ROOT),
+            "PYTHONPATH": str(CODE),
             "HOME": str(self.tmp),
             "CI": "true",
             "GITHUB_ACTIONS": "true",
@@ -208,26 +235,30 @@ class World:
         extra_env: dict[str, str] | None = None,
         **inputs: str,
     ) -> StepResult:
+        return self.spawn(event_name, payload, extra_env=extra_env, **inputs).wait()
+
+    def spawn(
+        self,
+        event_name: str = "pull_request",
+        payload: dict[str, Any] | None = None,
+        *,
+        extra_env: dict[str, str] | None = None,
+        **inputs: str,
+    ) -> Step:
+        """Start the step without waiting for it (parallel runs); :meth:`Step.wait` ends it."""
         if payload is None:
             payload = pull_request_payload(self.pull)
         env = self.env(event_name, payload, **inputs)
         env.update(extra_env or {})
-        proc = subprocess.run(
+        proc = subprocess.Popen(
             [sys.executable, "-m", "evalbot", "action"],
             cwd=self.workspace,
             env=env,
-            capture_output=True,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
             text=True,
-            timeout=120,
-            check=False,
         )
-        return StepResult(
-            code=proc.returncode,
-            stdout=proc.stdout,
-            stderr=proc.stderr,
-            outputs=parse_output_file(Path(env["GITHUB_OUTPUT"]).read_text(encoding="utf-8")),
-            summary=Path(env["GITHUB_STEP_SUMMARY"]).read_text(encoding="utf-8"),
-        )
+        return Step(proc, Path(env["GITHUB_OUTPUT"]), Path(env["GITHUB_STEP_SUMMARY"]))
 
     def ours(self) -> list[str]:
         return [c.body for c in self.repo.comments_on(self.pull.number) if "evalbot:" in c.body]

@@ -868,3 +868,194 @@ def test_a_missing_or_broken_report_template_fails_the_check(
     assert world.ours() == []
     checks = world.repo.check_runs_for(world.head)
     assert [c.conclusion for c in checks] == ["failure", "failure"]
+
+
+# ---- the looks ledger: whose records count ----
+
+
+def _one_look_plan(world: World) -> None:
+    world.base = world.repo.add_commit(
+        parents=[world.base],
+        files={".evalbot.yml": "policy: {max_looks: 1}\nbootstrap: {resamples: 1000}\n"},
+        branch="main",
+    )
+    world.pull.base_sha = world.base
+
+
+def _push(world: World) -> str:
+    world.pull.head_sha = world.repo.add_commit(parents=[world.pull.head_sha], branch="feature")
+    return world.pull.head_sha
+
+
+def test_each_run_declares_its_look_in_its_check_run(world: World) -> None:
+    from evalbot.state import parse_digest
+
+    world.add_baseline_run()
+    result = world.run()
+    assert result.code == 0, result.stderr
+    (check,) = world.repo.check_runs_for(world.head)
+    digest = parse_digest(check.output["text"])
+    assert digest is not None and digest.kind == "look" and digest.look is not None
+    assert (digest.head_sha, digest.items, digest.look.outcome) == (world.head, 400, "improvement")
+    assert digest.look.pvalue == pytest.approx(float(result.outputs["p-value"]), rel=1e-5)
+    # the ticket was taken first: created in progress, declaring the commit and items
+    (created,) = world.fake.requests_to("POST", r"/repos/octo/evals/check-runs")
+    start = parse_digest(created.body["output"]["text"])
+    assert created.body["status"] == "in_progress"
+    assert start is not None and start.kind == "start"
+    assert (start.head_sha, start.items, start.fingerprint) == (world.head, 400, digest.fingerprint)
+    # and it read the other runs' records on the pull request's commits
+    assert world.fake.requests_to("GET", r"/repos/octo/evals/pulls/7/commits")
+    listed = world.fake.requests_to("GET", rf"/repos/octo/evals/commits/{world.head}/check-runs")
+    assert listed and listed[0].query["filter"] == ["all"]
+
+
+def test_a_no_baseline_run_is_not_a_look(world: World) -> None:
+    _one_look_plan(world)
+    assert world.run().outputs["conclusion"] == "neutral"  # no baseline yet: not a look
+    world.add_baseline_run()
+    _push(world)
+    result = world.run()
+    assert result.outputs["verdict"] == "improvement", result.stderr
+
+
+def test_another_apps_check_runs_are_not_evalbots_records(world: World) -> None:
+    """A check run of the same name by another App is neither a record nor a ticket: it cannot
+    say "no look here" over evalbot's own record (only evalbot's App can write those)."""
+    _one_look_plan(world)
+    world.add_baseline_run()
+    assert world.run().outputs["verdict"] == "improvement"
+    for run in list(world.repo.check_runs.values()):
+        world.repo.add_check_run(
+            run.head_sha,
+            "evalbot",
+            output={"title": "x", "summary": "x", "text": "<!-- evalbot-look:v1 e30= -->"},
+            app_id=424242,
+            app_slug="mallorys-app",
+        )
+    _push(world)
+    second = world.run()
+    assert second.outputs["verdict"] == "inconclusive", second.stderr
+
+
+def test_a_github_app_token_is_its_own_bot(fake_github: FakeGitHub, tmp_path: Path) -> None:
+    """With another App's token the comments are `<slug>[bot]`'s and the records its App's; the
+    github-actions App's comment with the marker is someone else's."""
+    world = World(fake_github, tmp_path)
+    token = "ghs_customAppToken00000000000000000000001"
+    fake_github.add_token(token, app_slug="eval-gate")
+    _one_look_plan(world)
+    world.add_baseline_run()
+    other = world.repo.add_comment(
+        world.pull.number, f"{MARKER}\nnot ours", author="github-actions[bot]", author_type="Bot"
+    )
+    first = world.run(github_token=token)
+    assert first.outputs["verdict"] == "improvement", first.stderr
+    comments = world.repo.comments_on(world.pull.number)
+    assert [c.author for c in comments if MARKER in c.body] == [
+        "github-actions[bot]",
+        "eval-gate[bot]",
+    ]
+    assert world.repo.comments[other.id].body == f"{MARKER}\nnot ours"
+    (check,) = world.repo.check_runs_for(world.head)
+    assert check.app_slug == "eval-gate"
+    _push(world)
+    assert world.run(github_token=token).outputs["verdict"] == "inconclusive"
+
+
+def test_a_personal_token_counts_looks_from_its_statuses(
+    fake_github: FakeGitHub, tmp_path: Path
+) -> None:
+    """No check runs with a personal token: its commit statuses are the tickets (their ids and
+    creator), the details come from its own comment (found by GET /user's login)."""
+    world = World(fake_github, tmp_path)
+    fake_github.add_token(PAT, kind="pat", login="release-bot")
+    _one_look_plan(world)
+    world.add_baseline_run()
+    first = world.run(github_token=PAT)
+    assert first.outputs["verdict"] == "improvement", first.stderr
+    assert [s.state for s in world.repo.statuses_for(world.head)] == ["pending", "success"]
+    (comment,) = [c for c in world.repo.comments_on(world.pull.number) if MARKER in c.body]
+    assert (comment.author, comment.author_type) == ("release-bot", "User")
+    assert world.fake.requests_to("GET", r"/user")
+    # a re-run of the same commit is free; a new commit is the second look
+    assert world.run(github_token=PAT).outputs["verdict"] == "improvement"
+    _push(world)
+    second = world.run(github_token=PAT)
+    assert second.outputs["verdict"] == "inconclusive", second.stderr
+    assert second.code == 1
+    assert [s.state for s in world.repo.statuses_for(world.pull.head_sha)] == ["pending", "failure"]
+
+
+def test_a_personal_token_no_baseline_status_is_not_a_look(
+    fake_github: FakeGitHub, tmp_path: Path
+) -> None:
+    world = World(fake_github, tmp_path)
+    fake_github.add_token(PAT, kind="pat")
+    _one_look_plan(world)
+    assert world.run(github_token=PAT).outputs["conclusion"] == "neutral"
+    (status,) = world.repo.statuses_for(world.head)
+    assert status.description is not None and status.description.startswith("No verdict: ")
+    world.add_baseline_run()
+    _push(world)
+    assert world.run(github_token=PAT).outputs["verdict"] == "improvement"
+
+
+def test_a_fork_with_a_read_only_token_counts_the_looks_it_can_see(
+    fake_github: FakeGitHub, tmp_path: Path
+) -> None:
+    world = World(fake_github, tmp_path, fork=True)
+    fake_github.add_token(READ_ONLY, permissions=READ_ALL)
+    _one_look_plan(world)
+    world.add_baseline_run()
+    earlier = world.pull.head_sha
+    world.repo.add_check_run(earlier, "evalbot", output={"title": "t", "summary": "s", "text": ""})
+    _push(world)
+    result = world.run(github_token=READ_ONLY)
+    assert result.outputs["verdict"] == "inconclusive", result.stderr
+    assert world.repo.check_runs_for(world.pull.head_sha) == []
+
+
+def test_a_run_stopped_long_ago_in_progress_is_not_a_look(world: World) -> None:
+    """A job killed before it completed its check leaves it in progress; after 6 hours (the
+    longest a GitHub-hosted job runs) it is taken for stopped, and said so."""
+    _one_look_plan(world)
+    world.add_baseline_run()
+    world.repo.add_check_run(
+        world.pull.head_sha, "evalbot", status="in_progress", started_at="2020-01-01T00:00:00Z"
+    )
+    _push(world)
+    result = world.run()
+    assert result.outputs["verdict"] == "improvement", result.stderr
+    assert "taken for a run that was stopped, not counted" in plain(result.summary)
+
+
+@pytest.mark.parametrize("same_items", [True, False])
+def test_an_earlier_run_in_progress_on_the_same_commit(world: World, same_items: bool) -> None:
+    """Two runs on one commit side by side: the later one is a re-run of the earlier one's look
+    when it judges the same items, and refused ("shopping") when it judges others."""
+    from evalbot.results.pairing import fingerprint
+    from evalbot.state import Digest, render_digest
+
+    _one_look_plan(world)
+    world.add_baseline_run()
+    items = fingerprint(_ids(example("candidate")))
+    declared = Digest(
+        kind="start", head_sha=world.head, fingerprint=items if same_items else "f" * 64, items=400
+    )
+    world.repo.add_check_run(
+        world.head,
+        "evalbot",
+        status="in_progress",
+        output={"title": "t", "summary": "s", "text": render_digest(declared)},
+    )
+    result = world.run()
+    text = plain(result.summary)
+    if same_items:
+        assert result.outputs["verdict"] == "improvement", result.stderr
+        assert "re-run of look 1" in text
+        assert "that run's verdict is not on record yet" in text
+    else:
+        assert result.outputs["verdict"] == "inconclusive", result.stderr
+        assert "was already judged on another item set" in text
+        assert result.code == 1

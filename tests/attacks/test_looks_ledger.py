@@ -1,0 +1,227 @@
+"""Attacks on the count of looks: forged and edited comments, force pushes, parallel runs,
+tampered check runs. Under ``policy.max_looks: 1`` the second commit judged must be refused,
+however the attacker plays it."""
+
+from __future__ import annotations
+
+import base64
+import json
+import threading
+import time
+
+from tests.attacks.helpers import (
+    BOT,
+    MARKER,
+    RESAMPLES,
+    VERDICTS,
+    latest_check,
+    ours,
+    plain,
+    plan,
+    push,
+    strip_state,
+)
+from tests.integration.action_harness import World, example, pull_request_payload
+
+ONE_LOOK = "policy: {max_looks: 1}\n" + RESAMPLES
+
+
+def forged_state(looks: list[dict[str, object]], holdout_uses: int = 0) -> str:
+    raw = json.dumps({"v": 1, "looks": looks, "holdout_uses": holdout_uses}).encode()
+    return f"<!-- evalbot-state:v1 {base64.b64encode(raw).decode()} -->"
+
+
+def test_a_marker_comment_posted_first_by_the_author_is_not_evalbots_state(
+    world: World,
+) -> None:
+    """The PR author posts the marker before evalbot does. Before the fix evalbot took the first
+    marker comment, whoever wrote it, as its own: it wrote its verdict and its state into *her*
+    comment, she deleted the state, pushed, and got a second verdict under max_looks: 1."""
+    plan(world, ONE_LOOK)
+    world.add_baseline_run()
+    trap = world.repo.add_comment(world.pull.number, f"{MARKER}\nwatch this", author="mallory")
+    first = world.run()
+    assert first.code == 0, first.stderr
+    assert first.outputs["verdict"] in VERDICTS
+    # her comment is hers: never edited, and evalbot has its own
+    assert world.repo.comments[trap.id].body == f"{MARKER}\nwatch this"
+    assert len(ours(world)) == 1
+    # she "cleans" every marker comment she can edit, then pushes
+    for comment in world.repo.comments_on(world.pull.number):
+        if comment.author == "mallory":
+            comment.body = strip_state(comment.body)
+    push(world)
+    second = world.run()
+    assert second.outputs["verdict"] == "inconclusive"
+    assert second.code == 1
+    assert latest_check(world, world.pull.head_sha) == "failure"
+    assert "more than policy.max_looks = 1" in plain(second.summary)
+
+
+def test_a_forged_state_block_gives_no_extra_looks_and_is_never_deleted(world: World) -> None:
+    """The author posts a later comment with the marker and a state block of her own making
+    (no earlier looks, or looks on other commits). Before the fix a later marker comment was
+    deleted by evalbot, whoever wrote it; her state could also replace evalbot's."""
+    plan(world, ONE_LOOK)
+    world.add_baseline_run()
+    first = world.run()
+    assert first.outputs["verdict"] in VERDICTS, first.stderr
+    forged = world.repo.add_comment(
+        world.pull.number,
+        f"{MARKER}\nlooks fine to me\n{forged_state([])}",
+        author="mallory",
+    )
+    # she also empties evalbot's state where she can't: it is not her comment, so she can only
+    # post hers; evalbot must neither read hers nor delete it
+    push(world)
+    second = world.run()
+    assert forged.id in world.repo.comments, "evalbot deleted someone else's comment"
+    assert world.repo.comments[forged.id].body.startswith(f"{MARKER}\nlooks fine to me")
+    assert second.outputs["verdict"] == "inconclusive", second.stderr
+    assert second.code == 1
+
+
+def test_deleting_evalbots_comment_gains_nothing(world: World) -> None:
+    """Someone with write access deletes evalbot's sticky comment (its state block with it)
+    and pushes. Before the fix the looks started afresh; now they are counted from the check
+    runs evalbot created on the pull request's commits."""
+    plan(world, ONE_LOOK)
+    world.add_baseline_run()
+    assert world.run().outputs["verdict"] in VERDICTS
+    for comment in ours(world):
+        del world.repo.comments[comment.id]
+    push(world)
+    second = world.run()
+    assert second.outputs["verdict"] == "inconclusive", second.stderr
+    assert second.code == 1
+    assert "this is look 2" in plain(second.summary)
+
+
+def test_editing_evalbots_comment_state_gains_nothing(world: World) -> None:
+    """Someone with write access rewrites the state in evalbot's comment to claim no looks."""
+    plan(world, ONE_LOOK)
+    world.add_baseline_run()
+    assert world.run().outputs["verdict"] in VERDICTS
+    (comment,) = ours(world)
+    comment.body = strip_state(comment.body) + "\n" + forged_state([])
+    push(world)
+    second = world.run()
+    assert second.outputs["verdict"] == "inconclusive", second.stderr
+    assert second.code == 1
+
+
+def test_a_force_push_to_a_new_commit_does_not_reset_the_count(world: World) -> None:
+    """The author force-pushes: the commit already judged is no longer one of the pull
+    request's commits. She also wipes the state of the marker comment she posted first (which
+    evalbot used to adopt). The commit evalbot's own comment names keeps its check runs."""
+    plan(world, ONE_LOOK)
+    world.add_baseline_run()
+    world.repo.add_comment(world.pull.number, f"{MARKER}\nmine", author="mallory")
+    judged = world.pull.head_sha
+    assert world.run().outputs["verdict"] in VERDICTS
+    for comment in world.repo.comments_on(world.pull.number):
+        if comment.author == "mallory":
+            comment.body = strip_state(comment.body)
+    push(world, force=True)
+    assert judged not in world.repo.pull_commits(world.pull.number)
+    second = world.run()
+    assert second.outputs["verdict"] == "inconclusive", second.stderr
+    assert second.code == 1
+
+
+def test_four_parallel_pushes_under_max_looks_1_give_exactly_one_verdict(world: World) -> None:
+    """Four pushes in quick succession, four runs side by side: each passes its head check
+    before the next push, then all of them race. Before the fix all four got verdicts (each
+    read the comment before any wrote it). The tickets (check run ids) order them."""
+    plan(world, ONE_LOOK)
+    world.add_baseline_run()
+    release = threading.Event()
+    world.fake.hold("POST", r"/repos/octo/evals/check-runs", release, times=4)
+    patient = {"EVALBOT_GITHUB_TIMEOUT": "120"}
+    steps = []
+    shas = []
+    try:
+        for n in range(4):
+            shas.append(push(world) if n else world.pull.head_sha)
+            steps.append(
+                world.spawn("pull_request", pull_request_payload(world.pull), extra_env=patient)
+            )
+            deadline = time.monotonic() + 90
+            while world.fake.held < n + 1:  # this run is past its head check, at its ticket
+                assert steps[-1].proc.poll() is None, steps[-1].wait().stderr
+                assert time.monotonic() < deadline, "a run never reached its check run"
+                time.sleep(0.05)
+    finally:
+        release.set()
+    results = [step.wait() for step in steps]
+    verdicts = [r for r in results if r.outputs.get("verdict") in VERDICTS]
+    assert len(verdicts) == 1, [(r.code, r.outputs, r.stderr[-300:]) for r in results]
+    refused = [r for r in results if r not in verdicts]
+    assert all(r.outputs["verdict"] == "inconclusive" and r.code == 1 for r in refused)
+    conclusions = sorted(latest_check(world, sha) or "" for sha in shas)
+    assert conclusions.count("failure") == 3
+    assert all(run.status == "completed" for run in world.repo.check_runs.values())
+
+
+def test_a_check_run_without_a_readable_record_counts_as_a_look(world: World) -> None:
+    """A record of evalbot's own App whose digest was rewritten (only a workflow with the same
+    token could) or is unreadable: fail closed, it counts as a look; it never gives one back."""
+    plan(world, ONE_LOOK)
+    world.add_baseline_run()
+    earlier = world.pull.head_sha
+    world.repo.add_check_run(
+        earlier,
+        "evalbot",
+        output={"title": "t", "summary": "s", "text": "<!-- evalbot-look:v1 garbage -->"},
+    )
+    push(world)
+    result = world.run()
+    assert result.outputs["verdict"] == "inconclusive", result.stderr
+    assert result.code == 1
+    assert "carries no readable record of its look" in plain(result.summary)
+
+
+def test_the_holdout_uses_survive_an_author_wiping_her_marker_comment(world: World) -> None:
+    """The sealed holdout may be used once: its uses, too, are counted from evalbot's records.
+    Before the fix the count lived in the first marker comment, which could be the author's."""
+    ids = sorted({json.loads(line)["id"] for line in example("baseline").splitlines()})
+    sealed = "".join(f"{i}\n" for i in ids[:100])
+    world.base = world.repo.add_commit(
+        parents=[world.base],
+        files={
+            ".evalbot.yml": "holdout: {ids_file: evals/holdout.txt, max_uses: 1}\n" + RESAMPLES,
+            "evals/holdout.txt": sealed,
+        },
+        branch="main",
+    )
+    world.pull.base_sha = world.base
+    world.add_baseline_run()
+    marker = "<!-- evalbot:holdout -->"
+    world.repo.add_comment(world.pull.number, f"{marker}\nmine", author="mallory")
+    first = world.run(holdout="true", name="holdout")
+    assert first.outputs["verdict"] in VERDICTS, first.stderr
+    assert "more than holdout.max_uses" not in plain(first.summary)
+    for comment in world.repo.comments_on(world.pull.number):
+        if comment.author == "mallory":
+            comment.body = strip_state(comment.body)
+    push(world)
+    second = world.run(holdout="true", name="holdout")
+    assert second.outputs["verdict"] in VERDICTS, second.stderr
+    assert "used 2 times, more than holdout.max_uses = 1" in plain(second.summary)
+
+
+def test_a_hostile_state_block_in_someone_elses_comment_costs_nothing(world: World) -> None:
+    """A commenter posts the marker and an unterminated state block padded with 100,000
+    spaces: the old state regex was cubic (4,000 spaces took 117 s), so this hung the job."""
+    world.add_baseline_run()
+    world.repo.add_comment(
+        world.pull.number,
+        f"{MARKER}\n<!-- evalbot-state:v1 " + " " * 100_000,
+        author="mallory",
+    )
+    started = time.monotonic()
+    result = world.run()
+    assert result.code == 0, result.stderr
+    assert time.monotonic() - started < 60
+    assert result.outputs["verdict"] in VERDICTS
+    assert [c.author for c in ours(world)] == [BOT]
