@@ -517,6 +517,7 @@ def status_tickets(
                 started_at=start.created_at,
                 digest=digest,
                 opaque=True,
+                holdout=holdout,
                 source=f"commit status {status.id}",
             )
         )
@@ -528,6 +529,7 @@ def status_tickets(
                 running=True,
                 started_at=status.created_at,
                 opaque=True,
+                holdout=holdout,
                 source=f"commit status {status.id}",
             )
         )

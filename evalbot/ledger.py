@@ -51,8 +51,10 @@ class Ticket:
 
     ``digest`` is what the run declared (``None``: nothing readable). ``opaque`` marks records
     that carry no details by design (commit statuses: the details are in evalbot's comment),
-    so their missing digest is not a warning; they are taken to be of this run's kind
-    (regular or holdout). ``source`` names the record in messages ("check run 123").
+    so their missing digest is not a warning. ``holdout`` is the kind of analysis when the
+    record says it elsewhere than in a digest (a status is taken to be of the run's own kind);
+    ``None`` with no digest: unknown, so it counts for both. ``source`` names the record in
+    messages ("check run 123").
     """
 
     id: int
@@ -61,6 +63,7 @@ class Ticket:
     started_at: datetime | None = None
     digest: Digest | None = None
     opaque: bool = False
+    holdout: bool | None = None
     source: str = ""
 
 
@@ -95,6 +98,8 @@ def _ticket_looks(
     """The looks one earlier ticket stands for, for the analysis of kind ``holdout``."""
     digest = ticket.digest
     sha = ticket.sha.lower()
+    if ticket.holdout is not None and ticket.holdout != holdout:
+        return []
     if digest is not None and digest.head_sha.lower() != sha:
         warnings.append(
             f"{ticket.source} on {_short(sha)} records another commit "

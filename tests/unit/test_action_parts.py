@@ -267,3 +267,13 @@ def test_a_notice_keeps_marker_earlier_looks_and_state() -> None:
     assert (
         "| 1 | ❌ Regression | — | 0\\.030 | aaaaaaa | 2026\\-01\\-01 00\\:\u206000 UTC |" in short
     )
+
+
+def test_a_look_not_on_record_shows_no_result() -> None:
+    from evalbot.ledger import placeholder
+
+    rows = history_rows([placeholder("c" * 40, holdout=False), look("a", "regression")])
+    assert [(r.label, r.outcome, r.effect, r.pvalue, r.at) for r in rows] == [
+        ("2", "❌ Regression", "—", "0.030", "2026-01-01 00:00 UTC"),
+        ("1", "⏳ not on record", "—", "—", ""),
+    ]

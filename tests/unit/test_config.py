@@ -90,6 +90,14 @@ def test_every_key() -> None:
             "c.yml: `gate.fail_on` must be one of significant_regression, "
             "not_significant_improvement, never, got 'always'",
         ),
+        (
+            "gate: {on_refused: pass}",
+            "c.yml: `gate.on_refused` must be one of fail, neutral, got 'pass'",
+        ),
+        (
+            "gate: {on_refusd: fail}",
+            "c.yml: unknown key `gate.on_refusd`; did you mean `gate.on_refused`?",
+        ),
         ("gate: 3", "c.yml: `gate` must be a mapping, got 3"),
         (
             "bootstrap: {resamples: 10}",

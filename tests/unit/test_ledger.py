@@ -1,0 +1,280 @@
+"""The looks ledger (evalbot.ledger): tickets in, the earlier looks the policy reads out.
+
+Each case is a small pull request history written out by hand, with the look number the
+policy must then give (the rank of this run's commit among the distinct commits looked at,
+ordered by their first ticket)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from evalbot.action import check_tickets, status_tickets
+from evalbot.github_io import CheckRunInfo, StatusInfo
+from evalbot.ledger import STALE_AFTER, Ticket, count_looks, placeholder
+from evalbot.state import UNKNOWN_FINGERPRINT, Digest, Look, State, render_digest
+
+NOW = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
+A, B, C, D = ("a" * 40, "b" * 40, "c" * 40, "d" * 40)
+ITEMS = "1" * 64
+OTHER_ITEMS = "2" * 64
+
+
+def look(
+    sha: str, *, outcome: str = "improvement", items: str = ITEMS, holdout: bool = False
+) -> Look:
+    return Look(
+        head_sha=sha,
+        items=400,
+        fingerprint=items,
+        pvalue=0.01,
+        outcome=outcome,
+        at="2026-03-01T10:00:00Z",
+        holdout=holdout,
+    )
+
+
+def done(ticket: int, sha: str, **kw: object) -> Ticket:
+    """A completed run that gave a verdict."""
+    record = look(sha, **kw)  # type: ignore[arg-type]
+    digest = Digest(
+        kind="look",
+        head_sha=sha,
+        holdout=record.holdout,
+        fingerprint=record.fingerprint,
+        look=record,
+    )
+    return Ticket(
+        id=ticket, sha=sha, running=False, started_at=NOW, digest=digest, source=f"#{ticket}"
+    )
+
+
+def running(ticket: int, sha: str, *, items: str = ITEMS, age: timedelta = timedelta(0)) -> Ticket:
+    digest = Digest(kind="start", head_sha=sha, fingerprint=items, items=400)
+    return Ticket(
+        id=ticket, sha=sha, running=True, started_at=NOW - age, digest=digest, source=f"#{ticket}"
+    )
+
+
+def nothing(ticket: int, sha: str) -> Ticket:
+    """A completed run that compared nothing (no baseline yet)."""
+    digest = Digest(kind="none", head_sha=sha)
+    return Ticket(
+        id=ticket, sha=sha, running=False, started_at=NOW, digest=digest, source=f"#{ticket}"
+    )
+
+
+def unreadable(ticket: int, sha: str) -> Ticket:
+    return Ticket(id=ticket, sha=sha, running=False, started_at=NOW, source=f"#{ticket}")
+
+
+def earlier(tickets: list[Ticket], mine: int | None, claims: State | None = None) -> State:
+    return count_looks(tickets, mine=mine, claims=claims or State(), now=NOW)
+
+
+def commits(state: State, holdout: bool = False) -> list[str]:
+    return [lk.head_sha[0] for lk in state.looks if lk.holdout == holdout]
+
+
+def test_nothing_before_the_first_run() -> None:
+    assert earlier([running(10, A)], mine=10) == State()
+
+
+def test_completed_looks_in_ticket_order() -> None:
+    state = earlier([done(30, B), done(10, A), running(40, C)], mine=40)
+    assert commits(state) == ["a", "b"]  # this run on C: look 3
+    assert all(lk.recorded for lk in state.looks)
+
+
+def test_later_tickets_are_not_earlier_looks() -> None:
+    """A run that took its ticket after this one is a later look, even if it finished first."""
+    state = earlier([running(10, A), done(12, B), running(11, C)], mine=11)
+    assert commits(state) == ["a"]  # this run on C: look 2; B (ticket 12) counts C, not v.v.
+
+
+def test_an_earlier_run_still_in_progress_is_a_look() -> None:
+    """Four parallel runs on A..D: each sees exactly the lower tickets, so only one is look 1."""
+    tickets = [running(10, A), running(11, B), running(12, C), running(13, D)]
+    numbers = [len(earlier(tickets, mine=t.id).looks) + 1 for t in tickets]
+    assert numbers == [1, 2, 3, 4]
+    placeholders = earlier(tickets, mine=13).looks
+    assert not any(lk.recorded for lk in placeholders)
+    assert {lk.fingerprint for lk in placeholders} == {ITEMS}
+
+
+def test_a_stale_run_in_progress_is_not_counted_and_is_said() -> None:
+    state = earlier(
+        [running(10, A, age=STALE_AFTER + timedelta(minutes=1)), running(11, B)], mine=11
+    )
+    assert state.looks == ()
+    assert state.warning is not None and "taken for a run that was stopped" in state.warning
+    fresh = earlier(
+        [running(10, A, age=STALE_AFTER - timedelta(minutes=1)), running(11, B)], mine=11
+    )
+    assert commits(fresh) == ["a"]
+
+
+def test_a_run_that_compared_nothing_is_not_a_look() -> None:
+    assert earlier([nothing(10, A), running(11, B)], mine=11).looks == ()
+
+
+def test_a_record_that_cannot_be_read_counts_fail_closed() -> None:
+    state = earlier([unreadable(10, A), running(11, B)], mine=11)
+    assert commits(state) == ["a"]
+    assert commits(state, holdout=True) == ["a"]  # of unknown kind: counts for both
+    assert state.looks[0].fingerprint == UNKNOWN_FINGERPRINT
+    assert (
+        state.warning is not None and "#10 on aaaaaaa carries no readable record" in state.warning
+    )
+
+
+def test_a_record_naming_another_commit_is_taken_as_unreadable() -> None:
+    ticket = replace(done(10, A), sha=B)
+    state = earlier([ticket, running(11, C)], mine=11)
+    assert commits(state) == ["b"]
+    assert state.looks[0].fingerprint == UNKNOWN_FINGERPRINT
+    assert state.warning is not None and "records another commit" in state.warning
+
+
+def test_a_completed_run_with_only_its_start_counts() -> None:
+    start = running(10, A)
+    state = earlier([replace(start, running=False), running(11, B)], mine=11)
+    assert commits(state) == ["a"]
+    assert state.looks[0].fingerprint == ITEMS
+    assert state.warning is not None and "ended without a record of its verdict" in state.warning
+
+
+def test_re_runs_keep_one_commit_and_both_records() -> None:
+    state = earlier([done(10, A), done(12, A), done(14, B), running(15, A)], mine=15)
+    # this run on A: the policy finds A's look first and calls it a re-run of look 1
+    assert commits(state) == ["a", "a", "b"]
+
+
+def test_holdout_looks_are_their_own_count() -> None:
+    state = earlier([done(10, A, holdout=True), done(11, B), running(12, C)], mine=12)
+    assert commits(state) == ["b"]
+    assert commits(state, holdout=True) == ["a"]
+    assert state.holdout_uses == 1
+
+
+def test_claims_without_any_ticket_count_and_are_said() -> None:
+    """evalbot's comment records a look at A (force-pushed away, or from before the ledger),
+    and A has no ticket: fail closed, it counts."""
+    claims = State(looks=(look(A),), holdout_uses=0)
+    state = earlier([running(11, B)], mine=11, claims=claims)
+    assert commits(state) == ["a"]
+    assert state.warning is not None and "that no check run of evalbot confirms" in state.warning
+
+
+def test_claims_on_a_commit_with_tickets_do_not_override_them() -> None:
+    """A's only run compared nothing; an edited comment claiming a look there changes nothing,
+    and a claim on a later ticket's commit is not earlier."""
+    claims = State(looks=(look(A), look(C)))
+    state = earlier([nothing(10, A), running(11, B), done(12, C)], mine=11, claims=claims)
+    assert state.looks == ()
+
+
+def test_claims_give_the_details_the_ledger_lacks() -> None:
+    """A status (personal token) says only that A was looked at; the comment says how."""
+    opaque = Ticket(
+        id=10, sha=A, running=False, started_at=NOW, opaque=True, holdout=False, source="status"
+    )
+    state = earlier([opaque, running(11, B)], mine=11, claims=State(looks=(look(A),)))
+    assert state.looks == (look(A),)
+    assert state.warning is None  # no details is what a status is, not a warning
+
+
+def test_an_empty_claim_takes_nothing_away() -> None:
+    state = earlier([done(10, A), running(11, B)], mine=11, claims=State(looks=(), holdout_uses=0))
+    assert commits(state) == ["a"]
+
+
+def test_holdout_uses_are_the_most_of_ledger_and_claims() -> None:
+    claims = State(holdout_uses=5)
+    assert earlier([done(10, A, holdout=True)], mine=11, claims=claims).holdout_uses == 5
+    assert (
+        earlier([done(10, A, holdout=True), done(11, B, holdout=True)], mine=12).holdout_uses == 2
+    )
+
+
+def test_without_a_ticket_of_its_own_every_run_listed_is_earlier() -> None:
+    """A read-only token (a fork's pull_request job) cannot take a ticket."""
+    assert commits(earlier([done(10, A), running(11, B)], mine=None)) == ["a", "b"]
+
+
+def test_placeholders_show_when_they_started() -> None:
+    assert placeholder(A, holdout=False, at=NOW).at == "2026-03-01T12:00:00Z"
+    assert placeholder(A, holdout=False).at == "1970-01-01T00:00:00Z"
+
+
+# ---- from GitHub's records to tickets ----
+
+
+def check(
+    run_id: int, sha: str, *, app: int = 15368, status: str = "completed", text: str | None = None
+) -> CheckRunInfo:
+    return CheckRunInfo(
+        id=run_id,
+        html_url="",
+        status=status,
+        conclusion="success" if status == "completed" else None,
+        name="evalbot",
+        head_sha=sha,
+        app_id=app,
+        app_slug="github-actions",
+        started_at=NOW,
+        text=text,
+    )
+
+
+def test_only_evalbots_apps_check_runs_are_tickets() -> None:
+    record = render_digest(Digest(kind="none", head_sha=A))
+    runs = [check(1, A, text=record), check(2, A, app=99, text=record)]
+    assert [t.id for t in check_tickets(runs, app_id=15368, sha=A)] == [1]
+    # evalbot's App unknown (a read-only token): every App's, so more looks, never fewer
+    assert [t.id for t in check_tickets(runs, app_id=None, sha=A)] == [1, 2]
+    (ticket,) = check_tickets(runs[:1], app_id=15368, sha=A)
+    assert ticket.digest == Digest(kind="none", head_sha=A)
+
+
+def status(
+    status_id: int, state: str, *, by: str = "bot", context: str = "evalbot", text: str = ""
+) -> StatusInfo:
+    return StatusInfo(
+        id=status_id,
+        sha=A,
+        state=state,
+        context=context,
+        description=text,
+        creator=by,
+        created_at=NOW,
+    )
+
+
+def test_statuses_pair_each_final_one_with_its_pending_one() -> None:
+    statuses = [
+        status(1, "pending"),
+        status(2, "success", text="✅ Improvement"),
+        status(3, "pending"),
+        status(4, "success", text="No verdict: No baseline yet"),
+        status(5, "pending"),  # still running
+        status(6, "pending", by="mallory"),
+        status(7, "failure", context="other"),
+    ]
+    tickets = status_tickets(statuses, login="bot", name="evalbot", holdout=False, sha=A)
+    assert [(t.id, t.running, t.digest is None) for t in tickets] == [
+        (1, False, True),  # a verdict: details in the comment
+        (3, False, False),  # "No verdict": not a look
+        (5, True, True),
+    ]
+    assert all(t.opaque for t in tickets)
+
+
+@pytest.mark.parametrize("mine", [2, 3])
+def test_statuses_count_like_check_runs(mine: int) -> None:
+    statuses_a = [status(1, "pending"), status(4, "success", text="✅ Improvement")]
+    tickets = status_tickets(statuses_a, login="bot", name="evalbot", holdout=False, sha=A)
+    state = earlier(tickets, mine=mine)
+    assert commits(state) == ["a"]  # its ticket is its pending status (1), before 2 and 3
