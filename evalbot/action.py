@@ -44,7 +44,7 @@ from evalbot.analysis import decide, prepare
 from evalbot.compare import Comparison
 from evalbot.config import Config, parse_config
 from evalbot.errors import ConfigError, EvalbotError, InputError, PairingError, PublishError
-from evalbot.events import Event, parse_event
+from evalbot.events import PR_EVENTS, Event, parse_event
 from evalbot.github_io import (
     MAX_COMMENT_CHARS,
     ArtifactInfo,
@@ -173,7 +173,7 @@ class GitHubPort(Protocol):
         self,
         workflow_id_or_file: str | int,
         branch: str,
-        status: str = "success",
+        status: str | None = "success",
         *,
         event: str | None = None,
         head_sha: str | None = None,
@@ -590,7 +590,8 @@ class _ActionRun:
         self.event = event
         self.gh = gh
         self.env = env
-        self.pull: PullRequestInfo | None = None
+        self.pull: PullRequestInfo | None = None  # workflow_run: the pull request found
+        self.pull_now: PullRequestInfo | None = None  # the pull request as GitHub has it now
         self.status: StatusPublisher | None = None
         self.config: Config | None = None
         # writing to GitHub (the ticket, then the verdict): a refusal there is GitHub's, not the
@@ -720,6 +721,7 @@ class _ActionRun:
                 f"are for {event.head_sha[:12]}, so they are not posted (the run for the new "
                 "head will post)"
             )
+        self.pull_now = pull
         if event.mode == "workflow_run":
             self.pull = pull  # its base: the payload of a workflow_run may not name the pull
 
@@ -757,12 +759,16 @@ class _ActionRun:
                 f"{MAX_LEDGER_COMMITS} (and of every commit evalbot's comment names) were read"
             )
             commits = commits[-MAX_LEDGER_COMMITS:]
+        ran_on, problem = self._commits_the_workflow_ran_on()
+        if problem:
+            warnings.append(problem)
         shas = list(
             dict.fromkeys(
                 [
                     head,
                     *(c.lower() for c in reversed(commits)),
                     *(lk.head_sha for lk in claims.looks),
+                    *ran_on,
                 ]
             )
         )
@@ -794,6 +800,41 @@ class _ActionRun:
             joined = "; ".join([*warnings, *([state.warning] if state.warning else [])])
             state = replace(state, warning=joined)
         return state
+
+    def _commits_the_workflow_ran_on(self) -> tuple[list[str], str | None]:
+        """The head commits the pull request's workflow ran on (newest first): with those
+        force-pushed away, and those of runs going on right now, which a force push race can
+        hide from both the pull request's commits and evalbot's comment. Best effort: the list
+        needs ``actions: read``; without it the other sources stand, with a note."""
+        pull = self.pull_now
+        workflow: str | int | None = (
+            self.event.workflow_id if self.event.mode == "workflow_run" else None
+        )
+        if workflow is None:
+            workflow = self.s.workflow_file
+        if pull is None or workflow is None or not pull.head_ref:
+            return [], None
+        try:
+            runs = self.gh.list_workflow_runs(
+                workflow, pull.head_ref, None, limit=MAX_LEDGER_COMMITS
+            )
+        except PublishError as error:
+            return [], (
+                f"the runs of workflow {workflow} could not be listed ({error}); commits "
+                "force-pushed away are known from evalbot's comment only"
+            )
+        shas = [
+            run.head_sha.lower()
+            for run in runs
+            if run.event in PR_EVENTS
+            and run.head_repo.lower() == pull.head_repo.lower()
+            and (
+                pull.created_at is None
+                or run.created_at is None
+                or run.created_at >= pull.created_at
+            )
+        ]
+        return list(dict.fromkeys(shas)), None
 
     # -- pieces of the story
 

@@ -247,6 +247,7 @@ class PullRequestInfo:
     base_ref: str
     base_repo: str
     html_url: str
+    created_at: datetime | None = None
 
     @property
     def is_fork(self) -> bool:
@@ -298,6 +299,8 @@ class WorkflowRunInfo:
     conclusion: str | None
     html_url: str
     pull_numbers: tuple[int, ...]
+    head_repo: str = ""  # full name of the repository the head commit lives in
+    created_at: datetime | None = None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -750,19 +753,20 @@ class GitHubClient:
         self,
         workflow_id_or_file: str | int,
         branch: str,
-        status: str = "success",
+        status: str | None = "success",
         *,
         event: str | None = None,
         head_sha: str | None = None,
         limit: int = 100,
     ) -> list[WorkflowRunInfo]:
-        """Runs of one workflow on ``branch``, newest first (at most ``limit``)."""
+        """Runs of one workflow on ``branch``, newest first (at most ``limit``); ``status``
+        ``None``: whatever their status."""
         action = f"listing runs of workflow {workflow_id_or_file!r} on {branch!r}"
         with self._errors(action, PERMISSION_ACTIONS):
             runs: list[WorkflowRunInfo] = []
             found = self._repo.get_workflow(workflow_id_or_file).get_runs(
                 branch=branch,
-                status=status,
+                status=status if status else NotSet,
                 event=event if event else NotSet,
                 head_sha=head_sha if head_sha else NotSet,
             )
@@ -1086,6 +1090,7 @@ def _pull_info(pull: PullRequest) -> PullRequestInfo:
         base_ref=pull.base.ref,
         base_repo=pull.base.repo.full_name,
         html_url=pull.html_url,
+        created_at=pull.created_at,
     )
 
 
@@ -1141,6 +1146,8 @@ def _run_info(run: WorkflowRun) -> WorkflowRunInfo:
         conclusion=run.conclusion,
         html_url=run.html_url,
         pull_numbers=tuple(p.number for p in run.pull_requests),
+        head_repo=run.head_repository.full_name if run.head_repository is not None else "",
+        created_at=run.created_at,
     )
 
 

@@ -129,6 +129,35 @@ def test_a_force_push_to_a_new_commit_does_not_reset_the_count(world: World) -> 
     assert second.code == 1
 
 
+def test_a_force_push_after_the_comment_was_deleted_does_not_reset_the_count(
+    world: World,
+) -> None:
+    """Someone with write access deletes evalbot's comment, and the commit judged is force-pushed
+    away: neither the pull request's commits nor the comment name it any more. The workflow's
+    own runs on the pull request's branch still do (a record no commenter writes)."""
+    plan(world, ONE_LOOK)
+    world.add_baseline_run()
+
+    def pr_run() -> None:  # what GitHub starts for each push to the pull request
+        world.repo.add_run(
+            world.workflow,
+            head_sha=world.pull.head_sha,
+            head_branch="feature",
+            event="pull_request",
+            pull_numbers=[world.pull.number],
+        )
+
+    pr_run()
+    assert world.run().outputs["verdict"] in VERDICTS
+    for comment in ours(world):
+        del world.repo.comments[comment.id]
+    push(world, force=True)
+    pr_run()
+    second = world.run()
+    assert second.outputs["verdict"] == "inconclusive", second.stderr
+    assert second.code == 1
+
+
 def test_four_parallel_pushes_under_max_looks_1_give_exactly_one_verdict(world: World) -> None:
     """Four pushes in quick succession, four runs side by side: each passes its head check
     before the next push, then all of them race. Before the fix all four got verdicts (each
