@@ -55,7 +55,7 @@ from evalbot.github_io import (
     StatusInfo,
     WorkflowRunInfo,
 )
-from evalbot.ledger import Ticket, count_looks
+from evalbot.ledger import Digest, Ticket, count_looks, parse_digest, render_digest
 from evalbot.policy import Decision, next_state
 from evalbot.render import (
     UserTemplate,
@@ -78,15 +78,7 @@ from evalbot.results.options import ReadOptions
 from evalbot.results.pairing import fingerprint, pair
 from evalbot.results.sources import load_ids, load_results, merge, parse_zip
 from evalbot.settings import ActionInputError, Settings
-from evalbot.state import (
-    Digest,
-    Look,
-    State,
-    parse_digest,
-    parse_state,
-    render_digest,
-    render_state,
-)
+from evalbot.state import Look, State, parse_state, render_state
 
 __all__ = ["GitHubPort", "load_results_from_zip", "run_action"]
 

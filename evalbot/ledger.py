@@ -27,22 +27,155 @@ The look number of this run is then the rank of its commit among the distinct co
 at, ordered by their first ticket (policy.py counts the state's distinct looks); a lower ticket
 on the same commit makes this run a re-run of that look, and a different declared item set on
 the same commit is "shopping" (refused by the policy).
+
+Each check run carries its record in its ``output.text``, the **look digest**, a hidden block::
+
+    <!-- evalbot-look:v1 eyJ2IjogMSwgImtpbmQiOiAibG9vayIsIC4uLn0= -->
+
+base64 of ``{"v": 1, "kind": "look", ...}`` with the keys of a look in evalbot's comment state
+(:mod:`evalbot.state`) for a run that gave a verdict, ``{"v": 1, "kind": "start", "head_sha",
+"holdout", "fingerprint", "items"}`` while it runs (it declares its commit and item set before
+it reads the ledger), and ``{"v": 1, "kind": "none", "head_sha", "holdout"}`` for a run that
+compared nothing (no baseline yet, an error). :func:`parse_digest` runs in linear time and never
+raises.
 """
 
 from __future__ import annotations
 
+import base64
+import binascii
+import json
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+from typing import Any, Literal
 
-from evalbot.state import UNKNOWN_FINGERPRINT, Digest, Look, State
+from evalbot.state import (
+    FINGERPRINT,
+    SHA,
+    UNKNOWN_FINGERPRINT,
+    Look,
+    State,
+    decode_payload,
+    look_from_json,
+    look_json,
+)
 
-__all__ = ["STALE_AFTER", "Ticket", "count_looks", "placeholder"]
+__all__ = [
+    "DIGEST_MARKER",
+    "STALE_AFTER",
+    "Digest",
+    "Ticket",
+    "count_looks",
+    "parse_digest",
+    "placeholder",
+    "render_digest",
+]
+
+DIGEST_MARKER = "evalbot-look:v1"
+DIGEST_VERSION = 1
+MAX_DIGEST_CHARS = 16 * 1024
+_DIGEST = re.compile(r"<!-- " + re.escape(DIGEST_MARKER) + r" ([A-Za-z0-9+/=]+) -->")
 
 #: A run in progress for longer than this is taken for a job that was killed (GitHub-hosted
 #: jobs are stopped after 6 hours) and no longer counts as a look.
 STALE_AFTER = timedelta(hours=6)
 _EPOCH = "1970-01-01T00:00:00Z"
+
+
+# ---- the look digest of a check run -------------------------------------------------------------
+
+
+@dataclass(frozen=True, kw_only=True)
+class Digest:
+    """What one run of evalbot declares in its check run (see the module's docstring).
+
+    ``start``: the run is under way on ``head_sha``, judging ``fingerprint`` (``items`` items);
+    ``look``: it gave the verdict ``look``; ``none``: it compared nothing.
+    """
+
+    kind: Literal["start", "look", "none"]
+    head_sha: str
+    holdout: bool = False
+    fingerprint: str | None = None
+    items: int | None = None
+    look: Look | None = None
+
+
+def render_digest(digest: Digest) -> str:
+    """The digest as the one-line hidden block a check run's ``output.text`` holds."""
+    data: dict[str, Any]
+    if digest.kind == "look":
+        assert digest.look is not None
+        data = look_json(digest.look)
+    else:
+        data = {"head_sha": digest.head_sha.lower(), "holdout": digest.holdout}
+        if digest.kind == "start":
+            data["fingerprint"] = digest.fingerprint
+            data["items"] = digest.items
+    data = {"v": DIGEST_VERSION, "kind": digest.kind, **data}
+    text = json.dumps(data, separators=(",", ":"), sort_keys=True, allow_nan=False)
+    return f"<!-- {DIGEST_MARKER} {base64.b64encode(text.encode('utf-8')).decode('ascii')} -->"
+
+
+def _field(data: dict[str, Any], key: str, kind: type) -> Any:
+    value = data.get(key)
+    if not isinstance(value, kind) or (isinstance(value, bool) and kind is not bool):
+        raise ValueError(f"`{key}` is missing or has the wrong type")
+    return value
+
+
+def parse_digest(text: str | None) -> Digest | None:
+    """The digest in a check run's ``output.text``; ``None`` when there is none or it is
+    malformed (never an exception). The whole text must be the one block."""
+    if not isinstance(text, str) or len(text) > MAX_DIGEST_CHARS:
+        return None
+    match = _DIGEST.fullmatch(text.strip())
+    if match is None:
+        return None
+    try:
+        data = decode_payload(match.group(1))
+        version = data.get("v") if isinstance(data, dict) else None
+        if version != DIGEST_VERSION or isinstance(version, bool):
+            return None
+        kind = data.get("kind")
+        if kind == "look":
+            look = look_from_json({k: v for k, v in data.items() if k not in ("v", "kind")})
+            if not look.recorded:
+                return None
+            return Digest(
+                kind="look",
+                head_sha=look.head_sha,
+                holdout=look.holdout,
+                fingerprint=look.fingerprint,
+                items=look.items,
+                look=look,
+            )
+        if kind not in ("start", "none"):
+            return None
+        head_sha = _field(data, "head_sha", str)
+        holdout = _field(data, "holdout", bool)
+        if not SHA.fullmatch(head_sha):
+            return None
+        if kind == "none":
+            return Digest(kind="none", head_sha=head_sha.lower(), holdout=holdout)
+        fingerprint = _field(data, "fingerprint", str)
+        items = _field(data, "items", int)
+        if not FINGERPRINT.fullmatch(fingerprint) or items < 0:
+            return None
+        return Digest(
+            kind="start",
+            head_sha=head_sha.lower(),
+            holdout=holdout,
+            fingerprint=fingerprint,
+            items=items,
+        )
+    except (ValueError, binascii.Error, RecursionError, MemoryError):
+        return None
+
+
+# ---- the tickets -------------------------------------------------------------------------------
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -107,31 +240,48 @@ def _ticket_looks(
         )
         digest = None
     if ticket.running:
-        if ticket.started_at is not None and now - ticket.started_at > STALE_AFTER:
-            warnings.append(
-                f"{ticket.source} on {_short(sha)} has been in progress since "
-                f"{ticket.started_at.astimezone(UTC):%Y-%m-%d %H:%M} UTC: taken for a run that "
-                "was stopped, not counted"
-            )
+        return _running_looks(ticket, digest, holdout=holdout, now=now, warnings=warnings)
+    return _finished_looks(ticket, digest, holdout=holdout, warnings=warnings)
+
+
+def _running_looks(
+    ticket: Ticket, digest: Digest | None, *, holdout: bool, now: datetime, warnings: list[str]
+) -> list[Look]:
+    """An earlier run still in progress: a look on its commit (it may be about to give a
+    verdict), unless it has been going for longer than any job runs."""
+    sha = ticket.sha.lower()
+    if ticket.started_at is not None and now - ticket.started_at > STALE_AFTER:
+        warnings.append(
+            f"{ticket.source} on {_short(sha)} has been in progress since "
+            f"{ticket.started_at.astimezone(UTC):%Y-%m-%d %H:%M} UTC: taken for a run that "
+            "was stopped, not counted"
+        )
+        return []
+    if digest is not None and digest.kind == "start":
+        if digest.holdout != holdout:
             return []
-        if digest is not None and digest.kind == "start":
-            if digest.holdout != holdout:
-                return []
-            return [
-                placeholder(
-                    sha,
-                    holdout=holdout,
-                    fingerprint=digest.fingerprint,
-                    items=digest.items,
-                    at=ticket.started_at,
-                )
-            ]
-        if digest is None and not ticket.opaque:
-            warnings.append(
-                f"{ticket.source} on {_short(sha)} is in progress without a readable record: "
-                "counted as a look on items not on record"
+        return [
+            placeholder(
+                sha,
+                holdout=holdout,
+                fingerprint=digest.fingerprint,
+                items=digest.items,
+                at=ticket.started_at,
             )
-        return [placeholder(sha, holdout=holdout, at=ticket.started_at)]
+        ]
+    if digest is None and not ticket.opaque:
+        warnings.append(
+            f"{ticket.source} on {_short(sha)} is in progress without a readable record: "
+            "counted as a look on items not on record"
+        )
+    return [placeholder(sha, holdout=holdout, at=ticket.started_at)]
+
+
+def _finished_looks(
+    ticket: Ticket, digest: Digest | None, *, holdout: bool, warnings: list[str]
+) -> list[Look]:
+    """A completed run: its recorded look, none, or (no readable record) an unknown one."""
+    sha = ticket.sha.lower()
     if digest is None:
         if not ticket.opaque:
             warnings.append(
@@ -139,9 +289,7 @@ def _ticket_looks(
                 "counted as a look on items not on record"
             )
         return [placeholder(sha, holdout=holdout, at=ticket.started_at)]
-    if digest.holdout != holdout:
-        return []
-    if digest.kind == "none":
+    if digest.holdout != holdout or digest.kind == "none":
         return []
     if digest.kind == "look" and digest.look is not None:
         return [digest.look]
@@ -223,11 +371,7 @@ def _distinct_pending(pending: list[Look], recorded: list[Look]) -> list[Look]:
 
 
 def count_looks(
-    tickets: Iterable[Ticket],
-    *,
-    mine: int | None,
-    claims: State,
-    now: datetime,
+    tickets: Iterable[Ticket], *, mine: int | None, claims: State, now: datetime
 ) -> State:
     """The earlier looks at a pull request as the policy reads them (see the module's rules).
 
@@ -237,9 +381,7 @@ def count_looks(
     The result's ``warning`` joins everything the ledger had to take on trust or refuse.
     """
     listed = list(tickets)
-    warnings: list[str] = []
-    if claims.warning:
-        warnings.append(claims.warning)
+    warnings: list[str] = [claims.warning] if claims.warning else []
     entries: list[tuple[tuple[int, int], Look]] = []
     for holdout in (False, True):
         entries += _count_class(

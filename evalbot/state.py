@@ -21,16 +21,8 @@ A look known only from the looks ledger, without its details (a run still in pro
 run without a readable record) carries ``"recorded": false`` and placeholder values.
 
 The comment is a display cache and a list of the commits looked at (a force push removes them
-from the pull request): the looks are counted from the check runs evalbot itself created
-(:mod:`evalbot.ledger`). Each of those carries, in its ``output.text``, one more hidden block,
-the **look digest**::
-
-    <!-- evalbot-look:v1 eyJ2IjogMSwgImtpbmQiOiAibG9vayIsIC4uLn0= -->
-
-base64 of ``{"v": 1, "kind": "look", ...the look's keys above...}`` for a run that gave a
-verdict, ``{"v": 1, "kind": "start", "head_sha", "holdout", "fingerprint", "items"}`` while it
-runs (it declares its commit and item set before it reads the ledger) and ``{"v": 1, "kind":
-"none", "head_sha", "holdout"}`` for a run that compared nothing (no baseline yet, an error).
+from the pull request): the looks are counted from the check runs evalbot itself created, each
+of which carries its look in the same JSON (:mod:`evalbot.ledger`).
 
 Only evalbot's own comment is read, but people with write access can edit any comment, so
 :func:`parse_state` trusts nothing: any malformed, oversized or inconsistent block gives an
@@ -41,33 +33,30 @@ input (no regular expression that can backtrack over the untrusted text).
 from __future__ import annotations
 
 import base64
-import binascii
 import json
 import math
 import re
 from dataclasses import dataclass, replace
-from typing import Any, Literal
+from typing import Any
 
 __all__ = [
-    "DIGEST_MARKER",
     "MARKER",
     "UNKNOWN_FINGERPRINT",
-    "Digest",
     "Look",
+    "LookError",
     "State",
-    "parse_digest",
+    "decode_payload",
+    "look_from_json",
+    "look_json",
     "parse_state",
-    "render_digest",
     "render_state",
     "state_json",
     "with_look",
 ]
 
 MARKER = "evalbot-state:v1"
-DIGEST_MARKER = "evalbot-look:v1"
 STATE_VERSION = 1
 MAX_BLOCK_CHARS = 256 * 1024  # base64 characters; ~2,000 looks fit in far less
-MAX_DIGEST_CHARS = 16 * 1024
 MAX_LOOKS = 1_000  # the oldest looks are forgotten beyond this
 MAX_EFFECT = 1e15  # a score difference beyond this is taken for tampering
 OUTCOMES = frozenset({"improvement", "regression", "no_significant_difference", "inconclusive"})
@@ -81,9 +70,8 @@ _CLOSE = "-->"
 _BLOCK_PREFIX = "evalbot-state:"
 _SPACES = re.compile(r"\s*")
 _PAYLOAD = re.compile(r"[A-Za-z0-9+/=\s]*")  # one character class: linear
-_DIGEST = re.compile(r"<!-- " + re.escape(DIGEST_MARKER) + r" ([A-Za-z0-9+/=]+) -->")
-_SHA = re.compile(r"[0-9a-fA-F]{4,64}")
-_FINGERPRINT = re.compile(r"[0-9a-f]{64}")
+SHA = re.compile(r"[0-9a-fA-F]{4,64}")
+FINGERPRINT = re.compile(r"[0-9a-f]{64}")
 _TIME = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,6})?(Z|[+-]\d{2}:\d{2})")
 
 
@@ -116,53 +104,54 @@ class State:
     warning: str | None = None  # set when a block was present but unreadable (then ignored)
 
 
-class _Bad(ValueError):
-    pass
+class LookError(ValueError):
+    """A look (or a block holding looks) that cannot be what evalbot wrote."""
 
 
 def _reject_constant(name: str) -> float:
-    raise _Bad(f"non-finite number {name}")
+    raise LookError(f"non-finite number {name}")
 
 
 def _get(obj: dict[str, Any], key: str, kind: type | tuple[type, ...]) -> Any:
     value = obj.get(key)
     if isinstance(value, bool) and kind is not bool:
-        raise _Bad(f"`{key}` has the wrong type")
+        raise LookError(f"`{key}` has the wrong type")
     if not isinstance(value, kind):
-        raise _Bad(f"`{key}` is missing or has the wrong type")
+        raise LookError(f"`{key}` is missing or has the wrong type")
     return value
 
 
-def _look(raw: object) -> Look:
+def look_from_json(raw: object) -> Look:
+    """A look from its JSON object; :class:`LookError` says what is wrong with it."""
     if not isinstance(raw, dict):
-        raise _Bad("a look is not an object")
+        raise LookError("a look is not an object")
     head_sha = _get(raw, "head_sha", str)
-    if not _SHA.fullmatch(head_sha):
-        raise _Bad("`head_sha` is not a commit sha")
+    if not SHA.fullmatch(head_sha):
+        raise LookError("`head_sha` is not a commit sha")
     fingerprint = _get(raw, "fingerprint", str)
-    if not _FINGERPRINT.fullmatch(fingerprint):
-        raise _Bad("`fingerprint` is not a sha256")
+    if not FINGERPRINT.fullmatch(fingerprint):
+        raise LookError("`fingerprint` is not a sha256")
     items = _get(raw, "items", int)
     if items < 0:
-        raise _Bad("`items` is negative")
+        raise LookError("`items` is negative")
     pvalue = _get(raw, "pvalue", (int, float))
     if isinstance(pvalue, int) and pvalue not in (0, 1):  # float() of a huge int overflows
-        raise _Bad("`pvalue` is not in [0, 1]")
+        raise LookError("`pvalue` is not in [0, 1]")
     pvalue = float(pvalue)
     if not (math.isfinite(pvalue) and 0.0 <= pvalue <= 1.0):
-        raise _Bad("`pvalue` is not in [0, 1]")
+        raise LookError("`pvalue` is not in [0, 1]")
     outcome = _get(raw, "outcome", str)
     if outcome not in OUTCOMES:
-        raise _Bad("`outcome` is unknown")
+        raise LookError("`outcome` is unknown")
     at = _get(raw, "at", str)
     if not _TIME.fullmatch(at):
-        raise _Bad("`at` is not an ISO 8601 time")
+        raise LookError("`at` is not an ISO 8601 time")
     holdout = raw.get("holdout", False)
     if not isinstance(holdout, bool):
-        raise _Bad("`holdout` is not a boolean")
+        raise LookError("`holdout` is not a boolean")
     recorded = raw.get("recorded", True)
     if not isinstance(recorded, bool):
-        raise _Bad("`recorded` is not a boolean")
+        raise LookError("`recorded` is not a boolean")
     metric, effect, effect_ci = _effect(raw)
     return Look(
         head_sha=head_sha.lower(),
@@ -181,12 +170,12 @@ def _look(raw: object) -> Look:
 
 def _number(value: object, key: str) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise _Bad(f"`{key}` is not a number")
+        raise LookError(f"`{key}` is not a number")
     if isinstance(value, int) and abs(value) > MAX_EFFECT:  # float() of a huge int overflows
-        raise _Bad(f"`{key}` is out of range")
+        raise LookError(f"`{key}` is out of range")
     number = float(value)
     if not math.isfinite(number) or abs(number) > MAX_EFFECT:
-        raise _Bad(f"`{key}` is out of range")
+        raise LookError(f"`{key}` is out of range")
     return number
 
 
@@ -196,23 +185,24 @@ def _effect(raw: dict[str, Any]) -> tuple[str | None, float | None, tuple[float,
     if not present:
         return None, None, None
     if len(present) < 3:
-        raise _Bad("`metric`, `effect` and `effect_ci` go together")
+        raise LookError("`metric`, `effect` and `effect_ci` go together")
     metric = _get(raw, "metric", str)
     if metric not in METRICS:
-        raise _Bad("`metric` is unknown")
+        raise LookError("`metric` is unknown")
     effect = _number(raw["effect"], "effect")
     ci = raw["effect_ci"]
     if not isinstance(ci, list) or len(ci) != 2:
-        raise _Bad("`effect_ci` is not a pair")
+        raise LookError("`effect_ci` is not a pair")
     low, high = _number(ci[0], "effect_ci"), _number(ci[1], "effect_ci")
     if low > high:
-        raise _Bad("`effect_ci` is reversed")
+        raise LookError("`effect_ci` is reversed")
     if metric == "pass_rate" and not all(-1.0 <= x <= 1.0 for x in (effect, low, high)):
-        raise _Bad("`effect` of a pass rate is not in [-1, 1]")
+        raise LookError("`effect` of a pass rate is not in [-1, 1]")
     return metric, effect, (low, high)
 
 
-def _json_payload(compact: str) -> Any:
+def decode_payload(compact: str) -> Any:
+    """The JSON value in a base64 payload; non-finite numbers refused (``LookError``)."""
     return json.loads(
         base64.b64decode(compact, validate=True).decode("utf-8"),
         parse_constant=_reject_constant,
@@ -222,19 +212,19 @@ def _json_payload(compact: str) -> Any:
 def _decode(payload: str) -> State:
     compact = "".join(payload.split())
     if len(compact) > MAX_BLOCK_CHARS:
-        raise _Bad("the block is too large")
-    data = _json_payload(compact)
+        raise LookError("the block is too large")
+    data = decode_payload(compact)
     if not isinstance(data, dict):
-        raise _Bad("the payload is not an object")
+        raise LookError("the payload is not an object")
     if data.get("v") != STATE_VERSION or isinstance(data.get("v"), bool):
-        raise _Bad("unknown version")
+        raise LookError("unknown version")
     raw_looks = _get(data, "looks", list)
     if len(raw_looks) > MAX_LOOKS:
-        raise _Bad("too many looks")
+        raise LookError("too many looks")
     uses = _get(data, "holdout_uses", int) if "holdout_uses" in data else 0
     if uses < 0:
-        raise _Bad("`holdout_uses` is negative")
-    return State(looks=tuple(_look(raw) for raw in raw_looks), holdout_uses=uses)
+        raise LookError("`holdout_uses` is negative")
+    return State(looks=tuple(look_from_json(raw) for raw in raw_looks), holdout_uses=uses)
 
 
 def parse_state(comment_body: str | None) -> State:
@@ -256,7 +246,7 @@ def parse_state(comment_body: str | None) -> State:
         return State()
     try:
         state = _decode(readable[0])
-    except _Bad as error:
+    except LookError as error:
         return State(warning=f"the state block was ignored: {error}")
     except (ValueError, RecursionError, MemoryError):
         # binascii.Error, UnicodeDecodeError and json.JSONDecodeError are ValueErrors
@@ -296,7 +286,8 @@ def _state_blocks(body: str) -> list[str | None]:
     return found
 
 
-def _look_json(look: Look) -> dict[str, Any]:
+def look_json(look: Look) -> dict[str, Any]:
+    """A look as the JSON object the state block (and a check run's digest) holds."""
     data: dict[str, Any] = {
         "head_sha": look.head_sha,
         "items": look.items,
@@ -321,7 +312,7 @@ def state_json(state: State) -> dict[str, Any]:
     """The JSON object inside the block (also handy for reports)."""
     return {
         "v": STATE_VERSION,
-        "looks": [_look_json(look) for look in state.looks[-MAX_LOOKS:]],
+        "looks": [look_json(look) for look in state.looks[-MAX_LOOKS:]],
         "holdout_uses": state.holdout_uses,
     }
 
@@ -339,90 +330,3 @@ def with_look(state: State, look: Look, *, holdout_use: bool = False) -> State:
         looks=(*state.looks, look)[-MAX_LOOKS:],
         holdout_uses=state.holdout_uses + (1 if holdout_use else 0),
     )
-
-
-# ---- the look digest of a check run -------------------------------------------------------------
-
-DigestKind = Literal["start", "look", "none"]
-
-
-@dataclass(frozen=True, kw_only=True)
-class Digest:
-    """What one run of evalbot declares in its check run (see the module's docstring).
-
-    ``start``: the run is under way on ``head_sha``, judging ``fingerprint`` (``items`` items);
-    ``look``: it gave the verdict ``look``; ``none``: it compared nothing.
-    """
-
-    kind: DigestKind
-    head_sha: str
-    holdout: bool = False
-    fingerprint: str | None = None
-    items: int | None = None
-    look: Look | None = None
-
-
-def render_digest(digest: Digest) -> str:
-    """The digest as the one-line hidden block a check run's ``output.text`` holds."""
-    data: dict[str, Any]
-    if digest.kind == "look":
-        assert digest.look is not None
-        data = _look_json(digest.look)
-    else:
-        data = {"head_sha": digest.head_sha.lower(), "holdout": digest.holdout}
-        if digest.kind == "start":
-            data["fingerprint"] = digest.fingerprint
-            data["items"] = digest.items
-    data = {"v": STATE_VERSION, "kind": digest.kind, **data}
-    text = json.dumps(data, separators=(",", ":"), sort_keys=True, allow_nan=False)
-    return f"<!-- {DIGEST_MARKER} {base64.b64encode(text.encode('utf-8')).decode('ascii')} -->"
-
-
-def parse_digest(text: str | None) -> Digest | None:
-    """The digest in a check run's ``output.text``; ``None`` when there is none or it is
-    malformed (never an exception). The whole text must be the one block."""
-    if not isinstance(text, str) or len(text) > MAX_DIGEST_CHARS:
-        return None
-    match = _DIGEST.fullmatch(text.strip())
-    if match is None:
-        return None
-    try:
-        data = _json_payload(match.group(1))
-        if not isinstance(data, dict) or data.get("v") != STATE_VERSION:
-            return None
-        if isinstance(data.get("v"), bool):
-            return None
-        kind = data.get("kind")
-        if kind == "look":
-            look = _look({k: v for k, v in data.items() if k not in ("v", "kind")})
-            if not look.recorded:
-                return None
-            return Digest(
-                kind="look",
-                head_sha=look.head_sha,
-                holdout=look.holdout,
-                fingerprint=look.fingerprint,
-                items=look.items,
-                look=look,
-            )
-        if kind not in ("start", "none"):
-            return None
-        head_sha = _get(data, "head_sha", str)
-        holdout = _get(data, "holdout", bool)
-        if not _SHA.fullmatch(head_sha):
-            return None
-        if kind == "none":
-            return Digest(kind="none", head_sha=head_sha.lower(), holdout=holdout)
-        fingerprint = _get(data, "fingerprint", str)
-        items = _get(data, "items", int)
-        if not _FINGERPRINT.fullmatch(fingerprint) or items < 0:
-            return None
-        return Digest(
-            kind="start",
-            head_sha=head_sha.lower(),
-            holdout=holdout,
-            fingerprint=fingerprint,
-            items=items,
-        )
-    except (_Bad, ValueError, binascii.Error, RecursionError, MemoryError):
-        return None

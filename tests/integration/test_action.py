@@ -888,7 +888,7 @@ def _push(world: World) -> str:
 
 
 def test_each_run_declares_its_look_in_its_check_run(world: World) -> None:
-    from evalbot.state import parse_digest
+    from evalbot.ledger import parse_digest
 
     world.add_baseline_run()
     result = world.run()
@@ -1034,8 +1034,8 @@ def test_a_run_stopped_long_ago_in_progress_is_not_a_look(world: World) -> None:
 def test_an_earlier_run_in_progress_on_the_same_commit(world: World, same_items: bool) -> None:
     """Two runs on one commit side by side: the later one is a re-run of the earlier one's look
     when it judges the same items, and refused ("shopping") when it judges others."""
+    from evalbot.ledger import Digest, render_digest
     from evalbot.results.pairing import fingerprint
-    from evalbot.state import Digest, render_digest
 
     _one_look_plan(world)
     world.add_baseline_run()

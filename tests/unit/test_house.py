@@ -20,6 +20,7 @@ PURE = [
     "analysis.py",
     "compare/*.py",
     "events.py",
+    "ledger.py",
     "policy.py",
     "report/*.py",
     "results/formats/*.py",

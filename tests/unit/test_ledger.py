@@ -6,15 +6,28 @@ ordered by their first ticket)."""
 
 from __future__ import annotations
 
+import base64
+import json
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from evalbot.action import check_tickets, status_tickets
 from evalbot.github_io import CheckRunInfo, StatusInfo
-from evalbot.ledger import STALE_AFTER, Ticket, count_looks, placeholder
-from evalbot.state import UNKNOWN_FINGERPRINT, Digest, Look, State, render_digest
+from evalbot.ledger import (
+    DIGEST_MARKER,
+    STALE_AFTER,
+    Digest,
+    Ticket,
+    count_looks,
+    parse_digest,
+    placeholder,
+    render_digest,
+)
+from evalbot.state import UNKNOWN_FINGERPRINT, Look, State
 
 NOW = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
 A, B, C, D = ("a" * 40, "b" * 40, "c" * 40, "d" * 40)
@@ -278,3 +291,74 @@ def test_statuses_count_like_check_runs(mine: int) -> None:
     tickets = status_tickets(statuses_a, login="bot", name="evalbot", holdout=False, sha=A)
     state = earlier(tickets, mine=mine)
     assert commits(state) == ["a"]  # its ticket is its pending status (1), before 2 and 3
+
+
+# ---- the look digest a check run carries ----
+
+LOOK = look(A)
+GOOD_LOOK = {
+    "head_sha": A,
+    "items": 400,
+    "fingerprint": ITEMS,
+    "pvalue": 0.01,
+    "outcome": "improvement",
+    "at": "2026-03-01T10:00:00Z",
+    "holdout": False,
+}
+
+
+@pytest.mark.parametrize(
+    "digest",
+    [
+        Digest(kind="none", head_sha=A, holdout=True),
+        Digest(kind="start", head_sha=A, fingerprint="cd" * 32, items=12),
+        Digest(
+            kind="look",
+            head_sha=A,
+            fingerprint=LOOK.fingerprint,
+            items=400,
+            look=replace(LOOK, metric="pass_rate", effect=0.04, effect_ci=(0.01, 0.07)),
+        ),
+    ],
+)
+def test_digests_round_trip(digest: Digest) -> None:
+    text = render_digest(digest)
+    assert text.startswith(f"<!-- {DIGEST_MARKER} ") and "\n" not in text
+    assert parse_digest(text) == digest
+    assert parse_digest(f"\n{text}\n") == digest
+
+
+def _digest(payload: object) -> str:
+    return f"<!-- {DIGEST_MARKER} {base64.b64encode(json.dumps(payload).encode()).decode()} -->"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        None,
+        "",
+        "a check run's own text",
+        "report text\n" + render_digest(Digest(kind="none", head_sha=A)),
+        _digest({"v": 2, "kind": "none", "head_sha": A, "holdout": False}),
+        _digest({"v": True, "kind": "none", "head_sha": A, "holdout": False}),
+        _digest({"v": 1, "kind": "peek", "head_sha": A, "holdout": False}),
+        _digest({"v": 1, "kind": "none", "head_sha": "zz", "holdout": False}),
+        _digest({"v": 1, "kind": "none", "head_sha": A, "holdout": "no"}),
+        _digest({"v": 1, "kind": "start", "head_sha": A, "holdout": False}),
+        _digest({"v": 1, "kind": "look", **GOOD_LOOK, "pvalue": 7}),
+        _digest({"v": 1, "kind": "look", **GOOD_LOOK, "recorded": False}),
+        f"<!-- {DIGEST_MARKER} !!!! -->",
+        f"<!-- {DIGEST_MARKER} " + "A" * 20_000 + " -->",
+        f"<!-- {DIGEST_MARKER} " + base64.b64encode(b"[" * 5000).decode() + " -->",
+    ],
+)
+def test_malformed_digests_read_as_none(text: str | None) -> None:
+    assert parse_digest(text) is None
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text())
+def test_any_digest_text_is_safe(text: str) -> None:
+    for candidate in (text, f"<!-- {DIGEST_MARKER} {text} -->"):
+        parsed = parse_digest(candidate)
+        assert parsed is None or isinstance(parsed, Digest)

@@ -13,15 +13,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from evalbot.state import (
-    DIGEST_MARKER,
     MARKER,
     UNKNOWN_FINGERPRINT,
-    Digest,
     Look,
     State,
-    parse_digest,
     parse_state,
-    render_digest,
     render_state,
     with_look,
 )
@@ -245,63 +241,3 @@ def test_a_look_known_only_from_the_ledger_round_trips() -> None:
     assert parse_state(block(good(recorded="no"))).warning == (
         "the state block was ignored: `recorded` is not a boolean"
     )
-
-
-# ---- the look digest a check run carries ----
-
-
-@pytest.mark.parametrize(
-    "digest",
-    [
-        Digest(kind="none", head_sha=LOOK.head_sha, holdout=True),
-        Digest(kind="start", head_sha=LOOK.head_sha, fingerprint="cd" * 32, items=12),
-        Digest(
-            kind="look",
-            head_sha=LOOK.head_sha,
-            fingerprint=LOOK.fingerprint,
-            items=400,
-            look=replace(LOOK, metric="pass_rate", effect=0.04, effect_ci=(0.01, 0.07)),
-        ),
-    ],
-)
-def test_digests_round_trip(digest: Digest) -> None:
-    text = render_digest(digest)
-    assert text.startswith(f"<!-- {DIGEST_MARKER} ") and "\n" not in text
-    assert parse_digest(text) == digest
-    assert parse_digest(f"\n{text}\n") == digest
-
-
-def _digest(payload: object) -> str:
-    return f"<!-- {DIGEST_MARKER} {base64.b64encode(json.dumps(payload).encode()).decode()} -->"
-
-
-@pytest.mark.parametrize(
-    "text",
-    [
-        None,
-        "",
-        "a check run's own text",
-        "report text\n" + render_digest(Digest(kind="none", head_sha=LOOK.head_sha)),
-        _digest({"v": 2, "kind": "none", "head_sha": LOOK.head_sha, "holdout": False}),
-        _digest({"v": True, "kind": "none", "head_sha": LOOK.head_sha, "holdout": False}),
-        _digest({"v": 1, "kind": "peek", "head_sha": LOOK.head_sha, "holdout": False}),
-        _digest({"v": 1, "kind": "none", "head_sha": "zz", "holdout": False}),
-        _digest({"v": 1, "kind": "none", "head_sha": LOOK.head_sha, "holdout": "no"}),
-        _digest({"v": 1, "kind": "start", "head_sha": LOOK.head_sha, "holdout": False}),
-        _digest({"v": 1, "kind": "look", **good()["looks"][0], "pvalue": 7}),  # type: ignore[dict-item]
-        _digest({"v": 1, "kind": "look", **good()["looks"][0], "recorded": False}),  # type: ignore[dict-item]
-        f"<!-- {DIGEST_MARKER} !!!! -->",
-        f"<!-- {DIGEST_MARKER} " + "A" * 20_000 + " -->",
-        f"<!-- {DIGEST_MARKER} " + base64.b64encode(b"[" * 5000).decode() + " -->",
-    ],
-)
-def test_malformed_digests_read_as_none(text: str | None) -> None:
-    assert parse_digest(text) is None
-
-
-@settings(max_examples=200, deadline=None)
-@given(st.text())
-def test_any_digest_text_is_safe(text: str) -> None:
-    for candidate in (text, f"<!-- {DIGEST_MARKER} {text} -->"):
-        parsed = parse_digest(candidate)
-        assert parsed is None or isinstance(parsed, Digest)
