@@ -29,21 +29,40 @@ read-only token leaves summary and outputs and a warning explaining the two-work
 from __future__ import annotations
 
 import contextlib
-import difflib
 import json
 import os
 import posixpath
-import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any, Protocol
 
+from evalbot.action_text import code as _code
+from evalbot.action_text import config_diff as _config_diff
+from evalbot.action_text import distinct_looks as _distinct
+from evalbot.action_text import history_rows
 from evalbot.actions_env import ActionsEnv
 from evalbot.analysis import decide, prepare
+from evalbot.baseline import Found, eligible_runs, search_runs
+from evalbot.checks import (
+    DOCS,
+    FORK_WARNING,
+    StatusPublisher,
+    check_tickets,
+    status_tickets,
+)
 from evalbot.compare import Comparison
 from evalbot.config import Config, parse_config
-from evalbot.errors import ConfigError, EvalbotError, InputError, PairingError, PublishError
+from evalbot.errors import (
+    EXIT_BAD_INPUT,
+    EXIT_GATE_FAILED,
+    EXIT_OK,
+    ConfigError,
+    EvalbotError,
+    InputError,
+    PairingError,
+    PublishError,
+)
 from evalbot.events import PR_EVENTS, Event, parse_event
 from evalbot.github_io import (
     MAX_COMMENT_CHARS,
@@ -55,7 +74,7 @@ from evalbot.github_io import (
     StatusInfo,
     WorkflowRunInfo,
 )
-from evalbot.ledger import Digest, Ticket, count_looks, parse_digest, render_digest
+from evalbot.ledger import Digest, Ticket, count_looks
 from evalbot.policy import Decision, next_state
 from evalbot.render import (
     UserTemplate,
@@ -64,52 +83,24 @@ from evalbot.render import (
     render_notice,
     render_summary,
 )
-from evalbot.report import (
-    OUTCOME_LABELS,
-    Provenance,
-    build_view,
-    format_effect,
-    format_pvalue,
-    format_time,
-)
-from evalbot.report import Look as LookRow
+from evalbot.report import Provenance, build_view
 from evalbot.results.model import Paired, Results
 from evalbot.results.options import ReadOptions
 from evalbot.results.pairing import fingerprint, pair
 from evalbot.results.sources import load_ids, load_results, merge, parse_zip
 from evalbot.settings import ActionInputError, Settings
-from evalbot.state import Look, State, parse_state, render_state
+from evalbot.state import State, parse_state, render_state
 
-__all__ = ["GitHubPort", "load_results_from_zip", "run_action"]
+__all__ = ["GitHubPort", "history_rows", "load_results_from_zip", "run_action"]
 
-EXIT_OK, EXIT_GATE_FAILED, EXIT_BAD_INPUT, EXIT_INTERNAL = 0, 1, 2, 3
 MAX_ZIP_MEMBERS = 10_000
 MAX_RUNS_SCANNED = 30
-MAX_COMPARES = 10
-MAX_LOOKS_SHOWN = 20
 #: Commits of a pull request whose check runs are read for the looks ledger (the newest; the
 #: commits evalbot's comment names and the head are always read).
 MAX_LEDGER_COMMITS = 100
 #: Item ids the view keeps per list: the comment shows a few and counts the rest, the job
 #: summary (up to 1 MiB) shows them all.
 MAX_IDS = 2000
-DOCS = "https://github.com/evalbot/evalbot#the-github-action"
-#: Workflow events whose runs on the base branch may provide the baseline: runs of the branch
-#: itself. Everything else (``pull_request`` from a fork's branch of the same name,
-#: ``pull_request_target``, ``issue_comment``, ``workflow_run``, ...) can be started, or its
-#: artifact shaped, by someone who cannot push to the branch.
-BASELINE_EVENTS = frozenset({"push", "schedule", "workflow_dispatch"})
-#: The start of a commit status's description when the run compared nothing (not a look).
-NO_VERDICT = "No verdict: "
-
-FORK_WARNING = (
-    "This pull request comes from a fork, so its workflow only has a read-only token: evalbot "
-    "wrote the job summary and the outputs but cannot comment or set a check. To publish on "
-    "pull requests from forks, use the two-workflow setup: the `pull_request` workflow runs the "
-    "eval and uploads its results with actions/upload-artifact; a second workflow `on: "
-    "workflow_run` (with `permissions: pull-requests: write, checks: write, actions: read`) runs "
-    f"evalbot with `candidate-artifact` and never checks out the PR's code. See {DOCS}"
-)
 
 
 class GitHubPort(Protocol):
@@ -198,187 +189,6 @@ def load_results_from_zip(
     return merge(parse_zip(label, data, limited), label)
 
 
-# ---- earlier looks ------------------------------------------------------------------------------
-
-
-def _distinct(looks: Iterable[Look]) -> list[Look]:
-    """One look per commit and analysis (the latest: a re-run of a commit is not a new look),
-    in order."""
-    latest: dict[tuple[str, bool], Look] = {}
-    for look in looks:
-        key = (look.head_sha.lower(), look.holdout)
-        latest.pop(key, None)
-        latest[key] = look
-    return list(latest.values())
-
-
-def history_rows(looks: list[Look], *, commit_url: str | None = None) -> list[LookRow]:
-    """Earlier looks as the report's rows, newest first (at most :data:`MAX_LOOKS_SHOWN`),
-    numbered from the first; ``commit_url`` (``https://github.com/o/r/commit/``) links them.
-    A look known from the ledger only (still running, or its record unreadable) says so."""
-    rows: list[LookRow] = []
-    shown = list(enumerate(looks, start=1))[-MAX_LOOKS_SHOWN:]
-    for number, look in reversed(shown):
-        symbol, text = OUTCOME_LABELS.get(look.outcome, ("", look.outcome))
-        label = f"{number}" + (" (sealed holdout)" if look.holdout else "")
-        effect = "—"  # a look recorded before the state kept effects
-        if look.effect is not None and look.effect_ci is not None:
-            low, high = look.effect_ci
-            effect = format_effect(look.effect, low, high, percent=look.metric == "pass_rate")
-        outcome, pvalue = f"{symbol} {text}".strip(), format_pvalue(look.pvalue)
-        if not look.recorded:
-            outcome, pvalue, effect = "⏳ not on record", "—", "—"
-        rows.append(
-            LookRow(
-                label=label,
-                outcome=outcome,
-                effect=effect,
-                pvalue=pvalue,
-                commit=look.head_sha[:7],
-                url=f"{commit_url}{look.head_sha}" if commit_url else None,
-                at=format_time(look.at) if look.recorded or look.at[:4] != "1970" else "",
-            )
-        )
-    return rows
-
-
-def _code(text: str) -> str:
-    """``text`` as inline code that its own backticks cannot close."""
-    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
-    fence = "`" * (longest + 1)
-    pad = " " if text.startswith("`") or text.endswith("`") else ""
-    return f"{fence}{pad}{text}{pad}{fence}"
-
-
-# ---- the check run on the head sha: the run's ticket and its record -----------------------------
-
-
-@dataclass(frozen=True, kw_only=True)
-class Identity:
-    """Who evalbot is on GitHub: whose comments are its own and whose records count.
-
-    With an App's token (the Actions token is the ``github-actions`` App) it is the App that
-    created the check run (``app_id``) and its bot user ``<slug>[bot]`` of type ``Bot``; with a
-    personal token (commit statuses) the token's user, from ``GET /user``.
-    """
-
-    login: str
-    user_type: str  # "Bot" or "User"
-    app_id: int | None = None
-
-
-class StatusPublisher:
-    """A check run (an App's token) or, when check runs are refused (a personal token), a commit
-    status, named after the comparison. ``read_only`` when a fork's token may not write.
-
-    :meth:`start` takes the run's ticket (the in-progress check run, or a pending status) and
-    learns evalbot's :class:`Identity`; :meth:`finish` completes it with the run's record, the
-    look digest, creating it first when the run ended before it started (bad input, neutral).
-    """
-
-    def __init__(
-        self,
-        gh: GitHubPort,
-        env: ActionsEnv,
-        *,
-        sha: str,
-        name: str,
-        details_url: str | None,
-        fork: bool,
-    ) -> None:
-        self._gh = gh
-        self._env = env
-        self._sha = sha
-        self._name = name
-        self._details_url = details_url
-        self._fork = fork
-        self._check_id: int | None = None
-        self.ticket: int | None = None
-        self.identity: Identity | None = None
-        self.use_status = False
-        self.read_only = False
-        self.finished = False
-        self.recorded: Digest | None = None  # the record the check now carries
-        self.url: str | None = None
-
-    def start(self, digest: Digest) -> None:
-        opened = self._open(
-            title="evalbot is comparing…",
-            summary="Comparing the candidate with the baseline.",
-            digest=digest,
-            conclusion=None,
-        )
-        if not opened and self.use_status:  # a personal token: the pending status is the ticket
-            self.ticket = self._status("pending", "evalbot is comparing…").id
-
-    def _status(self, state: str, description: str) -> StatusInfo:
-        return self._gh.create_commit_status(
-            self._sha, state, self._name, description, target_url=self._details_url
-        )
-
-    def _open(self, *, title: str, summary: str, digest: Digest, conclusion: str | None) -> bool:
-        """Create the check run (completed when ``conclusion`` is given); ``False`` when the
-        run went the commit status way or the token is read-only."""
-        try:
-            check = self._gh.create_check_run(
-                self._sha,
-                self._name,
-                title=title,
-                summary=summary,
-                text=render_digest(digest),
-                conclusion=conclusion,
-                details_url=self._details_url,
-            )
-        except GitHubRequestError as error:
-            if error.status == 403 and "github app" in str(error).lower():
-                self._env.info(
-                    "check runs need the Actions token; a personal token was given, so evalbot "
-                    "sets a commit status instead"
-                )
-                self.use_status = True
-                login = self._gh.authenticated_login()
-                self.identity = Identity(login=login, user_type="User")
-                return False
-            if self._fork and error.status in (401, 403, 404):
-                self.read_only = True
-                self._env.warning(FORK_WARNING, title="evalbot: read-only token")
-                return False
-            raise
-        self._check_id = check.id
-        self.ticket = check.id
-        self.url = check.html_url
-        if check.app_slug:
-            self.identity = Identity(
-                login=f"{check.app_slug}[bot]", user_type="Bot", app_id=check.app_id
-            )
-        return True
-
-    def finish(self, conclusion: str, *, title: str, summary: str, digest: Digest) -> None:
-        if self.read_only:
-            return
-        if not self.use_status and self._check_id is None:
-            self.finished = True
-            if self._open(title=title, summary=summary, digest=digest, conclusion=conclusion):
-                self.recorded = digest
-                return
-            if self.read_only:
-                return
-        self.finished = True
-        if self.use_status:
-            state = {"success": "success", "neutral": "success", "failure": "failure"}[conclusion]
-            self._status(state, title if digest.kind == "look" else NO_VERDICT + title)
-        else:
-            assert self._check_id is not None
-            self._gh.complete_check_run(
-                self._check_id,
-                conclusion,
-                title=title,
-                summary=summary,
-                text=render_digest(digest),
-            )
-        self.recorded = digest
-
-
 # ---- outcomes ------------------------------------------------------------------------------------
 
 
@@ -454,78 +264,6 @@ class Rendered:
     check_title: str
     check_summary: str
     summary: str
-
-
-# ---- the looks ledger --------------------------------------------------------------------------
-
-
-def check_tickets(runs: Iterable[CheckRunInfo], *, app_id: int | None, sha: str) -> list[Ticket]:
-    """The check runs of evalbot's App (any App when ``app_id`` is unknown: more looks, never
-    fewer) on ``sha`` as tickets."""
-    tickets: list[Ticket] = []
-    for run in runs:
-        if app_id is not None and run.app_id != app_id:
-            continue
-        tickets.append(
-            Ticket(
-                id=run.id,
-                sha=(run.head_sha or sha).lower(),
-                running=run.status != "completed",
-                started_at=run.started_at,
-                digest=parse_digest(run.text),
-                source=f"check run {run.id}",
-            )
-        )
-    return tickets
-
-
-def status_tickets(
-    statuses: Iterable[StatusInfo], *, login: str, name: str, holdout: bool, sha: str
-) -> list[Ticket]:
-    """The commit statuses evalbot's user set on ``sha`` under the comparison's name, as
-    tickets: each final status is paired with the pending one its run set first (whose id is
-    the ticket); a pending one without a final one is a run in progress. A status carries no
-    details: they live in evalbot's comment."""
-    ours = sorted(
-        (s for s in statuses if s.context == name and s.creator == login), key=lambda s: s.id
-    )
-    tickets: list[Ticket] = []
-    pending: list[StatusInfo] = []
-    for status in ours:
-        if status.state == "pending":
-            pending.append(status)
-            continue
-        start = pending.pop(0) if pending else status
-        digest = (
-            Digest(kind="none", head_sha=sha, holdout=holdout)
-            if status.description.startswith(NO_VERDICT)
-            else None
-        )
-        tickets.append(
-            Ticket(
-                id=start.id,
-                sha=sha.lower(),
-                running=False,
-                started_at=start.created_at,
-                digest=digest,
-                opaque=True,
-                holdout=holdout,
-                source=f"commit status {status.id}",
-            )
-        )
-    for status in pending:
-        tickets.append(
-            Ticket(
-                id=status.id,
-                sha=sha.lower(),
-                running=True,
-                started_at=status.created_at,
-                opaque=True,
-                holdout=holdout,
-                source=f"commit status {status.id}",
-            )
-        )
-    return tickets
 
 
 # ---- the run ---------------------------------------------------------------------------------
@@ -1007,33 +745,25 @@ class _ActionRun:
             raise ActionInputError(
                 "cannot tell the branch to take the baseline from (no base branch or GITHUB_REF)"
             )
-        runs = self.gh.list_workflow_runs(workflow, branch, "success", limit=MAX_RUNS_SCANNED)
-        # Only runs of the branch itself, by an allowlist of events: a pull request from a
-        # fork's branch of the same name runs with head_branch == branch too, and so do runs
-        # that others can start (issue_comment, pull_request_target, workflow_run, ...).
-        runs = [r for r in runs if r.event in BASELINE_EVENTS]
-        if not event.on_pull_request:  # push: the previous baseline, not this run's own
-            runs = [r for r in runs if r.head_sha != target and r.id != self.s.run_id]
-        compares = 0
-        missing: list[int] = []
-        for run in runs:
-            if run.head_sha == target:
-                behind = 0
-            else:
-                if compares >= MAX_COMPARES:
-                    break
-                compares += 1
-                behind, ahead_of_target = self.gh.compare_commits(run.head_sha, target)
-                if ahead_of_target:  # not an ancestor of the target: newer, or another line
-                    continue
-            artifact = self.gh.find_artifact(run.id, name)
-            if artifact is None:
-                missing.append(run.id)
-                continue
+        runs = eligible_runs(
+            self.gh.list_workflow_runs(workflow, branch, "success", limit=MAX_RUNS_SCANNED),
+            target=target,
+            previous_only=not event.on_pull_request,  # push: the previous baseline
+            own_run_id=self.s.run_id,
+        )
+        found = search_runs(
+            runs,
+            target=target,
+            ancestry=lambda sha: self.gh.compare_commits(sha, target),
+            artifact_of=lambda run: self.gh.find_artifact(run.id, name),
+        )
+        if isinstance(found, Found):
+            run, artifact = found.run, found.artifact
             distance = (
                 f"{at} `{target[:7]}`"
-                if behind == 0
-                else f"{behind} commit{'s' if behind != 1 else ''} behind {at} `{target[:7]}`"
+                if found.behind == 0
+                else f"{found.behind} commit{'s' if found.behind != 1 else ''} behind {at} "
+                f"`{target[:7]}`"
             )
             where = f"run [{run.id}]({run.html_url}) of {_code(branch)} at `{run.head_sha[:7]}`"
             if artifact.expired:
@@ -1049,6 +779,7 @@ class _ActionRun:
                 commit=run.head_sha,
                 run_url=run.html_url,
             )
+        missing = found.without_artifact
         extra = (
             f" (runs {', '.join(map(str, missing[:5]))} uploaded no artifact by that name)"
             if missing
@@ -1302,17 +1033,3 @@ def _item_sets_differ(baseline: Baseline, candidate: Results, config: Config) ->
     except PairingError:
         return True
     return False
-
-
-def _config_diff(path: str, base: str | None, head: str | None) -> str:
-    """The pull request's change to the config, as a unified diff (the report fences it)."""
-    lines = difflib.unified_diff(
-        (base or "").splitlines(),
-        (head or "").splitlines(),
-        fromfile=f"{path} (base)" if base is not None else f"{path} (not at the base)",
-        tofile=f"{path} (this pull request)"
-        if head is not None
-        else f"{path} (deleted by this pull request)",
-        lineterm="",
-    )
-    return "\n".join(lines) + "\n"

@@ -44,7 +44,9 @@ def test_settings_read_inputs_as_the_runner_names_them() -> None:
     assert s.workflow_file == "evals.yml"
     assert s.run_url == "https://github.com/o/r/actions/runs/12"
     assert s.holdout is False
+    assert s.timeout == 30.0
     assert "ghs_secret" not in repr(s)
+    assert parse_settings({"EVALBOT_GITHUB_TIMEOUT": "2.5"}).timeout == 2.5
 
 
 @pytest.mark.parametrize(("text", "expected"), [("true", True), (" TRUE ", True), ("false", False)])

@@ -15,7 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from evalbot.action import check_tickets, status_tickets
+from evalbot.checks import check_tickets, status_tickets
 from evalbot.github_io import CheckRunInfo, StatusInfo
 from evalbot.ledger import (
     DIGEST_MARKER,

@@ -1,0 +1,79 @@
+"""Trusted Markdown the action writes around the report: inline code, the rows of the earlier
+looks, the pull request's change to the plan. Pure."""
+
+from __future__ import annotations
+
+import difflib
+import re
+from collections.abc import Iterable
+
+from evalbot.report import OUTCOME_LABELS, format_effect, format_pvalue, format_time
+from evalbot.report import Look as LookRow
+from evalbot.state import Look
+
+__all__ = ["MAX_LOOKS_SHOWN", "code", "config_diff", "distinct_looks", "history_rows"]
+
+MAX_LOOKS_SHOWN = 20
+
+
+def distinct_looks(looks: Iterable[Look]) -> list[Look]:
+    """One look per commit and analysis (the latest: a re-run of a commit is not a new look),
+    in order."""
+    latest: dict[tuple[str, bool], Look] = {}
+    for look in looks:
+        key = (look.head_sha.lower(), look.holdout)
+        latest.pop(key, None)
+        latest[key] = look
+    return list(latest.values())
+
+
+def history_rows(looks: list[Look], *, commit_url: str | None = None) -> list[LookRow]:
+    """Earlier looks as the report's rows, newest first (at most :data:`MAX_LOOKS_SHOWN`),
+    numbered from the first; ``commit_url`` (``https://github.com/o/r/commit/``) links them.
+    A look known from the ledger only (still running, or its record unreadable) says so."""
+    rows: list[LookRow] = []
+    shown = list(enumerate(looks, start=1))[-MAX_LOOKS_SHOWN:]
+    for number, look in reversed(shown):
+        symbol, text = OUTCOME_LABELS.get(look.outcome, ("", look.outcome))
+        label = f"{number}" + (" (sealed holdout)" if look.holdout else "")
+        effect = "—"  # a look recorded before the state kept effects
+        if look.effect is not None and look.effect_ci is not None:
+            low, high = look.effect_ci
+            effect = format_effect(look.effect, low, high, percent=look.metric == "pass_rate")
+        outcome, pvalue = f"{symbol} {text}".strip(), format_pvalue(look.pvalue)
+        if not look.recorded:
+            outcome, pvalue, effect = "⏳ not on record", "—", "—"
+        rows.append(
+            LookRow(
+                label=label,
+                outcome=outcome,
+                effect=effect,
+                pvalue=pvalue,
+                commit=look.head_sha[:7],
+                url=f"{commit_url}{look.head_sha}" if commit_url else None,
+                at=format_time(look.at) if look.recorded or look.at[:4] != "1970" else "",
+            )
+        )
+    return rows
+
+
+def code(text: str) -> str:
+    """``text`` as inline code that its own backticks cannot close."""
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    fence = "`" * (longest + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
+
+
+def config_diff(path: str, base: str | None, head: str | None) -> str:
+    """The pull request's change to the config, as a unified diff (the report fences it)."""
+    lines = difflib.unified_diff(
+        (base or "").splitlines(),
+        (head or "").splitlines(),
+        fromfile=f"{path} (base)" if base is not None else f"{path} (not at the base)",
+        tofile=f"{path} (this pull request)"
+        if head is not None
+        else f"{path} (deleted by this pull request)",
+        lineterm="",
+    )
+    return "\n".join(lines) + "\n"
