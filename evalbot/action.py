@@ -356,10 +356,11 @@ class _ActionRun:
                 return self._publish_failure(error)
             # GitHub refused part of the publishing (say the comment): do not leave the check
             # as it was; complete it as failure with the reason, then let the error end the run
-            self._fail_check(
-                "evalbot could not publish its result",
-                f"{error}\n\nInputs, permissions and setup: {DOCS}\n",
-            )
+            title = "evalbot could not publish its result"
+            summary = f"{error}\n\nInputs, permissions and setup: {DOCS}\n"
+            self._fail_check(title, summary)
+            with contextlib.suppress(OSError):
+                self.env.add_summary(f"### ❌ {title}\n\n{summary}")
             self.env.set_output("conclusion", "failure")
             raise
         except EvalbotError as error:
@@ -963,8 +964,6 @@ class _ActionRun:
         if status is None:
             return
         digest = status.recorded if status.recorded is not None else self._no_look()
-        if status.finished and status.recorded is not None and status.recorded.kind != "look":
-            digest = status.recorded
         try:
             status.finish("failure", title=title, summary=summary, digest=digest)
         except Exception as error:  # the original error says more

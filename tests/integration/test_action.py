@@ -622,6 +622,12 @@ def test_a_refused_comment_completes_the_check_as_failure(
     assert (check.status, check.conclusion) == ("completed", "failure")
     assert "pull-requests: write" in check.output["summary"]
     assert result.outputs["conclusion"] == "failure"
+    assert "could not publish its result" in result.summary
+    # the check had shown the verdict before the comment was refused: it stays a look
+    from evalbot.ledger import parse_digest
+
+    record = parse_digest(check.output["text"])
+    assert record is not None and record.kind == "look"
 
 
 def test_a_fork_pull_request_run_on_a_branch_named_main_is_never_the_baseline(
