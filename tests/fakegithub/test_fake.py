@@ -301,3 +301,79 @@ def test_standalone_process_writes_state_on_sigterm(tmp_path: Path) -> None:
     dumped = json.loads(state.read_text())
     assert [c["body"] for c in dumped["repos"][REPO]["comments"]] == ["hi"]
     assert dumped["requests"][0]["headers"]["Authorization"] == "token <redacted>"
+
+
+def test_identity_pull_commits_and_check_runs_by_app(
+    gh: github.Github, fake_repo: tuple[Repo, Pull], fake_github: FakeGitHub
+) -> None:
+    """What the looks ledger reads: GET /user (a personal token's user; an App token has none),
+    a pull request's commits, check runs with their App, listed with filter=latest (GitHub's
+    default: the newest per name and App) or filter=all."""
+    repo, pull = fake_repo
+    fake_github.add_token("ghp_sam00000000000000000000000000000000000", kind="pat", login="sam")
+    me = requests.get(
+        f"{fake_github.url}/user", headers=auth("ghp_sam00000000000000000000000000000000000")
+    )
+    assert (me.status_code, me.json()["login"], me.json()["type"]) == (200, "sam", "User")
+    app = requests.get(f"{fake_github.url}/user", headers=auth())
+    assert (app.status_code, app.json()["message"]) == (
+        403,
+        "Resource not accessible by integration",
+    )
+
+    second = repo.add_commit(parents=[pull.head_sha], branch="feature")
+    pull.head_sha = second
+    r = gh.get_repo(REPO)
+    assert [c.sha for c in r.get_pull(1).get_commits()] == repo.pull_commits(1)
+    assert repo.pull_commits(1)[-1] == second
+
+    fake_github.add_token("ghs_other000000000000000000000000000000001", app_slug="other-app")
+    other = github.Github(
+        base_url=fake_github.url, auth=Auth.Token("ghs_other000000000000000000000000000000001")
+    )
+    for client in (gh, gh, other):
+        client.get_repo(REPO).create_check_run(
+            name="evalbot", head_sha=second, status="in_progress"
+        )
+    other.close()
+    url = f"{fake_github.url}/repos/{REPO}/commits/{second}/check-runs"
+    latest = requests.get(url, headers=auth()).json()["check_runs"]
+    every = requests.get(url, params={"filter": "all"}, headers=auth()).json()["check_runs"]
+    assert sorted(c["app"]["slug"] for c in latest) == ["github-actions", "other-app"]
+    assert sorted(c["app"]["slug"] for c in every) == ["github-actions"] * 2 + ["other-app"]
+    (ours,) = [c for c in latest if c["app"]["slug"] == "github-actions"]
+    assert ours["id"] == max(c["id"] for c in every if c["app"]["id"] == 15368)
+    mine = requests.get(url, params={"filter": "all", "app_id": "15368"}, headers=auth()).json()
+    assert mine["total_count"] == 2
+    # the other App's bot writes comments as <slug>[bot], a Bot
+    body = requests.post(
+        f"{fake_github.url}/repos/{REPO}/issues/1/comments",
+        json={"body": "hi"},
+        headers=auth("ghs_other000000000000000000000000000000001"),
+    ).json()
+    assert (body["user"]["login"], body["user"]["type"]) == ("other-app[bot]", "Bot")
+
+
+def test_holds_and_delays(fake_github: FakeGitHub, fake_repo: tuple[Repo, Pull]) -> None:
+    import threading
+    import time
+
+    release = threading.Event()
+    fake_github.hold("GET", rf"/repos/{REPO}/pulls/1", release)
+    fake_github.delay("GET", rf"/repos/{REPO}", 0.5)
+    answers: list[int] = []
+    waiting = threading.Thread(
+        target=lambda: answers.append(
+            requests.get(f"{fake_github.url}/repos/{REPO}/pulls/1", headers=auth()).status_code
+        )
+    )
+    waiting.start()
+    while fake_github.held < 1:
+        time.sleep(0.01)
+    started = time.monotonic()
+    assert requests.get(f"{fake_github.url}/repos/{REPO}", headers=auth()).status_code == 200
+    assert time.monotonic() - started >= 0.5  # handled, then answered late
+    assert answers == []  # still held while other requests go on
+    release.set()
+    waiting.join(timeout=10)
+    assert answers == [200]
