@@ -2,13 +2,23 @@
 
 Modules
 -------
-intervals   Wilson score interval for a pass rate.
-mcnemar     McNemar's test on fixed/broken counts: exact (default), mid-p, asymptotic.
+intervals   Wilson score interval for a pass rate; per-item means with repeats.
+mcnemar     McNemar's test on fixed/broken counts: exact (default), mid-p, asymptotic; the
+            smallest attainable p-value ("powerless" evals).
+pvalue      A p-value with its precision: exact log10 below the float range, or a bound.
+paired_proportions
+            Tango's and Newcombe's intervals for a paired difference of pass rates.
+paired_mean Numeric scores: sign-flip (exact / Monte Carlo) and skewness-corrected t tests
+            with matching intervals; Cohen's d_z.
+agreement   Whether a test and an interval agree about the null value.
 unpaired    Two-proportion z-test ignoring the pairing (for contrast only).
 table       The paired 2x2 table and churn.
 bootstrap   Paired bootstrap (items or clusters) of any metric of column means, percentile
-            or BCa; clustered standard error.
-power       Sample size, exact and simulated power, minimum detectable effect (McNemar).
+            or BCa, with the p-value that inverts the same interval; clustered standard error.
+power       Sample size and minimum detectable effect by exact power search (McNemar, each
+            method), with the normal approximation beside; simulated power.
+design      Design effects of clustered items (configured or estimated).
+sequential  Mixture SPRT and the matching confidence sequence.
 repeats     Repeated samples per item: variance components, budget, pass@k, majority vote.
 multitest   Benjamini-Hochberg q-values and Holm adjustment.
 
@@ -17,6 +27,7 @@ Public names are re-exported here; see each module for details.
 
 from __future__ import annotations
 
+from evalbot.stats.agreement import Agreement, interval_agreement
 from evalbot.stats.bootstrap import (
     BootstrapResult,
     ColumnsLike,
@@ -28,22 +39,52 @@ from evalbot.stats.bootstrap import (
     paired_bootstrap_mean,
     ratio_metric,
 )
-from evalbot.stats.intervals import ConfidenceInterval, wilson_interval
-from evalbot.stats.mcnemar import McNemarMethod, McNemarResult, mcnemar
+from evalbot.stats.design import DesignEffectResult, design_effect, estimate_design_effect
+from evalbot.stats.intervals import (
+    ConfidenceInterval,
+    MeanOfMeansResult,
+    mean_of_means_interval,
+    wilson_interval,
+)
+from evalbot.stats.mcnemar import (
+    McNemarMethod,
+    McNemarResult,
+    mcnemar,
+    mcnemar_min_discordant,
+    mcnemar_smallest_pvalue,
+)
 from evalbot.stats.multitest import (
     MultipleTestResult,
     adjust_pvalues,
     benjamini_hochberg,
     holm,
 )
+from evalbot.stats.paired_mean import (
+    EffectSizeResult,
+    PairedMeanResult,
+    cohens_dz,
+    paired_mean_test,
+    sign_flip_pvalue,
+    sign_flip_test,
+    studentized_mean_test,
+)
+from evalbot.stats.paired_proportions import (
+    PairedDifferenceResult,
+    newcombe_interval,
+    paired_difference_interval,
+    tango_interval,
+)
 from evalbot.stats.power import (
     DetectableEffectResult,
+    NormalApproximation,
     SampleSizeResult,
     mcnemar_exact_power,
     mcnemar_minimum_detectable_effect,
+    mcnemar_normal_sample_size,
     mcnemar_sample_size,
     simulate_mcnemar_power,
 )
+from evalbot.stats.pvalue import PValue
 from evalbot.stats.repeats import (
     BudgetAllocation,
     RepeatsResult,
@@ -54,23 +95,41 @@ from evalbot.stats.repeats import (
     repeats_matrix,
     repeats_standard_error,
 )
+from evalbot.stats.sequential import (
+    ConfidenceSequenceResult,
+    SequentialResult,
+    confidence_sequence,
+    confidence_sequence_path,
+    mixture_sprt,
+    sequential_pvalues,
+)
 from evalbot.stats.table import ChurnResult, PairedTable, churn, compute_paired_table
 from evalbot.stats.unpaired import TwoProportionResult, two_proportion_ztest
 
 __all__ = [
+    "Agreement",
     "BootstrapResult",
     "BudgetAllocation",
     "ChurnResult",
     "ColumnsLike",
     "ConfidenceInterval",
+    "ConfidenceSequenceResult",
+    "DesignEffectResult",
     "DetectableEffectResult",
+    "EffectSizeResult",
     "McNemarMethod",
     "McNemarResult",
+    "MeanOfMeansResult",
     "Metric",
     "MultipleTestResult",
+    "NormalApproximation",
+    "PValue",
+    "PairedDifferenceResult",
+    "PairedMeanResult",
     "PairedTable",
     "RepeatsResult",
     "SampleSizeResult",
+    "SequentialResult",
     "TwoProportionResult",
     "adjust_pvalues",
     "allocate_budget",
@@ -78,22 +137,41 @@ __all__ = [
     "benjamini_hochberg",
     "churn",
     "clustered_standard_error",
+    "cohens_dz",
     "compute_paired_table",
+    "confidence_sequence",
+    "confidence_sequence_path",
+    "design_effect",
+    "estimate_design_effect",
     "f1_metric",
     "holm",
+    "interval_agreement",
     "majority_vote_accuracy",
     "mcnemar",
     "mcnemar_exact_power",
+    "mcnemar_min_discordant",
     "mcnemar_minimum_detectable_effect",
+    "mcnemar_normal_sample_size",
     "mcnemar_sample_size",
+    "mcnemar_smallest_pvalue",
     "mean_metric",
+    "mean_of_means_interval",
+    "mixture_sprt",
+    "newcombe_interval",
     "paired_bootstrap",
     "paired_bootstrap_mean",
+    "paired_difference_interval",
+    "paired_mean_test",
     "pass_at_k",
     "ratio_metric",
     "repeats_matrix",
     "repeats_standard_error",
+    "sequential_pvalues",
+    "sign_flip_pvalue",
+    "sign_flip_test",
     "simulate_mcnemar_power",
+    "studentized_mean_test",
+    "tango_interval",
     "two_proportion_ztest",
     "wilson_interval",
 ]

@@ -36,6 +36,7 @@ from evalbot.stats._validation import (
     as_probability,
 )
 from evalbot.stats.intervals import ConfidenceInterval
+from evalbot.stats.pvalue import P_ONE, PValue, exact_pvalue, resampling_pvalue
 
 __all__ = [
     "BootstrapResult",
@@ -78,8 +79,9 @@ class BootstrapResult:
     standard_error : float
         Standard deviation (ddof=1) of the bootstrap distribution of the difference.
     pvalue : float
-        Two-sided bootstrap p-value ``min(1, 2 min(P*(d* <= 0), P*(d* >= 0)))``; see the
-        Notes of :func:`paired_bootstrap_mean`.
+        Two-sided bootstrap p-value: the smallest ``alpha`` at which the interval of this
+        ``method`` at level ``1 - alpha`` excludes 0 (for the percentile interval, about
+        ``2 min(P*(d* <= 0), P*(d* >= 0))``); see the Notes of :func:`paired_bootstrap_mean`.
     method : {"percentile", "bca"}
         How the interval was formed.
     n_resamples, seed, confidence_level
@@ -93,6 +95,9 @@ class BootstrapResult:
     n_undefined : int
         Resamples on which the metric was undefined (e.g. no solved task in a resample of a
         cost-per-solved metric); they are left out of the interval and the p-value.
+    pvalue_detail : PValue
+        ``pvalue`` with its resolution ``2 / n_resamples``: a bootstrap p-value of 0 only
+        means that no resample fell past 0, and is reported as the bound ``p < 2 / B``.
     """
 
     statistic: float
@@ -108,6 +113,7 @@ class BootstrapResult:
     candidate_value: float = math.nan
     n_units: int = 0
     n_undefined: int = 0
+    pvalue_detail: PValue = P_ONE
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -256,7 +262,9 @@ def _bootstrap(
     boot = boot_all[finite]
     n_undefined = int(n_resamples - boot.size)
 
-    def result(low: float, high: float, standard_error: float, pvalue: float) -> BootstrapResult:
+    def result(
+        low: float, high: float, standard_error: float, pvalue: float, detail: PValue
+    ) -> BootstrapResult:
         return BootstrapResult(
             statistic=observed,
             confidence_interval=ConfidenceInterval(low, high),
@@ -271,6 +279,7 @@ def _bootstrap(
             candidate_value=candidate_value,
             n_units=n_units,
             n_undefined=n_undefined,
+            pvalue_detail=detail,
         )
 
     if boot.size == 0:
@@ -283,35 +292,81 @@ def _bootstrap(
         # The interval collapses to the observed value; the p-value is that of the
         # two-sided sign test on n_units differences of one sign (1 when it is zero).
         pvalue = 1.0 if observed == 0.0 else min(1.0, 2.0 ** (1 - n_units))
-        return result(observed, observed, 0.0, pvalue)
+        detail = exact_pvalue(pvalue, resolution=min(1.0, 2.0 ** (1 - n_units)))
+        return result(observed, observed, 0.0, pvalue, detail)
+    ordered = np.sort(boot)
+    levels = (
+        _percentile_levels
+        if method == "percentile"
+        else _bca(units, distinct, fn, ordered, observed)
+    )
     alpha = 1.0 - confidence_level
-    if method == "percentile":
-        levels = np.array([alpha / 2.0, 1.0 - alpha / 2.0])
-    else:
-        levels = _bca_levels(units, distinct, fn, boot, observed, alpha)
-    low, high = (float(x) for x in np.percentile(boot, 100.0 * levels))
-    # Guard against interpolation fuzz: the interval never extends past the resamples.
-    low, high = max(low, float(boot.min())), min(high, float(boot.max()))
-    below = float(np.count_nonzero(boot <= 0.0)) / boot.size
-    above = float(np.count_nonzero(boot >= 0.0)) / boot.size
-    return result(low, high, float(np.std(boot, ddof=1)), min(1.0, 2.0 * min(below, above)))
+    low, high = (_quantile(ordered, q) for q in levels(alpha))
+    pvalue = _inverted_pvalue(ordered, levels)
+    detail = resampling_pvalue(pvalue, int(ordered.size))
+    return result(low, high, float(np.std(boot, ddof=1)), pvalue, detail)
 
 
-def _bca_levels(
+def _percentile_levels(alpha: float) -> FloatArray:
+    """The percentile interval's levels, ``alpha / 2`` and ``1 - alpha / 2``."""
+    return np.array([alpha / 2.0, 1.0 - alpha / 2.0])
+
+
+def _quantile(ordered: FloatArray, q: float) -> float:
+    """The ``q`` quantile of sorted values by linear interpolation (numpy's default method):
+    position ``q (B - 1)`` between the order statistics. One definition for the interval and
+    the p-value, so that they cannot disagree."""
+    last = ordered.size - 1
+    h = min(max(float(q), 0.0), 1.0) * last
+    j = min(math.floor(h), last)
+    if j >= last:
+        return float(ordered[last])
+    lo, hi = float(ordered[j]), float(ordered[j + 1])
+    return lo + (h - j) * (hi - lo)
+
+
+def _inverted_pvalue(ordered: FloatArray, levels: Callable[[float], FloatArray]) -> float:
+    """The smallest ``alpha`` whose interval ``(Q(levels(alpha)[0]), Q(levels(alpha)[1]))``
+    excludes 0: the p-value that agrees with the interval at every level.
+
+    The interval widens as ``alpha`` shrinks, so "excludes 0" is monotone in ``alpha`` and
+    the boundary is found by bisection (to 1e-12).
+    """
+
+    def excludes(alpha: float) -> bool:
+        lo_q, hi_q = levels(alpha)
+        return _quantile(ordered, float(lo_q)) > 0.0 or _quantile(ordered, float(hi_q)) < 0.0
+
+    if not excludes(1.0 - 1e-15):
+        return 1.0
+    if excludes(1e-300):
+        return 0.0
+    low, high = 1e-300, 1.0 - 1e-15  # excludes(low) is False, excludes(high) is True
+    while high - low > 1e-12:
+        mid = 0.5 * (low + high)
+        if excludes(mid):
+            high = mid
+        else:
+            low = mid
+    return high
+
+
+def _bca(
     units: FloatArray,
     distinct: Distinct | None,
     fn: _TotalsStatistic,
-    boot: FloatArray,
+    ordered: FloatArray,
     observed: float,
-    alpha: float,
-) -> FloatArray:
-    """Adjusted percentile levels of the BCa interval (Efron 1987)."""
+) -> Callable[[float], FloatArray]:
+    """The BCa interval's percentile levels as a function of ``alpha`` (Efron 1987)."""
     from scipy.special import ndtr, ndtri  # lazily: only BCa needs them
 
-    b = boot.size
+    b = ordered.size
     # Bias correction with ties counted half (the bootstrap distribution of a binary mean
     # is discrete and puts mass on the observed value); clipped so z0 stays finite.
-    prop = float(np.count_nonzero(boot < observed) + 0.5 * np.count_nonzero(boot == observed)) / b
+    below = int(np.searchsorted(ordered, observed, side="left"))
+    ties = int(np.searchsorted(ordered, observed, side="right")) - below
+    prop = (below + 0.5 * ties) / b
     prop = min(max(prop, 0.5 / b), 1.0 - 0.5 / b)
     z0 = float(ndtri(prop))
     # Acceleration from the leave-one-unit-out jackknife, on the distinct rows only.
@@ -330,10 +385,14 @@ def _bca_levels(
         den = float(np.sum(weights * dev**2))
         if den > 0.0:
             accel = float(np.sum(weights * dev**3)) / (6.0 * den**1.5)
-    z = ndtri(np.array([alpha / 2.0, 1.0 - alpha / 2.0]))
-    shifted = z0 + z
-    denom = np.maximum(1.0 - accel * shifted, 1e-12)
-    return cast(FloatArray, ndtr(z0 + shifted / denom))
+
+    def levels(alpha: float) -> FloatArray:
+        lower = float(ndtri(alpha / 2.0))
+        shifted = z0 + np.array([lower, -lower])  # -ndtri(a) = ndtri(1 - a), finite at tiny a
+        denom = np.maximum(1.0 - accel * shifted, 1e-12)
+        return cast(FloatArray, ndtr(z0 + shifted / denom))
+
+    return levels
 
 
 # ----------------------------------------------------------------------------- helpers
@@ -428,11 +487,14 @@ def paired_bootstrap_mean(
     Items are resampled with both runs' values kept together; with ``d_i = candidate_i -
     baseline_i`` the resampled statistic is the mean of the resampled ``d``.
 
-    The p-value is ``min(1, 2 min(P*(d* <= 0), P*(d* >= 0)))`` over the bootstrap
-    distribution ``d*``, the two-sided p-value that matches the percentile interval: the
-    ``1 - alpha`` percentile interval excludes 0 exactly when the p-value is below about
-    ``alpha``. Its resolution is ``1 / n_resamples``: a p-value of 0 means "below
-    ``2 / n_resamples``", and is not a proof.
+    The p-value is the smallest ``alpha`` at which the ``1 - alpha`` interval of the same
+    ``method`` (percentile or BCa, with the same quantile rule) excludes 0, so the interval
+    excludes 0 exactly when ``p < 1 - confidence_level``, at every level. For the percentile
+    interval it is, up to interpolation between resamples, the familiar
+    ``min(1, 2 min(P*(d* <= 0), P*(d* >= 0)))`` over the bootstrap distribution ``d*``; for
+    BCa it is the BCa p-value (the BCa interval's levels inverted). Its resolution is
+    ``2 / n_resamples``: a p-value of 0 means "below ``2 / n_resamples``" and is reported so
+    in ``pvalue_detail``, never as 0.
 
     Degenerate data: when every resample has the same value (one item, all items alike, all
     pass or all fail on both sides, or every item changed by the same amount) the interval is

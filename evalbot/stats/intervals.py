@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from typing import NamedTuple
 
 from evalbot.stats._normal import normal_quantile
 from evalbot.stats._validation import as_count, as_probability
 
-__all__ = ["ConfidenceInterval", "wilson_interval"]
+__all__ = ["ConfidenceInterval", "MeanOfMeansResult", "mean_of_means_interval", "wilson_interval"]
 
 
 class ConfidenceInterval(NamedTuple):
@@ -82,3 +83,133 @@ def wilson_interval(
     low = 0.0 if k == 0 else max(0.0, center - half)
     high = 1.0 if k == n_ else min(1.0, center + half)
     return ConfidenceInterval(low, high)
+
+
+@dataclass(frozen=True, kw_only=True)
+class MeanOfMeansResult:
+    """Result of :func:`mean_of_means_interval`.
+
+    Attributes
+    ----------
+    statistic : float
+        The mean of the per-item means.
+    confidence_interval : ConfidenceInterval
+        Within [0, 1].
+    effective_items : float
+        ``p (1 - p) / se^2`` clipped to ``[items, items * repeats]``: the number of
+        independent pass/fail trials with the same precision.
+    items, repeats, confidence_level
+        Echoed inputs.
+    method : str
+        ``"wilson (effective n)"``.
+    """
+
+    statistic: float
+    confidence_interval: ConfidenceInterval
+    effective_items: float
+    items: int
+    repeats: int
+    confidence_level: float
+    method: str = "wilson (effective n)"
+
+
+def mean_of_means_interval(
+    means: object, repeats: int, *, confidence_level: float = 0.95
+) -> MeanOfMeansResult:
+    """Interval for a pass rate when each item was sampled ``repeats`` times (per-item means).
+
+    The t interval of the mean of per-item pass rates leaves [0, 1] with few items or rates
+    near 0 or 1 (``98.3 % [94.8, 101.8]`` with two epochs). This is the Wilson interval with
+    the *effective* number of trials in place of ``n`` and the t quantile in place of the
+    normal one (the Korn-Graubard construction for clustered binary data, the repeats of an
+    item being its cluster).
+
+    Parameters
+    ----------
+    means : array_like of float in [0, 1], shape (n,)
+        Each item's pass rate over its repeats.
+    repeats : int
+        Samples per item, ``k`` (>= 1).
+    confidence_level : float, optional
+        Default 0.95.
+
+    Returns
+    -------
+    MeanOfMeansResult
+
+    Notes
+    -----
+    With ``p = mean(means)`` and ``se^2 = var(means, ddof=1) / n`` (the variance of the
+    per-item means includes both the between-item and the within-item variance), the
+    effective number of trials is ``n_eff = p (1 - p) / se^2``, clipped to ``[n, n k]``: no
+    fewer than the items (the most a mean of ``n`` values in [0, 1] can vary is ``p (1 - p)
+    / n``) and no more than the samples. When ``p`` is 0 or 1, or the means do not vary,
+    ``n_eff = n`` (``n k`` would claim every sample independent). The interval is Wilson's
+    at ``(p, n_eff)`` with ``z`` replaced by ``t_{n-1, 1 - alpha/2}`` (``z`` for one item).
+    Simulated coverage (items' rates from Beta distributions, 2 to 5 repeats, 5 to 1,000
+    items) is at least 94.8 % for a 95 % interval: ``tests/sim/test_coverage.py``.
+
+    References
+    ----------
+    .. [1] E. L. Korn, B. I. Graubard, "Confidence intervals for proportions with small
+       expected number of positive counts estimated from survey data", Survey Methodology 24
+       (1998), 193-201.
+    .. [2] L. Kish, *Survey Sampling*, Wiley (1965), §8.2 (design effect, effective sample
+       size).
+
+    Examples
+    --------
+    Sixty items sampled twice, all passing twice but one that passed once:
+
+    >>> from evalbot.stats import mean_of_means_interval
+    >>> r = mean_of_means_interval([1.0] * 59 + [0.5], 2)
+    >>> round(r.statistic, 4), [round(x, 4) for x in r.confidence_interval]
+    (0.9917, [0.9527, 0.9986])
+    """
+    from evalbot.stats._validation import as_float_vector
+
+    x = as_float_vector(means, "means")
+    if x.size == 0:
+        raise ValueError("`means` must contain at least one item; got an empty array.")
+    values = x.tolist()
+    bad = [i for i, v in enumerate(values) if not 0.0 <= v <= 1.0]
+    if bad:
+        raise ValueError(f"`means` must lie in [0, 1]; got {values[bad[0]]!r} at index {bad[0]}.")
+    k = as_count(repeats, "repeats", minimum=1)
+    cl = as_probability(confidence_level, "confidence_level")
+    n = int(x.size)
+    p = float(x.mean())
+    p = min(1.0, max(0.0, p))
+    if n >= 2:
+        from scipy.special import stdtrit  # the t quantile, lazily (scipy.stats costs ~1 s)
+
+        q = float(stdtrit(n - 1, 0.5 + cl / 2.0))
+        var = float(x.var(ddof=1)) / n
+    else:
+        q = normal_quantile(0.5 + cl / 2.0)
+        var = 0.0
+    if p in (0.0, 1.0) or var <= 0.0:
+        n_eff = float(n)
+    else:
+        n_eff = min(max(p * (1.0 - p) / var, float(n)), float(n * k))
+    low, high = _wilson(p, n_eff, q)
+    if p == 0.0:
+        low = 0.0
+    if p == 1.0:
+        high = 1.0
+    return MeanOfMeansResult(
+        statistic=p,
+        confidence_interval=ConfidenceInterval(low, high),
+        effective_items=n_eff,
+        items=n,
+        repeats=k,
+        confidence_level=cl,
+    )
+
+
+def _wilson(p: float, n: float, z: float) -> tuple[float, float]:
+    z2 = z * z
+    denom = 1.0 + z2 / n
+    center = (p + z2 / (2.0 * n)) / denom
+    half = z * math.sqrt(max(p * (1.0 - p), 0.0) / n + z2 / (4.0 * n * n)) / denom
+    return max(0.0, center - half), min(1.0, center + half)

@@ -7,9 +7,23 @@ from dataclasses import dataclass
 from typing import Literal, cast
 
 from evalbot.stats._normal import chi2_1_sf
-from evalbot.stats._validation import as_choice, as_count
+from evalbot.stats._validation import as_choice, as_count, as_probability
+from evalbot.stats.pvalue import (
+    P_ONE,
+    PValue,
+    exact_pvalue,
+    log10_pvalue,
+    log_binomial_half_tail,
+    log_normal_two_sided,
+)
 
-__all__ = ["McNemarMethod", "McNemarResult", "mcnemar"]
+__all__ = [
+    "McNemarMethod",
+    "McNemarResult",
+    "mcnemar",
+    "mcnemar_min_discordant",
+    "mcnemar_smallest_pvalue",
+]
 
 McNemarMethod = Literal["exact", "midp", "asymptotic"]
 _METHODS: tuple[McNemarMethod, ...] = ("exact", "midp", "asymptotic")
@@ -30,6 +44,9 @@ class McNemarResult:
         The method that produced ``pvalue``.
     fixed, broken : int
         The discordant counts the test was computed from (echoed inputs).
+    pvalue_detail : PValue
+        The same p-value with its exact ``log10``: ``pvalue`` underflows to 0.0 below about
+        5e-324 (e.g. 1,100 fixed and none broken, ``p = 2^-1099``), ``pvalue_detail`` does not.
     """
 
     statistic: float
@@ -37,6 +54,7 @@ class McNemarResult:
     method: McNemarMethod
     fixed: int
     broken: int
+    pvalue_detail: PValue = P_ONE
 
     @property
     def discordant(self) -> int:
@@ -54,24 +72,54 @@ def _mcnemar_iv(fixed: object, broken: object, method: object) -> tuple[int, int
 _EXACT_INTEGER_LIMIT = 2000
 
 
-def _two_sided_binomial_half(k: int, n: int, *, midp: bool) -> float:
+def _two_sided_binomial_half(k: int, n: int, *, midp: bool) -> PValue:
     """``2 P(X <= k)`` (minus ``P(X = k)`` for mid-p) for ``X ~ Bin(n, 1/2)``, ``k <= n / 2``.
 
     Up to ``_EXACT_INTEGER_LIMIT`` trials the sum is done in integers and rounded once, so
-    values such as 22/1024 come out exact; above it scipy's incomplete beta is used.
+    values such as 22/1024 come out exact, and its ``log10`` is that of the exact rational;
+    above it scipy's incomplete beta gives the float, and a log-space sum
+    (:func:`~evalbot.stats.pvalue.log_binomial_half_tail`) the ``log10`` when it underflows.
+    The p-value is capped at 1.
     """
     if n <= _EXACT_INTEGER_LIMIT:
         below = sum(math.comb(n, i) for i in range(k))  # P(X <= k - 1) * 2**n
         at = math.comb(n, k)
         numerator = 2 * below + (at if midp else 2 * at)
-        return numerator / (1 << n)
+        if numerator >= (1 << n):
+            return exact_pvalue(1.0)
+        # int / int is correctly rounded (to 0.0 below the float range); log10 is exact
+        return PValue(value=numerator / (1 << n), log10=math.log10(numerator) - n * _LOG10_2)
     # exact: 2 P(X <= k); mid-p: P(X <= k - 1) + P(X <= k). Sums of tails, no cancellation.
     # scipy.special's incomplete beta (bdtr), not scipy.stats, which costs ~1 s at start-up.
     from scipy.special import bdtr
 
     tail = float(bdtr(k, n, 0.5))
     tail_below = float(bdtr(k - 1, n, 0.5)) if k > 0 else 0.0
-    return tail_below + tail if midp else 2.0 * tail
+    p = tail_below + tail if midp else 2.0 * tail
+    if p >= 1.0:
+        return exact_pvalue(1.0)
+    if p > 1e-290:
+        return exact_pvalue(p)
+    log_tail, log_at = log_binomial_half_tail(k, n)
+    # mid-p = 2 P(X <= k) - P(X = k) = P(X = k) (2 R - 1) with R = P(X <= k) / P(X = k)
+    log_p = (
+        log_at + math.log(2.0 * math.exp(log_tail - log_at) - 1.0)
+        if midp
+        else math.log(2.0) + log_tail
+    )
+    return log10_pvalue(log_p / _LN10)
+
+
+_LOG10_2 = math.log10(2.0)
+_LN10 = math.log(10.0)
+
+
+def _asymptotic_pvalue(stat: float) -> PValue:
+    """chi-squared(1) survival at ``stat``, with an exact ``log10`` where ``erfc`` underflows."""
+    p = chi2_1_sf(stat)
+    if p > 1e-290:
+        return exact_pvalue(min(1.0, p))
+    return log10_pvalue(log_normal_two_sided(math.sqrt(stat)) / _LN10)
 
 
 def mcnemar(fixed: int, broken: int, *, method: str = "exact") -> McNemarResult:
@@ -133,10 +181,59 @@ def mcnemar(fixed: int, broken: int, *, method: str = "exact") -> McNemarResult:
         return McNemarResult(statistic=0.0, pvalue=1.0, method=m, fixed=b, broken=c)
     if m == "asymptotic":
         stat = max(0, abs(b - c) - 1) ** 2 / n
-        p = chi2_1_sf(stat)  # the chi-squared(1) survival function
-        return McNemarResult(statistic=float(stat), pvalue=min(1.0, p), method=m, fixed=b, broken=c)
+        detail = _asymptotic_pvalue(stat)  # the chi-squared(1) survival function
+        return McNemarResult(
+            statistic=float(stat),
+            pvalue=detail.value,
+            method=m,
+            fixed=b,
+            broken=c,
+            pvalue_detail=detail,
+        )
     k = min(b, c)
-    p = _two_sided_binomial_half(k, n, midp=(m == "midp"))
+    detail = _two_sided_binomial_half(k, n, midp=(m == "midp"))
     return McNemarResult(
-        statistic=float(b), pvalue=min(1.0, max(0.0, p)), method=m, fixed=b, broken=c
+        statistic=float(b),
+        pvalue=detail.value,
+        method=m,
+        fixed=b,
+        broken=c,
+        pvalue_detail=detail,
     )
+
+
+def mcnemar_smallest_pvalue(discordant: int, *, method: str = "exact") -> PValue:
+    """The smallest p-value McNemar's test can give with ``discordant`` discordant pairs.
+
+    It is reached when every discordant item moved the same way (all fixed, or all broken):
+    ``exact``: ``min(1, 2^(1 - d))``; ``midp``: ``2^-d``; ``asymptotic``: the chi-squared(1)
+    tail at ``(d - 1)^2 / d``. When it is above ``alpha`` the eval is *powerless*: no outcome
+    of these items could be significant, whatever the effect (with the exact test at
+    ``alpha = 0.05``, five or fewer discordant pairs).
+
+    Examples
+    --------
+    >>> from evalbot.stats import mcnemar_smallest_pvalue
+    >>> mcnemar_smallest_pvalue(5).value, mcnemar_smallest_pvalue(6).value
+    (0.0625, 0.03125)
+    """
+    d = as_count(discordant, "discordant")
+    m = cast(McNemarMethod, as_choice(method, "method", _METHODS))
+    return mcnemar(d, 0, method=m).pvalue_detail
+
+
+def mcnemar_min_discordant(alpha: float = 0.05, *, method: str = "exact") -> int:
+    """The fewest discordant pairs with which McNemar's test can reach ``p <= alpha``.
+
+    Examples
+    --------
+    >>> from evalbot.stats import mcnemar_min_discordant
+    >>> mcnemar_min_discordant(0.05), mcnemar_min_discordant(0.05, method="midp")
+    (6, 5)
+    """
+    a = as_probability(alpha, "alpha")
+    m = cast(McNemarMethod, as_choice(method, "method", _METHODS))
+    d = 1
+    while mcnemar(d, 0, method=m).pvalue_detail.decide(a) != "below":
+        d += 1
+    return d

@@ -76,3 +76,64 @@ def test_input_validation(kwargs: dict[str, object], message: str) -> None:
     with pytest.raises(ValueError, match=re.escape(message)) as info:
         wilson_interval(**kwargs)  # type: ignore[arg-type]
     assert str(info.value) == message
+
+
+# ---- per-item means with repeats (issue 11: "98.3 % [94.8, 101.8]") --------------------------
+
+
+def wilson_reference(p: float, n: float, z: float) -> tuple[float, float]:
+    """Wilson's closed form at a real-valued n (written out independently)."""
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z / (1 + z * z / n) * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def test_mean_of_means_by_hand() -> None:
+    from scipy.stats import t
+
+    from evalbot.stats import mean_of_means_interval
+
+    # 60 items, 2 repeats: 59 pass both, one passes once. p = 119/120; var(means, ddof=1) =
+    # 60 * (1/120)^2 ... computed with numpy below; n_eff = p(1-p)/se^2, clipped to [60, 120].
+    means = [1.0] * 59 + [0.5]
+    p = sum(means) / 60
+    var = sum((m - p) ** 2 for m in means) / 59 / 60
+    n_eff = min(max(p * (1 - p) / var, 60), 120)
+    expected = wilson_reference(p, n_eff, float(t.ppf(0.975, 59)))
+    r = mean_of_means_interval(means, 2)
+    assert r.effective_items == pytest.approx(n_eff)
+    assert r.confidence_interval.low == pytest.approx(expected[0], rel=1e-12)
+    assert r.confidence_interval.high == pytest.approx(expected[1], rel=1e-12)
+
+
+@pytest.mark.parametrize(
+    ("means", "repeats"),
+    [
+        ([1.0, 0.5], 2),  # the issue's "75.0 % [-242.7, 392.7]": two items, two epochs
+        ([1.0] * 30, 2),
+        ([0.0] * 5, 3),
+        ([0.5], 2),
+        ([1.0, 1.0, 0.5, 1.0], 2),
+    ],
+)
+def test_mean_of_means_stays_in_unit_interval(means: list[float], repeats: int) -> None:
+    from evalbot.stats import mean_of_means_interval
+
+    r = mean_of_means_interval(means, repeats)
+    assert 0.0 <= r.confidence_interval.low <= r.statistic <= r.confidence_interval.high <= 1.0
+    if r.statistic == 1.0:
+        assert r.confidence_interval.high == 1.0
+        # all pass: Wilson with n = items (not n * repeats): low = n / (n + q^2)
+    if r.statistic == 0.0:
+        assert r.confidence_interval.low == 0.0
+
+
+def test_mean_of_means_validation() -> None:
+    from evalbot.stats import mean_of_means_interval
+
+    with pytest.raises(
+        ValueError, match=re.escape("`means` must lie in [0, 1]; got 1.5 at index 1.")
+    ):
+        mean_of_means_interval([0.5, 1.5], 2)
+    with pytest.raises(ValueError, match=re.escape("`repeats` must be an integer >= 1; got 0.")):
+        mean_of_means_interval([0.5], 0)

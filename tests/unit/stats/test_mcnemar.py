@@ -17,7 +17,12 @@ from hypothesis import strategies as st
 from scipy.stats import chi2
 from statsmodels.stats.contingency_tables import mcnemar as sm_mcnemar
 
-from evalbot.stats import McNemarResult, mcnemar
+from evalbot.stats import (
+    McNemarResult,
+    mcnemar,
+    mcnemar_min_discordant,
+    mcnemar_smallest_pvalue,
+)
 
 
 def exact_two_sided(b: int, c: int) -> Fraction:
@@ -150,3 +155,101 @@ def test_input_validation(
     with pytest.raises(ValueError, match=re.escape(message)) as info:
         mcnemar(*args, **kwargs)  # type: ignore[arg-type]
     assert str(info.value) == message
+
+
+# ---- p-values below the float range, and the smallest attainable p-value (issue 11) ----
+
+
+def log10_fraction(x: Fraction) -> float:
+    """log10 of an exact rational, from its integer numerator and denominator."""
+    return math.log10(x.numerator) - math.log10(x.denominator)
+
+
+@pytest.mark.parametrize(
+    ("b", "c"),
+    [
+        (1100, 0),  # the issue's table: p = 2 / 2^1100 = 2^-1099, about 1.5e-331
+        (1500, 3),  # below the float range on the integer path (n <= 2000)
+        (2600, 10),  # the scipy path (n > 2000): the log-space sum takes over
+        (3000, 0),
+        (9, 1),  # ordinary values: log10 of the same exact rational
+        (31, 14),
+    ],
+)
+def test_exact_pvalue_log10_below_float_range(b: int, c: int) -> None:
+    ref = exact_two_sided(b, c)
+    detail = mcnemar(b, c).pvalue_detail
+    assert detail.bound == "exact"
+    assert detail.log10 == pytest.approx(log10_fraction(ref), rel=1e-10)
+    assert detail.value == float(ref)  # float(Fraction) rounds once; 0.0 below the range
+    assert mcnemar(b, c).pvalue == detail.value
+
+
+def test_issue_table_is_not_reported_as_zero() -> None:
+    # 1,100 fixed, none broken: 2^-1099 = 10^-330.832 (1099 * log10(2) by hand).
+    detail = mcnemar(1100, 0).pvalue_detail
+    assert detail.value == 0.0
+    assert detail.log10 == pytest.approx(-1099 * math.log10(2), rel=1e-13)
+    assert detail.format() == "1.5e-331"
+    assert detail.decide(0.05) == "below"
+
+
+@pytest.mark.parametrize(("b", "c"), [(1500, 3), (2600, 10), (5000, 20)])
+def test_midp_log10_below_float_range(b: int, c: int) -> None:
+    ref = midp_two_sided(b, c)
+    assert mcnemar(b, c, method="midp").pvalue_detail.log10 == pytest.approx(
+        log10_fraction(ref), rel=1e-10
+    )
+
+
+def test_asymptotic_log10_below_float_range() -> None:
+    # chi2 = (3000 - 1)^2 / 3000; the p-value erfc(sqrt(chi2 / 2)) underflows. Reference:
+    # chi2_1.sf(x) = 2 Phi(-sqrt x), with scipy.special.log_ndtr (log-space, independent of
+    # the asymptotic series used here; scipy.stats.chi2.logsf underflows to -inf there).
+    from scipy.special import log_ndtr
+
+    stat = 2999**2 / 3000
+    detail = mcnemar(3000, 0, method="asymptotic").pvalue_detail
+    assert detail.value == 0.0
+    reference = (math.log(2) + float(log_ndtr(-math.sqrt(stat)))) / math.log(10)
+    assert detail.log10 == pytest.approx(reference, rel=1e-9)
+    # where it is in range the record is the float's own log10
+    r = mcnemar(60, 30, method="asymptotic")
+    assert r.pvalue_detail.log10 == pytest.approx(math.log10(r.pvalue), rel=1e-14)
+
+
+@pytest.mark.parametrize(
+    ("d", "method", "expected"),
+    [
+        (5, "exact", 2 / 32),  # 2 * (1/2)^5
+        (6, "exact", 2 / 64),
+        (0, "exact", 1.0),
+        (1, "exact", 1.0),  # 2 * 1/2, capped
+        (5, "midp", 1 / 32),  # (1/2)^5
+        (4, "midp", 1 / 16),
+    ],
+)
+def test_smallest_pvalue_by_hand(d: int, method: str, expected: float) -> None:
+    assert mcnemar_smallest_pvalue(d, method=method).value == expected
+
+
+def test_smallest_asymptotic_pvalue() -> None:
+    # every item one way: chi2 = (d - 1)^2 / d
+    assert mcnemar_smallest_pvalue(7, method="asymptotic").value == pytest.approx(
+        float(chi2.sf(36 / 7, 1)), rel=1e-12
+    )
+
+
+@pytest.mark.parametrize(
+    ("alpha", "method", "expected"),
+    [
+        (0.05, "exact", 6),  # 2^-4 = 0.0625 > 0.05 >= 2^-5: "powerless" with 5 or fewer
+        (0.01, "exact", 8),  # 2^-6 = 0.0156 > 0.01 >= 2^-7 = 0.0078
+        (0.05, "midp", 5),  # 2^-5 = 0.03125 <= 0.05 < 2^-4
+        (0.05, "asymptotic", 6),  # chi2 (d-1)^2/d: d = 5 gives 3.2 (p 0.074), d = 6: 4.17
+    ],
+)
+def test_min_discordant(alpha: float, method: str, expected: int) -> None:
+    assert mcnemar_min_discordant(alpha, method=method) == expected
+    assert mcnemar_smallest_pvalue(expected, method=method).value <= alpha
+    assert mcnemar_smallest_pvalue(expected - 1, method=method).value > alpha

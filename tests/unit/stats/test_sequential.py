@@ -80,3 +80,94 @@ def test_running_minimum() -> None:
 def test_paths_validation(fixed: object, broken: object) -> None:
     with pytest.raises(ValueError, match="`fixed` and `broken` must"):
         sequential_pvalues(fixed, broken)
+
+
+# ---- the confidence sequence that matches the SPRT (issue 11) -------------------------------
+
+
+def log_lr_against(fixed: int, broken: int, p0: float) -> float:
+    """log of the uniform-mixture LR against p0: log(x! y! / (n + 1)!) - x log p0 - y log(1-p0)
+    (the Beta(1, 1) integral in closed form, with math.lgamma)."""
+    n = fixed + broken
+    log_mix = math.lgamma(fixed + 1) + math.lgamma(broken + 1) - math.lgamma(n + 2)
+    return log_mix - fixed * math.log(p0) - broken * math.log1p(-p0)
+
+
+@pytest.mark.parametrize(("fixed", "broken"), [(10, 0), (9, 1), (30, 10), (5, 5), (3, 40)])
+def test_split_interval_ends_solve_the_mixture(fixed: int, broken: int) -> None:
+    from evalbot.stats.sequential import confidence_sequence
+
+    r = confidence_sequence(fixed, broken, 1000)
+    for end in r.split_interval:
+        if 0.0 < end < 1.0:
+            assert log_lr_against(fixed, broken, end) == pytest.approx(math.log(20), abs=1e-7)
+    # inside: below the threshold; the SPRT's own 1/2 decides the same way
+    mid = (r.split_interval.low + r.split_interval.high) / 2
+    assert log_lr_against(fixed, broken, mid) < math.log(20)
+
+
+def test_split_interval_excludes_half_exactly_when_the_sprt_rejects() -> None:
+    from evalbot.stats.sequential import confidence_sequence
+
+    for fixed in range(0, 40):
+        for broken in range(0, 40):
+            r = confidence_sequence(fixed, broken, 200)
+            rejects = mixture_sprt(fixed, broken).pvalue <= 0.05
+            split = r.split_interval
+            assert (split.low > 0.5 or split.high < 0.5) == rejects, (fixed, broken)
+            diff = r.confidence_interval
+            assert (diff.low > 0 or diff.high < 0) == rejects, (fixed, broken)
+            assert diff.low <= r.statistic <= diff.high
+
+
+def test_difference_mapping_by_hand() -> None:
+    from evalbot.stats.sequential import confidence_sequence
+
+    # the corners of the product of the two intervals
+    s = confidence_sequence(30, 10, 400)
+    low, high = s.split_interval
+    psi_low, psi_high = s.discordance_interval
+    assert psi_low < 0.1 < psi_high
+    assert s.confidence_interval.low == pytest.approx(psi_low * (2 * low - 1))
+    assert s.confidence_interval.high == pytest.approx(psi_high * (2 * high - 1))
+    # no discordant item: the difference is bounded by the discordance interval only
+    z = confidence_sequence(0, 0, 50)
+    assert z.confidence_interval.low == -z.discordance_interval.high
+
+
+def test_path_is_the_running_intersection_and_agrees_with_running_p() -> None:
+    from evalbot.stats.sequential import confidence_sequence, confidence_sequence_path
+
+    fixed = [2, 5, 9, 12, 12, 15]
+    broken = [1, 1, 2, 2, 6, 6]
+    items = [20, 40, 60, 80, 100, 120]
+    path = confidence_sequence_path(fixed, broken, items)
+    running_p = sequential_pvalues(fixed, broken)
+    low, high = -math.inf, math.inf
+    for x, y, n, ci, p in zip(fixed, broken, items, path, running_p, strict=True):
+        one = confidence_sequence(x, y, n).confidence_interval
+        low, high = max(low, one.low), min(high, one.high)
+        assert (ci.low, ci.high) == (low, high)
+        assert (ci.low > 0 or ci.high < 0) == (p <= 0.05)
+
+
+def test_confidence_sequence_validation() -> None:
+    from evalbot.stats.sequential import confidence_sequence
+
+    with pytest.raises(ValueError, match=r"`fixed` \+ `broken` must be at most `items` \(3\)"):
+        confidence_sequence(2, 2, 3)
+    with pytest.raises(ValueError, match="`discordance_alpha` must be in"):
+        confidence_sequence(2, 2, 30, discordance_alpha=0.0)
+
+
+def test_sprt_pvalue_below_the_float_range() -> None:
+    # 1,100 fixed, none broken: LR = 2^1100 * 1100! * 0! / 1101! = 2^1100 / 1101, so
+    # log10 p = log10(1101) - 1100 log10(2) (closed form of the uniform mixture)
+    r = mixture_sprt(1100, 0)
+    assert r.pvalue == 0.0
+    assert r.pvalue_detail.log10 == pytest.approx(
+        math.log10(1101) - 1100 * math.log10(2), rel=1e-12
+    )
+    assert r.statistic == math.inf
+    small = mixture_sprt(9, 1)
+    assert small.pvalue_detail.log10 == pytest.approx(math.log10(110 / 1024), rel=1e-10)

@@ -1,0 +1,175 @@
+"""A p-value that knows its precision: exact (even below the float range) or an upper bound.
+
+A float p-value cannot say "1e-331" (it underflows to 0.0), nor "below what 10,000 resamples
+can resolve" (a bootstrap p of 0.0 only means that no resample fell past zero). :class:`PValue`
+carries the float beside the exact base-10 logarithm, and says whether the number is the
+p-value itself or only an upper bound, so that no report ever has to print "p = 0".
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Literal
+
+__all__ = [
+    "P_ONE",
+    "Bound",
+    "PValue",
+    "exact_pvalue",
+    "log10_pvalue",
+    "log_binomial_half_tail",
+    "log_normal_two_sided",
+    "resampling_pvalue",
+    "upper_bound_pvalue",
+]
+
+Bound = Literal["exact", "upper"]
+Decision = Literal["below", "not_below", "unresolved"]
+
+_LOG10_2 = math.log10(2.0)
+
+
+@dataclass(frozen=True, kw_only=True)
+class PValue:
+    """A p-value with its precision.
+
+    Attributes
+    ----------
+    value : float
+        ``bound == "exact"``: the p-value as a float. It is 0.0 only when the exact p-value is
+        below the smallest positive float (about 5e-324); ``log10`` still holds it.
+        ``bound == "upper"``: an upper bound, always > 0; the p-value is below it.
+    log10 : float
+        ``log10`` of the p-value (``"exact"``) or of the bound (``"upper"``); finite even when
+        ``value`` underflowed. 0.0 for p = 1.
+    bound : {"exact", "upper"}
+        Whether ``value`` is the p-value or only an upper bound on it.
+    resolution : float or None
+        The smallest positive p-value the method can produce (``2 / B`` for a two-sided
+        bootstrap p from ``B`` resamples, ``1 / (B + 1)`` for a Monte Carlo permutation p,
+        ``2^(1 - n)`` for an exact sign-flip test of ``n`` items); ``None`` for methods with
+        no such floor (exact binomial tails, normal approximations).
+
+    Examples
+    --------
+    McNemar's exact test with 1,100 items fixed and none broken: ``p = 2^-1099``, below the
+    float range.
+
+    >>> from evalbot.stats import mcnemar
+    >>> p = mcnemar(1100, 0).pvalue_detail
+    >>> p.value, p.bound, round(p.log10, 4)
+    (0.0, 'exact', -330.832)
+    >>> p.format()
+    '1.5e-331'
+    """
+
+    value: float
+    log10: float
+    bound: Bound = "exact"
+    resolution: float | None = None
+
+    def decide(self, alpha: float) -> Decision:
+        """``"below"`` when ``p <= alpha`` is certain, ``"not_below"`` when ``p > alpha`` is,
+        ``"unresolved"`` when only a bound at or above ``alpha`` is known (the method cannot
+        resolve p-values that small: more resamples are needed)."""
+        if self.bound == "exact":
+            if self.value > 0.0 or self.log10 == -math.inf:
+                return "below" if self.value <= alpha else "not_below"
+            return "below" if self.log10 <= math.log10(alpha) else "not_below"
+        return "below" if self.value <= alpha else "unresolved"
+
+    def format(self, digits: int = 2) -> str:
+        """Plain text: ``"0.016"``, ``"1.5e-331"`` or ``"< 0.0002"`` (``digits`` significant).
+
+        Uses ``log10`` when the float underflowed, so the text is never "0"."""
+        number = _format_log10(self.log10, digits)
+        return f"< {number}" if self.bound == "upper" else number
+
+
+#: ``p = 1``: the p-value of no evidence at all (a default for result records).
+P_ONE = PValue(value=1.0, log10=0.0)
+
+
+def _format_log10(log10: float, digits: int) -> str:
+    if log10 >= -300.0:
+        value = 10.0**log10
+        text = f"{value:.{digits}g}"
+        return text
+    exponent = math.floor(log10)
+    mantissa = 10.0 ** (log10 - exponent)
+    if round(mantissa, digits - 1) >= 10.0:
+        mantissa, exponent = mantissa / 10.0, exponent + 1
+    return f"{mantissa:.{digits - 1}f}e{exponent:d}"
+
+
+def exact_pvalue(value: float, *, resolution: float | None = None) -> PValue:
+    """:class:`PValue` of an exactly known p-value that is a normal float."""
+    v = min(1.0, max(0.0, float(value)))
+    log10 = math.log10(v) if v > 0.0 else -math.inf
+    return PValue(value=v, log10=log10, bound="exact", resolution=resolution)
+
+
+def log10_pvalue(log10: float, *, resolution: float | None = None) -> PValue:
+    """:class:`PValue` from an exact ``log10`` (the float may underflow to 0.0)."""
+    lg = min(0.0, float(log10))
+    value = 10.0**lg if lg > -330.0 else 0.0
+    return PValue(value=value, log10=lg, bound="exact", resolution=resolution)
+
+
+def upper_bound_pvalue(bound: float, *, resolution: float | None = None) -> PValue:
+    """:class:`PValue` known only to be below ``bound`` (> 0)."""
+    b = min(1.0, float(bound))
+    if not b > 0.0:
+        raise ValueError(f"`bound` must be positive; got {bound!r}.")
+    return PValue(value=b, log10=math.log10(b), bound="upper", resolution=resolution)
+
+
+def resampling_pvalue(pvalue: float, n_resamples: int, *, two_sided: bool = True) -> PValue:
+    """:class:`PValue` of a bootstrap p-value, a share of ``n_resamples`` resamples.
+
+    A two-sided bootstrap p-value doubles a tail share, so its resolution is ``2 / B``
+    (``1 / B`` one-sided). A p-value of 0 means only that no resample fell past the null value:
+    the p-value is then reported as an upper bound at the resolution, never as 0.
+    """
+    step = (2.0 if two_sided else 1.0) / n_resamples
+    if pvalue <= 0.0:
+        return upper_bound_pvalue(step, resolution=step)
+    return exact_pvalue(pvalue, resolution=step)
+
+
+def log_binomial_half_tail(k: int, n: int) -> tuple[float, float]:
+    """Natural logs of ``P(X <= k)`` and ``P(X = k)`` for ``X ~ Bin(n, 1/2)``, ``0 <= k <= n``.
+
+    Sums the terms from ``k`` downwards relative to ``P(X = k)`` (ratios
+    ``P(X = i - 1) / P(X = i) = i / (n - i + 1)``) until they no longer change the sum, so it
+    stays accurate far below the float range. Used for the exact and mid-p McNemar p-values
+    when they underflow. ``k <= n / 2`` makes the sum converge fast; it is exact otherwise too.
+    """
+    log_at = math.lgamma(n + 1) - math.lgamma(k + 1) - math.lgamma(n - k + 1) - n * math.log(2.0)
+    total = 1.0
+    term = 1.0
+    i = k
+    while i > 0:
+        term *= i / (n - i + 1)
+        total += term
+        if term < 1e-17 * total:
+            break
+        i -= 1
+    return log_at + math.log(total), log_at
+
+
+def log_normal_two_sided(z: float) -> float:
+    """Natural log of ``2 P(Z > z)`` for ``z >= 0``, accurate where ``erfc`` underflows.
+
+    ``2 P(Z > z) = erfc(z / sqrt 2)``; for large arguments the asymptotic series
+    ``erfc(x) = exp(-x^2) / (x sqrt(pi)) (1 - 1/(2x^2) + 3/(4x^4) - 15/(8x^6))`` has relative
+    error below 1e-9 once ``x > 25``, where it is used.
+    """
+    x = z / math.sqrt(2.0)
+    direct = math.erfc(x)
+    if direct > 1e-300:
+        return math.log(direct)
+    x2 = x * x
+    series = 1.0 - 1.0 / (2.0 * x2) + 3.0 / (4.0 * x2 * x2) - 15.0 / (8.0 * x2 * x2 * x2)
+    return -x2 - math.log(x * math.sqrt(math.pi)) + math.log(series)
