@@ -35,6 +35,8 @@ from evalbot.report import build_json, build_view
 from evalbot.results.sources import load_results
 from evalbot.state import parse_state
 from evalbot.stats import (
+    DetectableEffectResult,
+    SampleSizeResult,
     mcnemar_minimum_detectable_effect,
     mcnemar_sample_size,
     simulate_mcnemar_power,
@@ -285,12 +287,13 @@ def run_compare(args: argparse.Namespace, out: TextIO) -> int:
     return EXIT_GATE_FAILED if decision.gate == "fail" else EXIT_OK
 
 
-def _plan_from_config(args: argparse.Namespace) -> None:
-    """Fill the rates, alpha and power of ``evalbot plan`` from ``--config``."""
+def _plan_from_config(args: argparse.Namespace) -> str:
+    """Fill the rates, alpha and power of ``evalbot plan`` from ``--config``; return the
+    McNemar method the plan runs (``mcnemar:``, exact without a config)."""
     if args.config is None:
         args.alpha = 0.05 if args.alpha is None else args.alpha
         args.power = 0.8 if args.power is None else args.power
-        return
+        return "exact"
     given = (args.fix_rate, args.break_rate, args.items, args.discordance)
     if any(value is not None for value in given):
         raise UsageError("evalbot plan: give either --config or --fix-rate/--break-rate")
@@ -302,10 +305,17 @@ def _plan_from_config(args: argparse.Namespace) -> None:
     args.fix_rate, args.break_rate = config.plan.fix_rate, config.plan.break_rate
     args.alpha = config.alpha if args.alpha is None else args.alpha
     args.power = config.plan.power if args.power is None else args.power
+    return config.mcnemar
+
+
+#: Version of the ``plan --format json`` document.
+PLAN_SCHEMA_VERSION = 1
+#: Seeded simulations that check the exact power of a plan.
+PLAN_SIMULATIONS = 10_000
 
 
 def run_plan(args: argparse.Namespace, out: TextIO) -> int:
-    _plan_from_config(args)
+    method = _plan_from_config(args)
     rates = args.fix_rate is not None or args.break_rate is not None
     size = args.items is not None or args.discordance is not None
     if rates == size:
@@ -314,9 +324,9 @@ def run_plan(args: argparse.Namespace, out: TextIO) -> int:
             "or --items and --discordance (minimum detectable effect)"
         )
     if size:
-        return _plan_detectable(args, out)
+        return _plan_detectable(args, out, method)
     _check_rates(args)
-    return _plan_items_needed(args, out)
+    return _plan_items_needed(args, out, method)
 
 
 def _check_rates(args: argparse.Namespace) -> None:
@@ -330,85 +340,156 @@ def _check_rates(args: argparse.Namespace) -> None:
         raise UsageError("evalbot plan: --fix-rate + --break-rate cannot exceed 1")
 
 
-def _plan_items_needed(args: argparse.Namespace, out: TextIO) -> int:
-    result = mcnemar_sample_size(args.fix_rate, args.break_rate, alpha=args.alpha, power=args.power)
-    simulations = 10_000
+def _plan_items_needed(args: argparse.Namespace, out: TextIO, method: str) -> int:
+    result = mcnemar_sample_size(
+        args.fix_rate, args.break_rate, alpha=args.alpha, power=args.power, method=method
+    )
     simulated = simulate_mcnemar_power(
         result.fix_rate,
         result.break_rate,
         result.items,
         alpha=result.alpha,
-        n_simulations=simulations,
+        n_simulations=PLAN_SIMULATIONS,
         seed=0,
+        method=method,
     )
-    effect = result.fix_rate - result.break_rate
     if args.format == "json":
-        payload = {
-            "discordant_pairs": result.discordant_pairs,
-            "items": result.items,
-            "fix_rate": result.fix_rate,
-            "break_rate": result.break_rate,
-            "discordant_rate": result.discordant_rate,
-            "effect": effect,
-            "alpha": result.alpha,
-            "power": result.power,
-            "method": "normal approximation on the discordant split (McNemar)",
-            "rounding": "discordant pairs rounded up; items = ceil(discordant_pairs / "
-            "discordant_rate)",
-            "exact_power": result.exact_power,
-            "exact_conditional_power": result.exact_conditional_power,
-            "simulated_power": simulated,
-            "simulated_power_se": math.sqrt(simulated * (1 - simulated) / simulations),
-            "simulations": simulations,
-            "simulation_seed": 0,
-        }
-        out.write(json.dumps(payload, indent=2) + "\n")
+        out.write(json.dumps(_items_json(result, simulated), indent=2) + "\n")
     else:
-        out.write(
-            f"{result.items} items ({result.discordant_pairs} discordant pairs) to detect "
-            f"{effect * 100:+.1f} pp (fix rate {result.fix_rate:g}, break rate "
-            f"{result.break_rate:g}) with power {result.power:g} at alpha {result.alpha:g}, "
-            "two-sided.\n"
-            f"Check: the exact McNemar test at {result.items} items has power "
-            f"{result.exact_power:.3f} (exact computation) and {simulated:.3f} "
-            f"({simulations:,} seeded simulations).\n"
-        )
+        out.write(_items_text(result, simulated))
     return EXIT_OK
 
 
-def _plan_detectable(args: argparse.Namespace, out: TextIO) -> int:
+def _items_json(result: SampleSizeResult, simulated: float) -> dict[str, object]:
+    method, normal = result.method, result.normal
+    return {
+        "schema_version": PLAN_SCHEMA_VERSION,
+        "items": result.items,
+        "discordant_pairs": result.discordant_pairs,
+        "fix_rate": result.fix_rate,
+        "break_rate": result.break_rate,
+        "discordant_rate": result.discordant_rate,
+        "effect": result.fix_rate - result.break_rate,
+        "alpha": result.alpha,
+        "power": result.power,
+        "target_power": result.power,
+        "power_reached": _finite(result.exact_power),
+        "test": f"McNemar ({method})",
+        "method": f"exact power of the {method} McNemar test; the smallest size whose power "
+        "reaches the target",
+        "rule": result.rule,
+        "stable_items": result.stable_items,
+        "stays_above": result.stays_above,
+        "exact_power": _finite(result.exact_power),
+        "exact_conditional_power": result.exact_conditional_power,
+        "simulated_power": simulated,
+        "simulated_power_se": math.sqrt(simulated * (1 - simulated) / PLAN_SIMULATIONS),
+        "simulations": PLAN_SIMULATIONS,
+        "simulation_seed": 0,
+        "normal_approximation": {
+            "items": normal.items,
+            "discordant_pairs": normal.discordant_pairs,
+            "power_reached": _finite(normal.exact_power),
+            "rounding": "discordant pairs rounded up; items = ceil(discordant_pairs / "
+            "discordant_rate)",
+        },
+    }
+
+
+def _items_text(result: SampleSizeResult, simulated: float) -> str:
+    effect = result.fix_rate - result.break_rate
+    if result.stays_above:
+        steady = f"it stays at or above {result.power:g} for every larger size"
+    elif result.stable_items is not None:
+        steady = (
+            f"it dips below {result.power:g} again at some larger sizes (from "
+            f"{result.stable_items} items on it stays above)"
+        )
+    else:
+        steady = f"found by bisection on the exact power ({result.rule})"
+    normal = result.normal
+    return (
+        f"{result.items} items to detect {effect * 100:+.1f} pp (fix rate {result.fix_rate:g}, "
+        f"break rate {result.break_rate:g}) with McNemar's {result.method} test at alpha "
+        f"{result.alpha:g}, two-sided: power {_power(result.exact_power)} (target "
+        f"{result.power:g}).\n"
+        f"That is the smallest size whose exact power reaches the target; {steady}. "
+        f"About {result.discordant_pairs} discordant pairs are expected.\n"
+        f"Check: {PLAN_SIMULATIONS:,} seeded simulations give power {simulated:.3f}.\n"
+        f"The normal approximation would say {normal.items} items "
+        f"({normal.discordant_pairs} discordant pairs), where the test's exact power is "
+        f"{_power(normal.exact_power)}.\n"
+    )
+
+
+def _finite(value: float) -> float | None:
+    return value if math.isfinite(value) else None
+
+
+def _power(value: float) -> str:
+    return f"{value:.3f}" if math.isfinite(value) else "n/a (too large to sum)"
+
+
+def _plan_detectable(args: argparse.Namespace, out: TextIO, method: str) -> int:
     if args.items is None or args.discordance is None:
         raise UsageError("evalbot plan: --items and --discordance go together")
     result = mcnemar_minimum_detectable_effect(
-        args.items, args.discordance, alpha=args.alpha, power=args.power
+        args.items, args.discordance, alpha=args.alpha, power=args.power, method=method
     )
     if args.format == "json":
-        payload = {
-            "items": result.items,
-            "discordant_rate": result.discordant_rate,
-            "alpha": result.alpha,
-            "power": result.power,
-            "detectable": result.detectable,
-            "minimum_detectable_effect": result.effect if result.detectable else None,
-            "fix_rate": result.fix_rate if result.detectable else None,
-            "break_rate": result.break_rate if result.detectable else None,
-            "method": "normal approximation on the discordant split (McNemar)",
-        }
-        out.write(json.dumps(payload, indent=2) + "\n")
-    elif result.detectable:
-        out.write(
-            f"With {result.items} items and {result.discordant_rate * 100:g} % of them changing "
-            f"outcome, you can detect a net change of about {result.effect * 100:.1f} pp "
-            f"(fix rate {result.fix_rate:.3f}, break rate {result.break_rate:.3f}) with power "
-            f"{result.power:g} at alpha {result.alpha:g}, two-sided.\n"
-        )
+        out.write(json.dumps(_detectable_json(result), indent=2) + "\n")
     else:
-        out.write(
-            f"With {result.items} items and {result.discordant_rate * 100:g} % of them changing "
-            "outcome, no change is detectable: even if every changed item were fixed, McNemar's "
-            f"test would not reach power {result.power:g} at alpha {result.alpha:g}.\n"
-        )
+        out.write(_detectable_text(result))
     return EXIT_OK
+
+
+def _detectable_json(result: DetectableEffectResult) -> dict[str, object]:
+    method = result.method
+    return {
+        "schema_version": PLAN_SCHEMA_VERSION,
+        "items": result.items,
+        "discordant_rate": result.discordant_rate,
+        "alpha": result.alpha,
+        "power": result.power,
+        "target_power": result.power,
+        "power_reached": _finite(result.exact_power),
+        "detectable": result.detectable,
+        "minimum_detectable_effect": result.effect if result.detectable else None,
+        "fix_rate": result.fix_rate if result.detectable else None,
+        "break_rate": result.break_rate if result.detectable else None,
+        "test": f"McNemar ({method})",
+        "method": f"exact power of the {method} McNemar test, bisection on the fixed share of "
+        "the discordant items",
+        "normal_approximation": {
+            "minimum_detectable_effect": _finite(result.normal_effect),
+            "power_reached": _finite(result.normal_exact_power),
+        },
+    }
+
+
+def _detectable_text(result: DetectableEffectResult) -> str:
+    changing = (
+        f"With {result.items} items and {result.discordant_rate * 100:g} % of them changing "
+        "outcome, "
+    )
+    if not result.detectable:
+        return (
+            f"{changing}no change is detectable: even if every changed item were fixed, "
+            f"McNemar's {result.method} test would not reach power {result.power:g} at alpha "
+            f"{result.alpha:g}.\n"
+        )
+    text = (
+        f"{changing}McNemar's {result.method} test detects a net change of "
+        f"{result.effect * 100:.1f} pp or more (fix rate {result.fix_rate:.3f}, break rate "
+        f"{result.break_rate:.3f}) with power {result.power:g} at alpha {result.alpha:g}, "
+        "two-sided (exact power).\n"
+    )
+    if math.isfinite(result.normal_effect):
+        text += (
+            f"The normal approximation would say {result.normal_effect * 100:.1f} pp, where the "
+            f"test's exact power is {result.normal_exact_power:.3f}.\n"
+        )
+    return text
 
 
 def run_action(args: argparse.Namespace, out: TextIO) -> int:

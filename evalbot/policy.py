@@ -90,12 +90,13 @@ def plan_sample_size(config: Config) -> tuple[int | None, str | None]:
 
     plan = config.plan
     result = mcnemar_sample_size(
-        plan.fix_rate, plan.break_rate, alpha=config.alpha, power=plan.power
+        plan.fix_rate, plan.break_rate, alpha=config.alpha, power=plan.power, method=config.mcnemar
     )
     note = (
-        f"{result.items} items ({result.discordant_pairs} discordant pairs) planned to detect "
-        f"{(plan.fix_rate - plan.break_rate) * 100:+.1f} pp (fix rate {plan.fix_rate:g}, "
-        f"break rate {plan.break_rate:g}) with power {plan.power:g} at alpha {config.alpha:g}"
+        f"{result.items} items ({result.discordant_pairs} discordant pairs expected) planned to "
+        f"detect {(plan.fix_rate - plan.break_rate) * 100:+.1f} pp (fix rate {plan.fix_rate:g}, "
+        f"break rate {plan.break_rate:g}) with power {plan.power:g} at alpha {config.alpha:g} "
+        f"(exact power of McNemar's {config.mcnemar} test: {result.exact_power:.3f})"
     )
     return result.items, note
 
@@ -324,7 +325,7 @@ def evaluate(
 
             power = config.plan.power if config.plan is not None else DEFAULT_POWER
             found = mcnemar_minimum_detectable_effect(
-                items, rate, alpha=effective_alpha, power=power
+                items, rate, alpha=effective_alpha, power=power, method=config.mcnemar
             )
             mde = found.effect if found.detectable else math.inf
             if mde > min_effect:

@@ -19,6 +19,7 @@ from evalbot.stats import (
     churn,
     compute_paired_table,
     mcnemar,
+    mean_of_means_interval,
     two_proportion_ztest,
     wilson_interval,
 )
@@ -35,6 +36,18 @@ def side_binary(values: FloatArray, confidence: float) -> Side:
         passed=passed,
         confidence_interval=wilson_interval(passed, n, confidence_level=confidence),
         interval_method="wilson",
+    )
+
+
+def side_repeats(values: FloatArray, confidence: float, repeats: int) -> Side:
+    """Pass rates over repeats (per-item means in [0, 1]): Wilson with the effective number
+    of trials, which stays in [0, 1] (:func:`evalbot.stats.mean_of_means_interval`)."""
+    found = mean_of_means_interval(values, repeats, confidence_level=confidence)
+    return Side(
+        rate=found.statistic,
+        passed=None,
+        confidence_interval=found.confidence_interval,
+        interval_method=found.method,
     )
 
 
@@ -100,6 +113,7 @@ def _compute_binary(paired: Paired, config: Config, difference: BootstrapResult)
             table,
             alpha=config.alpha,
             pvalue=test.pvalue if config.test == "mcnemar" else difference.pvalue,
+            method=config.mcnemar,
         ),
     )
 
@@ -108,11 +122,17 @@ def _compute_score(paired: Paired, config: Config, difference: BootstrapResult) 
     ids = np.asarray(paired.ids, dtype=object)
     confidence = config.bootstrap.confidence
     delta = paired.candidate - paired.baseline
+    if paired.pass_fail:  # pass/fail with repeats: each value is an item's pass rate
+        base_side = side_repeats(paired.baseline, confidence, paired.epochs_baseline)
+        cand_side = side_repeats(paired.candidate, confidence, paired.epochs_candidate)
+    else:
+        base_side = side_score(paired.baseline, confidence)
+        cand_side = side_score(paired.candidate, confidence)
     return Comparison(
         paired=paired,
         metric="pass_rate" if paired.pass_fail else "mean_score",
-        baseline=side_score(paired.baseline, confidence),
-        candidate=side_score(paired.candidate, confidence),
+        baseline=base_side,
+        candidate=cand_side,
         difference=difference,
         table=None,
         mcnemar=None,

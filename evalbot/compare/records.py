@@ -73,7 +73,9 @@ class SecondaryResult:
 
 @dataclass(frozen=True, kw_only=True)
 class PowerResult:
-    """How sensitive this eval is (pass/fail items, McNemar's test, normal approximation).
+    """How sensitive this eval is (pass/fail items, the McNemar test the plan runs, exact
+    power: :func:`evalbot.stats.mcnemar_minimum_detectable_effect` and
+    :func:`evalbot.stats.mcnemar_sample_size`).
 
     Attributes
     ----------
@@ -86,6 +88,8 @@ class PowerResult:
     items_needed : int or None
         For an observed effect that did not reach significance: items needed to detect an
         effect of the observed fix and break rates with ``power``. ``None`` otherwise.
+    method : str
+        How both were computed.
     """
 
     items: int
@@ -94,6 +98,7 @@ class PowerResult:
     discordant_rate: float
     minimum_detectable_effect: float | None
     items_needed: int | None
+    method: str = "exact power of the exact McNemar test at the observed discordant rate"
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -199,7 +199,7 @@ def _power_json(c: Comparison) -> JSONObject | None:
     if c.power is None:
         return None
     return {
-        "method": "McNemar, normal approximation on the observed discordant rate",
+        "method": c.power.method,
         "power": c.power.power,
         "alpha": c.power.alpha,
         "discordant_rate": c.power.discordant_rate,

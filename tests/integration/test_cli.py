@@ -270,23 +270,36 @@ def test_bad_input_is_one_line_and_exit_2(
 
 
 @pytest.mark.parametrize(
-    ("fix", "brk", "pairs", "items"),
+    ("fix", "brk", "items", "normal_pairs", "normal_items"),
     [
-        # Worked in the issue and recomputed by hand: p = .08/.11, d = (1.959964*.5 +
-        # 0.841621*sqrt(p(1-p)))^2 / (p-.5)^2 = 35.54 -> 36 pairs; 36/.11 = 327.3 -> 328 items.
-        ("0.08", "0.03", 36, 328),
-        # p = .05/.09: d = 633.4 -> 634 pairs; 634/.09 = 7044.4 -> 7045 items ("about 7,040").
-        ("0.05", "0.04", 634, 7045),
+        # The issue: 367 items for the exact test (tests/unit/stats/test_power.py recomputes
+        # it with scipy.stats.binom sums at every n); the normal approximation, by hand:
+        # p = .08/.11, d = (1.959964*.5 + 0.841621*sqrt(p(1-p)))^2 / (p-.5)^2 = 35.54 -> 36
+        # pairs; 36/.11 = 327.3 -> 328 items.
+        ("0.08", "0.03", 367, 36, 328),
+        # p = .05/.09: d = 633.4 -> 634 pairs; 634/.09 = 7044.4 -> 7045 (approximation); the
+        # exact test needs 7241.
+        ("0.05", "0.04", 7241, 634, 7045),
     ],
 )
-def test_plan(run_cli: Run, fix: str, brk: str, pairs: int, items: int) -> None:
+def test_plan(
+    run_cli: Run, fix: str, brk: str, items: int, normal_pairs: int, normal_items: int
+) -> None:
     proc = run_cli("plan", "--fix-rate", fix, "--break-rate", brk, "--format", "json")
     assert proc.returncode == 0, proc.stderr
     result = json.loads(proc.stdout)
-    assert result["discordant_pairs"] == pairs
+    assert result["schema_version"] == 1
     assert result["items"] == items
+    assert result["discordant_pairs"] == math.ceil(items * (float(fix) + float(brk)))
+    assert result["target_power"] == 0.8
+    assert result["power_reached"] >= 0.8
+    assert result["normal_approximation"]["items"] == normal_items
+    assert result["normal_approximation"]["discordant_pairs"] == normal_pairs
+    assert result["normal_approximation"]["power_reached"] < 0.8
     text = run_cli("plan", "--fix-rate", fix, "--break-rate", brk)
-    assert text.stdout.startswith(f"{items} items ({pairs} discordant pairs)")
+    assert text.stdout.startswith(f"{items} items to detect")
+    assert f"power {result['power_reached']:.3f} (target 0.8)" in text.stdout
+    assert f"The normal approximation would say {normal_items} items" in text.stdout
 
 
 def test_version_and_module_entry(run_cli: Run) -> None:
@@ -298,9 +311,22 @@ def test_version_and_module_entry(run_cli: Run) -> None:
 def test_plan_reports_exact_and_simulated_power(run_cli: Run) -> None:
     proc = run_cli("plan", "--fix-rate", "0.08", "--break-rate", "0.03", "--format", "json")
     result = json.loads(proc.stdout)
-    # the approximation is a little optimistic for the exact test; exact and simulated agree
-    assert 0.70 < result["exact_power"] < 0.80
+    # the power reached is exact; the seeded simulation agrees within Monte Carlo error
+    assert result["power_reached"] == result["exact_power"]
     assert abs(result["simulated_power"] - result["exact_power"]) < 4 * result["simulated_power_se"]
+    assert (result["rule"], result["stable_items"], result["stays_above"]) == (
+        "smallest",
+        367,
+        True,
+    )
+
+
+def test_plan_sawtooth_is_reported(run_cli: Run) -> None:
+    # fix 0.9 / break 0.08: 10 items reach 0.8, 11 do not, 12 on do (recomputed with
+    # scipy.stats.binom in tests/unit/stats/test_power.py)
+    text = run_cli("plan", "--fix-rate", "0.9", "--break-rate", "0.08").stdout
+    assert text.startswith("10 items to detect")
+    assert "it dips below 0.8 again at some larger sizes (from 12 items on it stays above)" in text
 
 
 def test_plan_minimum_detectable_effect(run_cli: Run) -> None:
@@ -309,8 +335,12 @@ def test_plan_minimum_detectable_effect(run_cli: Run) -> None:
     proc = run_cli("plan", "--items", "100", "--discordance", "0.1", "--format", "json")
     assert proc.returncode == 0, proc.stderr
     result = json.loads(proc.stdout)
-    # Independent reference: bisection on sqrt(D)(p - 1/2) = z_{.975}/2 + z_{.8} sqrt(p(1-p)),
-    # D = 100 * 0.1 expected discordant pairs; the effect is 0.1 * (2p - 1).
+    assert result["schema_version"] == 1
+    # The exact answer (checked against scipy.stats.binom sums in test_power.py): 8.84 pp.
+    assert result["minimum_detectable_effect"] == pytest.approx(0.088417, abs=1e-6)
+    assert result["power_reached"] == pytest.approx(0.8, abs=1e-9)
+    # The normal approximation, an independent reference: bisection on
+    # sqrt(D)(p - 1/2) = z_{.975}/2 + z_{.8} sqrt(p(1-p)), D = 100 * 0.1; effect 0.1 (2p - 1).
     z_a, z_b = NormalDist().inv_cdf(0.975), NormalDist().inv_cdf(0.8)
     lo, hi = 0.5, 1.0
     for _ in range(200):
@@ -319,9 +349,12 @@ def test_plan_minimum_detectable_effect(run_cli: Run) -> None:
             lo = mid
         else:
             hi = mid
-    assert result["minimum_detectable_effect"] == pytest.approx(0.1 * (2 * lo - 1), abs=1e-9)
+    normal = result["normal_approximation"]
+    assert normal["minimum_detectable_effect"] == pytest.approx(0.1 * (2 * lo - 1), abs=1e-9)
+    assert round(normal["power_reached"], 3) == 0.645  # the issue's figure
     text = run_cli("plan", "--items", "100", "--discordance", "0.1")
-    assert "you can detect a net change of about 7.8 pp" in text.stdout
+    assert "McNemar's exact test detects a net change of 8.8 pp or more" in text.stdout
+    assert "The normal approximation would say 7.8 pp" in text.stdout
     tiny = run_cli("plan", "--items", "10", "--discordance", "0.1", "--format", "json")
     assert json.loads(tiny.stdout)["detectable"] is False
 

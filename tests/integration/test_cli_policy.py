@@ -17,7 +17,10 @@ def test_plan_from_config(run_cli: Run, tmp_path: Path) -> None:
     (tmp_path / "c.yml").write_text("plan: {fix_rate: 0.08, break_rate: 0.03}\n")
     proc = run_cli("plan", "--config", "c.yml", "--format", "json")
     assert proc.returncode == 0, proc.stderr
-    assert json.loads(proc.stdout)["items"] == 328
+    assert json.loads(proc.stdout)["items"] == 367  # the exact test's size (test_power.py)
+    (tmp_path / "m.yml").write_text("mcnemar: midp\nplan: {fix_rate: 0.08, break_rate: 0.03}\n")
+    midp = json.loads(run_cli("plan", "--config", "m.yml", "--format", "json").stdout)
+    assert (midp["test"], midp["items"]) == ("McNemar (midp)", 335)
     bad = run_cli("plan", "--config", "c.yml", "--fix-rate", "0.1")
     assert bad.returncode == 2
     assert "give either --config or --fix-rate/--break-rate" in bad.stderr

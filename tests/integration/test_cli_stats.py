@@ -314,3 +314,69 @@ def test_repeats_pass_at_k_standard_error_and_budget(run_cli: Run, tmp_path: Pat
     write_jsonl(tmp_path / "b.jsonl", [{"id": f"q{i}", "passed": True} for i in range(n)])
     write_jsonl(tmp_path / "c.jsonl", [{"id": f"q{i}", "passed": i % 2 == 0} for i in range(n)])
     assert compare_json(run_cli)["repeats"] == {"baseline": None, "candidate": None}
+
+
+# ---- tiny evals never crash (issue 11, defect 1) ---------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("baseline", "candidate", "fixed", "broken"),
+    [
+        ([False], [True], 1, 0),  # one item, false -> true: fix rate 1.0
+        ([True] * 5, [False] * 5, 0, 5),  # five items, all broken: break rate 1.0
+        ([True], [True], 0, 0),  # one item, unchanged
+        ([True, False, True], [False, True, False], 1, 2),  # every item discordant
+    ],
+)
+def test_tiny_evals_give_a_verdict(
+    run_cli: Run,
+    tmp_path: Path,
+    baseline: list[bool],
+    candidate: list[bool],
+    fixed: int,
+    broken: int,
+) -> None:
+    write_jsonl(
+        tmp_path / "b.jsonl", [{"id": f"q{i}", "passed": v} for i, v in enumerate(baseline)]
+    )
+    write_jsonl(
+        tmp_path / "c.jsonl", [{"id": f"q{i}", "passed": v} for i, v in enumerate(candidate)]
+    )
+    report = compare_json(run_cli)
+    assert (report["table"]["fixed"], report["table"]["broken"]) == (fixed, broken)
+    # exact McNemar p = min(1, 2 P(X <= min)) for X ~ Bin(d, 1/2), by hand: 2/2 for 1/0,
+    # 2/32 for 0/5, 1 for 0/0 and for 1/2 (2 * 4/8)
+    assert report["mcnemar"]["pvalue"] == (0.0625 if broken == 5 else 1.0)
+    assert report["verdict"]["outcome"] == "no_significant_difference"
+    # with every item changed the eval is powerless: nothing is detectable with 80 % power
+    assert report["power"]["minimum_detectable_effect"] is None
+    if min(fixed, broken) == 0 and fixed != broken:
+        # every item moved one way: 2^(1-d) <= 0.05 first at d = 6, so 6 items
+        assert report["power"]["items_needed"] == 6
+    text = run_cli("compare", "b.jsonl", "c.jsonl")
+    assert text.returncode == 0, text.stderr
+    assert "Traceback" not in text.stderr
+
+
+def test_repeats_side_interval_stays_in_unit_interval(run_cli: Run, tmp_path: Path) -> None:
+    # Two items, two epochs: per-item pass rates 1.0 and 0.5 (the issue's "75.0 %
+    # [-242.7, 392.7]" from a t interval). The interval is Wilson with the effective number of
+    # trials (evalbot.stats.mean_of_means_interval, checked by hand in test_intervals.py).
+    rows_b = [{"id": i, "epoch": e, "passed": True} for i in ("a", "b") for e in (1, 2)]
+    rows_c = [
+        {"id": "a", "epoch": 1, "passed": True},
+        {"id": "a", "epoch": 2, "passed": True},
+        {"id": "b", "epoch": 1, "passed": True},
+        {"id": "b", "epoch": 2, "passed": False},
+    ]
+    write_jsonl(tmp_path / "b.jsonl", rows_b)
+    write_jsonl(tmp_path / "c.jsonl", rows_c)
+    report = compare_json(run_cli)
+    from evalbot.stats import mean_of_means_interval
+
+    low, high = report["candidate"]["ci"]
+    assert 0.0 <= low <= report["candidate"]["rate"] == 0.75 <= high <= 1.0
+    expected = mean_of_means_interval([1.0, 0.5], 2).confidence_interval
+    assert (low, high) == pytest.approx(tuple(expected))
+    assert report["candidate"]["ci_method"] == "wilson (effective n)"
+    assert report["baseline"]["ci"][1] == 1.0

@@ -22,6 +22,7 @@ from evalbot.results.options import ReadOptions
 from evalbot.results.pairing import fingerprint, pair
 from evalbot.results.sources import load_results
 from evalbot.state import Look, State, parse_state, render_state
+from tests.power_reference import scipy_power
 
 WORKED = {"both_pass": 266, "fixed": 31, "broken": 14, "both_fail": 89}  # p = 0.01609
 REGRESS = {"both_pass": 266, "fixed": 14, "broken": 31, "both_fail": 89}
@@ -29,7 +30,7 @@ NULL = {"both_pass": 266, "fixed": 20, "broken": 20, "both_fail": 94}  # p = 1
 SMALL_WIN = {"both_pass": 30, "fixed": 8, "broken": 1, "both_fail": 11}  # 50 items, p = 20/512
 SMALL_BIG_WIN = {"both_pass": 30, "fixed": 9, "broken": 0, "both_fail": 11}  # p = 2/512
 SMALL_LOSS = {"both_pass": 30, "fixed": 0, "broken": 9, "both_fail": 11}
-PLANNED_328 = {"both_pass": 220, "fixed": 26, "broken": 8, "both_fail": 74}
+PLANNED_367 = {"both_pass": 245, "fixed": 29, "broken": 9, "both_fail": 84}
 TEN_NIL = {"both_pass": 30, "fixed": 10, "broken": 0, "both_fail": 10}  # SPRT p = 11/1024
 
 FAST = "bootstrap: {resamples: 2000, seed: 1}\n"
@@ -157,11 +158,11 @@ PLAN_TABLE = [
         "inconclusive",
         "fail",
         "failure",
-        "pre-registered 328",
+        "pre-registered 367",
     ),
     Row(
         "planned from rates, size as planned",
-        PLANNED_328,
+        PLANNED_367,
         "plan: {fix_rate: 0.08, break_rate: 0.03}",
         "improvement",
         "pass",
@@ -439,11 +440,14 @@ def test_truth_table(row: Row, tmp_path: Path) -> None:
 
 
 def test_plan_note_and_numbers(tmp_path: Path) -> None:
-    comparison, config = build(tmp_path, PLANNED_328, "plan: {fix_rate: 0.08, break_rate: 0.03}")
+    comparison, config = build(tmp_path, PLANNED_367, "plan: {fix_rate: 0.08, break_rate: 0.03}")
     decision = evaluate(comparison, config)
-    assert decision.planned_items == 328
+    # 367: the exact test's size for fix 8 % / break 3 % (tests/power_reference.py shows
+    # 366 items fall short); 41 = ceil(367 * 0.11) discordant pairs expected
+    assert decision.planned_items == 367
+    assert scipy_power(0.08, 0.03, 366) < 0.8 <= scipy_power(0.08, 0.03, 367)
     assert decision.plan_note is not None and decision.plan_note.startswith(
-        "328 items (36 discordant pairs) planned to detect +5.0 pp"
+        "367 items (41 discordant pairs expected) planned to detect +5.0 pp"
     )
 
 
@@ -451,7 +455,12 @@ def test_underpowered_fields(tmp_path: Path) -> None:
     comparison, config = build(tmp_path, SMALL_WIN, "policy: {min_effect: 0.02}")
     decision = evaluate(comparison, config)
     assert decision.underpowered
-    assert decision.minimum_detectable_effect == pytest.approx(0.147, abs=0.001)
+    # the exact MDE at 50 items, 9/50 discordant: the exact test's power at that split is 0.8
+    # (scipy reference, tests/power_reference.py)
+    mde = decision.minimum_detectable_effect
+    assert mde is not None
+    share = (mde / 0.18 + 1) / 2
+    assert scipy_power(0.18 * share, 0.18 * (1 - share), 50) == pytest.approx(0.8, abs=1e-9)
     assert decision.min_effect == 0.02
     assert decision.violations == []  # not a plan violation: a limit of the eval
 

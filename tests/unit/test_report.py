@@ -23,6 +23,7 @@ from evalbot.report import (
     item_link,
 )
 from tests.golden.scenarios import SCENARIOS, paired_from_cells, paired_repeats
+from tests.power_reference import scipy_power
 
 Z = NormalDist()
 
@@ -90,25 +91,32 @@ def test_slices_pvalues_and_bh_qvalues() -> None:
     assert [r["qvalue"] for r in rows] == pytest.approx(q, rel=1e-12)
 
 
-def test_power_minimum_detectable_effect_solves_the_design_equation() -> None:
+def test_power_minimum_detectable_effect_is_exact() -> None:
+    # The exact power of the exact McNemar test at the reported split is 0.8 (reference:
+    # scipy.stats.binom sums, tests/power_reference.py); a split 0.002 smaller falls short.
     comparison, decision = SCENARIOS["improvement"]().comparison()
     power = build_json(comparison, decision)["power"]
-    assert power["discordant_rate"] == 45 / 400 and power["items_needed"] is None
-    # effect = psi (2p - 1) with sqrt(n psi) (p - 1/2) = z_{.975}/2 + z_{.8} sqrt(p (1 - p))
-    p = (power["minimum_detectable_effect"] / power["discordant_rate"] + 1) / 2
-    lhs = math.sqrt(45) * (p - 0.5)
-    rhs = Z.inv_cdf(0.975) / 2 + Z.inv_cdf(0.8) * math.sqrt(p * (1 - p))
-    assert lhs == pytest.approx(rhs, rel=1e-9)
+    psi = power["discordant_rate"]
+    assert psi == 45 / 400 and power["items_needed"] is None
+    share = (power["minimum_detectable_effect"] / psi + 1) / 2
+    assert scipy_power(psi * share, psi * (1 - share), 400) == pytest.approx(0.8, abs=1e-9)
+    smaller = share - 0.001 / psi
+    assert scipy_power(psi * smaller, psi * (1 - smaller), 400) < 0.8
+    assert (
+        power["method"] == "exact power of the exact McNemar test at the observed discordant rate"
+    )
 
 
 def test_power_items_needed_when_not_significant() -> None:
     comparison, decision = SCENARIOS["no_difference"]().comparison()
     power = build_json(comparison, decision)["power"]
-    # 12 fixed, 8 broken of 200: p = .6; d = (1.959964/2 + 0.841621 sqrt(.24))^2 / .01
-    # = 193.85 -> 194 discordant pairs; / (20/200) -> 1940 items
-    assert power["items_needed"] == 1940
+    # 12 fixed, 8 broken of 200: rates 0.06 / 0.04. The exact test's power (scipy reference)
+    # first reaches 0.8 at 2043 items (the normal approximation said 1940, where it is lower).
+    assert power["items_needed"] == 2043
+    assert scipy_power(0.06, 0.04, 2042) < 0.8 <= scipy_power(0.06, 0.04, 2043)
+    assert scipy_power(0.06, 0.04, 1940) < 0.8
     view = SCENARIOS["no_difference"]().view()
-    assert "about 1,940 items would be needed" in " ".join(view.power)
+    assert "about 2,043 items would be needed" in " ".join(view.power)
 
 
 def test_repeats_and_flaky_items() -> None:
