@@ -8,15 +8,15 @@ mcnemar     McNemar's test on fixed/broken counts: exact (default), mid-p, asymp
 pvalue      A p-value with its precision: exact log10 below the float range, or a bound.
 paired_proportions
             Tango's and Newcombe's intervals for a paired difference of pass rates.
-paired_mean Numeric scores: sign-flip (exact / Monte Carlo) and skewness-corrected t tests
-            with matching intervals; Cohen's d_z.
+paired_mean Numeric scores: the test valid at every n (sign-flip, then the paired t) with
+            matching intervals; signflip the sign-flip test itself; effect_size Cohen's d_z.
 agreement   Whether a test and an interval agree about the null value.
 unpaired    Two-proportion z-test ignoring the pairing (for contrast only).
 table       The paired 2x2 table and churn.
 bootstrap   Paired bootstrap (items or clusters) of any metric of column means, percentile
             or BCa, with the p-value that inverts the same interval; clustered standard error.
-power       Sample size and minimum detectable effect by exact power search (McNemar, each
-            method), with the normal approximation beside; simulated power.
+power       Sample size by exact power search (McNemar, each method), the normal
+            approximation beside; simulated power. detectable: the minimum detectable effect.
 design      Design effects of clustered items (configured or estimated).
 sequential  Mixture SPRT and the matching confidence sequence.
 repeats     Repeated samples per item: variance components, budget, pass@k, majority vote.

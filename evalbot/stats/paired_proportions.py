@@ -68,9 +68,6 @@ class PairedDifferenceResult:
     items: int
 
 
-# ----------------------------------------------------------------------------- cores
-
-
 def _tango_score(
     b: FloatArray, c: FloatArray, n: FloatArray, delta: FloatArray, continuity: float = 0.0
 ) -> FloatArray:
@@ -174,9 +171,6 @@ def newcombe_bounds(
     )
     est = p1 - p2
     return np.maximum(-1.0, est - down), np.minimum(1.0, est + up)
-
-
-# ----------------------------------------------------------------------------- public
 
 
 def _table_iv(

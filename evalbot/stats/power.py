@@ -1,11 +1,12 @@
-"""Planning: items needed to detect a change, and the change detectable with given items.
+"""Planning: items needed to detect a change, by exact power search.
 
 Everything here is computed for the test evalbot actually runs (McNemar's test, exact by
 default; mid-p and asymptotic on request) by exact enumeration, not by a normal approximation:
 the number of discordant items is ``D ~ Bin(items, fix_rate + break_rate)`` and, given ``D``,
 the fixed count is ``Bin(D, fix_rate / (fix_rate + break_rate))``; the power sums the
 conditional rejection probability over ``D``. The normal approximation (Connor 1987) is kept
-beside each result as a labelled comparison.
+beside each result as a labelled comparison. The change detectable with given items is in
+:mod:`evalbot.stats.detectable` (re-exported here); the engine in ``_exact_power``.
 
 Only ``scipy.special`` is used (imported lazily), never ``scipy.stats``.
 """
@@ -13,15 +14,27 @@ Only ``scipy.special`` is used (imported lazily), never ``scipy.stats``.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Literal, cast
 
 import numpy as np
-import numpy.typing as npt
 
+from evalbot.stats._exact_power import (
+    _NORMAL_ONLY_PAIRS,
+    _WINDOW_ONLY_PAIRS,
+    PowerCurve,
+    SearchRule,
+    ceil_fuzzy,
+    conditional_power,
+    critical_counts,
+    design_effect_iv,
+    exact_search,
+    first_crossing,
+    method_iv,
+    rates_iv,
+)
 from evalbot.stats._normal import normal_quantile
-from evalbot.stats._validation import as_choice, as_count, as_probability
+from evalbot.stats._validation import as_count, as_probability
+from evalbot.stats.detectable import DetectableEffectResult, mcnemar_minimum_detectable_effect
 from evalbot.stats.mcnemar import McNemarMethod
 
 __all__ = [
@@ -34,276 +47,6 @@ __all__ = [
     "mcnemar_sample_size",
     "simulate_mcnemar_power",
 ]
-
-_METHODS: tuple[McNemarMethod, ...] = ("exact", "midp", "asymptotic")
-_CEIL_FUZZ = 1e-9
-#: Relative slack when comparing a tail probability with alpha: the float tails of scipy's
-#: incomplete beta agree with the exact rationals of :func:`~evalbot.stats.mcnemar` to ~1e-15.
-_TAIL_FUZZ = 1e-12
-#: Binomial weights beyond this many standard deviations from the mean are left out
-#: (their mass is below 1e-20); the rest is renormalised.
-_WINDOW_SD = 10.0
-#: The exact search evaluates the power at every candidate size between a monotone upper
-#: bound's crossing and the answer; when that would cost more than this many binomial
-#: weights (candidates times window width) it bisects instead.
-_SCAN_BUDGET = 4_000_000
-#: Windows of counts wider than this are not summed (the power is reported as nan).
-_MAX_WINDOW = 100_000
-#: Above this many expected discordant pairs (where the sawtooth is far below 1e-3) the
-#: search bisects on the exact power computed over each size's window of counts only ...
-_WINDOW_ONLY_PAIRS = 50_000
-#: ... and above this many it keeps the normal approximation's size (exact power reported).
-_NORMAL_ONLY_PAIRS = 2_000_000
-
-IntArray = npt.NDArray[np.int64]
-FloatArray = npt.NDArray[np.float64]
-SearchRule = Literal["smallest", "bisection", "normal approximation"]
-
-
-# ----------------------------------------------------------------------------- validation
-
-
-def _rates_iv(fix_rate: object, break_rate: object, *, differ: bool) -> tuple[float, float]:
-    pf = as_probability(fix_rate, "fix_rate", open_low=False, open_high=False)
-    pb = as_probability(break_rate, "break_rate", open_low=False, open_high=False)
-    if pf + pb > 1.0 + 1e-12:
-        raise ValueError(
-            f"`fix_rate` + `break_rate` must be at most 1; got {fix_rate!r} + {break_rate!r}."
-        )
-    if differ and pf == pb:
-        raise ValueError(
-            f"`fix_rate` and `break_rate` must differ (no effect to detect); "
-            f"got {fix_rate!r} and {break_rate!r}."
-        )
-    return pf, pb
-
-
-def _method_iv(method: object) -> McNemarMethod:
-    return cast(McNemarMethod, as_choice(method, "method", _METHODS))
-
-
-def _design_effect_iv(design_effect: object) -> float:
-    try:
-        deff = float(design_effect)  # type: ignore[arg-type]
-    except (TypeError, ValueError):
-        raise ValueError(f"`design_effect` must be a number; got {design_effect!r}.") from None
-    if not (math.isfinite(deff) and deff >= 1.0):
-        raise ValueError(f"`design_effect` must be a finite number >= 1; got {design_effect!r}.")
-    return deff
-
-
-def _ceil(x: float) -> int:
-    return math.ceil(x - _CEIL_FUZZ)
-
-
-# ----------------------------------------------------------------------------- the test
-
-
-def _critical_counts(d: IntArray, alpha: float, method: McNemarMethod) -> IntArray:
-    """Largest ``k`` such that ``min(fixed, broken) <= k`` rejects at ``alpha`` (-1: none).
-
-    McNemar's test (every method) rejects when the smaller discordant count is at most a
-    critical count ``k_d``; its p-value is increasing in that count below ``d / 2``.
-    ``exact``: ``2 P(X <= k) <= alpha``; ``midp``: ``P(X <= k - 1) + P(X <= k) <= alpha``;
-    ``asymptotic``: ``chi2_1.sf(max(0, d - 2k - 1)^2 / d) <= alpha``; ``X ~ Bin(d, 1/2)``.
-    """
-    from scipy.special import bdtr, chdtrc
-
-    dd = np.asarray(d, dtype=np.int64)
-    z = normal_quantile(1.0 - alpha / 2.0)
-
-    def rejects(k: IntArray, n: IntArray) -> npt.NDArray[np.bool_]:
-        ok = (k >= 0) & (2 * k < n)  # k < d / 2: the two tails stay disjoint
-        kk = np.where(ok, k, 0)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            if method == "exact":
-                p = 2.0 * bdtr(kk, n, 0.5)
-            elif method == "midp":
-                below = np.where(kk >= 1, bdtr(np.maximum(kk - 1, 0), n, 0.5), 0.0)
-                p = below + bdtr(kk, n, 0.5)
-            else:
-                gap = np.maximum(0, n - 2 * kk - 1).astype(np.float64)
-                p = chdtrc(1.0, gap * gap / np.maximum(n, 1))
-        return cast(npt.NDArray[np.bool_], ok & (p <= alpha * (1.0 + _TAIL_FUZZ)))
-
-    # Start from the normal approximation with continuity correction (the asymptotic test's
-    # own boundary), then step each count up or down until it is the largest that rejects;
-    # only the counts still moving are re-evaluated.
-    df = dd.astype(np.float64)
-    k = np.floor((df - 1.0 - z * np.sqrt(df)) / 2.0).astype(np.int64)
-    k = np.clip(k, -1, np.maximum((dd - 1) // 2, -1))
-    down = (k >= 0) & ~rejects(k, dd)
-    idx = np.flatnonzero(down)
-    while idx.size:
-        k[idx] -= 1
-        idx = idx[(k[idx] >= 0) & ~rejects(k[idx], dd[idx])]
-    idx = np.flatnonzero(~down)
-    while idx.size:
-        up = rejects(k[idx] + 1, dd[idx])
-        idx = idx[up]
-        k[idx] += 1
-    return k
-
-
-def _conditional_power(d: IntArray, k: IntArray, share: float) -> FloatArray:
-    """P(reject | D = d) when a discordant item is fixed with probability ``share``."""
-    from scipy.special import bdtr, bdtrc
-
-    ok = k >= 0
-    kk = np.where(ok, k, 0)
-    with np.errstate(invalid="ignore"):
-        low = bdtr(kk, d, share)  # fixed <= k
-        high = bdtrc(d - kk - 1, d, share)  # fixed >= d - k
-    return np.where(ok, low + high, 0.0)
-
-
-class _Binomial:
-    """Weights of ``Bin(n, psi)`` over a window of counts (vectorised over several ``n``)."""
-
-    #: Up to this many items the log-factorials come from one cached table (8 bytes each).
-    TABLE_LIMIT = 1 << 21
-
-    def __init__(self, psi: float) -> None:
-        self.psi = psi
-        self.log_factorial: FloatArray = np.zeros(0, dtype=np.float64)
-
-    def _log_factorials(self, x: IntArray, top: int) -> FloatArray:
-        """``log(x!)`` element-wise: from a cached table up to ``TABLE_LIMIT``."""
-        from scipy.special import gammaln
-
-        if top > self.TABLE_LIMIT:
-            return np.asarray(gammaln(x.astype(np.float64) + 1.0), dtype=np.float64)
-        if self.log_factorial.size <= top:
-            size = min(self.TABLE_LIMIT + 1, max(2 * self.log_factorial.size, top + 1, 1024))
-            self.log_factorial = gammaln(np.arange(size, dtype=np.float64) + 1.0)
-        return self.log_factorial[x]
-
-    def window(self, n: IntArray) -> tuple[IntArray, FloatArray]:
-        """``(d, w)``, each of shape ``(len(n), width)``: counts and their probabilities.
-
-        Counts outside ``[0, n]`` get weight 0. The weights come from log-factorials and are
-        renormalised per row, which removes the common rounding of the log terms; counts
-        further than 10 standard deviations from the mean (mass below 1e-20) are left out.
-        """
-        psi = self.psi
-        if psi in (0.0, 1.0):
-            d = (n if psi == 1.0 else np.zeros_like(n)).reshape(-1, 1)
-            return d, np.ones((len(n), 1), dtype=np.float64)
-        nf = n.astype(np.float64)
-        half = int(np.ceil(_WINDOW_SD * math.sqrt(float(n.max()) * psi * (1.0 - psi)) + 20.0))
-        lo = np.maximum(0, np.floor(nf * psi).astype(np.int64) - half)
-        width = min(2 * half + 1, int(n.max()) + 1)
-        raw = lo[:, None] + np.arange(width, dtype=np.int64)[None, :]
-        valid = raw <= n[:, None]
-        d = np.minimum(raw, n[:, None])
-        top = int(n.max())
-        logw = (
-            self._log_factorials(n, top)[:, None]
-            - self._log_factorials(d, top)
-            - self._log_factorials(n[:, None] - d, top)
-            + d * math.log(psi)
-            + (n[:, None] - d) * math.log1p(-psi)
-        )
-        logw[~valid] = -np.inf
-        logw -= logw.max(axis=1, keepdims=True)
-        w = np.exp(logw)
-        w /= w.sum(axis=1, keepdims=True)
-        return d, w
-
-
-class _PowerCurve:
-    """The exact power of McNemar's test as a function of the number of items.
-
-    Holds the critical count and conditional power for every discordant count up to a cap
-    that grows on demand, so that evaluating many sizes costs one weighted sum each.
-    """
-
-    def __init__(self, pf: float, pb: float, alpha: float, method: McNemarMethod) -> None:
-        self.psi = pf + pb
-        # The test is symmetric in fixed/broken: work with the larger share.
-        self.share = max(pf, pb) / self.psi if self.psi > 0 else 0.5
-        self.alpha = alpha
-        self.method = method
-        self.binomial = _Binomial(min(1.0, self.psi))
-        self.cap = -1
-        self.k: IntArray = np.zeros(0, dtype=np.int64)
-        self.cond: FloatArray = np.zeros(0, dtype=np.float64)
-
-    def ensure(self, max_d: int) -> None:
-        """Hold the critical counts and conditional powers up to at least ``max_d``."""
-        if max_d <= self.cap:
-            return
-        cap = max(max_d + max_d // 8, 64)
-        d = np.arange(self.cap + 1, cap + 1, dtype=np.int64)
-        k = _critical_counts(d, self.alpha, self.method)
-        self.k = np.concatenate([self.k, k])
-        self.cond = np.concatenate([self.cond, _conditional_power(d, k, self.share)])
-        self.cap = cap
-
-    def power(self, n: IntArray | list[int]) -> FloatArray:
-        """Exact power at each size in ``n`` (vectorised)."""
-        sizes = np.atleast_1d(np.asarray(n, dtype=np.int64))
-        out = np.empty(sizes.size, dtype=np.float64)
-        block = 256
-        for start in range(0, sizes.size, block):
-            part = sizes[start : start + block]
-            d, w = self.binomial.window(part)
-            self.ensure(int(d.max()))
-            out[start : start + block] = np.minimum(1.0, np.sum(w * self.cond[d], axis=1))
-        return out
-
-    def at(self, n: int) -> float:
-        return float(self.power([n])[0])
-
-    def at_window(self, n: int) -> float:
-        """Exact power at ``n`` computing the test only over that size's window of counts
-        (for very large sizes, where holding every count from 0 would cost too much)."""
-        if 2.0 * _WINDOW_SD * math.sqrt(n * self.psi * (1.0 - self.psi)) > _MAX_WINDOW:
-            return math.nan
-        d, w = self.binomial.window(np.array([n], dtype=np.int64))
-        d = d[0]
-        cond = _conditional_power(d, _critical_counts(d, self.alpha, self.method), self.share)
-        return float(min(1.0, np.sum(w[0] * cond)))
-
-    def weighted(self, n: int, values: FloatArray) -> float:
-        d, w = self.binomial.window(np.array([n], dtype=np.int64))
-        return float(np.sum(w * values[d]))
-
-    # -- monotone envelopes: bounds on the power that never decrease with n --
-
-    def upper_envelope(self) -> FloatArray:
-        """Per discordant count, ``max`` of the conditional power over all smaller counts: a
-        bound ``U(d) >= P(reject | d)`` that never decreases with ``d``.
-
-        Its average over ``Bin(n, psi)`` never decreases with ``n`` (the binomial grows
-        stochastically with ``n``) and bounds the power at ``n`` from above, so a size where
-        that average is below the target, and every smaller size, lacks power.
-        """
-        return np.maximum.accumulate(self.cond)
-
-    def lower_envelope(self) -> FloatArray:
-        """Per discordant count, ``min`` of the conditional power over all larger counts held:
-        a bound ``L(d) <= P(reject | d')`` for every held ``d' >= d``, non-decreasing in
-        ``d``; its average over ``Bin(n, psi)`` bounds the power from below and never
-        decreases with ``n``."""
-        return np.minimum.accumulate(self.cond[::-1])[::-1]
-
-
-def _counts_needed(n: int, psi: float) -> int:
-    """The largest discordant count a window of ``Bin(n, psi)`` reaches, with room."""
-    return math.ceil(n * psi + _WINDOW_SD * math.sqrt(n * psi * (1.0 - psi)) + 64)
-
-
-def _first_crossing(values: Callable[[int], float], low: int, high: int, target: float) -> int:
-    """Smallest ``n`` in ``(low, high]`` with ``values(n) >= target`` for a non-decreasing
-    ``values`` with ``values(high) >= target`` (``values(low) < target`` or ``low`` = -1)."""
-    while high - low > 1:
-        mid = (low + high) // 2
-        if values(mid) >= target:
-            high = mid
-        else:
-            low = mid
-    return high
 
 
 # ----------------------------------------------------------------------------- results
@@ -385,45 +128,6 @@ class SampleSizeResult:
     normal: NormalApproximation
 
 
-def _exact_search(curve: _PowerCurve, start: int, pw: float) -> tuple[int, SearchRule, int | None]:
-    """``(items, rule, stable_items)`` by the rule of :func:`mcnemar_sample_size`."""
-    # A size with enough power: start at the normal plan and grow, then bisect (treating
-    # the power as monotone only to find *a* size with enough power, never the answer).
-    high = max(1, start)
-    low = 0
-    while curve.at(high) < pw:
-        low, high = high, high + max(1, high // 8)
-    high = _first_crossing(curve.at, low, high, pw)
-    # Every size whose monotone upper bound is below the target is ruled out.
-    curve.ensure(_counts_needed(high, curve.psi))
-    upper = curve.upper_envelope()
-    low = _first_crossing(lambda n: curve.weighted(n, upper), -1, high, pw) - 1
-    width = 2.0 * _WINDOW_SD * math.sqrt(high * curve.psi * (1.0 - curve.psi)) + 41.0
-    max_sizes = max(256, int(_SCAN_BUDGET / width))
-    if high - low > max_sizes:
-        return high, "bisection", None
-    items = high
-    for start_size in range(low + 1, high + 1, 256):
-        sizes = np.arange(start_size, min(high, start_size + 255) + 1, dtype=np.int64)
-        hits = np.flatnonzero(curve.power(sizes) >= pw)
-        if hits.size:
-            items = int(sizes[hits[0]])
-            break
-    # Beyond the first size where the lower bound reaches the target the power stays up.
-    top = items
-    lower = curve.lower_envelope()
-    while curve.weighted(top, lower) < pw:
-        top += max(1, top // 8)
-        curve.ensure(_counts_needed(top, curve.psi))
-        lower = curve.lower_envelope()
-    guaranteed = _first_crossing(lambda n: curve.weighted(n, lower), items - 1, top, pw)
-    if guaranteed - items > max_sizes:
-        return items, "smallest", None
-    sizes = np.arange(items, guaranteed + 1, dtype=np.int64)
-    below = np.flatnonzero(curve.power(sizes) < pw)
-    return items, "smallest", int(sizes[below[-1]] + 1) if below.size else items
-
-
 def mcnemar_exact_power(
     fix_rate: float,
     break_rate: float,
@@ -449,13 +153,13 @@ def mcnemar_exact_power(
     >>> round(mcnemar_exact_power(0.08, 0.03, 328), 3)
     0.746
     """
-    pf, pb = _rates_iv(fix_rate, break_rate, differ=False)
+    pf, pb = rates_iv(fix_rate, break_rate, differ=False)
     n = as_count(items, "items")
     a = as_probability(alpha, "alpha")
-    m = _method_iv(method)
+    m = method_iv(method)
     if n == 0 or pf + pb == 0.0:
         return 0.0
-    return _PowerCurve(pf, pb, a, m).at(n)
+    return PowerCurve(pf, pb, a, m).at(n)
 
 
 def mcnemar_normal_sample_size(
@@ -471,7 +175,7 @@ def mcnemar_normal_sample_size(
     >>> mcnemar_normal_sample_size(0.08, 0.03)
     (36, 328)
     """
-    pf, pb = _rates_iv(fix_rate, break_rate, differ=True)
+    pf, pb = rates_iv(fix_rate, break_rate, differ=True)
     a = as_probability(alpha, "alpha")
     pw = as_probability(power, "power")
     psi = pf + pb
@@ -479,8 +183,8 @@ def mcnemar_normal_sample_size(
     z_a = normal_quantile(1.0 - a / 2.0)
     z_b = normal_quantile(pw)
     d = (z_a * 0.5 + z_b * math.sqrt(p * (1.0 - p))) ** 2 / (p - 0.5) ** 2
-    pairs = max(1, _ceil(d))
-    return pairs, max(1, _ceil(pairs / psi))
+    pairs = max(1, ceil_fuzzy(d))
+    return pairs, max(1, ceil_fuzzy(pairs / psi))
 
 
 def mcnemar_sample_size(
@@ -553,13 +257,13 @@ def mcnemar_sample_size(
     >>> r.items, round(r.exact_power, 4), r.normal.items, round(r.normal.exact_power, 3)
     (367, 0.8007, 328, 0.746)
     """
-    pf, pb = _rates_iv(fix_rate, break_rate, differ=True)
+    pf, pb = rates_iv(fix_rate, break_rate, differ=True)
     a = as_probability(alpha, "alpha")
     pw = as_probability(power, "power")
-    m = _method_iv(method)
-    deff = _design_effect_iv(design_effect)
+    m = method_iv(method)
+    deff = design_effect_iv(design_effect)
     normal_pairs, normal_items = mcnemar_normal_sample_size(pf, pb, alpha=a, power=pw)
-    curve = _PowerCurve(pf, pb, a, m)
+    curve = PowerCurve(pf, pb, a, m)
     rule: SearchRule
     stable: int | None = None
     if normal_pairs > _NORMAL_ONLY_PAIRS:
@@ -569,20 +273,20 @@ def mcnemar_sample_size(
         high, low = normal_items, 0
         while curve.at_window(high) < pw:
             low, high = high, high + max(1, high // 8)
-        items, rule = _first_crossing(curve.at_window, low, high, pw), "bisection"
+        items, rule = first_crossing(curve.at_window, low, high, pw), "bisection"
         reached = curve.at_window(items)
     else:
-        items, rule, stable = _exact_search(curve, normal_items, pw)
+        items, rule, stable = exact_search(curve, normal_items, pw)
         reached = curve.at(items)
-    total = max(1, _ceil(items * deff))
-    pairs = _ceil(total * curve.psi)
+    total = max(1, ceil_fuzzy(items * deff))
+    pairs = ceil_fuzzy(total * curve.psi)
     d = np.array([pairs], dtype=np.int64)
-    conditional = float(_conditional_power(d, _critical_counts(d, a, m), curve.share)[0])
+    conditional = float(conditional_power(d, critical_counts(d, a, m), curve.share)[0])
     return SampleSizeResult(
         items=total,
         exact_power=reached,
         discordant_pairs=pairs,
-        stable_items=None if stable is None else max(1, _ceil(stable * deff)),
+        stable_items=None if stable is None else max(1, ceil_fuzzy(stable * deff)),
         stays_above=None if stable is None else stable == items,
         exact_conditional_power=conditional,
         fix_rate=pf,
@@ -622,177 +326,14 @@ def simulate_mcnemar_power(
     ``Multinomial(items, (fix_rate, break_rate, rest))`` and applies the test at ``alpha``.
     The Monte Carlo standard error is ``sqrt(power (1 - power) / n_simulations)``.
     """
-    pf, pb = _rates_iv(fix_rate, break_rate, differ=False)
+    pf, pb = rates_iv(fix_rate, break_rate, differ=False)
     n = as_count(items, "items", minimum=1)
     a = as_probability(alpha, "alpha")
     sims = as_count(n_simulations, "n_simulations", minimum=1)
     s = as_count(seed, "seed")
-    m = _method_iv(method)
+    m = method_iv(method)
     rng = np.random.default_rng(s)
     draws = rng.multinomial(n, [pf, pb, max(0.0, 1.0 - pf - pb)], size=sims)
     b, c = draws[:, 0], draws[:, 1]
-    k = _critical_counts(np.arange(n + 1, dtype=np.int64), a, m)
+    k = critical_counts(np.arange(n + 1, dtype=np.int64), a, m)
     return float(np.mean(np.minimum(b, c) <= k[b + c]))
-
-
-# ----------------------------------------------------------------------------- detectable
-
-
-@dataclass(frozen=True, kw_only=True)
-class DetectableEffectResult:
-    """Result of :func:`mcnemar_minimum_detectable_effect`.
-
-    Attributes
-    ----------
-    effect : float
-        Smallest ``fix_rate - break_rate`` (a share of items; 0.08 = 8 points) that the test
-        detects with ``power``, computed exactly; ``nan`` when none is detectable.
-    fix_rate, break_rate : float
-        The split achieving ``effect`` with the given ``discordant_rate`` (``nan`` if none).
-    exact_power : float
-        The exact power at that split (>= ``power``; ``nan`` if none is detectable).
-    detectable : bool
-        False when even "every discordant item fixed" does not reach ``power`` at this size
-        (e.g. too few discordant items for the test to reach ``alpha`` at all).
-    items, discordant_rate, alpha, power, method, design_effect
-        Echoed inputs.
-    effective_items : int
-        ``floor(items / design_effect)``: the items the power was computed for.
-    normal_effect : float
-        The normal approximation's answer (Connor's formula inverted), for comparison;
-        ``nan`` when it finds none.
-    normal_exact_power : float
-        The exact power of the test at the normal approximation's split (below ``power``:
-        what the approximation's claim really delivers); ``nan`` without one.
-    """
-
-    effect: float
-    fix_rate: float
-    break_rate: float
-    exact_power: float
-    detectable: bool
-    items: int
-    discordant_rate: float
-    alpha: float
-    power: float
-    method: McNemarMethod
-    design_effect: float
-    effective_items: int
-    normal_effect: float
-    normal_exact_power: float
-
-
-def _bisect(function: Callable[[float], float], low: float, high: float) -> float:
-    """The root of an increasing ``function`` with ``function(low) < 0 <= function(high)``.
-
-    Plain bisection to the resolution of floats (at most ~60 halvings on [0.5, 1]); it spares
-    the start-up cost of ``scipy.optimize``.
-    """
-    while True:
-        mid = 0.5 * (low + high)
-        if mid in (low, high):
-            return high
-        if function(mid) < 0.0:
-            low = mid
-        else:
-            high = mid
-
-
-def _normal_effect(n: int, psi: float, alpha: float, power: float) -> float:
-    z_a = normal_quantile(1.0 - alpha / 2.0)
-    z_b = normal_quantile(power)
-    dd = n * psi
-
-    def gap(p: float) -> float:
-        return math.sqrt(dd) * (p - 0.5) - (z_a * 0.5 + z_b * math.sqrt(p * (1.0 - p)))
-
-    if dd == 0.0 or gap(1.0) < 0.0:
-        return math.nan
-    p = _bisect(gap, 0.5, 1.0) if gap(0.5) < 0.0 else 0.5
-    return psi * (2.0 * p - 1.0)
-
-
-def mcnemar_minimum_detectable_effect(
-    items: int,
-    discordant_rate: float,
-    *,
-    alpha: float = 0.05,
-    power: float = 0.8,
-    method: str = "exact",
-    design_effect: float = 1.0,
-) -> DetectableEffectResult:
-    """Smallest net change ``fix_rate - break_rate`` McNemar's test detects with ``items``.
-
-    With ``discordant_rate = psi`` of the items expected to change outcome, the effect is
-    ``psi (2p - 1)`` where ``p`` is the share of changed items that were fixed. The exact power
-    (see :func:`mcnemar_exact_power`) increases with ``p`` above 1/2 (the test rejects when
-    the smaller count is at most a critical value, and that tail's probability grows with
-    ``p``), so the smallest ``p`` reaching ``power`` is found by bisection. Defined for every
-    input: with no discordant items, or too few for the test to ever reach ``alpha``, nothing
-    is detectable.
-
-    Parameters
-    ----------
-    items : int
-        Items in the eval (>= 0).
-    discordant_rate : float
-        Expected share of items whose outcome changes, in [0, 1].
-    alpha, power, method, design_effect
-        As in :func:`mcnemar_sample_size`; with a design effect the power is computed for
-        ``floor(items / design_effect)`` items.
-
-    Examples
-    --------
-    100 items of which about 10 % change outcome: the exact test detects +8.8 points with
-    80 % power (the normal approximation claims 7.8, where the exact power is 0.645):
-
-    >>> from evalbot.stats import mcnemar_minimum_detectable_effect
-    >>> r = mcnemar_minimum_detectable_effect(100, 0.10)
-    >>> round(r.effect, 4), round(r.normal_effect, 4), round(r.normal_exact_power, 3)
-    (0.0884, 0.0785, 0.645)
-    """
-    n = as_count(items, "items")
-    psi = as_probability(discordant_rate, "discordant_rate", open_low=False, open_high=False)
-    a = as_probability(alpha, "alpha")
-    pw = as_probability(power, "power")
-    m = _method_iv(method)
-    deff = _design_effect_iv(design_effect)
-    n_eff = math.floor(n / deff + _CEIL_FUZZ)
-    normal = _normal_effect(n_eff, psi, a, pw) if n_eff > 0 else math.nan
-
-    normal_power = math.nan
-
-    def result(effect: float, share: float, reached: float) -> DetectableEffectResult:
-        return DetectableEffectResult(
-            effect=effect,
-            fix_rate=psi * share,
-            break_rate=psi * (1.0 - share),
-            exact_power=reached,
-            detectable=math.isfinite(effect),
-            items=n,
-            discordant_rate=psi,
-            alpha=a,
-            power=pw,
-            method=m,
-            design_effect=deff,
-            effective_items=n_eff,
-            normal_effect=normal,
-            normal_exact_power=normal_power,
-        )
-
-    if n_eff == 0 or psi == 0.0:
-        return result(math.nan, math.nan, math.nan)
-    d, w = _Binomial(psi).window(np.array([n_eff], dtype=np.int64))
-    d, w = d[0], w[0]
-    k = _critical_counts(d, a, m)
-
-    def power_at(share: float) -> float:
-        return float(np.sum(w * _conditional_power(d, k, share)))
-
-    if math.isfinite(normal):
-        normal_power = power_at(0.5 + normal / (2.0 * psi))
-
-    if power_at(1.0) < pw:
-        return result(math.nan, math.nan, math.nan)
-    share = _bisect(lambda s: power_at(s) - pw, 0.5, 1.0) if power_at(0.5) < pw else 0.5
-    return result(psi * (2.0 * share - 1.0), share, power_at(share))

@@ -36,8 +36,8 @@ class SequentialResult:
     Attributes
     ----------
     statistic : float
-        The mixture likelihood ratio at the current counts (at most ``2**n``; ``inf`` only
-        beyond the float range, about 1,020 discordant pairs all one way).
+        The mixture likelihood ratio at the current counts (at most ``2**n``; ``inf`` beyond
+        the float range).
     pvalue : float
         The always-valid p-value ``min(1, 1 / statistic)``.
     fixed, broken : int
@@ -47,8 +47,7 @@ class SequentialResult:
     method : str
         ``"beta-binomial mixture SPRT"``.
     pvalue_detail : PValue
-        ``pvalue`` with its exact ``log10`` (``-log10 LR``), which stays finite when the float
-        underflows (more than about 1,075 discordant pairs all one way).
+        ``pvalue`` with its exact ``log10`` (``-log10 LR``), finite when the float underflows.
     """
 
     statistic: float
@@ -187,9 +186,6 @@ def sequential_pvalues(fixed: object, broken: object, *, concentration: float = 
     running = np.maximum.accumulate(log_lr, axis=-1)
     out: FloatArray = np.minimum(1.0, np.exp(-running))
     return out
-
-
-# ----------------------------------------------------------------------------- confidence sequence
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -241,21 +241,21 @@ def test_simulation_is_seeded_and_applies_each_method() -> None:
 def test_search_is_fast_enough_for_large_plans() -> None:
     # Not a timing test: the search touches few sizes. At n ~ 7,000 it evaluates well under
     # a thousand candidate sizes (counted through the curve).
-    from evalbot.stats import power as module
+    from evalbot.stats import _exact_power as module
 
     calls: list[int] = []
-    original = module._PowerCurve.power
+    original = module.PowerCurve.power
 
-    def counting(self: module._PowerCurve, n: object) -> np.ndarray:
+    def counting(self: module.PowerCurve, n: object) -> np.ndarray:
         out = original(self, n)  # type: ignore[arg-type]
         calls.append(out.size)
         return out
 
-    module._PowerCurve.power = counting  # type: ignore[method-assign]
+    module.PowerCurve.power = counting  # type: ignore[method-assign]
     try:
         r = mcnemar_sample_size(0.05, 0.04)
     finally:
-        module._PowerCurve.power = original  # type: ignore[method-assign]
+        module.PowerCurve.power = original  # type: ignore[method-assign]
     assert r.items == 7241
     assert sum(calls) < 1_000
 
