@@ -24,6 +24,7 @@ def test_kish_by_hand() -> None:
 
 def test_estimate_against_statsmodels() -> None:
     import statsmodels.api as sm
+
     rng = np.random.default_rng(4)
     sizes = rng.integers(1, 8, size=40)
     labels = np.repeat(np.arange(40), sizes)
