@@ -152,7 +152,7 @@ class StatusPublisher:
                 details_url=self._details_url,
             )
         except GitHubRequestError as error:
-            if error.status == 403 and "github app" in str(error).lower():
+            if error.kind == "checks_need_app":
                 self._env.info(
                     "check runs need the Actions token; a personal token was given, so evalbot "
                     "sets a commit status instead"

@@ -23,10 +23,12 @@ PURE = [
     "compare/*.py",
     "events.py",
     "ledger.py",
+    "limits.py",
     "policy.py",
     "report/*.py",
     "results/formats/*.py",
     "results/ids.py",
+    "results/restrict.py",
     "settings.py",
     "state.py",
     "stats/*.py",
@@ -122,6 +124,36 @@ def test_the_purity_check_sees_io(tmp_path: Path) -> None:
     ]
 
 
+#: The HTTP libraries: only ``evalbot/github_io/`` talks to GitHub.
+HTTP_LIBRARIES = ("github", "requests", "urllib3")
+
+
+def _http_imports(path: Path) -> list[str]:
+    found: list[str] = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and not node.level:
+            names = [node.module or ""]
+        else:
+            continue
+        found += [n for n in names if n.split(".")[0] in HTTP_LIBRARIES]
+    return found
+
+
+def test_only_github_io_imports_the_http_libraries() -> None:
+    """PyGithub, requests and urllib3 are imported by ``evalbot/github_io/`` and nowhere else
+    in the package: every call to GitHub, every translated error, one place."""
+    outside = {
+        str(path.relative_to(PACKAGE)): found
+        for path in sorted(PACKAGE.rglob("*.py"))
+        if path.parent != PACKAGE / "github_io" and (found := _http_imports(path))
+    }
+    inside = {name for path in (PACKAGE / "github_io").glob("*.py") for name in _http_imports(path)}
+    assert outside == {}
+    assert {name.split(".")[0] for name in inside} == set(HTTP_LIBRARIES)  # the check sees them
+
+
 #: Lines a module may have before it must be cut up or say why it is not.
 MAX_MODULE_LINES = 400
 #: Modules over the limit, each with its reason. Remove an entry when the module is cut up.
@@ -129,7 +161,6 @@ LARGE_MODULES = {
     "action.py": "the story of one run, a class whose steps share its state (the status "
     "publisher, the baseline-run search and the formatting helpers are out: checks.py, "
     "baseline.py, action_text.py); the plan, candidate and baseline readers can go next",
-    "github_io.py": "issue 13: becoming a package (client, records, error messages, download)",
     "policy.py": "issue 13: evaluate is being cut into steps with typed reasons",
     "cli.py": "every flag's declaration and the plan command's two outputs; issue 11 reworks "
     "the plan command (sizes for the exact test), then it can move beside the statistics",

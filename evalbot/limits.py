@@ -1,0 +1,45 @@
+"""Every size limit evalbot works within, each defined once.
+
+GitHub's limits are GitHub's (it answers 422 beyond them): :mod:`evalbot.render` fits the report
+inside them, :mod:`evalbot.github_io` cuts whatever would still exceed them. The archive limits
+are evalbot's own, one budget of inflated bytes and entries per artifact or per file named,
+nested archives included (:class:`evalbot.results.archive.ArchiveBudget`).
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "MAX_ARTIFACT_BYTES",
+    "MAX_ARTIFACT_MEMBERS",
+    "MAX_CHECK_TEXT_CHARS",
+    "MAX_COMMENT_CHARS",
+    "MAX_FILE_ARCHIVE_BYTES",
+    "MAX_FILE_ARCHIVE_MEMBERS",
+    "MAX_STATUS_DESCRIPTION_CHARS",
+]
+
+# ---- GitHub's ---------------------------------------------------------------------------------
+
+#: The body of an issue (pull request) comment.
+MAX_COMMENT_CHARS = 65_536
+#: A check run's ``output.summary`` and ``output.text``, each.
+MAX_CHECK_TEXT_CHARS = 65_535
+#: A commit status's ``description``.
+MAX_STATUS_DESCRIPTION_CHARS = 140
+
+# ---- archives (evalbot's) ---------------------------------------------------------------------
+# Two sets, because the two readers face different senders. Files on disk (the command line, and
+# the action's `candidate`/`baseline` workspace paths) are what the runner's own job wrote: the
+# limits only stop a runaway. An artifact the action downloads may come from a pull request's
+# run, shaped by whoever opened it, and is inflated in the memory of a shared runner: ten times
+# tighter, and the bytes can be changed with `EVALBOT_MAX_ARTIFACT_BYTES`
+# (:mod:`evalbot.settings`), which also caps the download itself.
+
+#: Inflated bytes of one file (or directory entry) on disk, archives nested in it included.
+MAX_FILE_ARCHIVE_BYTES = 2 * 1024**3
+#: Archive entries of one file on disk, nested archives included.
+MAX_FILE_ARCHIVE_MEMBERS = 100_000
+#: Bytes of one artifact: downloaded, and inflated (the default of EVALBOT_MAX_ARTIFACT_BYTES).
+MAX_ARTIFACT_BYTES = 200 * 1024**2
+#: Entries of one artifact's zip, nested archives included.
+MAX_ARTIFACT_MEMBERS = 10_000
