@@ -1,7 +1,8 @@
 """The story of one GitHub Actions run: from the event to one sticky comment and one check.
 
-:func:`run_action` receives its IO adapters (a GitHub client and an :class:`ActionsEnv`) as
-parameters; :mod:`evalbot.cli` builds the real ones. The order matters:
+:func:`run_action` receives its IO adapters (a GitHub client, an :class:`ActionsEnv`, a
+reader of the runner's files and a clock) as parameters; :mod:`evalbot.cli` builds the real
+ones. The order matters:
 
 1. decide the mode from the event (:mod:`evalbot.events`); ``skip`` ends here with a notice;
 2. in pull request modes, find the pull request and check that its head is still the commit
@@ -29,12 +30,10 @@ read-only token leaves summary and outputs and a warning explaining the two-work
 from __future__ import annotations
 
 import contextlib
-import json
-import os
 import posixpath
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any, Protocol
 
 from evalbot.action_text import code as _code
@@ -65,7 +64,6 @@ from evalbot.errors import (
 )
 from evalbot.events import PR_EVENTS, Event, parse_event
 from evalbot.github_io import (
-    MAX_COMMENT_CHARS,
     ArtifactInfo,
     CheckRunInfo,
     CommentInfo,
@@ -75,6 +73,7 @@ from evalbot.github_io import (
     WorkflowRunInfo,
 )
 from evalbot.ledger import Digest, Ticket, count_looks
+from evalbot.limits import MAX_ARTIFACT_MEMBERS, MAX_COMMENT_CHARS
 from evalbot.policy import Decision, next_state
 from evalbot.render import (
     UserTemplate,
@@ -87,13 +86,19 @@ from evalbot.report import Provenance, build_view
 from evalbot.results.model import Paired, Results
 from evalbot.results.options import ReadOptions
 from evalbot.results.pairing import fingerprint, pair
-from evalbot.results.sources import load_ids, load_results, merge, parse_zip
+from evalbot.results.sources import merge, parse_zip
 from evalbot.settings import ActionInputError, Settings
 from evalbot.state import State, parse_state, render_state
 
-__all__ = ["GitHubPort", "history_rows", "load_results_from_zip", "run_action"]
+__all__ = [
+    "Clock",
+    "GitHubPort",
+    "Workspace",
+    "history_rows",
+    "load_results_from_zip",
+    "run_action",
+]
 
-MAX_ZIP_MEMBERS = 10_000
 MAX_RUNS_SCANNED = 30
 #: Commits of a pull request whose check runs are read for the looks ledger (the newest; the
 #: commits evalbot's comment names and the head are always read).
@@ -172,6 +177,23 @@ class GitHubPort(Protocol):
     def compare_commits(self, base: str, head: str) -> tuple[int, int]: ...
 
 
+class Workspace(Protocol):
+    """What the action reads on the runner (:class:`evalbot.workspace.LocalWorkspace` is one):
+    the event's payload, and result and id files named relative to the workspace."""
+
+    def read_event(self) -> Mapping[str, Any]: ...
+
+    def is_file(self, spec: str) -> bool: ...
+
+    def load_results(self, spec: str, options: ReadOptions) -> Results: ...
+
+    def load_ids(self, spec: str) -> tuple[str, ...]: ...
+
+
+#: The time now, aware (UTC): when a look was taken, and how old a running ticket is.
+Clock = Callable[[], datetime]
+
+
 # ---- untrusted archives -------------------------------------------------------------------------
 
 
@@ -183,9 +205,11 @@ def load_results_from_zip(
     The archive is read in memory by :func:`evalbot.results.sources.parse_zip`, which refuses
     symbolic links, paths outside the archive, encrypted members, nested archives and zip
     bombs; here at most ``max_total`` uncompressed bytes (``EVALBOT_MAX_ARTIFACT_BYTES``) and
-    :data:`MAX_ZIP_MEMBERS` entries.
+    :data:`evalbot.limits.MAX_ARTIFACT_MEMBERS` entries.
     """
-    limited = replace(options, max_archive_bytes=max_total, max_archive_members=MAX_ZIP_MEMBERS)
+    limited = replace(
+        options, max_archive_bytes=max_total, max_archive_members=MAX_ARTIFACT_MEMBERS
+    )
     return merge(parse_zip(label, data, limited), label)
 
 
@@ -269,34 +293,22 @@ class Rendered:
 # ---- the run ---------------------------------------------------------------------------------
 
 
-def _read_payload(path: str | None) -> dict[str, Any]:
-    if not path:
-        return {}
-    try:
-        with open(path, encoding="utf-8") as handle:
-            data = json.load(handle)
-    except FileNotFoundError:
-        raise ActionInputError(f"GITHUB_EVENT_PATH: {path}: no such file") from None
-    except (OSError, ValueError) as error:
-        raise ActionInputError(f"GITHUB_EVENT_PATH: {path}: not readable JSON ({error})") from None
-    return data if isinstance(data, dict) else {}
-
-
 def run_action(
     settings: Settings,
     *,
     connect: Callable[[Settings], GitHubPort],
     env: ActionsEnv,
-    payload: Mapping[str, Any] | None = None,
+    files: Workspace,
+    clock: Clock,
 ) -> int:
-    """Run the action; returns the exit code. ``connect`` builds the GitHub client.
+    """Run the action; returns the exit code. ``connect`` builds the GitHub client, ``files``
+    reads the event's payload and the workspace, ``clock`` tells the time.
 
     An internal error (a bug) is re-raised after the check was completed and the summary
     written, so that :mod:`evalbot.cli` reports it and exits 3.
     """
     env.mask(settings.token)
-    if payload is None:
-        payload = _read_payload(settings.event_path)
+    payload = files.read_event()
     event = parse_event(
         settings.event_name,
         payload,
@@ -311,15 +323,25 @@ def run_action(
         return EXIT_OK
     if not settings.repository:
         raise ActionInputError("GITHUB_REPOSITORY is not set (run evalbot inside GitHub Actions)")
-    return _ActionRun(settings, event, connect(settings), env).execute()
+    return _ActionRun(settings, event, connect(settings), env, files, clock).execute()
 
 
 class _ActionRun:
-    def __init__(self, settings: Settings, event: Event, gh: GitHubPort, env: ActionsEnv) -> None:
+    def __init__(
+        self,
+        settings: Settings,
+        event: Event,
+        gh: GitHubPort,
+        env: ActionsEnv,
+        files: Workspace,
+        clock: Clock,
+    ) -> None:
         self.s = settings
         self.event = event
         self.gh = gh
         self.env = env
+        self.files = files
+        self.clock = clock
         self.pull: PullRequestInfo | None = None  # workflow_run: the pull request found
         self.pull_now: PullRequestInfo | None = None  # the pull request as GitHub has it now
         self.status: StatusPublisher | None = None
@@ -397,7 +419,7 @@ class _ActionRun:
         comparison, decision = decide(
             paired, config, holdout=self.s.holdout, state=earlier, head_sha=head
         )
-        at = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+        at = self.clock().strftime("%Y-%m-%dT%H:%M:%SZ")
         new_state = next_state(earlier, comparison, decision, at=at)
         record = None
         if head is not None and len(new_state.looks) > len(earlier.looks):
@@ -526,7 +548,7 @@ class _ActionRun:
                 "this run's own check run was not listed by GitHub yet; the looks were counted "
                 "without it"
             )
-        state = count_looks(tickets, mine=mine, claims=claims, now=datetime.now(UTC))
+        state = count_looks(tickets, mine=mine, claims=claims, now=self.clock())
         if warnings:
             joined = "; ".join([*warnings, *([state.warning] if state.warning else [])])
             state = replace(state, warning=joined)
@@ -670,7 +692,7 @@ class _ActionRun:
             )
         if not self.s.candidate:
             raise ActionInputError("input `candidate` is required: a path or glob of result files")
-        return load_results(self._workspace_path(self.s.candidate), options)
+        return self.files.load_results(self.s.candidate, options)
 
     def _read_options(self, config: Config) -> ReadOptions:
         """How both sides are read; ``all_ids`` (the file naming every instance, for resolved-id
@@ -678,18 +700,14 @@ class _ActionRun:
         from artifacts, are read against the same ids."""
         options = config.read_options()
         if options.all_ids is not None and options.known_ids is None:
-            path = self._workspace_path(options.all_ids)
-            if not os.path.isfile(path):
+            if not self.files.is_file(options.all_ids):
                 raise ConfigError(
                     f"{config.source}: `all_ids` {options.all_ids!r}: no such file in the "
                     f"workspace ({self.s.workspace}); it is read from the workspace, so check out "
                     "the repository (or create the file) in a step before evalbot"
                 )
-            options = replace(options, known_ids=load_ids(path))
+            options = replace(options, known_ids=self.files.load_ids(options.all_ids))
         return options
-
-    def _workspace_path(self, spec: str) -> str:
-        return spec if os.path.isabs(spec) else os.path.join(self.s.workspace, spec)
 
     def _artifact_results(self, artifact: ArtifactInfo, side: str, options: ReadOptions) -> Results:
         data = self.gh.download_artifact_zip(artifact, self.s.max_artifact_bytes)
@@ -715,7 +733,7 @@ class _ActionRun:
 
     def _load_baseline(self, source: BaselineSource, options: ReadOptions) -> Baseline:
         if source.path is not None:
-            results = load_results(self._workspace_path(source.path), options)
+            results = self.files.load_results(source.path, options)
             return Baseline(results=results, description=source.description, from_artifact=False)
         assert source.artifact is not None
         return Baseline(

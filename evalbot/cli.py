@@ -14,6 +14,7 @@ import os
 import sys
 from collections.abc import Sequence
 from dataclasses import replace
+from datetime import UTC, datetime
 from importlib import resources
 from pathlib import Path
 from typing import NoReturn, TextIO
@@ -499,9 +500,11 @@ def run_action(args: argparse.Namespace, out: TextIO) -> int:
     from evalbot.actions_env import ActionsEnv
     from evalbot.github_io import make_client
     from evalbot.settings import Settings, parse_settings
+    from evalbot.workspace import LocalWorkspace
 
     settings = parse_settings(os.environ)
     env = ActionsEnv(settings.output_path, settings.summary_path, out)
+    files = LocalWorkspace(settings.workspace, settings.event_path)
 
     def connect(s: Settings) -> GitHubPort:
         return make_client(
@@ -517,7 +520,13 @@ def run_action(args: argparse.Namespace, out: TextIO) -> int:
         )
 
     try:
-        return action(settings, connect=connect, env=env)
+        return action(
+            settings,
+            connect=connect,
+            env=env,
+            files=files,
+            clock=lambda: datetime.now(UTC),
+        )
     except EvalbotError as error:
         # the action already published what it could; the annotation makes it visible
         env.mask(settings.token)

@@ -20,6 +20,8 @@ from jinja2.exceptions import SecurityError
 from jinja2.sandbox import SandboxedEnvironment
 
 from evalbot.errors import ConfigError
+from evalbot.limits import MAX_CHECK_TEXT_CHARS as GITHUB_CHECK_SUMMARY_LIMIT
+from evalbot.limits import MAX_COMMENT_CHARS as GITHUB_COMMENT_LIMIT
 from evalbot.report import HistoryRow, View, p_clause
 
 __all__ = [
@@ -113,9 +115,6 @@ def _load_template(name: str) -> str | None:
 COMMENT_LIST_LIMIT = 50
 #: Slices shown in a PR comment.
 COMMENT_SLICE_LIMIT = 40
-#: GitHub's limit on the body of an issue comment, and on a check run's summary.
-GITHUB_COMMENT_LIMIT = 65_536
-GITHUB_CHECK_SUMMARY_LIMIT = 65_535
 #: Job summaries may be up to 1 MiB; stay well inside it.
 SUMMARY_LIMIT = 512 * 1024
 

@@ -12,12 +12,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from evalbot.errors import UsageError
+from evalbot.limits import MAX_ARTIFACT_BYTES
 
 DEFAULT_API_URL = "https://api.github.com"
 DEFAULT_SERVER_URL = "https://github.com"
 DEFAULT_CONFIG = ".evalbot.yml"
 DEFAULT_NAME = "evalbot"
-DEFAULT_MAX_ARTIFACT_BYTES = 200 * 1024 * 1024
 
 # Every input of action.yml; tests keep this, action.yml and the README in step.
 INPUTS = (
@@ -80,7 +80,7 @@ class Settings:
     backoff: float = 1.0
     timeout: float = 30.0  # seconds to wait for an answer from GitHub
     throttle: bool = True
-    max_artifact_bytes: int = DEFAULT_MAX_ARTIFACT_BYTES
+    max_artifact_bytes: int = MAX_ARTIFACT_BYTES  # EVALBOT_MAX_ARTIFACT_BYTES
 
     @property
     def marker(self) -> str:
@@ -203,7 +203,5 @@ def parse_settings(environ: Mapping[str, str]) -> Settings:
         backoff=_float(environ, "EVALBOT_GITHUB_BACKOFF", 1.0),
         timeout=max(1.0, _float(environ, "EVALBOT_GITHUB_TIMEOUT", 30.0)),
         throttle=environ.get("EVALBOT_GITHUB_THROTTLE", "1").strip() not in ("0", "false"),
-        max_artifact_bytes=_int(
-            environ, "EVALBOT_MAX_ARTIFACT_BYTES", DEFAULT_MAX_ARTIFACT_BYTES, 1024
-        ),
+        max_artifact_bytes=_int(environ, "EVALBOT_MAX_ARTIFACT_BYTES", MAX_ARTIFACT_BYTES, 1024),
     )

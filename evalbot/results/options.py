@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from evalbot.limits import MAX_FILE_ARCHIVE_BYTES, MAX_FILE_ARCHIVE_MEMBERS
+
 if TYPE_CHECKING:
     from evalbot.results.archive import ArchiveBudget
 
@@ -53,9 +55,11 @@ class ReadOptions:
 
     ``max_archive_bytes`` bounds the bytes one artifact or file may expand to, nested archives
     (an inspect ``.eval`` inside a ``.zip``) included; ``max_archive_members`` bounds their
-    entries together. ``archive_budget`` is the running count of both, shared by everything read
-    out of one artifact: :mod:`evalbot.results.sources` creates it per artifact (or per file
-    named on the command line); ``None`` means "start one".
+    entries together. The defaults are the limits for files on disk; the action reads
+    artifacts with tighter ones (both in :mod:`evalbot.limits`). ``archive_budget`` is the
+    running count of both, shared by everything read out of one artifact:
+    :mod:`evalbot.results.sources` creates it per artifact (or per file named on the command
+    line); ``None`` means "start one".
 
     ``several_files`` is true when the run is read from several result files (a directory, a
     glob or an archive holding more than one): lm-evaluation-harness doc ids repeat across tasks,
@@ -73,7 +77,7 @@ class ReadOptions:
     columns: tuple[str, ...] = ()
     known_ids: tuple[str, ...] | None = None
     max_line_bytes: int = 10 * 1024 * 1024
-    max_archive_bytes: int = 2 * 1024**3
-    max_archive_members: int = 100_000
+    max_archive_bytes: int = MAX_FILE_ARCHIVE_BYTES
+    max_archive_members: int = MAX_FILE_ARCHIVE_MEMBERS
     archive_budget: ArchiveBudget | None = field(default=None, compare=False, repr=False)
     several_files: bool = False

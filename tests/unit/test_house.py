@@ -62,6 +62,7 @@ IO_EVALBOT = {
     "evalbot.github_io",
     "evalbot.render",
     "evalbot.results.sources",
+    "evalbot.workspace",
 }
 #: Builtins that reach the outside world when called.
 IO_CALLS = {"open", "input", "print", "exec", "eval", "__import__", "breakpoint"}
