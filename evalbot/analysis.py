@@ -10,9 +10,11 @@ from __future__ import annotations
 
 from evalbot.compare import Comparison, compute_comparison
 from evalbot.config import Config
-from evalbot.policy import Decision, evaluate, restrict_items
+from evalbot.errors import ConfigError
+from evalbot.policy import Decision, evaluate
 from evalbot.results.model import Paired, Results
 from evalbot.results.pairing import Missing, apply_errors, pair
+from evalbot.results.restrict import restrict_items
 from evalbot.state import State
 
 
@@ -27,7 +29,24 @@ def prepare(
     """The items the plan analyses, paired: ``missing`` overrides ``policy.missing``."""
     paired = pair(baseline, candidate, missing=missing or config.policy.missing)
     paired = apply_errors(paired, config.policy.errors)
-    return restrict_items(paired, config, holdout=holdout)
+    return analysed_items(paired, config, holdout=holdout)
+
+
+def analysed_items(paired: Paired, config: Config, *, holdout: bool) -> Paired:
+    """The items the plan analyses: only the sealed holdout with ``holdout``, else all but it.
+
+    Without a ``holdout:`` section this is ``paired`` itself. Raises ``ConfigError`` when the
+    holdout is requested but not configured, ``PairingError`` when none of its ids are present.
+    """
+    section = config.holdout
+    if section is None or section.ids is None:
+        if holdout:
+            raise ConfigError(
+                f"{config.source}: the holdout was requested but the plan has no readable "
+                "`holdout.ids_file`"
+            )
+        return paired
+    return restrict_items(paired, section.ids, holdout=holdout, ids_file=section.ids_file)
 
 
 def decide(

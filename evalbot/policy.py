@@ -18,13 +18,9 @@ import math
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-import numpy as np
-
 from evalbot.compare import Comparison
 from evalbot.config import Config
-from evalbot.errors import ConfigError, PairingError
-from evalbot.results.model import Paired
-from evalbot.results.pairing import fingerprint, subset
+from evalbot.results.pairing import fingerprint
 from evalbot.state import UNKNOWN_FINGERPRINT, Look, State, with_look
 
 Outcome = Literal["improvement", "regression", "no_significant_difference", "inconclusive"]
@@ -101,37 +97,6 @@ def plan_sample_size(config: Config) -> tuple[int | None, str | None]:
     return result.items, note
 
 
-def restrict_items(paired: Paired, config: Config, *, holdout: bool) -> Paired:
-    """The items the plan analyses: only the sealed holdout with ``holdout``, else all but it.
-
-    Without a ``holdout:`` section this is ``paired`` itself. Raises ``ConfigError`` when the
-    holdout is requested but not configured, ``PairingError`` when none of its ids are present.
-    """
-    section = config.holdout
-    if section is None or section.ids is None:
-        if holdout:
-            raise ConfigError(
-                f"{config.source}: the holdout was requested but the plan has no readable "
-                "`holdout.ids_file`"
-            )
-        return paired
-    sealed = set(section.ids)
-    keep = np.fromiter(((i in sealed) == holdout for i in paired.ids), bool, len(paired.ids))
-    if holdout and not keep.any():
-        raise PairingError(
-            f"{paired.candidate_source}: none of the {len(sealed)} ids of "
-            f"{section.ids_file} (the sealed holdout) are in the results"
-        )
-    if keep.all():
-        return paired
-    if not keep.any():
-        raise PairingError(
-            f"{paired.candidate_source}: every item is in the sealed holdout "
-            f"({section.ids_file}); nothing is left for the regular analysis"
-        )
-    return subset(paired, keep)
-
-
 def _distinct_looks(looks: list[Look]) -> list[Look]:
     """The first look of each (head sha, item set): re-runs are not new looks."""
     seen: dict[tuple[str, str], Look] = {}
@@ -157,7 +122,7 @@ def evaluate(
     ``state`` holds the earlier looks at this pull request (from the sticky comment),
     ``head_sha`` the commit being judged (without it, looks cannot be told apart and only the
     state's warning is used), ``holdout`` that the comparison was restricted to the sealed
-    holdout (see :func:`restrict_items`).
+    holdout (see :func:`evalbot.results.restrict.restrict_items`).
     """
     state = state or State()
     policy = config.policy

@@ -1,7 +1,7 @@
 """The plan's rules as truth tables: (plan, observed results, earlier looks) -> decision.
 
 Every comparison is made by the real pipeline (result files on disk -> load_results -> pair ->
-restrict_items -> compute_comparison), never by a mock. Reference p-values: the worked example
+analysed_items -> compute_comparison), never by a mock. Reference p-values: the worked example
 (31 fixed, 14 broken of 400) has exact McNemar p = 2 P(X <= 14), X ~ Bin(45, 1/2) = 0.01609
 (tests/integration/test_cli.py recomputes it with exact fractions).
 """
@@ -14,10 +14,11 @@ from pathlib import Path
 
 import pytest
 
+from evalbot.analysis import analysed_items
 from evalbot.compare import Comparison, compute_comparison
 from evalbot.config import Config, parse_config
 from evalbot.errors import ConfigError
-from evalbot.policy import Decision, decision_json, evaluate, next_state, restrict_items
+from evalbot.policy import Decision, decision_json, evaluate, next_state
 from evalbot.results.options import ReadOptions
 from evalbot.results.pairing import fingerprint, pair
 from evalbot.results.sources import load_results
@@ -67,7 +68,7 @@ def build(
         load_results(str(tmp / "candidate.jsonl"), options),
         missing=config.policy.missing,
     )
-    paired = restrict_items(paired, config, holdout=holdout)
+    paired = analysed_items(paired, config, holdout=holdout)
     return compute_comparison(paired, config), config
 
 
