@@ -161,3 +161,24 @@ def test_named_repository_paths_exist(document: Path) -> None:
     assert named, "the pattern still finds the paths the document names"
     placeholders = {p for p in named if "NAME" in p}  # e.g. evalbot/results/formats/NAME.py
     assert sorted(p for p in named - placeholders if not (ROOT / p).exists()) == []
+
+
+def test_the_readme_states_the_limits_evalbot_enforces() -> None:
+    """The numbers the README gives for the archive and GitHub limits are the ones in
+    ``evalbot/limits.py`` (the one place they are defined)."""
+    from evalbot import limits
+
+    text = " ".join(README.read_text(encoding="utf-8").split())
+    assert (
+        f"{limits.MAX_FILE_ARCHIVE_BYTES // 1024**3} GiB inflated and "
+        f"{limits.MAX_FILE_ARCHIVE_MEMBERS:,} entries for files on disk"
+    ) in text
+    assert (
+        f"{limits.MAX_ARTIFACT_BYTES // 1024**2} MiB (`EVALBOT_MAX_ARTIFACT_BYTES`, which also "
+        f"caps the download) and {limits.MAX_ARTIFACT_MEMBERS:,} entries for artifacts"
+    ) in text
+    assert (
+        f"GitHub refuses comments over {limits.MAX_COMMENT_CHARS:,} characters (a check run's "
+        f"summary: {limits.MAX_CHECK_TEXT_CHARS:,}; a commit status's description: "
+        f"{limits.MAX_STATUS_DESCRIPTION_CHARS}"
+    ) in text
