@@ -36,6 +36,7 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any, Protocol
 
+from evalbot import text as md
 from evalbot.action_text import code as _code
 from evalbot.action_text import config_diff as _config_diff
 from evalbot.action_text import distinct_looks as _distinct
@@ -76,6 +77,7 @@ from evalbot.ledger import Digest, Ticket, count_looks
 from evalbot.limits import MAX_ARTIFACT_MEMBERS, MAX_COMMENT_CHARS
 from evalbot.policy import Decision, next_state
 from evalbot.render import (
+    TemplateFolder,
     UserTemplate,
     render_check,
     render_comment,
@@ -89,6 +91,7 @@ from evalbot.results.pairing import fingerprint, pair
 from evalbot.results.sources import merge, parse_zip
 from evalbot.settings import ActionInputError, Settings
 from evalbot.state import State, parse_state, render_state
+from evalbot.text import Markdown
 
 __all__ = [
     "Clock",
@@ -221,10 +224,10 @@ class Neutral(Exception):
 
     refused = False
 
-    def __init__(self, title: str, message: str) -> None:
-        super().__init__(message)
+    def __init__(self, title: Markdown, message: Markdown) -> None:
+        super().__init__(message.plain)
         self.title = title
-        self.message = message
+        self.message = message  # built with evalbot.text: what it quotes is escaped
 
 
 class Refused(Neutral):
@@ -242,7 +245,7 @@ class Skip(Exception):
 class BaselineSource:
     """Where the baseline will come from, found before anything is parsed."""
 
-    description: str  # trusted Markdown: where it came from
+    description: Markdown  # where it came from
     path: str | None = None  # a workspace path
     artifact: ArtifactInfo | None = None
     commit: str | None = None
@@ -252,7 +255,7 @@ class BaselineSource:
 @dataclass(frozen=True, kw_only=True)
 class Baseline:
     results: Results
-    description: str  # trusted Markdown: where it came from
+    description: Markdown  # where it came from
     from_artifact: bool
     commit: str | None = None
     run_url: str | None = None
@@ -263,7 +266,7 @@ class Plan:
     """``.evalbot.yml`` as read at the base commit, and what the comment says about it."""
 
     config: Config
-    notes: list[str] = field(default_factory=list)  # trusted Markdown
+    notes: list[Markdown] = field(default_factory=list)
     config_change: str | None = None  # a unified diff when the pull request changes the file
     template: UserTemplate | None = None  # ``report.template``, read at the same commit
 
@@ -274,7 +277,7 @@ class Verdict:
     decision: Decision
     plan: Plan
     baseline: Baseline
-    notes: list[str] = field(default_factory=list)
+    notes: list[Markdown] = field(default_factory=list)
     state: State = field(default_factory=State)  # to carry in the comment after this run
     old: State = field(default_factory=State)  # the earlier looks (ledger and comment)
     record: Digest | None = None  # this look's digest, for the check run
@@ -318,7 +321,7 @@ def run_action(
     )
     if event.mode == "skip":
         env.notice(f"evalbot: nothing to do: {event.skip_reason}", title="evalbot")
-        env.add_summary(f"### evalbot: nothing to do\n\n{event.skip_reason}\n")
+        env.add_summary(md.format("### evalbot: nothing to do\n\n{}\n", event.skip_reason))
         env.set_output("conclusion", "skipped")
         return EXIT_OK
     if not settings.repository:
@@ -357,7 +360,7 @@ class _ActionRun:
             self._resolve_pull()
         except Skip as skip:
             self.env.notice(f"evalbot: nothing to publish: {skip}", title="evalbot")
-            self.env.add_summary(f"### evalbot: nothing to publish\n\n{skip}\n")
+            self.env.add_summary(md.format("### evalbot: nothing to publish\n\n{}\n", str(skip)))
             self.env.set_output("conclusion", "skipped")
             return EXIT_OK
         if self.event.on_pull_request:
@@ -378,11 +381,13 @@ class _ActionRun:
                 return self._publish_failure(error)
             # GitHub refused part of the publishing (say the comment): do not leave the check
             # as it was; complete it as failure with the reason, then let the error end the run
-            title = "evalbot could not publish its result"
-            summary = f"{error}\n\nInputs, permissions and setup: {DOCS}\n"
+            title = Markdown("evalbot could not publish its result")
+            summary = md.format(
+                "{}\n\nInputs, permissions and setup: {}\n", str(error), Markdown(DOCS)
+            )
             self._fail_check(title, summary)
             with contextlib.suppress(OSError):
-                self.env.add_summary(f"### ❌ {title}\n\n{summary}")
+                self.env.add_summary(md.format("### ❌ {}\n\n{}", title, summary))
             self.env.set_output("conclusion", "failure")
             raise
         except EvalbotError as error:
@@ -434,7 +439,7 @@ class _ActionRun:
             )
         notes = [baseline.description, *plan.notes]
         if self.s.name != "evalbot":
-            notes.append(f"Comparison {_code(self.s.name)}.")
+            notes.append(md.format("Comparison {}.", _code(self.s.name)))
         verdict = Verdict(
             comparison=comparison,
             decision=decision,
@@ -611,7 +616,7 @@ class _ActionRun:
 
     def _load_plan(self) -> Plan:
         path = self.s.config
-        notes: list[str] = []
+        notes: list[Markdown] = []
         ref = self._base_sha if self.event.on_pull_request else self.event.head_sha
         if not ref:
             raise ActionInputError("cannot tell which commit to read the config from")
@@ -620,7 +625,14 @@ class _ActionRun:
         read_text = self._reader(path, ref)
         if text is None:
             config = Config()
-            notes.append(f"No {_code(path)} at {where} `{ref[:7]}`: evalbot's defaults apply.")
+            notes.append(
+                md.format(
+                    "No {} at {} {}: evalbot's defaults apply.",
+                    _code(path),
+                    Markdown(where),
+                    _code(ref[:7]),
+                )
+            )
         else:
             config = parse_config(text, f"{path}@{ref[:7]}", read_text=read_text)
         change = None
@@ -643,7 +655,18 @@ class _ActionRun:
                     f"{path}@{ref[:7]}: `report.template` {name!r}: no such file at {where} "
                     "(it is read beside the config, inside the repository)"
                 ) from None
-            template = UserTemplate(name=f"{name}@{ref[:7]}", text=template_text)
+            folder = posixpath.dirname(name)
+
+            def beside(relative: str) -> str | None:
+                """A file of the template's folder (``relative`` is checked: no ``..``)."""
+                try:
+                    return read_text(posixpath.join(folder, relative))
+                except FileNotFoundError:
+                    return None
+
+            template = UserTemplate(
+                name=f"{name}@{ref[:7]}", text=template_text, folder=TemplateFolder(beside)
+            )
         return Plan(config=config, notes=notes, config_change=change, template=template)
 
     def _reader(self, config_path: str, ref: str) -> Callable[[str], str]:
@@ -720,7 +743,8 @@ class _ActionRun:
         candidate holds. ``None`` when no baseline was asked for (push, dispatch)."""
         if self.s.baseline:
             return BaselineSource(
-                description=f"Baseline: {_code(self.s.baseline)}.", path=self.s.baseline
+                description=md.format("Baseline: {}.", _code(self.s.baseline)),
+                path=self.s.baseline,
             )
         if not self.s.baseline_artifact:
             if self.event.on_pull_request:
@@ -778,39 +802,61 @@ class _ActionRun:
         )
         if isinstance(found, Found):
             run, artifact = found.run, found.artifact
-            distance = (
-                f"{at} `{target[:7]}`"
+            behind = (
+                ""
                 if found.behind == 0
-                else f"{found.behind} commit{'s' if found.behind != 1 else ''} behind {at} "
-                f"`{target[:7]}`"
+                else f"{found.behind} commit{'s' if found.behind != 1 else ''} behind "
             )
-            where = f"run [{run.id}]({run.html_url}) of {_code(branch)} at `{run.head_sha[:7]}`"
+            distance = md.format("{}{} {}", Markdown(behind), Markdown(at), _code(target[:7]))
+            where = md.format(
+                "run {} of {} at {}",
+                md.link(run.id, run.html_url),
+                _code(branch),
+                _code(run.head_sha[:7]),
+            )
             if artifact.expired:
                 raise Neutral(
-                    "Baseline artifact expired",
-                    f"The baseline artifact {_code(name)} of {where} has expired, so there is "
-                    "nothing to compare with. Re-run that workflow (or push to "
-                    f"{_code(branch)}) to upload a fresh one, or raise its `retention-days`.",
+                    Markdown("Baseline artifact expired"),
+                    md.format(
+                        "The baseline artifact {} of {} has expired, so there is nothing to "
+                        "compare with. Re-run that workflow (or push to {}) to upload a fresh "
+                        "one, or raise its `retention-days`.",
+                        _code(name),
+                        where,
+                        _code(branch),
+                    ),
                 )
             return BaselineSource(
-                description=f"Baseline: artifact {_code(name)} from {where}, {distance}.",
+                description=md.format(
+                    "Baseline: artifact {} from {}, {}.", _code(name), where, distance
+                ),
                 artifact=artifact,
                 commit=run.head_sha,
                 run_url=run.html_url,
             )
         missing = found.without_artifact
         extra = (
-            f" (runs {', '.join(map(str, missing[:5]))} uploaded no artifact by that name)"
+            md.format(
+                " (runs {} uploaded no artifact by that name)", ", ".join(map(str, missing[:5]))
+            )
             if missing
-            else ""
+            else md.EMPTY
         )
         raise Neutral(
-            "No baseline yet",
-            f"No successful run of workflow {_code(str(workflow))} on {_code(branch)} at or "
-            f"before {at} `{target[:7]}` has an artifact named {_code(name)}{extra}. This is "
-            "expected for the first pull request after installing evalbot: once a push to "
-            f"{_code(branch)} runs the workflow that uploads the baseline, later pull requests "
-            "are compared with it.",
+            Markdown("No baseline yet"),
+            md.format(
+                "No successful run of workflow {} on {} at or before {} {} has an artifact named "
+                "{}{}. This is expected for the first pull request after installing evalbot: "
+                "once a push to {} runs the workflow that uploads the baseline, later pull "
+                "requests are compared with it.",
+                _code(str(workflow)),
+                _code(branch),
+                Markdown(at),
+                _code(target[:7]),
+                _code(name),
+                extra,
+                _code(branch),
+            ),
         )
 
     def _pair(self, baseline: Baseline, candidate: Results, config: Config) -> Paired:
@@ -820,13 +866,17 @@ class _ActionRun:
             if not baseline.from_artifact or not _item_sets_differ(baseline, candidate, config):
                 raise
             raise Refused(
-                "Baseline has another item set",
-                f"{baseline.description} Its items differ from the candidate's, so the paired "
-                f"comparison is refused: {error}. This happens when the pull request changes "
-                "the eval set: the baseline matches again once the change is merged and the "
-                "default branch has run. Until then the check fails (a changed item set is a "
-                "verdict the plan refuses); `gate.on_refused: neutral` in the plan leaves it "
-                "neutral instead.",
+                Markdown("Baseline has another item set"),
+                md.format(
+                    "{} Its items differ from the candidate's, so the paired comparison is "
+                    "refused: {}. This happens when the pull request changes the eval set: the "
+                    "baseline matches again once the change is merged and the default branch "
+                    "has run. Until then the check fails (a changed item set is a verdict the "
+                    "plan refuses); `gate.on_refused: neutral` in the plan leaves it neutral "
+                    "instead.",
+                    baseline.description,
+                    str(error),  # quotes ids and file names: escaped
+                ),
             ) from None
 
     def _render(self, verdict: Verdict) -> Rendered:
@@ -941,8 +991,8 @@ class _ActionRun:
         """No verdict: nothing to compare (neutral), or a refusal (failure by default)."""
         fail = neutral.refused and (self.config is None or self.config.gate.on_refused == "fail")
         conclusion = "failure" if fail else "neutral"
-        title = f"evalbot: {self.s.name}" if self.s.name != "evalbot" else "evalbot"
-        headline = f"{'❌' if fail else '➖'} {neutral.title}"
+        title = md.format("evalbot: {}", self.s.name) if self.s.name != "evalbot" else "evalbot"
+        headline = md.format("{} {}", Markdown("❌" if fail else "➖"), neutral.title)
         message = neutral.message
         if self.status is not None:
             self.status.finish(
@@ -960,13 +1010,14 @@ class _ActionRun:
                 state_block=render_state(state) if state.looks else "",
                 history=history_rows(_distinct(state.looks), commit_url=self._commit_url),
                 max_chars=MAX_COMMENT_CHARS,
+                failed=fail,
             )
             url = self._upsert(comment)
         if fail:
-            self.env.error(message, title=f"evalbot: {neutral.title}")
+            self.env.error(message.plain, title=f"evalbot: {neutral.title.plain}")
         else:
-            self.env.warning(message, title=f"evalbot: {neutral.title}")
-        self.env.add_summary(f"## {title}\n\n### {headline}\n\n{message}\n")
+            self.env.warning(message.plain, title=f"evalbot: {neutral.title.plain}")
+        self.env.add_summary(md.format("## {}\n\n### {}\n\n{}\n", title, headline, message))
         for key in ("p-value", "difference", "ci-low", "ci-high", "fixed", "broken"):
             self.env.set_output(key, "")
         self.env.set_output("verdict", "inconclusive")
@@ -975,7 +1026,7 @@ class _ActionRun:
         self.env.set_output("conclusion", conclusion)
         return EXIT_GATE_FAILED if fail else EXIT_OK
 
-    def _fail_check(self, title: str, summary: str) -> None:
+    def _fail_check(self, title: str, summary: Markdown) -> None:
         """Complete the check as failure, keeping its record (a look already shown stays a
         look); an error on the way is annotated, never raised over the original one."""
         status = self.status
@@ -988,11 +1039,14 @@ class _ActionRun:
             self.env.error(f"could not complete the check: {error}", title="evalbot")
 
     def _publish_failure(self, error: EvalbotError) -> int:
-        message = str(error)
-        title = "evalbot could not compare: fix the input"
-        summary = (
-            f"### ❌ {title}\n\n{message}\n\nNothing was compared and the comment was left as it "
-            f"was. Fix the problem above and re-run. Inputs and setup: {DOCS}\n"
+        message = str(error)  # it quotes input: escaped in Markdown
+        title = Markdown("evalbot could not compare: fix the input")
+        summary = md.format(
+            "### ❌ {}\n\n{}\n\nNothing was compared and the comment was left as it was. Fix "
+            "the problem above and re-run. Inputs and setup: {}\n",
+            title,
+            message,
+            Markdown(DOCS),
         )
         self.env.error(message, title="evalbot")
         self._fail_check(title, summary)
@@ -1008,11 +1062,12 @@ class _ActionRun:
         what = f"{type(error).__name__}: {error}"
         if len(what) > 500:
             what = what[:499] + "…"
-        title = "evalbot hit an internal error"
-        summary = (
-            f"### ❌ {title}\n\n```text\n{what.replace('`', chr(0x2032))}\n```\n\nNothing was "
-            "published as a verdict. This is a bug of evalbot, not of your setup: please report "
-            "it (set `EVALBOT_DEBUG=1` for the traceback).\n"
+        title = Markdown("evalbot hit an internal error")
+        summary = md.format(
+            "### ❌ {}\n\n{}\n\nNothing was published as a verdict. This is a bug of evalbot, "
+            "not of your setup: please report it (set `EVALBOT_DEBUG=1` for the traceback).\n",
+            title,
+            md.code_block(what, "text"),
         )
         self.env.error(f"internal error ({what})", title="evalbot")
         self._fail_check(title, summary)
@@ -1021,7 +1076,7 @@ class _ActionRun:
         self.env.set_output("gate", "fail")
         self.env.set_output("conclusion", "failure")
 
-    def _summarise_only(self, candidate: Results, notes: list[str]) -> None:
+    def _summarise_only(self, candidate: Results, notes: list[Markdown]) -> None:
         n = len(set(candidate.ids))
         if candidate.kind == "binary":
             rate = float(candidate.scores.mean()) if len(candidate) else 0.0
@@ -1029,13 +1084,18 @@ class _ActionRun:
         else:
             mean = float(candidate.scores.mean()) if len(candidate) else 0.0
             line = f"mean score {mean:.3f} over {n} items ({len(candidate)} rows)"
-        text = f"`{self.s.candidate}` is valid: {line}."
-        extra = "".join(f"\n{note}\n" for note in notes)
+        text = md.format("{} is valid: {}.", _code(self.s.candidate or ""), Markdown(line))
+        extra = md.join("", (md.format("\n{}\n", note) for note in notes))
         self.env.add_summary(
-            f"## evalbot: {self.s.name}\n\n{text}\n\nNo baseline was asked for "
-            f"(input `baseline` or `baseline-artifact`), so nothing was compared.\n{extra}"
+            md.format(
+                "## evalbot: {}\n\n{}\n\nNo baseline was asked for (input `baseline` or "
+                "`baseline-artifact`), so nothing was compared.\n{}",
+                self.s.name,
+                text,
+                extra,
+            )
         )
-        self.env.info(f"evalbot: {text}")
+        self.env.info(f"evalbot: {text.plain}")
         self.env.set_output("verdict", "")
         self.env.set_output("gate", "pass")
         self.env.set_output("conclusion", "validated")

@@ -1,15 +1,17 @@
-"""Trusted Markdown the action writes around the report: inline code, the rows of the earlier
-looks, the pull request's change to the plan. Pure."""
+"""Markdown the action writes around the report: inline code, the rows of the earlier looks,
+the pull request's change to the plan. Pure; built with :mod:`evalbot.text`, so what it quotes
+is escaped."""
 
 from __future__ import annotations
 
 import difflib
-import re
 from collections.abc import Iterable
 
+from evalbot import text as md
 from evalbot.report import OUTCOME_LABELS, format_effect, format_pvalue, format_time
 from evalbot.report import Look as LookRow
 from evalbot.state import Look
+from evalbot.text import Markdown
 
 __all__ = ["MAX_LOOKS_SHOWN", "code", "config_diff", "distinct_looks", "history_rows"]
 
@@ -34,13 +36,14 @@ def history_rows(looks: list[Look], *, commit_url: str | None = None) -> list[Lo
     rows: list[LookRow] = []
     shown = list(enumerate(looks, start=1))[-MAX_LOOKS_SHOWN:]
     for number, look in reversed(shown):
-        symbol, text = OUTCOME_LABELS.get(look.outcome, ("", look.outcome))
+        labels: tuple[str, str] = OUTCOME_LABELS.get(look.outcome, ("", look.outcome))
+        symbol, text = labels
         label = f"{number}" + (" (sealed holdout)" if look.holdout else "")
-        effect = "—"  # a look recorded before the state kept effects
+        effect: str = "—"  # a look recorded before the state kept effects
         if look.effect is not None and look.effect_ci is not None:
             low, high = look.effect_ci
-            effect = format_effect(look.effect, low, high, percent=look.metric == "pass_rate")
-        outcome, pvalue = f"{symbol} {text}".strip(), format_pvalue(look.pvalue)
+            effect = str(format_effect(look.effect, low, high, percent=look.metric == "pass_rate"))
+        outcome, pvalue = f"{symbol} {text}".strip(), str(format_pvalue(look.pvalue))
         if not look.recorded:
             outcome, pvalue, effect = "⏳ not on record", "—", "—"
         rows.append(
@@ -50,19 +53,16 @@ def history_rows(looks: list[Look], *, commit_url: str | None = None) -> list[Lo
                 effect=effect,
                 pvalue=pvalue,
                 commit=look.head_sha[:7],
-                url=f"{commit_url}{look.head_sha}" if commit_url else None,
-                at=format_time(look.at) if look.recorded or look.at[:4] != "1970" else "",
+                url=md.url(f"{commit_url}{look.head_sha}") if commit_url else None,
+                at=str(format_time(look.at)) if look.recorded or look.at[:4] != "1970" else "",
             )
         )
     return rows
 
 
-def code(text: str) -> str:
-    """``text`` as inline code that its own backticks cannot close."""
-    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
-    fence = "`" * (longest + 1)
-    pad = " " if text.startswith("`") or text.endswith("`") else ""
-    return f"{fence}{pad}{text}{pad}{fence}"
+def code(text: str) -> Markdown:
+    """``text`` as inline code that its own backticks cannot close (:func:`evalbot.text.code`)."""
+    return md.code(text)
 
 
 def config_diff(path: str, base: str | None, head: str | None) -> str:

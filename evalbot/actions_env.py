@@ -4,6 +4,10 @@ Outputs use the multiline-safe ``name<<DELIMITER`` syntax with a random delimite
 occur in the value). Workflow commands (``::error::``, ``::warning::``, ``::add-mask::``) escape
 ``%``, ``\\r`` and ``\\n`` in their data, and also ``:`` and ``,`` in their properties, as the
 runner's ``toolkit/core`` does, so a message cannot end the command early or inject another.
+An annotation's message and title, and every log line, are one line of plain text
+(:func:`evalbot.text.plain`): their control characters (newlines, terminal escapes) are shown
+as ``?``, so no text, quoted from input or not, can recolour the log, start a line of its own
+or issue a workflow command.
 """
 
 from __future__ import annotations
@@ -13,6 +17,8 @@ import sys
 from collections.abc import Mapping
 from pathlib import Path
 from typing import TextIO
+
+from evalbot.text import plain
 
 __all__ = ["ActionsEnv", "escape_data", "escape_property", "format_command"]
 
@@ -26,10 +32,15 @@ def escape_property(text: str) -> str:
 
 
 def format_command(command: str, message: str, properties: Mapping[str, str] | None = None) -> str:
+    """One workflow command. Its message and properties are plain one-line text, except the
+    value of ``add-mask``, which must reach the runner exactly (escaped, as always)."""
+    clean = (lambda text: text) if command == "add-mask" else plain
     props = ",".join(
-        f"{key}={escape_property(value)}" for key, value in (properties or {}).items() if value
+        f"{key}={escape_property(clean(value))}"
+        for key, value in (properties or {}).items()
+        if value
     )
-    return f"::{command}{' ' + props if props else ''}::{escape_data(message)}"
+    return f"::{command}{' ' + props if props else ''}::{escape_data(clean(message))}"
 
 
 class ActionsEnv:
@@ -68,7 +79,9 @@ class ActionsEnv:
         self.command("notice", message, title=title)
 
     def info(self, message: str) -> None:
-        self._stream.write(message + "\n")
+        """One line of the log, plain text (a line starting ``::`` would be a command: every
+        caller starts with ``evalbot:``)."""
+        self._stream.write(plain(message) + "\n")
         self._stream.flush()
 
     def set_output(self, name: str, value: str) -> None:

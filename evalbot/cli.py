@@ -42,6 +42,7 @@ from evalbot.stats import (
     mcnemar_sample_size,
     simulate_mcnemar_power,
 )
+from evalbot.text import plain
 
 #: ``compare``'s field-name flags: ``--<role>-field NAME``, one per key of ``fields:``.
 FIELD_FLAGS: tuple[tuple[str, str], ...] = (
@@ -544,7 +545,8 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
         handler = {"compare": run_compare, "plan": run_plan, "action": run_action}[args.command]
         return handler(args, out)
     except EvalbotError as error:
-        print(f"evalbot: error: {error}", file=sys.stderr)
+        # the message quotes input: one line, control characters (terminal escapes) as "?"
+        print(f"evalbot: error: {plain(str(error))}", file=sys.stderr)
         return EXIT_BAD_INPUT
     except KeyboardInterrupt:
         print("evalbot: interrupted", file=sys.stderr)
@@ -555,7 +557,7 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
         if os.environ.get("EVALBOT_DEBUG"):
             raise
         print(
-            f"evalbot: internal error ({type(error).__name__}: {error}); "
+            f"evalbot: internal error ({type(error).__name__}: {plain(str(error))}); "
             "please report it (set EVALBOT_DEBUG=1 for details)",
             file=sys.stderr,
         )

@@ -1,30 +1,46 @@
 """Render the view-model to GitHub-flavoured Markdown or plain text with jinja2 templates.
 
-Templates are package data (``evalbot/templates``) rendered in a sandboxed environment with
-``StrictUndefined``. Every string that came from a result file (item ids) goes through the
-``md`` filter, which neutralises Markdown, HTML, @mentions and #references.
+Templates are package data (``evalbot/templates``) rendered in evalbot's sandbox
+(:mod:`evalbot.sandbox`) with ``StrictUndefined``. Every ``{{ value }}`` that is not
+:class:`~evalbot.text.Markdown` (evalbot's own text: numbers, labels) is untrusted and escaped
+on output, so an item id, a file name or a message cannot print raw. A user's template
+(``report.template``) renders in the same sandbox with :class:`~evalbot.sandbox.Limits`.
 """
 
 from __future__ import annotations
 
-import html
+import functools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
 import jinja2
 from jinja2.exceptions import SecurityError
-from jinja2.sandbox import SandboxedEnvironment
 
+from evalbot import text as md
 from evalbot.errors import ConfigError
 from evalbot.limits import MAX_CHECK_TEXT_CHARS as GITHUB_CHECK_SUMMARY_LIMIT
 from evalbot.limits import MAX_COMMENT_CHARS as GITHUB_COMMENT_LIMIT
 from evalbot.report import HistoryRow, View, p_clause
+from evalbot.sandbox import (
+    Limits,
+    Sandbox,
+    TemplateFolder,
+    TemplateLimitError,
+    TemplateTimeout,
+    bundled_loader,
+    environment,
+    prefetch,
+    render_limited,
+    user_loader,
+)
+from evalbot.text import Markdown
 
 __all__ = [
+    "TEMPLATE_LIMITS",
+    "TemplateFolder",
     "UserTemplate",
     "md_escape",
     "render",
@@ -36,79 +52,20 @@ __all__ = [
     "render_text",
 ]
 
-_PUNCTUATION = re.compile(r"([!-/:-@\[-`{-~])")  # every ASCII punctuation character
-_WORD_JOINER = "\u2060"
-_BREAK_AFTER = re.compile(r"[@#:]")
-_WWW = re.compile(r"(?i)(www)\.")
+#: Untrusted text as inert Markdown (:func:`evalbot.text.escape`), as the ``md`` filter does.
+md_escape = md.escape
+#: Untrusted text inside raw HTML (:func:`evalbot.text.html`).
+html_escape = md.html
+#: Untrusted text for a terminal, one line (:func:`evalbot.text.plain`).
+plain_text = md.plain
+
+#: What a user's template may use each time it is rendered (README, "Your own template").
+TEMPLATE_LIMITS = Limits()
 
 
-def _defuse(text: object) -> str:
-    """Control characters as spaces, and a word joiner after ``@``, ``#``, ``:`` and ``www``
-    so GitHub's mention, reference and autolink passes find nothing to link."""
-    value = "".join(ch if ch.isprintable() else " " for ch in str(text))
-    value = _WWW.sub(lambda m: m.group(1) + _WORD_JOINER + ".", value)
-    return _BREAK_AFTER.sub(lambda m: m.group(0) + _WORD_JOINER, value)
-
-
-def md_escape(text: object) -> str:
-    """Untrusted text as inert Markdown: no markup, no HTML, no mentions, no links.
-
-    Every ASCII punctuation character is backslash-escaped (CommonMark allows this for all of
-    them, so ``<``, ``&``, ``|`` and backticks lose their meaning, also inside table cells), and
-    an invisible word joiner follows ``@``, ``#``, ``:`` and ``www`` so GitHub's mention,
-    reference and autolink passes, which run on the rendered text, find nothing to link.
-    """
-    return _PUNCTUATION.sub(r"\\\1", _defuse(text))
-
-
-def html_escape(text: object) -> str:
-    """Untrusted text inside raw HTML (a ``<summary>``, where Markdown is not parsed, so
-    backslashes would show): ``&``, ``<``, ``>`` and quotes as entities, and the word joiners
-    of :func:`md_escape` so mentions, references and autolinks find nothing."""
-    return html.escape(_defuse(text), quote=True)  # after the joiners: entities hold a ``#``
-
-
-def plain_text(text: object) -> str:
-    """Untrusted text for a terminal: control characters (escape sequences, newlines) shown
-    as ``?`` so an item id cannot move the cursor, recolour or forge lines."""
-    return "".join(ch if ch.isprintable() else "?" for ch in str(text))
-
-
-def _codeblock(text: object, lang: str = "") -> str:
-    """A fenced code block that ``text`` cannot close (the fence outruns its backticks).
-
-    ``<!--`` is broken with a word joiner so no text in the block can pose as the hidden
-    marker or state of the comment.
-    """
-    value = str(text).replace("\r\n", "\n").replace("\r", "\n").rstrip("\n")
-    value = value.replace("<!--", "<!" + _WORD_JOINER + "--")
-    longest = max((len(run) for run in re.findall(r"`+", value)), default=0)
-    fence = "`" * max(3, longest + 1)
-    return f"{fence}{lang}\n{value}\n{fence}"
-
-
-def _environment(loader: jinja2.BaseLoader | None = None) -> SandboxedEnvironment:
-    env = SandboxedEnvironment(
-        loader=loader or jinja2.FunctionLoader(_load_template),
-        undefined=jinja2.StrictUndefined,
-        trim_blocks=True,
-        lstrip_blocks=True,
-        keep_trailing_newline=True,
-        autoescape=False,
-    )
-    env.filters["md"] = md_escape
-    env.filters["html"] = html_escape
-    env.filters["codeblock"] = _codeblock
-    env.filters["plain"] = plain_text
-    env.filters["p"] = p_clause
-    return env
-
-
-def _load_template(name: str) -> str | None:
-    path = resources.files("evalbot") / "templates" / name
-    if not path.is_file():
-        return None
-    return path.read_text(encoding="utf-8")
+@functools.cache
+def _bundled(mode: str) -> Sandbox:
+    return environment("markdown" if mode == "markdown" else "text", bundled_loader())
 
 
 #: Item ids shown per list in a PR comment (the job summary shows all the view holds).
@@ -123,41 +80,74 @@ def render(template: str, view: View, **extra: Any) -> str:
     """Render one of the bundled templates (``comment.md.j2``, ``text.j2``) with ``view``."""
     context: dict[str, Any] = {"limit": None, "slice_limit": None, "mode": "cli"}
     context.update(extra)
-    return _environment().get_template(template).render(v=view, **context)
+    mode = "markdown" if template.endswith(".md.j2") else "text"
+    return _bundled(mode).get_template(template).render(v=view, **context)
 
 
 @dataclass(frozen=True, kw_only=True)
 class UserTemplate:
     """A user's template already read, e.g. by the action from the pull request's base commit;
-    ``name`` (say ``.github/verdict.md.j2@1a2b3c4``) names it in messages."""
+    ``name`` (say ``.github/verdict.md.j2@1a2b3c4``) names it in messages, ``folder`` serves
+    the files beside it that it may include (none when ``None``)."""
 
     name: str
     text: str
+    folder: TemplateFolder | None = None
+
+
+def _read_user(template: str | Path | UserTemplate) -> UserTemplate:
+    if isinstance(template, UserTemplate):
+        return template
+    most = TEMPLATE_LIMITS.file_chars
+    try:
+        with Path(template).open(encoding="utf-8") as handle:
+            text = handle.read(most + 1)
+    except (OSError, UnicodeDecodeError) as error:
+        why = error.strerror if isinstance(error, OSError) else "not UTF-8"
+        raise ConfigError(f"{template}: cannot read the report template ({why})") from None
+    folder = TemplateFolder.on_disk(Path(template).parent, limits=TEMPLATE_LIMITS)
+    return UserTemplate(name=str(template), text=text, folder=folder)
 
 
 def _render_user(template: str | Path | UserTemplate, view: View, **extra: Any) -> str:
-    """A user's template (``report.template``), sandboxed; it may import the bundled macros.
+    """A user's template (``report.template``) in the sandbox, within :data:`TEMPLATE_LIMITS`;
+    it may include the files of its own folder and import the bundled macros. Every way it
+    can fail is one :class:`ConfigError` line naming it.
 
     ``template`` is a path to read, or a :class:`UserTemplate` already read.
     """
-    if isinstance(template, UserTemplate):
-        path: str | Path = template.name
-        text = template.text
-    else:
-        path = template
-        try:
-            text = Path(path).read_text(encoding="utf-8")
-        except OSError as error:
-            raise ConfigError(
-                f"{path}: cannot read the report template ({error.strerror})"
-            ) from None
+    user = _read_user(template)
+    path, limits = user.name, TEMPLATE_LIMITS
+    if "marker" in extra:
+        extra["marker"] = Markdown(extra["marker"])  # evalbot's own: <!-- evalbot:NAME -->
+    why = ""
     try:
-        compiled = _environment().from_string(text)
-        return compiled.render(v=view, **extra)
+        if len(user.text) > limits.file_chars:
+            raise TemplateLimitError(f"it is over {limits.file_chars:,} characters")
+        env = environment("markdown", user_loader(user.folder), limits=limits)
+        prefetch(env, user.text)
+        return render_limited(env, user.text, {"v": view, **extra}, limits)
     except jinja2.TemplateSyntaxError as error:
         raise ConfigError(f"{path}:{error.lineno}: report template: {error.message}") from None
+    except TemplateTimeout:
+        why = (
+            f"it ran for more than {limits.seconds:g} s, the time limit of `report.template` "
+            "(a loop without end?)"
+        )
+    except TemplateLimitError as error:
+        why = f"{error}; that is a limit of `report.template`"
+    except MemoryError:
+        why = (
+            f"it needed more than {limits.memory_bytes / 2**30:g} GiB of memory, the limit of "
+            "`report.template`"
+        )
+    except RecursionError:
+        why = "it nests too deep (a macro or an include that calls itself without end?)"
     except (jinja2.TemplateError, SecurityError) as error:
-        raise ConfigError(f"{path}: report template failed: {error}") from None
+        why = str(error)
+    except Exception as error:  # an error in the user's template, not in evalbot
+        why = f"{type(error).__name__}: {error}"
+    raise ConfigError(f"{path}: report template failed: {why}")
 
 
 TemplateSource = str | Path | UserTemplate
@@ -177,7 +167,17 @@ def render_text(view: View) -> str:
     return render("text.j2", view, limit=COMMENT_LIST_LIMIT)
 
 
+_FOREIGN_MARKER = re.compile(r"<!--(?=\s*evalbot)")
+
+
 def _with_marker(body: str, marker: str, state_block: str) -> str:
+    """``body`` with the comment's marker first (when it lacks it) and ``state_block`` last.
+
+    Any other ``<!-- evalbot...`` in ``body`` (a user's template may write one) is broken with
+    a word joiner: the only markers in evalbot's comment are its own.
+    """
+    parts = body.split(marker) if marker else [body]
+    body = marker.join(_FOREIGN_MARKER.sub("<!\u2060--", part) for part in parts)
     if marker not in body:
         body = f"{marker}\n{body}"
     if state_block:
@@ -248,15 +248,22 @@ def render_notice(
     state_block: str = "",
     history: Sequence[HistoryRow] = (),
     max_chars: int = GITHUB_COMMENT_LIMIT,
+    failed: bool = False,
 ) -> str:
-    """A sticky comment without a verdict (no baseline yet, an expired artifact): ``title``
-    and ``message`` are trusted Markdown written by evalbot (never text from a result file);
-    the earlier looks and ``state_block`` stay as they were."""
+    """A sticky comment without a verdict (no baseline yet, an expired artifact, a refusal):
+    ``title`` and ``message`` are printed as they are when they are :class:`Markdown` (build
+    them with :mod:`evalbot.text`), escaped when they are any other string; the earlier looks
+    and ``state_block`` stay as they were. ``failed``: the check fails (a refusal)."""
     tail = len(state_block) + len(marker) + 4
     body = (
-        _environment()
+        _bundled("markdown")
         .get_template("notice.md.j2")
-        .render(title=title, message=message, v={"history": list(history)})
+        .render(
+            title=title,
+            message=message,
+            symbol=Markdown("❌" if failed else "➖"),
+            v={"history": list(history)},
+        )
     )
     if len(body) + tail > max_chars:
         body = _cut(body, max_chars - tail)
@@ -264,8 +271,9 @@ def render_notice(
 
 
 def render_check(view: View) -> tuple[str, str]:
-    """A check run's (title, summary): the verdict line, and the comment's report."""
-    title = f"{view.symbol} {view.outcome_label}: " + (
+    """A check run's (title, summary): the verdict line (plain text, one line: GitHub shows a
+    check run's title as it is), and the comment's report."""
+    title = f"{view.symbol} {view.outcome_label}: " + md.plain(
         view.headline if view.outcome == "inconclusive" else view.effect
     )
     if view.outcome != "inconclusive":

@@ -2,17 +2,16 @@
 
 from __future__ import annotations
 
-from urllib.parse import quote, urlsplit
+from urllib.parse import quote
 
+from evalbot import text as md
 from evalbot.report.records import ItemEntry
+from evalbot.text import Markdown
 
 __all__ = ["MAX_ID_CHARS", "item_entry", "item_link", "safe_url"]
 
 #: Characters of an item id shown before it is shortened (the link keeps the whole id).
 MAX_ID_CHARS = 120
-
-#: Characters left as they are when a URL is percent-encoded (RFC 3986 reserved ones and ``%``).
-_URL_SAFE = ":/?#[]@!$&'*+,;=%~"
 
 
 def item_entry(item_id: str, item_url: str | None) -> ItemEntry:
@@ -21,7 +20,7 @@ def item_entry(item_id: str, item_url: str | None) -> ItemEntry:
     return ItemEntry(id=item_id, text=text, url=item_link(item_url, item_id))
 
 
-def item_link(template: str | None, item_id: str) -> str | None:
+def item_link(template: str | None, item_id: str) -> Markdown | None:
     """``report.item_url`` with ``{id}`` replaced by the URL-quoted id; http(s) only.
 
     The whole URL is percent-encoded where Markdown would read a character (spaces, ``<``,
@@ -29,16 +28,9 @@ def item_link(template: str | None, item_id: str) -> str | None:
     """
     if not template:
         return None
-    url = template.replace("{id}", quote(item_id, safe=""))
-    url = quote(url, safe=_URL_SAFE)
-    if urlsplit(url).scheme.lower() not in ("http", "https"):
-        return None
-    return url
+    return md.url(template.replace("{id}", quote(item_id, safe="")))
 
 
-def safe_url(url: str | None) -> str | None:
+def safe_url(url: str | None) -> Markdown | None:
     """``url`` percent-encoded as :func:`item_link` does; ``None`` unless it is http(s)."""
-    if not url:
-        return None
-    quoted = quote(url, safe=_URL_SAFE)
-    return quoted if urlsplit(quoted).scheme.lower() in ("http", "https") else None
+    return md.url(url)

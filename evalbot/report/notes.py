@@ -1,17 +1,18 @@
 """Pure: one sentence each for the statistics the data carry beside the primary metric
 (clusters, cost per solved task, micro F1, repeats). Numbers only, never text from a result
-file, so the templates may show them as they are."""
+file, so they are evalbot's own Markdown (:class:`~evalbot.text.Markdown`)."""
 
 from __future__ import annotations
 
 from evalbot.compare import ClusterResult, Comparison, CostResult, F1Result, RepeatsSide
 from evalbot.report.numbers import Scale, maybe_none
 from evalbot.stats import BootstrapResult
+from evalbot.text import Markdown
 
 __all__ = ["clusters_note", "cost_note", "f1_note", "repeats_notes"]
 
 
-def clusters_note(clusters: ClusterResult | None, scale: Scale) -> str | None:
+def clusters_note(clusters: ClusterResult | None, scale: Scale) -> Markdown | None:
     if clusters is None:
         return None
     note = (
@@ -24,7 +25,7 @@ def clusters_note(clusters: ClusterResult | None, scale: Scale) -> str | None:
             f"; cluster-robust (CR1) standard error of the difference "
             f"{se:.{scale.digits}f}{scale.unit}"
         )
-    return note + "."
+    return Markdown(note + ".")
 
 
 def _difference_text(diff: BootstrapResult, confidence: str, digits: str = ".4g") -> str:
@@ -38,7 +39,7 @@ def _difference_text(diff: BootstrapResult, confidence: str, digits: str = ".4g"
     return text + ")"
 
 
-def cost_note(cost: CostResult | None, confidence: str) -> str | None:
+def cost_note(cost: CostResult | None, confidence: str) -> Markdown | None:
     if cost is None:
         return None
     b, c = cost.baseline, cost.candidate
@@ -47,17 +48,17 @@ def cost_note(cost: CostResult | None, confidence: str) -> str | None:
     if missing:
         total += f" ({b.items_without_cost} + {c.items_without_cost} items without a cost, as 0)"
     if b.solved is None:
-        return f"**Cost:** {total}."
+        return Markdown(f"**Cost:** {total}.")
     per = (
         f"**Cost per solved task:** {maybe_none(b.cost_per_solved)} → "
         f"{maybe_none(c.cost_per_solved)}"
     )
     if cost.difference is not None:
         per += ", " + _difference_text(cost.difference, confidence)
-    return f"{per}; {total}."
+    return Markdown(f"{per}; {total}.")
 
 
-def f1_note(f1: F1Result | None, confidence: str) -> str | None:
+def f1_note(f1: F1Result | None, confidence: str) -> Markdown | None:
     if f1 is None:
         return None
     text = (
@@ -66,15 +67,15 @@ def f1_note(f1: F1Result | None, confidence: str) -> str | None:
     )
     if f1.difference is not None:
         text += ", " + _difference_text(f1.difference, confidence, ".3f")
-    return text + "."
+    return Markdown(text + ".")
 
 
-def repeats_notes(c: Comparison, *, percent: bool) -> list[str]:
+def repeats_notes(c: Comparison, *, percent: bool) -> list[Markdown]:
     sides = (("baseline", c.repeats_baseline), ("candidate", c.repeats_candidate))
     return [_repeats_note(side, rep, percent=percent) for side, rep in sides if rep is not None]
 
 
-def _repeats_note(side: str, rep: RepeatsSide, *, percent: bool) -> str:
+def _repeats_note(side: str, rep: RepeatsSide, *, percent: bool) -> Markdown:
     n, k = rep.result.items, rep.result.repeats
     shown = [(kk, v) for kk, v in rep.pass_at_k if kk in (1, k) or kk == len(rep.pass_at_k)]
     text = f"{side}: " + ", ".join(f"pass@{kk} {v * 100:.1f} %" for kk, v in shown)
@@ -92,4 +93,4 @@ def _repeats_note(side: str, rep: RepeatsSide, *, percent: bool) -> str:
                 f"; the same {b.budget:,} calls on {b.items:,} distinct items × {b.repeats} "
                 f"repeat{'s' if b.repeats > 1 else ''} would give {se(b.standard_error)}"
             )
-    return text + "."
+    return Markdown(text + ".")

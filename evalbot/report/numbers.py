@@ -1,7 +1,8 @@
 """Pure: numbers as the report shows them (p-values, effects, rates, times).
 
 Every rendering (comment, job summary, the CLI's markdown and text, the action's history rows)
-formats through these, so the same number always reads the same way.
+formats through these, so the same number always reads the same way. What they return is
+evalbot's own text (:class:`~evalbot.text.Markdown`): numbers and units, never input.
 """
 
 from __future__ import annotations
@@ -9,6 +10,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from datetime import UTC, datetime
+
+from evalbot.text import Markdown
 
 __all__ = [
     "Scale",
@@ -24,66 +27,71 @@ __all__ = [
 ]
 
 
-def format_pvalue(p: float) -> str:
+def format_pvalue(p: float) -> Markdown:
     if p < 0.0001:
-        return "< 0.0001"
+        return Markdown("< 0.0001")
     if p >= 0.9995:
-        return "1"
-    return f"{p:.4f}" if p < 0.01 else f"{p:.3f}"
+        return Markdown("1")
+    return Markdown(f"{p:.4f}" if p < 0.01 else f"{p:.3f}")
 
 
 def p_clause(pvalue: str) -> str:
-    """ "p = 0.016" or "p < 0.0001" from a formatted p-value."""
-    return f"p {pvalue}" if pvalue.startswith("<") else f"p = {pvalue}"
+    """ "p = 0.016" or "p < 0.0001" from a formatted p-value (Markdown when ``pvalue`` is)."""
+    clause = f"p {pvalue}" if pvalue.startswith("<") else f"p = {pvalue}"
+    return Markdown(clause) if isinstance(pvalue, Markdown) else clause
 
 
-def format_estimate(estimate: float, *, percent: bool) -> str:
+def format_estimate(estimate: float, *, percent: bool) -> Markdown:
     """ "+4.3 pp" for rates; "+0.043" for scores (the estimate of :func:`format_effect`)."""
     if percent:
-        return f"{signed(estimate * 100, 1)} pp"
+        return Markdown(f"{signed(estimate * 100, 1)} pp")
     return signed(estimate, 3)
 
 
-def format_effect(estimate: float, low: float, high: float, *, percent: bool) -> str:
+def format_effect(estimate: float, low: float, high: float, *, percent: bool) -> Markdown:
     """ "+4.3 pp [1.0, 7.5]" for rates; "+0.043 [0.010, 0.075]" for scores."""
     if percent:
-        return f"{format_estimate(estimate, percent=True)} [{low * 100:.1f}, {high * 100:.1f}]"
-    return f"{format_estimate(estimate, percent=False)} [{low:.3f}, {high:.3f}]"
+        return Markdown(
+            f"{format_estimate(estimate, percent=True)} [{low * 100:.1f}, {high * 100:.1f}]"
+        )
+    return Markdown(f"{format_estimate(estimate, percent=False)} [{low:.3f}, {high:.3f}]")
 
 
-def signed(value: float, digits: int) -> str:
+def signed(value: float, digits: int) -> Markdown:
     """``value`` with its sign and ``digits`` decimals; a value that rounds to zero is "±0"."""
     text = f"{value:+.{digits}f}"
     # -0.0 reads as a regression that is not there
-    return text.replace("-0." + "0" * digits, "±0." + "0" * digits).replace(
-        "+0." + "0" * digits, "±0." + "0" * digits
+    return Markdown(
+        text.replace("-0." + "0" * digits, "±0." + "0" * digits).replace(
+            "+0." + "0" * digits, "±0." + "0" * digits
+        )
     )
 
 
 def format_time(at: str) -> str:
-    """An ISO 8601 time as "2026-11-30 09:00 UTC" (other offsets converted); text that is not
-    a time is returned as it is."""
+    """An ISO 8601 time as "2026-11-30 09:00 UTC" (other offsets converted), as Markdown;
+    text that is not a time is returned as it is (a plain, untrusted ``str``)."""
     try:
         when = datetime.fromisoformat(at)
     except ValueError:
         return at
     if when.tzinfo is not None:
         when = when.astimezone(UTC)
-    return when.strftime("%Y-%m-%d %H:%M") + (" UTC" if when.tzinfo is not None else "")
+    return Markdown(when.strftime("%Y-%m-%d %H:%M") + (" UTC" if when.tzinfo is not None else ""))
 
 
-def format_rate(rate: float, *, percent: bool) -> str:
-    return f"{rate * 100:.1f} %" if percent else f"{rate:.3f}"
+def format_rate(rate: float, *, percent: bool) -> Markdown:
+    return Markdown(f"{rate * 100:.1f} %" if percent else f"{rate:.3f}")
 
 
-def maybe(value: float, fmt: str) -> str:
+def maybe(value: float, fmt: str) -> Markdown:
     """``fmt`` applied to a finite ``value``; "—" for NaN or infinity (undefined)."""
-    return fmt.format(value) if math.isfinite(value) else "—"
+    return Markdown(fmt.format(value) if math.isfinite(value) else "—")
 
 
-def maybe_none(value: float | None, digits: str = ".4g") -> str:
+def maybe_none(value: float | None, digits: str = ".4g") -> Markdown:
     """``value`` formatted with ``digits``; "—" for ``None`` (undefined)."""
-    return "—" if value is None else f"{value:{digits}}"
+    return Markdown("—" if value is None else f"{value:{digits}}")
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -94,8 +102,8 @@ class Scale:
     percent: bool
 
     @property
-    def unit(self) -> str:
-        return " pp" if self.percent else ""
+    def unit(self) -> Markdown:
+        return Markdown(" pp" if self.percent else "")
 
     @property
     def factor(self) -> float:
@@ -105,15 +113,15 @@ class Scale:
     def digits(self) -> int:
         return 1 if self.percent else 3
 
-    def rate(self, value: float) -> str:
+    def rate(self, value: float) -> Markdown:
         return format_rate(value, percent=self.percent)
 
-    def interval(self, side_ci: tuple[float, float]) -> str:
+    def interval(self, side_ci: tuple[float, float]) -> Markdown:
         lo, hi = side_ci
         if self.percent:
-            return f"[{lo * 100:.1f}, {hi * 100:.1f}]"
-        return f"[{lo:.3f}, {hi:.3f}]"
+            return Markdown(f"[{lo * 100:.1f}, {hi * 100:.1f}]")
+        return Markdown(f"[{lo:.3f}, {hi:.3f}]")
 
-    def difference(self, value: float) -> str:
+    def difference(self, value: float) -> Markdown:
         """A difference in display units with its sign: "+4.0 pp", "-0.120"."""
-        return f"{signed(value * self.factor, self.digits)}{self.unit}"
+        return Markdown(f"{signed(value * self.factor, self.digits)}{self.unit}")

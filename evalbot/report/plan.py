@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from evalbot.config import Config
 from evalbot.policy import Decision
 from evalbot.report.records import Row
+from evalbot.text import Markdown
 
 __all__ = ["PlanRows", "plan_rows"]
 
@@ -43,24 +44,24 @@ def _size_rows(decision: Decision, config: Config | None) -> list[Row]:
     if planned is None:
         return []
     note = decision.plan_note
-    return [
-        Row(label="pre-registered items", value=f"{planned:,}" + (f" ({note})" if note else ""))
-    ]
+    value = f"{planned:,}" + (f" ({note})" if note else "")  # the note is policy's text
+    return [Row(label=Markdown("pre-registered items"), value=value)]
 
 
 def _look_rows(decision: Decision, config: Config | None) -> list[Row]:
     rows: list[Row] = []
     if decision.mode == "sequential":
-        rows.append(Row(label="mode", value="sequential"))
+        rows.append(Row(label=Markdown("mode"), value="sequential"))
     look, max_looks = decision.look, decision.max_looks
     if max_looks is None and config is not None:
         max_looks = config.policy.max_looks
     if max_looks is not None or look > 1:
         text = f"{look}" + (f" of {max_looks}" if max_looks is not None else "")
-        rows.append(Row(label="look", value=text))
+        rows.append(Row(label=Markdown("look"), value=text))
     alpha, effective = decision.alpha, decision.effective_alpha
     if effective != alpha:
-        rows.append(Row(label="alpha for this look", value=f"{effective:.4g} (of {alpha:g})"))
+        value = f"{effective:.4g} (of {alpha:g})"
+        rows.append(Row(label=Markdown("alpha for this look"), value=value))
     return rows
 
 
@@ -71,7 +72,7 @@ def _holdout_rows(decision: Decision) -> list[Row]:
     text = "this analysis uses the sealed holdout"
     if uses:
         text += f", use {uses}" + (f" of {most}" if most else "")
-    return [Row(label="sealed set", value=text)]
+    return [Row(label=Markdown("sealed set"), value=text)]
 
 
 def _margin_rows(decision: Decision, *, percent: bool) -> list[Row]:
@@ -81,4 +82,4 @@ def _margin_rows(decision: Decision, *, percent: bool) -> list[Row]:
     met = decision.noninferior
     shown = f"{margin * 100:g} pp" if percent else f"{margin:g}"
     verdict = "" if met is None else (": met" if met else ": not met")
-    return [Row(label="non-inferiority margin", value=shown + verdict)]
+    return [Row(label=Markdown("non-inferiority margin"), value=shown + verdict)]

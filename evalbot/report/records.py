@@ -3,11 +3,19 @@ already a string; the small records are its rows and lists.
 
 The view is part of the public contract of custom templates (``report.template``): fields are
 added, never renamed or removed.
+
+The types say what may be printed as it is. A field typed :class:`~evalbot.text.Markdown` is
+evalbot's own text (a number, a label, a sentence of numbers). A field typed ``str`` may hold
+input (an item id, a slice or scorer name, a reason that quotes a file), and the templates
+escape it whenever it is printed; at run time such a field may still hold ``Markdown`` (say the
+headline of a verdict that was not refused), which is then printed as it is.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+
+from evalbot.text import EMPTY, Markdown
 
 __all__ = [
     "HistoryRow",
@@ -29,7 +37,7 @@ class ItemEntry:
 
     id: str
     text: str
-    url: str | None = None
+    url: Markdown | None = None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -37,7 +45,7 @@ class ItemList:
     """A list of item ids; ``entries`` may hold fewer than ``total`` (the rest are counted)."""
 
     key: str
-    title: str
+    title: Markdown
     entries: list[ItemEntry]
     total: int
 
@@ -52,61 +60,63 @@ class ItemList:
 
 @dataclass(frozen=True, kw_only=True)
 class SliceRow:
-    name: str
+    name: str  # the results' slice label: input
     items: int
-    baseline: str
-    candidate: str
-    difference: str
-    fixed: str
-    broken: str
-    pvalue: str
-    qvalue: str
+    baseline: Markdown
+    candidate: Markdown
+    difference: Markdown
+    fixed: Markdown
+    broken: Markdown
+    pvalue: Markdown
+    qvalue: Markdown
     significant: bool
 
 
 @dataclass(frozen=True, kw_only=True)
 class SecondaryRow:
-    name: str
-    baseline: str
-    candidate: str
-    effect: str
-    pvalue: str
-    adjusted_pvalue: str
+    name: str  # the results' metric or scorer name: input
+    baseline: Markdown
+    candidate: Markdown
+    effect: Markdown
+    pvalue: Markdown
+    adjusted_pvalue: Markdown
     significant: bool
 
 
 @dataclass(frozen=True, kw_only=True)
 class RepeatsRow:
-    side: str
+    side: Markdown
     epochs: int
-    flaky: str
+    flaky: Markdown
     always_pass: int
     always_fail: int
-    within_item_variance: str
-    intraclass_correlation: str
-    majority_vote: str
+    within_item_variance: Markdown
+    intraclass_correlation: Markdown
+    majority_vote: Markdown
 
 
 @dataclass(frozen=True, kw_only=True)
 class Row:
-    """A labelled line of the plan or provenance tables (values are trusted text)."""
+    """A labelled line of the plan or provenance tables: the plan's values may quote the
+    policy's text (escaped), the provenance's are evalbot's Markdown (a commit as code)."""
 
-    label: str
+    label: Markdown
     value: str
-    url: str | None = None
+    url: Markdown | None = None
 
 
 @dataclass(frozen=True, kw_only=True)
 class HistoryRow:
     """An earlier verdict on the same pull request, as the history table shows it (the action
-    builds these from the looks of :class:`evalbot.state.State`; every value is display text)."""
+    builds these from the looks of :class:`evalbot.state.State`; every value is display text,
+    escaped when printed: the looks come from records that may be tampered with)."""
 
     label: str
     outcome: str
     effect: str
     pvalue: str
     commit: str = ""
-    url: str | None = None
+    url: Markdown | None = None
     at: str = ""  # when, as format_time shows it ("" when unknown)
 
 
@@ -128,64 +138,64 @@ class View:
     so a custom template written for an older view keeps working.
     """
 
-    symbol: str
-    outcome_label: str
-    outcome: str
-    effect: str
-    pvalue: str
-    test: str
-    gate: str
-    reasons: list[str]
+    symbol: Markdown
+    outcome_label: Markdown
+    outcome: Markdown
+    effect: Markdown
+    pvalue: Markdown
+    test: Markdown
+    gate: Markdown
+    reasons: list[str]  # the policy's reasons, which may quote input
     items: int
-    metric: str
-    baseline_rate: str
-    baseline_ci: str
-    baseline_passed: str
-    candidate_rate: str
-    candidate_ci: str
-    candidate_passed: str
+    metric: Markdown
+    baseline_rate: Markdown
+    baseline_ci: Markdown
+    baseline_passed: Markdown
+    candidate_rate: Markdown
+    candidate_ci: Markdown
+    candidate_passed: Markdown
     table: dict[str, int] | None
-    net: str
-    churn: str
+    net: Markdown
+    churn: Markdown
     lists: list[ItemList]
-    fingerprint: str
+    fingerprint: Markdown
     resamples: int
     seed: int
-    confidence: str
-    version: str
-    interval_method: str
+    confidence: Markdown
+    version: Markdown
+    interval_method: Markdown
     # --- added beside the original fields -------------------------------------------------
-    headline: str = ""
-    explanation: str = ""
-    gate_symbol: str = ""
+    headline: str = ""  # a refused verdict's headline is the policy's reason: input
+    explanation: Markdown = EMPTY
+    gate_symbol: Markdown = EMPTY
     percent: bool = True
-    unit: str = ""
-    unpaired_pvalue: str | None = None
-    unpaired_note: str = ""
-    picture: str | None = None
+    unit: Markdown = EMPTY
+    unpaired_pvalue: Markdown | None = None
+    unpaired_note: Markdown = EMPTY
+    picture: Markdown | None = None
     slices: list[SliceRow] = field(default_factory=list)
     secondary: list[SecondaryRow] = field(default_factory=list)
     repeats: list[RepeatsRow] = field(default_factory=list)
     flaky: ItemList | None = None
-    power: list[str] = field(default_factory=list)
+    power: list[Markdown] = field(default_factory=list)
     plan: list[Row] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     conclusion: str | None = None  # the check run's conclusion when policy gives one
-    config_change: str | None = None
+    config_change: str | None = None  # the pull request's diff: input
     config_path: str = ".evalbot.yml"  # the config file the pull request changes
     provenance: list[Row] = field(default_factory=list)
     history: list[HistoryRow] = field(default_factory=list)
-    alpha: str = ""
-    fingerprint_full: str = ""
-    dropped: str = ""
+    alpha: Markdown = EMPTY
+    fingerprint_full: Markdown = EMPTY
+    dropped: Markdown = EMPTY
     gate_reasons: list[str] = field(default_factory=list)
     disclosure: str | None = None
-    # trusted Markdown the caller wrote (the action: where the baseline came from, a missing
-    # config); never text from a result file or a pull request
-    notes: tuple[str, ...] = ()
+    # Markdown the caller wrote (the action: where the baseline came from, a missing config),
+    # built with evalbot.text so that what it quotes is escaped
+    notes: tuple[Markdown, ...] = ()
     # one sentence each (numbers only, no text from a result file): clusters, cost per solved
     # task, micro F1, and per side with repeats pass@k and the budget advice
-    clusters_note: str | None = None
-    cost_note: str | None = None
-    f1_note: str | None = None
-    repeats_notes: list[str] = field(default_factory=list)
+    clusters_note: Markdown | None = None
+    cost_note: Markdown | None = None
+    f1_note: Markdown | None = None
+    repeats_notes: list[Markdown] = field(default_factory=list)

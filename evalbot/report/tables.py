@@ -10,6 +10,7 @@ from evalbot.compare import Comparison, RepeatsSide
 from evalbot.report.links import item_entry, safe_url
 from evalbot.report.numbers import Scale, format_effect, format_pvalue, maybe
 from evalbot.report.records import ItemList, Provenance, RepeatsRow, Row, SecondaryRow, SliceRow
+from evalbot.text import EMPTY, Markdown
 
 __all__ = [
     "RepeatsPart",
@@ -28,8 +29,8 @@ class TableText:
     """The paired 2x2 table and its net and churn lines (empty for score metrics)."""
 
     table: dict[str, int] | None = None
-    net: str = ""
-    churn: str = ""
+    net: Markdown = EMPTY
+    churn: Markdown = EMPTY
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -52,8 +53,8 @@ def table_text(c: Comparison) -> TableText:
             "broken": t.broken,
             "both_fail": t.both_fail,
         },
-        net=f"{t.fixed - t.broken:+d} items",
-        churn=f"{t.discordant} items changed ({share:.1f} %)",
+        net=Markdown(f"{t.fixed - t.broken:+d} items"),
+        churn=Markdown(f"{t.discordant} items changed ({share:.1f} %)"),
     )
 
 
@@ -73,13 +74,13 @@ def item_lists(
     return [
         ItemList(
             key="broken",
-            title=broken_title,
+            title=Markdown(broken_title),
             entries=[item_entry(i, item_url) for i in c.broken_ids[:max_ids]],
             total=len(c.broken_ids),
         ),
         ItemList(
             key="fixed",
-            title=fixed_title,
+            title=Markdown(fixed_title),
             entries=[item_entry(i, item_url) for i in c.fixed_ids[:max_ids]],
             total=len(c.fixed_ids),
         ),
@@ -94,8 +95,8 @@ def slice_rows(c: Comparison, scale: Scale) -> list[SliceRow]:
             baseline=scale.rate(s.baseline_rate),
             candidate=scale.rate(s.candidate_rate),
             difference=scale.difference(s.difference),
-            fixed="" if s.table is None else str(s.table.fixed),
-            broken="" if s.table is None else str(s.table.broken),
+            fixed=Markdown("" if s.table is None else str(s.table.fixed)),
+            broken=Markdown("" if s.table is None else str(s.table.broken)),
             pvalue=format_pvalue(s.pvalue),
             qvalue=format_pvalue(s.qvalue),
             significant=s.qvalue < c.alpha,
@@ -108,8 +109,8 @@ def secondary_rows(c: Comparison) -> list[SecondaryRow]:
     return [
         SecondaryRow(
             name=m.name,
-            baseline=f"{m.baseline:.4g}",
-            candidate=f"{m.candidate:.4g}",
+            baseline=Markdown(f"{m.baseline:.4g}"),
+            candidate=Markdown(f"{m.candidate:.4g}"),
             effect=format_effect(
                 m.difference.statistic,
                 m.difference.confidence_interval.low,
@@ -132,7 +133,7 @@ def repeats_part(c: Comparison, scale: Scale, *, max_ids: int, item_url: str | N
     if rep is not None and rep.flaky_ids:
         flaky = ItemList(
             key="flaky",
-            title="Flaky items on the candidate (passed some repeats, failed others)",
+            title=Markdown("Flaky items on the candidate (passed some repeats, failed others)"),
             entries=[item_entry(i, item_url) for i in rep.flaky_ids[:max_ids]],
             total=len(rep.flaky_ids),
         )
@@ -142,9 +143,9 @@ def repeats_part(c: Comparison, scale: Scale, *, max_ids: int, item_url: str | N
 def _repeats_row(side: str, rep: RepeatsSide, scale: Scale) -> RepeatsRow:
     r = rep.result
     return RepeatsRow(
-        side=side,
+        side=Markdown(side),
         epochs=r.repeats,
-        flaky=f"{r.flaky} ({r.flaky_rate * 100:.1f} %)",
+        flaky=Markdown(f"{r.flaky} ({r.flaky_rate * 100:.1f} %)"),
         always_pass=r.always_pass,
         always_fail=r.always_fail,
         within_item_variance=maybe(r.within_item_variance, "{:.4f}"),
@@ -166,6 +167,6 @@ def provenance_rows(provenance: Provenance | None) -> list[Row]:
     ):
         if commit or run:
             sha = "".join(ch for ch in (commit or "") if ch in string.hexdigits)[:12]
-            text = f"`{sha}`" if sha else "run"
-            rows.append(Row(label=label, value=text, url=safe_url(run)))
+            text = Markdown(f"`{sha}`" if sha else "run")  # hex digits only
+            rows.append(Row(label=Markdown(label), value=text, url=safe_url(run)))
     return rows

@@ -27,14 +27,15 @@ from evalbot.report.tables import (
     slice_rows,
     table_text,
 )
+from evalbot.text import EMPTY, Markdown
 
 __all__ = ["OUTCOME_LABELS", "build_view"]
 
 OUTCOME_LABELS = {
-    "improvement": ("✅", "Improvement"),
-    "regression": ("❌", "Regression"),
-    "no_significant_difference": ("➖", "No significant difference"),
-    "inconclusive": ("⚠️", "Inconclusive"),
+    "improvement": (Markdown("✅"), Markdown("Improvement")),
+    "regression": (Markdown("❌"), Markdown("Regression")),
+    "no_significant_difference": (Markdown("➖"), Markdown("No significant difference")),
+    "inconclusive": (Markdown("⚠️"), Markdown("Inconclusive")),
 }
 
 
@@ -42,22 +43,22 @@ OUTCOME_LABELS = {
 class Verdict:
     """The verdict line's parts: the effect, the deciding test, and a sentence under it."""
 
-    effect: str  # "+4.2 pp [1.0, 7.5]"
-    change: str  # the estimate alone: "+4.2 pp"
-    pvalue: str
-    test: str
-    confidence: str  # "95 %"
-    alpha: str
-    headline: str
-    explanation: str
+    effect: Markdown  # "+4.2 pp [1.0, 7.5]"
+    change: Markdown  # the estimate alone: "+4.2 pp"
+    pvalue: Markdown
+    test: Markdown
+    confidence: Markdown  # "95 %"
+    alpha: Markdown
+    headline: str  # a refused verdict's: the policy's reason (input); else Markdown
+    explanation: Markdown
 
 
 @dataclass(frozen=True, kw_only=True)
 class Unpaired:
     """The unpaired test's p-value and the sentence that contrasts it with the paired one."""
 
-    pvalue: str | None = None
-    note: str = ""
+    pvalue: Markdown | None = None
+    note: Markdown = EMPTY
 
 
 def build_view(
@@ -71,7 +72,7 @@ def build_view(
     config_path: str = ".evalbot.yml",
     provenance: Provenance | None = None,
     history: Sequence[HistoryRow] = (),
-    notes: Sequence[str] = (),
+    notes: Sequence[Markdown] = (),
 ) -> View:
     """The view-model of one comparison.
 
@@ -79,8 +80,8 @@ def build_view(
     ``item_url`` is ``report.item_url`` (``{id}`` is replaced by the quoted id); ``config`` adds
     the plan's pre-registered settings; ``config_change`` is a unified diff of the config file
     (``config_path``, by default ``.evalbot.yml``) made by the pull request; ``provenance``,
-    ``history`` and ``notes`` (trusted Markdown, shown beside the provenance) come from the
-    action.
+    ``history`` and ``notes`` (Markdown, shown beside the provenance; a plain ``str`` is
+    escaped) come from the action.
     """
     c = comparison
     scale = Scale(percent=c.metric == "pass_rate")
@@ -94,33 +95,33 @@ def build_view(
     return View(
         symbol=symbol,
         outcome_label=label,
-        outcome=decision.outcome,
+        outcome=Markdown(decision.outcome),
         effect=verdict.effect,
         pvalue=verdict.pvalue,
         test=verdict.test,
-        gate=decision.gate,
+        gate=Markdown(decision.gate),
         reasons=decision.reasons,
         items=c.items,
-        metric=c.metric,
+        metric=Markdown(c.metric),
         baseline_rate=scale.rate(c.baseline.rate),
         baseline_ci=scale.interval(c.baseline.confidence_interval),
-        baseline_passed="" if c.baseline.passed is None else f"{c.baseline.passed}/{c.items}",
+        baseline_passed=_passed(c.baseline.passed, c.items),
         candidate_rate=scale.rate(c.candidate.rate),
         candidate_ci=scale.interval(c.candidate.confidence_interval),
-        candidate_passed="" if c.candidate.passed is None else f"{c.candidate.passed}/{c.items}",
+        candidate_passed=_passed(c.candidate.passed, c.items),
         table=table.table,
         net=table.net,
         churn=table.churn,
         lists=item_lists(c, scale, max_ids=max_ids, item_url=item_url),
-        fingerprint=c.paired.fingerprint[:12],
+        fingerprint=Markdown(_hex(c.paired.fingerprint)[:12]),
         resamples=c.difference.n_resamples,
         seed=c.difference.seed,
         confidence=verdict.confidence,
-        version=__version__,
-        interval_method=c.baseline.interval_method,
+        version=Markdown(__version__),
+        interval_method=Markdown(c.baseline.interval_method),
         headline=verdict.headline,
         explanation=verdict.explanation,
-        gate_symbol="✅" if decision.gate == "pass" else "❌",
+        gate_symbol=Markdown("✅" if decision.gate == "pass" else "❌"),
         percent=scale.percent,
         unit=scale.unit,
         unpaired_pvalue=unpaired.pvalue,
@@ -139,7 +140,7 @@ def build_view(
         provenance=provenance_rows(provenance),
         history=list(history),
         alpha=verdict.alpha,
-        fingerprint_full=c.paired.fingerprint,
+        fingerprint_full=Markdown(_hex(c.paired.fingerprint)),
         dropped=dropped_text(c),
         disclosure=plan.disclosure,
         notes=tuple(notes),
@@ -153,33 +154,45 @@ def build_view(
     )
 
 
+def _passed(passed: int | None, items: int) -> Markdown:
+    return Markdown("" if passed is None else f"{passed}/{items}")
+
+
+def _hex(fingerprint: str) -> str:
+    """The item-set fingerprint (a SHA-256 evalbot computed): hex digits only."""
+    return "".join(ch for ch in fingerprint if ch in "0123456789abcdefABCDEF")
+
+
 def verdict_text(c: Comparison, decision: Decision, scale: Scale) -> Verdict:
     """The verdict line: the effect, the test that decided, and a sentence in plain words."""
     ci = c.difference.confidence_interval
     effect = format_effect(c.difference.statistic, ci.low, ci.high, percent=scale.percent)
     change = format_estimate(c.difference.statistic, percent=scale.percent)
     # the test that decided: policy may decide on another p-value (a sequential look)
-    test = decision.test or c.test
+    # the test's name is evalbot's own label (McNemar, bootstrap, a sequential look)
+    test = Markdown(decision.test or c.test)
     pvalue = format_pvalue(c.pvalue if decision.pvalue is None else decision.pvalue)
-    confidence = f"{c.difference.confidence_level * 100:g} %"
-    alpha = f"{c.alpha:g}"
+    confidence = Markdown(f"{c.difference.confidence_level * 100:g} %")
+    alpha = Markdown(f"{c.alpha:g}")
+    # every sentence below is made of numbers and evalbot's labels
+    headline: str
     if decision.outcome == "inconclusive":
         headline = _plain_why(decision)
-        explanation = (
+        explanation = Markdown(
             f"No verdict is given. For information only: the difference is {effect} "
             f"({test}, {p_clause(pvalue)})."
         )
     else:
-        headline = f"{effect} · {test} {p_clause(pvalue)}"
+        headline = Markdown(f"{effect} · {test} {p_clause(pvalue)}")
         where = "includes" if ci.low <= 0.0 <= ci.high else "excludes"
         moved = _what_moved(c, change)
         if decision.outcome == "no_significant_difference":
-            explanation = (
+            explanation = Markdown(
                 f"{moved}; that is within noise: {p_clause(pvalue)} is not below "
                 f"alpha = {alpha}, and the {confidence} interval {where} zero."
             )
         else:
-            explanation = (
+            explanation = Markdown(
                 f"{moved}; {p_clause(pvalue)} is below alpha = {alpha} and the {confidence} "
                 f"interval {where} zero."
             )
@@ -196,7 +209,8 @@ def verdict_text(c: Comparison, decision: Decision, scale: Scale) -> Verdict:
 
 
 def _plain_why(decision: Decision) -> str:
-    """Why a verdict was refused, in plain words (the policy's first violation)."""
+    """Why a verdict was refused, in plain words (the policy's first violation, which may
+    quote input: a plain ``str``, escaped when printed)."""
     if decision.violations:
         return decision.violations[0]
     return "The analysis plan refused a verdict."
@@ -220,7 +234,7 @@ def unpaired_text(c: Comparison) -> Unpaired:
     pvalue = format_pvalue(c.unpaired.pvalue)
     return Unpaired(
         pvalue=pvalue,
-        note=(
+        note=Markdown(
             f"Read as two unrelated samples (two-proportion z-test) the same rates give "
             f"{p_clause(pvalue)}; pairing by item gives "
             f"{p_clause(format_pvalue(c.pvalue))}."
@@ -228,47 +242,55 @@ def unpaired_text(c: Comparison) -> Unpaired:
     )
 
 
-def picture(c: Comparison, scale: Scale) -> str | None:
+def picture(c: Comparison, scale: Scale) -> Markdown | None:
     """The difference and its interval on a scale with zero marked (None: not finite)."""
     ci, f = c.difference.confidence_interval, scale.factor
     drawn = interval_picture(c.difference.statistic * f, ci.low * f, ci.high * f, unit=scale.unit)
-    return drawn or None
+    return Markdown(drawn) if drawn else None
 
 
-def power_lines(c: Comparison, change: str) -> list[str]:
+def power_lines(c: Comparison, change: str) -> list[Markdown]:
     """What this eval can detect and, when the result is not significant, the items needed to
     detect the observed ``change``."""
     if c.power is None:
         return []
     pw = c.power
-    lines: list[str] = []
+    lines: list[Markdown] = []
     if pw.minimum_detectable_effect is not None:
         lines.append(
-            f"With {pw.items} items and {pw.discordant_rate * 100:.1f} % of them changing "
-            f"outcome, this eval detects a net change of "
-            f"{pw.minimum_detectable_effect * 100:.1f} pp or more with "
-            f"{pw.power * 100:g} % power at alpha = {pw.alpha:g}."
+            Markdown(
+                f"With {pw.items} items and {pw.discordant_rate * 100:.1f} % of them changing "
+                f"outcome, this eval detects a net change of "
+                f"{pw.minimum_detectable_effect * 100:.1f} pp or more with "
+                f"{pw.power * 100:g} % power at alpha = {pw.alpha:g}."
+            )
         )
     elif pw.discordant_rate == 0:
-        lines.append("No item changed outcome, so the eval's sensitivity cannot be estimated.")
+        lines.append(
+            Markdown("No item changed outcome, so the eval's sensitivity cannot be estimated.")
+        )
     else:
         lines.append(
-            f"With {pw.items} items and {pw.discordant_rate * 100:.1f} % of them changing "
-            f"outcome, no net change is detectable with {pw.power * 100:g} % power."
+            Markdown(
+                f"With {pw.items} items and {pw.discordant_rate * 100:.1f} % of them changing "
+                f"outcome, no net change is detectable with {pw.power * 100:g} % power."
+            )
         )
     if pw.items_needed is not None:
         lines.append(
-            f"To detect the observed change ({change}) with "
-            f"{pw.power * 100:g} % power, about {pw.items_needed:,} items would be needed."
+            Markdown(
+                f"To detect the observed change ({change}) with "
+                f"{pw.power * 100:g} % power, about {pw.items_needed:,} items would be needed."
+            )
         )
     return lines
 
 
-def dropped_text(c: Comparison) -> str:
+def dropped_text(c: Comparison) -> Markdown:
     paired = c.paired
     if not (paired.dropped_baseline_only or paired.dropped_candidate_only):
-        return ""
-    return (
+        return Markdown("")
+    return Markdown(
         f"{len(paired.dropped_baseline_only)} baseline-only and "
         f"{len(paired.dropped_candidate_only)} candidate-only items dropped"
     )

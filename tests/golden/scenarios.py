@@ -17,6 +17,7 @@ from evalbot.policy import Decision, evaluate
 from evalbot.report import HistoryRow, Provenance, View, build_view
 from evalbot.results.model import Paired
 from evalbot.results.pairing import fingerprint
+from evalbot.text import Markdown, url
 
 MARKER = "<!-- evalbot:evalbot -->"
 STATE = '<!-- evalbot-state {"looks": 1} -->'
@@ -59,7 +60,7 @@ class Scenario:
     config_change: str | None = None
     provenance: Provenance | None = None
     history: Sequence[HistoryRow] = field(default_factory=tuple)
-    notes: Sequence[str] = field(default_factory=tuple)
+    notes: Sequence[Markdown] = field(default_factory=tuple)
 
     def comparison(self) -> tuple[Comparison, Decision]:
         comparison = compute_comparison(self.paired, self.config)
@@ -165,13 +166,15 @@ def improvement() -> Scenario:
                 effect="+2.1 pp [-1.2, 5.4]",
                 pvalue="0.214",
                 commit="1a2b3c4d5e6f",
-                url="https://github.com/acme/evals/actions/runs/99",
+                url=url("https://github.com/acme/evals/actions/runs/99"),
                 at="2026-11-29 17:40 UTC",
             ),
         ),
         notes=(
-            "Baseline: artifact `evals` from run [101](https://github.com/acme/evals/actions/runs/101)"
-            " of `main` at `3f2a9c1`, 2 commits behind the base commit `5d4c3b2`.",
+            Markdown(
+                "Baseline: artifact `evals` from run [101](https://github.com/acme/evals/actions/"
+                "runs/101) of `main` at `3f2a9c1`, 2 commits behind the base commit `5d4c3b2`."
+            ),
         ),
     )
 

@@ -280,8 +280,8 @@ def test_missing_candidate_fails_the_check_with_what_to_fix(world: World) -> Non
     assert world.ours() == []
     (check,) = world.repo.check_runs_for(world.head)
     assert check.conclusion == "failure"
-    assert "nope.jsonl" in check.output["summary"]
-    assert "nope.jsonl" in result.summary
+    assert "nope.jsonl" in plain(check.output["summary"])  # the message, escaped
+    assert "nope.jsonl" in plain(result.summary)
     assert "Traceback" not in result.stderr
 
 
@@ -409,7 +409,7 @@ def test_workflow_run_with_all_ids_missing_from_the_workspace_says_where(world: 
     payload = workflow_run_payload(run, world.workflow, pulls=[world.pull])
     result = world.run("workflow_run", payload, **WORKFLOW_RUN_INPUTS)
     assert result.code == 2, result.stderr
-    assert "`all_ids` 'evals/ids.txt': no such file in the workspace" in result.summary
+    assert "`all_ids` 'evals/ids.txt': no such file in the workspace" in plain(result.summary)
     assert world.ours() == []
     (check,) = world.repo.check_runs_for(world.pull.head_sha)
     assert check.conclusion == "failure"
@@ -620,7 +620,7 @@ def test_a_refused_comment_completes_the_check_as_failure(
     assert world.ours() == []
     (check,) = world.repo.check_runs_for(world.head)
     assert (check.status, check.conclusion) == ("completed", "failure")
-    assert "pull-requests: write" in check.output["summary"]
+    assert "pull-requests: write" in plain(check.output["summary"])
     assert result.outputs["conclusion"] == "failure"
     assert "could not publish its result" in result.summary
     # the check had shown the verdict before the comment was refused: it stays a look

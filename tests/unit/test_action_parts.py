@@ -87,10 +87,13 @@ def test_settings_messages(env: dict[str, str], message: str) -> None:
 
 
 def test_workflow_commands_are_escaped() -> None:
+    # an annotation is one line of plain text: CR and LF (control characters) are shown as "?"
     assert format_command("error", "100% bad\r\nnext::x", {"title": "a: b, c"}) == (
-        "::error title=a%3A b%2C c::100%25 bad%0D%0Anext::x"
+        "::error title=a%3A b%2C c::100%25 bad??next::x"
     )
     assert format_command("warning", "plain") == "::warning::plain"
+    # a value to mask reaches the runner exactly: escaped by the runner's rules, never changed
+    assert format_command("add-mask", "a%b\r\nc") == "::add-mask::a%25b%0D%0Ac"
 
 
 def test_outputs_use_a_delimiter_and_round_trip(tmp_path: Path) -> None:

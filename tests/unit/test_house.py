@@ -32,6 +32,7 @@ PURE = [
     "settings.py",
     "state.py",
     "stats/*.py",
+    "text.py",
 ]
 
 #: Modules whose import means IO: files, processes, sockets, HTTP, GitHub, the environment.
@@ -62,6 +63,7 @@ IO_EVALBOT = {
     "evalbot.github_io",
     "evalbot.render",
     "evalbot.results.sources",
+    "evalbot.sandbox",
     "evalbot.workspace",
 }
 #: Builtins that reach the outside world when called.

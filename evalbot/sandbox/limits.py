@@ -1,0 +1,164 @@
+"""The limits of a user's template: time (a timer that stops any loop), output (checked while it
+streams), memory (the address space, on Linux) and, counted by the sandbox, nested macros."""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import signal
+import threading
+from collections.abc import Callable, Generator, Iterator
+from dataclasses import dataclass
+from typing import Any, cast
+
+import jinja2
+
+try:
+    import resource
+except ImportError:  # pragma: no cover - not on Windows: no memory limit there
+    resource = None  # type: ignore[assignment]
+
+__all__ = ["Limits", "TemplateLimitError", "TemplateTimeout", "render_limited"]
+
+
+@dataclass(frozen=True, kw_only=True)
+class Limits:
+    """What a user's template may use, each time it is rendered."""
+
+    seconds: float = 10.0
+    output_chars: int = 1 << 20
+    memory_bytes: int = 1 << 30  # address space beyond what the process had before
+    macro_depth: int = 100
+    files: int = 50  # distinct files it may include or import
+    file_chars: int = 256 * 1024
+
+
+class TemplateLimitError(Exception):
+    """A user's template went past one of its :class:`Limits` (the message says which)."""
+
+
+class TemplateTimeout(BaseException):  # like KeyboardInterrupt
+    """Raised inside a rendering that ran out of time. A ``BaseException``, so that no
+    ``except Exception`` on the way can swallow it."""
+
+
+def render_limited(
+    env: jinja2.Environment, source: str, context: dict[str, Any], limits: Limits
+) -> str:
+    """``source`` compiled in ``env`` and rendered, both within ``limits`` (jinja2 computes
+    constant expressions and filters while it compiles): :class:`TemplateTimeout` past the
+    time, :class:`TemplateLimitError` past the output, ``MemoryError`` past the memory."""
+
+    def stream() -> str:
+        template = env.from_string(source)
+        chunks: list[str] = []
+        size = 0
+        output = cast(Generator[str, None, None], template.generate(**context))
+        try:
+            for chunk in output:
+                size += len(chunk)
+                if size > limits.output_chars:
+                    raise TemplateLimitError(
+                        f"the output passed {limits.output_chars:,} characters"
+                    )
+                chunks.append(chunk)
+        finally:
+            output.close()
+        return "".join(chunks)
+
+    with _memory_limit(limits.memory_bytes):
+        return _with_deadline(limits.seconds, stream)
+
+
+def _with_deadline(seconds: float, work: Callable[[], str]) -> str:
+    """``work()``, interrupted by :class:`TemplateTimeout` after ``seconds``."""
+    main = threading.current_thread() is threading.main_thread()
+    if main and hasattr(signal, "setitimer") and signal.getitimer(signal.ITIMER_REAL)[0] == 0:
+        return _with_alarm(seconds, work)
+    return _with_watchdog(seconds, work)
+
+
+def _with_alarm(seconds: float, work: Callable[[], str]) -> str:
+    armed = [True]
+
+    def ring(signum: int, frame: object) -> None:
+        if armed[0]:
+            armed[0] = False
+            raise TemplateTimeout
+
+    previous = signal.signal(signal.SIGALRM, ring)
+    try:
+        try:
+            signal.setitimer(signal.ITIMER_REAL, seconds)
+            return work()
+        finally:
+            armed[0] = False  # from here on the alarm is a no-op
+            signal.setitimer(signal.ITIMER_REAL, 0)
+    finally:
+        signal.signal(signal.SIGALRM, previous)
+
+
+def _async_raise(thread_id: int, exception: type[BaseException] | None) -> None:
+    ctypes.pythonapi.PyThreadState_SetAsyncExc(
+        ctypes.c_ulong(thread_id), ctypes.py_object(exception) if exception else None
+    )
+
+
+def _with_watchdog(seconds: float, work: Callable[[], str]) -> str:
+    """Off the main thread: a timer thread raises :class:`TemplateTimeout` in this one (at its
+    next bytecode: a loop in a template is Python code)."""
+    thread_id = threading.get_ident()
+    lock = threading.Lock()
+    state = {"armed": True, "fired": False}
+
+    def ring() -> None:
+        with lock:
+            if state["armed"]:
+                state["armed"], state["fired"] = False, True
+                _async_raise(thread_id, TemplateTimeout)
+
+    timer = threading.Timer(seconds, ring)
+    timer.daemon = True
+    timer.start()
+    try:
+        return work()
+    finally:
+        with lock:
+            if state["fired"]:  # raised, or still pending: take it back
+                _async_raise(thread_id, None)
+            state["armed"] = False
+        timer.cancel()
+
+
+def _address_space() -> int | None:
+    """The process's virtual memory size in bytes (Linux), or ``None``."""
+    if resource is None:  # pragma: no cover - Windows
+        return None
+    try:
+        with open("/proc/self/statm", encoding="ascii") as handle:
+            pages = int(handle.read().split()[0])
+    except (OSError, ValueError, IndexError):
+        return None
+    return pages * resource.getpagesize()
+
+
+@contextlib.contextmanager
+def _memory_limit(extra: int) -> Iterator[None]:
+    """The address space capped at what the process uses now plus ``extra`` bytes, so an
+    allocation past it raises ``MemoryError`` instead of exhausting the machine."""
+    current = _address_space()
+    if current is None or resource is None:
+        yield
+        return
+    soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+    cap = current + extra
+    if hard != resource.RLIM_INFINITY:
+        cap = min(cap, hard)
+    if soft != resource.RLIM_INFINITY and soft <= cap:
+        yield  # already as tight
+        return
+    resource.setrlimit(resource.RLIMIT_AS, (cap, hard))
+    try:
+        yield
+    finally:
+        resource.setrlimit(resource.RLIMIT_AS, (soft, hard))
