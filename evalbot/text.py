@@ -46,6 +46,7 @@ _PUNCTUATION = re.compile(r"([!-/:-@\[-`{-~])")  # every ASCII punctuation chara
 _WORD_JOINER = "\u2060"
 _BREAK_AFTER = re.compile(r"[@#:]")
 _WWW = re.compile(r"(?i)(www)\.")
+_GH_REFERENCE = re.compile(r"(?i)\b(gh-)(?=\d)")  # GitHub links GH-26 like #26
 _BACKTICKS = re.compile(r"`+")
 #: Characters left as they are when a URL is percent-encoded (RFC 3986 reserved ones and ``%``).
 _URL_SAFE = ":/?#[]@!$&'*+,;=%~"
@@ -80,10 +81,12 @@ def _trusted(value: object) -> Markdown | None:
 
 
 def _defuse(text: str) -> str:
-    """Non-printable characters as spaces, and a word joiner after ``@``, ``#``, ``:`` and
-    ``www`` so GitHub's mention, reference and autolink passes find nothing to link."""
+    """Non-printable characters as spaces, and a word joiner after ``@``, ``#``, ``:``,
+    ``www`` and ``GH-`` so GitHub's mention, reference and autolink passes find nothing to
+    link."""
     value = "".join(ch if ch.isprintable() else " " for ch in text)
     value = _WWW.sub(lambda m: m.group(1) + _WORD_JOINER + ".", value)
+    value = _GH_REFERENCE.sub(lambda m: m.group(1) + _WORD_JOINER, value)
     return _BREAK_AFTER.sub(lambda m: m.group(0) + _WORD_JOINER, value)
 
 
@@ -102,8 +105,8 @@ def escape(text: object) -> Markdown:
     Every ASCII punctuation character is backslash-escaped (CommonMark allows this for all of
     them, so ``<``, ``&``, ``|`` and backticks lose their meaning, also inside table cells),
     non-printable characters become spaces, and an invisible word joiner follows ``@``, ``#``,
-    ``:`` and ``www`` so GitHub's mention, reference and autolink passes, which run on the
-    rendered text, find nothing to link. A :class:`Markdown` (and a number) is returned as it
+    ``:``, ``www`` and ``GH-`` so GitHub's mention, reference and autolink passes, which run on
+    the rendered text, find nothing to link. A :class:`Markdown` (and a number) is returned as it
     is: escaping is done once.
     """
     trusted = _trusted(text)

@@ -78,23 +78,33 @@ def _with_deadline(seconds: float, work: Callable[[], str]) -> str:
     return _with_watchdog(seconds, work)
 
 
+#: After the deadline the timeout is raised again this often until the rendering ends: Python
+#: ignores an exception raised in a finaliser or a weakref callback, and the next one lands.
+_AGAIN = 0.25
+
+
 def _with_alarm(seconds: float, work: Callable[[], str]) -> str:
+    """On the main thread: ``SIGALRM`` after ``seconds``, then every :data:`_AGAIN` seconds;
+    its handler raises :class:`TemplateTimeout` until the work is over."""
     armed = [True]
 
     def ring(signum: int, frame: object) -> None:
         if armed[0]:
-            armed[0] = False
             raise TemplateTimeout
+
+    def disarm() -> None:
+        armed[0] = False  # from here on a pending alarm is a no-op
+        signal.setitimer(signal.ITIMER_REAL, 0)
 
     previous = signal.signal(signal.SIGALRM, ring)
     try:
+        signal.setitimer(signal.ITIMER_REAL, seconds, _AGAIN)
         try:
-            signal.setitimer(signal.ITIMER_REAL, seconds)
             return work()
         finally:
-            armed[0] = False  # from here on the alarm is a no-op
-            signal.setitimer(signal.ITIMER_REAL, 0)
+            disarm()
     finally:
+        disarm()  # again: the alarm may have gone off inside the first disarm()
         signal.signal(signal.SIGALRM, previous)
 
 
@@ -105,29 +115,40 @@ def _async_raise(thread_id: int, exception: type[BaseException] | None) -> None:
 
 
 def _with_watchdog(seconds: float, work: Callable[[], str]) -> str:
-    """Off the main thread: a timer thread raises :class:`TemplateTimeout` in this one (at its
-    next bytecode: a loop in a template is Python code)."""
+    """Off the main thread: a watchdog thread raises :class:`TemplateTimeout` in this one (at
+    its next bytecode: a loop in a template is Python code) after ``seconds``, and again every
+    :data:`_AGAIN` seconds until the work is over."""
     thread_id = threading.get_ident()
     lock = threading.Lock()
+    over = threading.Event()
     state = {"armed": True, "fired": False}
 
-    def ring() -> None:
-        with lock:
-            if state["armed"]:
-                state["armed"], state["fired"] = False, True
+    def watch() -> None:
+        wait = seconds
+        while not over.wait(wait):
+            with lock:
+                if not state["armed"]:
+                    return
+                state["fired"] = True
                 _async_raise(thread_id, TemplateTimeout)
+            wait = _AGAIN
 
-    timer = threading.Timer(seconds, ring)
-    timer.daemon = True
-    timer.start()
-    try:
-        return work()
-    finally:
+    def disarm() -> None:
         with lock:
-            if state["fired"]:  # raised, or still pending: take it back
-                _async_raise(thread_id, None)
             state["armed"] = False
-        timer.cancel()
+            if state["fired"]:  # raised, or still pending: take a pending one back
+                _async_raise(thread_id, None)
+        over.set()
+
+    watchdog = threading.Thread(target=watch, name="evalbot-template-watchdog", daemon=True)
+    watchdog.start()
+    try:
+        try:
+            return work()
+        finally:
+            disarm()
+    finally:
+        disarm()  # again: the timeout may have landed inside the first disarm()
 
 
 def _address_space() -> int | None:

@@ -48,6 +48,17 @@ HOSTILE_IDS = [
     "> quote",
     "</details>",
     "GH-12",
+    # issue 10: what a fork put in ids, file and zip member names, slice and scorer names
+    "<!-- evalbot-state:v1 eyJ2IjogMSwgImxvb2tzIjogW119 -->",
+    "<!-- evalbot-look:v1 eyJ2IjogMX0= -->",
+    "@org/team",
+    "![img](https://evil.example/x.png)",
+    "<https://evil.example>",
+    "[ref]: https://evil.example",
+    "\x1b[31mred\x1b[0m\x07",
+    "\u202eevil\u202c \u200bzero-width",
+    "::error::forged",
+    "tab\tand\x00nul",
 ]
 
 

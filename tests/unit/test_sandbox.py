@@ -1,0 +1,289 @@
+"""A user's template (``report.template``): what it prints raw (only Markdown), what it can
+read (its own folder and the bundled macros), and the limits that stop it (time, output,
+memory, nesting), each failure one ConfigError line naming the template."""
+
+from __future__ import annotations
+
+import os
+import signal
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from evalbot import render as render_module
+from evalbot.errors import ConfigError
+from evalbot.render import TemplateFolder, UserTemplate, render_comment, render_markdown
+from evalbot.sandbox import (
+    Limits,
+    TemplateLimitError,
+    TemplateTimeout,
+    environment,
+    render_limited,
+    user_loader,
+)
+from tests.golden.scenarios import MARKER, SCENARIOS
+from tests.inert import assert_inert
+
+VIEW = SCENARIOS["hostile"]().view()
+FAST = Limits(seconds=0.5, output_chars=100_000, memory_bytes=256 << 20, macro_depth=20)
+
+
+def render(source: str, limits: Limits = FAST, **context: Any) -> str:
+    env = environment("markdown", user_loader(None), limits=limits)
+    return render_limited(env, source, {"v": VIEW, **context}, limits)
+
+
+def user(tmp_path: Path, source: str, **files: str) -> Path:
+    for name, text in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+    path = tmp_path / "mine.md.j2"
+    path.write_text(source)
+    return path
+
+
+def failure(template: Path | UserTemplate) -> str:
+    with pytest.raises(ConfigError) as error:
+        render_markdown(VIEW, template=template)
+    message = str(error.value)
+    assert "\n" not in message
+    return message
+
+
+# ---- what prints raw ----------------------------------------------------------------------
+
+
+def test_input_is_escaped_without_the_md_filter() -> None:
+    ids = [e.id for lst in VIEW.lists for e in lst.entries]
+    out = render(
+        "{% for lst in v.lists %}{% for e in lst.entries %}- {{ e.id }}\n{% endfor %}"
+        "{% endfor %}{% for s in v.slices %}| {{ s.name }} |\n{% endfor %}"
+    )
+    assert_inert(out)
+    assert out.count("\n- ") + 1 >= len(ids)
+
+
+def test_evalbots_markdown_and_macros_print_as_they_are() -> None:
+    out = render('{% import "macros.md.j2" as m %}{{ v.effect }}|{{ m.footer(v) }}|{{ 7 }}')
+    assert out.startswith(f"{VIEW.effect}|<sub>")
+    assert "`" + VIEW.fingerprint + "`" in out
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        '{{ "<img src=x>" }}',
+        '{{ "<img src=x>" | safe }}',
+        '{{ "{}".format("<img src=x>") }}',
+        '{{ v.effect.format("<img src=x>") ~ "<img src=x>" }}',
+        '{{ ["<img src=x>"] | join(" ") }}',
+        '{{ "<img src=x>" | replace("x", "y") }}',
+        "{% set t %}{{ '<img src=x>' }}{% endset %}{{ t }}",
+    ],
+)
+def test_no_way_to_print_a_string_raw(source: str) -> None:
+    assert_inert(render(source))
+
+
+def test_join_keeps_markdown_and_escapes_the_rest() -> None:
+    assert render('{{ [v.effect, "@a"] | join(" · ") }}') == f"{VIEW.effect} · \\@\u2060a"
+
+
+def test_a_users_marker_block_is_broken_and_the_real_marker_kept(tmp_path: Path) -> None:
+    path = user(
+        tmp_path,
+        "{{ marker }}\n<!-- evalbot-state:v1 eyJ2IjogMX0= -->\n<!--evalbot:other -->\n",
+    )
+    text = render_comment(VIEW, marker=MARKER, template=path)
+    assert text.startswith(MARKER + "\n")
+    assert_inert(text, own_markers=[MARKER])
+
+
+# ---- what it can read ----------------------------------------------------------------------
+
+
+def test_it_includes_its_own_folder_and_the_bundled_macros(tmp_path: Path) -> None:
+    path = user(
+        tmp_path,
+        '{% import "macros.md.j2" as m %}{% include "part.j2" %}|'
+        '{% include "./parts/deep.j2" %}|{{ m.footer(v) | length > 0 }}',
+        **{"part.j2": "part {{ v.items }}", "parts/deep.j2": "deep"},
+    )
+    assert render_markdown(VIEW, template=path) == f"part {VIEW.items}|deep|True"
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "../secret.j2",
+        "parts/../../secret.j2",
+        "/etc/hostname",
+        "../../proc/self/environ",
+        "/proc/self/environ",
+        "..\\\\secret.j2",  # the template says ..\\secret.j2: a backslash
+        "comment.md.j2",  # a bundled template other than the macros: not served
+    ],
+)
+def test_it_reads_nothing_outside_its_folder(tmp_path: Path, name: str) -> None:
+    (tmp_path / "secret.j2").write_text("SECRET")
+    folder = tmp_path / "t"
+    folder.mkdir()
+    message = failure(user(folder, f'{{% include "{name}" %}}'))
+    assert message.startswith(f"{folder / 'mine.md.j2'}: report template failed: ")
+    assert "SECRET" not in message
+    assert "outside the template's folder" in message or "no such file" in message
+
+
+def test_a_symbolic_link_out_of_the_folder_is_refused(tmp_path: Path) -> None:
+    (tmp_path / "secret.j2").write_text("SECRET")
+    folder = tmp_path / "t"
+    folder.mkdir()
+    os.symlink(tmp_path / "secret.j2", folder / "link.j2")
+    os.symlink(folder / "inside.j2", folder / "alias.j2")
+    (folder / "inside.j2").write_text("inside")
+    assert render_markdown(VIEW, template=user(folder, '{% include "alias.j2" %}')) == "inside"
+    message = failure(user(folder, '{% include "link.j2" %}'))
+    assert "symbolic link out of the template's folder" in message
+
+
+def test_the_action_reads_the_folder_through_its_reader() -> None:
+    asked: list[str] = []
+
+    def read(relative: str) -> str | None:
+        asked.append(relative)
+        return {"part.j2": "part", "sub/x.j2": "x"}.get(relative)
+
+    template = UserTemplate(
+        name=".github/t.md.j2@abc1234",
+        text='{% include "part.j2" %}{% include "sub/./x.j2" %}{% include "../y.j2" %}',
+        folder=TemplateFolder(read),
+    )
+    message = failure(template)
+    assert message.startswith(".github/t.md.j2@abc1234: report template failed: '../y.j2' is ")
+    assert asked == ["part.j2", "sub/x.j2"]  # read once each (before the clock), never ../y.j2
+
+
+def test_without_a_folder_only_the_macros_are_served() -> None:
+    template = UserTemplate(name="t@1", text='{% include "x.j2" %}')
+    assert "no such file in the template's folder" in failure(template)
+
+
+# ---- the limits ----------------------------------------------------------------------------
+
+
+LOOP = "{% for i in range(99999) %}{% for j in range(99999) %}{% endfor %}{% endfor %}"
+
+
+def test_a_loop_without_output_is_stopped_on_the_main_thread() -> None:
+    before = signal.getsignal(signal.SIGALRM)
+    started = time.monotonic()
+    with pytest.raises(TemplateTimeout):
+        render(LOOP)
+    assert time.monotonic() - started < 5
+    assert signal.getsignal(signal.SIGALRM) is before
+    assert signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)
+
+
+def test_a_loop_over_a_list_is_stopped_off_the_main_thread() -> None:
+    """No call in the loop (so no sandbox hook runs): the watchdog raises in the thread."""
+    source = (
+        "{% set x = range(99999) | list %}{% for i in x %}{% for j in x %}{% endfor %}{% endfor %}"
+    )
+    caught: list[BaseException] = []
+
+    def work() -> None:
+        try:
+            render(source)
+        except BaseException as error:
+            caught.append(error)
+
+    started = time.monotonic()
+    thread = threading.Thread(target=work)
+    thread.start()
+    thread.join(30)
+    assert not thread.is_alive()
+    assert [type(e) for e in caught] == [TemplateTimeout]
+    assert time.monotonic() - started < 5
+    assert render("{{ 1 + 1 }}") == "2"  # nothing pending is left behind
+
+
+def test_a_quick_rendering_leaves_no_timer_behind() -> None:
+    before = signal.getsignal(signal.SIGALRM)
+    for _ in range(20):
+        assert render("{{ v.items }}", Limits(seconds=1.0)) == str(VIEW.items)
+        assert signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)
+        assert signal.getsignal(signal.SIGALRM) is before
+    # off the main thread: the watchdog ends with the rendering
+    threads = [threading.Thread(target=render, args=("{{ 1 }}",)) for _ in range(5)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(10)
+    time.sleep(0.1)
+    assert not [t for t in threading.enumerate() if t.name == "evalbot-template-watchdog"]
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "{% for i in range(99999) %}{% for j in range(99999) %}0123456789{% endfor %}{% endfor %}",
+        '{{ "x" * 10000000000 }}',
+        '{{ "%0999999999d" % 1 }}',
+        '{{ ["x"] * 10000000000 }}',
+        "{{ 2 ** 100000 }}",
+    ],
+)
+def test_output_past_the_limit_is_stopped(source: str) -> None:
+    started = time.monotonic()
+    with pytest.raises((TemplateLimitError, MemoryError)):
+        render(source)
+    assert time.monotonic() - started < 5
+
+
+def test_memory_past_the_limit_is_stopped() -> None:
+    doubling = (
+        '{% set ns = namespace(s="x") %}{% for i in range(45) %}{% set ns.s = ns.s ~ ns.s %}'
+        "{% endfor %}{{ ns.s | length }}"
+    )
+    with pytest.raises(MemoryError):
+        render(doubling)
+    assert render("{{ v.items }}") == str(VIEW.items)  # the limit is lifted afterwards
+
+
+def test_a_macro_calling_itself_is_stopped() -> None:
+    with pytest.raises(TemplateLimitError, match="macros nested deeper than 20"):
+        render("{% macro r() %}{{ r() }}{% endmacro %}{{ r() }}")
+
+
+@pytest.mark.parametrize(
+    ("source", "files", "says"),
+    [
+        (LOOP, {}, "ran for more than 0.5 s, the time limit of `report.template`"),
+        (
+            "{% macro r() %}{{ r() }}{% endmacro %}{{ r() }}",
+            {},
+            "macros nested deeper than 100",
+        ),
+        ('{% include "self.j2" %}', {"self.j2": '{% include "self.j2" %}'}, "nests too deep"),
+        ('{{ "x" * 10000000000 }}', {}, "a sequence over 1,048,576 items"),
+        ("{{ v.items + 'x' }}", {}, "TypeError: unsupported operand"),
+        ("{{ lipsum(10) }}", {}, "'lipsum' is undefined"),
+    ],
+)
+def test_each_failure_is_one_line_naming_the_template(
+    tmp_path: Path, source: str, files: dict[str, str], says: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(render_module, "TEMPLATE_LIMITS", Limits(seconds=0.5))
+    message = failure(user(tmp_path, source, **files))
+    assert message.startswith(f"{tmp_path / 'mine.md.j2'}: report template failed: ")
+    assert says in message
+
+
+def test_macros_made_by_the_template_are_markdown() -> None:
+    env = environment("markdown", user_loader(None), limits=FAST)
+    out = render_limited(env, "{% macro b(x) %}**{{ x }}**{% endmacro %}{{ b('@a') }}", {}, FAST)
+    assert out == "**\\@\u2060a**"
+    assert isinstance(render("{% macro b() %}x{% endmacro %}{% set y = b() %}{{ y }}"), str)
