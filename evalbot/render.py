@@ -128,7 +128,9 @@ def _render_user(template: str | Path | UserTemplate, view: View, **extra: Any) 
         prefetch(env, user.text)
         return render_limited(env, user.text, {"v": view, **extra}, limits)
     except jinja2.TemplateSyntaxError as error:
-        raise ConfigError(f"{path}:{error.lineno}: report template: {error.message}") from None
+        # in an included file: name it after the template
+        where = f"{path}:" if error.name is None else f"{path}: {error.name}:"
+        raise ConfigError(f"{where}{error.lineno}: report template: {error.message}") from None
     except TemplateTimeout:
         why = (
             f"it ran for more than {limits.seconds:g} s, the time limit of `report.template` "

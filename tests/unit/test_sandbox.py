@@ -166,6 +166,14 @@ def test_the_action_reads_the_folder_through_its_reader() -> None:
     assert asked == ["part.j2", "sub/x.j2"]  # read once each (before the clock), never ../y.j2
 
 
+def test_a_syntax_error_in_an_included_file_names_both(tmp_path: Path) -> None:
+    path = user(tmp_path, '{% include "part.j2" %}', **{"part.j2": "ok\n{{ v.effect "})
+    assert failure(path) == (
+        f"{path}: part.j2:2: report template: unexpected end of template, expected 'end of "
+        "print statement'."
+    )
+
+
 def test_without_a_folder_only_the_macros_are_served() -> None:
     template = UserTemplate(name="t@1", text='{% include "x.j2" %}')
     assert "no such file in the template's folder" in failure(template)
