@@ -3,7 +3,8 @@
 GitHub's limits are GitHub's (it answers 422 beyond them): :mod:`evalbot.render` fits the report
 inside them, :mod:`evalbot.github_io` cuts whatever would still exceed them. The archive limits
 are evalbot's own, one budget of inflated bytes and entries per artifact or per file named,
-nested archives included (:class:`evalbot.results.archive.ArchiveBudget`).
+nested archives included (:class:`evalbot.results.archive.ArchiveBudget`). The limits of a
+user's ``report.template`` are enforced by :mod:`evalbot.sandbox`.
 """
 
 from __future__ import annotations
@@ -16,6 +17,12 @@ __all__ = [
     "MAX_FILE_ARCHIVE_BYTES",
     "MAX_FILE_ARCHIVE_MEMBERS",
     "MAX_STATUS_DESCRIPTION_CHARS",
+    "TEMPLATE_FILES",
+    "TEMPLATE_FILE_CHARS",
+    "TEMPLATE_MACRO_DEPTH",
+    "TEMPLATE_MEMORY_BYTES",
+    "TEMPLATE_OUTPUT_CHARS",
+    "TEMPLATE_SECONDS",
 ]
 
 # ---- GitHub's ---------------------------------------------------------------------------------
@@ -43,3 +50,19 @@ MAX_FILE_ARCHIVE_MEMBERS = 100_000
 MAX_ARTIFACT_BYTES = 200 * 1024**2
 #: Entries of one artifact's zip, nested archives included.
 MAX_ARTIFACT_MEMBERS = 10_000
+
+# ---- a user's report template (evalbot's) -----------------------------------------------------
+# Each rendering of `report.template` (the plan's own layout of the comment, code that evalbot
+# runs): stopped past any of these with one error line naming the template.
+
+#: Seconds one rendering (compiling included) may run.
+TEMPLATE_SECONDS = 10.0
+#: Characters one rendering may write (the comment is cut to GitHub's limit after it).
+TEMPLATE_OUTPUT_CHARS = 1024**2
+#: Bytes of memory (address space, on Linux) one rendering may use beyond evalbot's own.
+TEMPLATE_MEMORY_BYTES = 1024**3
+#: Macro calls nested in one another.
+TEMPLATE_MACRO_DEPTH = 100
+#: Distinct files it may include or import from its folder, and characters of each.
+TEMPLATE_FILES = 50
+TEMPLATE_FILE_CHARS = 256 * 1024

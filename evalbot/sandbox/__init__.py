@@ -27,7 +27,7 @@ from evalbot.sandbox.files import (
     prefetch,
     user_loader,
 )
-from evalbot.sandbox.limits import Limits, TemplateLimitError, TemplateTimeout, render_limited
+from evalbot.sandbox.guards import Limits, TemplateLimitError, TemplateTimeout, render_limited
 
 __all__ = [
     "BUNDLED_MACROS",

@@ -13,7 +13,7 @@ from jinja2.sandbox import SandboxedEnvironment
 
 from evalbot import text as md
 from evalbot.report import p_clause
-from evalbot.sandbox.limits import Limits, TemplateLimitError
+from evalbot.sandbox.guards import Limits, TemplateLimitError
 
 __all__ = ["Mode", "Sandbox", "environment"]
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import jinja2
 import jinja2.meta
 
-from evalbot.sandbox.limits import Limits, TemplateLimitError
+from evalbot.sandbox.guards import Limits, TemplateLimitError
 
 __all__ = [
     "BUNDLED_MACROS",

@@ -164,8 +164,8 @@ def test_named_repository_paths_exist(document: Path) -> None:
 
 
 def test_the_readme_states_the_limits_evalbot_enforces() -> None:
-    """The numbers the README gives for the archive and GitHub limits are the ones in
-    ``evalbot/limits.py`` (the one place they are defined)."""
+    """The numbers the README gives for the archive, GitHub and report-template limits are the
+    ones in ``evalbot/limits.py`` (the one place they are defined)."""
     from evalbot import limits
 
     text = " ".join(README.read_text(encoding="utf-8").split())
@@ -181,4 +181,12 @@ def test_the_readme_states_the_limits_evalbot_enforces() -> None:
         f"GitHub refuses comments over {limits.MAX_COMMENT_CHARS:,} characters (a check run's "
         f"summary: {limits.MAX_CHECK_TEXT_CHARS:,}; a commit status's description: "
         f"{limits.MAX_STATUS_DESCRIPTION_CHARS}"
+    ) in text
+    assert (
+        f"the template may run for at most **{limits.TEMPLATE_SECONDS:g} seconds**, write at "
+        f"most **{limits.TEMPLATE_OUTPUT_CHARS:,} characters**, use at most "
+        f"**{limits.TEMPLATE_MEMORY_BYTES // 1024**3} GiB** of memory more than evalbot already "
+        f"uses (Linux), nest macro calls at most **{limits.TEMPLATE_MACRO_DEPTH}** deep, and "
+        f"include at most {limits.TEMPLATE_FILES} files of at most "
+        f"{limits.TEMPLATE_FILE_CHARS:,} characters each"
     ) in text

@@ -13,6 +13,8 @@ from typing import Any, cast
 
 import jinja2
 
+from evalbot import limits
+
 try:
     import resource
 except ImportError:  # pragma: no cover - not on Windows: no memory limit there
@@ -23,14 +25,15 @@ __all__ = ["Limits", "TemplateLimitError", "TemplateTimeout", "render_limited"]
 
 @dataclass(frozen=True, kw_only=True)
 class Limits:
-    """What a user's template may use, each time it is rendered."""
+    """What a user's template may use, each time it is rendered (the defaults are
+    :mod:`evalbot.limits`')."""
 
-    seconds: float = 10.0
-    output_chars: int = 1 << 20
-    memory_bytes: int = 1 << 30  # address space beyond what the process had before
-    macro_depth: int = 100
-    files: int = 50  # distinct files it may include or import
-    file_chars: int = 256 * 1024
+    seconds: float = limits.TEMPLATE_SECONDS
+    output_chars: int = limits.TEMPLATE_OUTPUT_CHARS
+    memory_bytes: int = limits.TEMPLATE_MEMORY_BYTES  # beyond what the process had before
+    macro_depth: int = limits.TEMPLATE_MACRO_DEPTH
+    files: int = limits.TEMPLATE_FILES  # distinct files it may include or import
+    file_chars: int = limits.TEMPLATE_FILE_CHARS
 
 
 class TemplateLimitError(Exception):
