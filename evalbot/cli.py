@@ -12,16 +12,12 @@ import json
 import math
 import os
 import sys
-from collections.abc import Sequence
-from dataclasses import replace
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
-from importlib import resources
 from pathlib import Path
-from typing import NoReturn, TextIO
+from typing import TYPE_CHECKING, NoReturn, TextIO
 
 from evalbot import __version__
-from evalbot.analysis import analyse
-from evalbot.config import MAX_RESAMPLES, Config, load_config, with_overrides, with_reading
 from evalbot.errors import (
     EXIT_BAD_INPUT,
     EXIT_GATE_FAILED,
@@ -31,18 +27,16 @@ from evalbot.errors import (
     EvalbotError,
     UsageError,
 )
-from evalbot.render import render_markdown, render_text
-from evalbot.report import build_json, build_view
-from evalbot.results.sources import load_results
-from evalbot.state import parse_state
-from evalbot.stats import (
-    DetectableEffectResult,
-    SampleSizeResult,
-    mcnemar_minimum_detectable_effect,
-    mcnemar_sample_size,
-    simulate_mcnemar_power,
-)
-from evalbot.text import plain
+from evalbot.text import plain  # standard library only
+
+if TYPE_CHECKING:
+    from evalbot.config import Config
+    from evalbot.stats import DetectableEffectResult, SampleSizeResult
+
+# Start-up: argparse runs before anything heavy is imported, so ``--version``/``--help`` cost the
+# standard library only; each command imports what it needs (numpy and the statistics for
+# ``compare``, jinja2 only for the text/markdown reports, yaml only when a config file exists,
+# PyGithub only for ``action``). tests/integration/test_imports.py pins this.
 
 #: ``compare``'s field-name flags: ``--<role>-field NAME``, one per key of ``fields:``.
 FIELD_FLAGS: tuple[tuple[str, str], ...] = (
@@ -79,7 +73,12 @@ def _probability(name: str, *, low: float = 0.0, high: float = 1.0) -> type[floa
     return parse  # type: ignore[return-value]
 
 
-def _positive_int(name: str, minimum: int, maximum: int | None = None) -> type[int]:
+def _positive_int(
+    name: str, minimum: int, upper: int | Callable[[], int] | None = None
+) -> type[int]:
+    """An integer >= ``minimum`` (and <= ``upper``: a callable is asked only when the option
+    is given, so a limit kept with the config costs no import at start-up)."""
+
     def parse(text: str) -> int:
         try:
             value = int(text)
@@ -87,11 +86,18 @@ def _positive_int(name: str, minimum: int, maximum: int | None = None) -> type[i
             raise argparse.ArgumentTypeError(f"{name} must be an integer, got {text!r}") from None
         if value < minimum:
             raise argparse.ArgumentTypeError(f"{name} must be >= {minimum}, got {value}")
+        maximum = upper() if callable(upper) else upper
         if maximum is not None and value > maximum:
             raise argparse.ArgumentTypeError(f"{name} must be <= {maximum:,}, got {value}")
         return value
 
     return parse  # type: ignore[return-value]
+
+
+def _max_resamples() -> int:
+    from evalbot.config import MAX_RESAMPLES
+
+    return MAX_RESAMPLES
 
 
 def _field_name(text: str) -> str:
@@ -138,7 +144,7 @@ def _add_compare(commands: argparse._SubParsersAction[_Parser]) -> None:
         "--format", choices=["markdown", "json", "text"], default="text", help="report format"
     )
     compare.add_argument(
-        "--resamples", type=_positive_int("--resamples", 100, MAX_RESAMPLES), metavar="B"
+        "--resamples", type=_positive_int("--resamples", 100, _max_resamples), metavar="B"
     )
     compare.add_argument("--seed", type=_positive_int("--seed", 0))
     compare.add_argument("--confidence", type=_probability("--confidence", low=0.5))
@@ -227,11 +233,19 @@ def _add_plan(commands: argparse._SubParsersAction[_Parser]) -> None:
 
 
 def _example_paths() -> tuple[str, str]:
-    folder = resources.files("evalbot") / "data" / "example"
+    # The package is installed as files (setuptools package-data), so its folder is a path.
+    folder = Path(__file__).resolve().parent / "data" / "example"
     return str(folder / "baseline.jsonl"), str(folder / "candidate.jsonl")
 
 
 def run_compare(args: argparse.Namespace, out: TextIO) -> int:
+    from dataclasses import replace
+
+    from evalbot.analysis import analyse
+    from evalbot.config import load_config, with_overrides, with_reading
+    from evalbot.results.sources import load_results
+    from evalbot.state import parse_state
+
     if args.example:
         if args.baseline or args.candidate:
             raise UsageError("evalbot compare: give either --example or BASELINE CANDIDATE")
@@ -276,8 +290,14 @@ def run_compare(args: argparse.Namespace, out: TextIO) -> int:
         head_sha=args.head_sha,
     )
     if args.format == "json":
-        out.write(json.dumps(build_json(comparison, decision), indent=2) + "\n")
+        from evalbot.jsonout import dumps_indented
+        from evalbot.report import build_json
+
+        out.write(dumps_indented(build_json(comparison, decision)) + "\n")
         return EXIT_GATE_FAILED if decision.gate == "fail" else EXIT_OK
+    from evalbot.render import render_markdown, render_text
+    from evalbot.report import build_view
+
     view = build_view(comparison, decision, item_url=config.report.item_url, config=config)
     if args.format == "markdown":
         template = None
@@ -299,6 +319,8 @@ def _plan_from_config(args: argparse.Namespace) -> str:
     given = (args.fix_rate, args.break_rate, args.items, args.discordance)
     if any(value is not None for value in given):
         raise UsageError("evalbot plan: give either --config or --fix-rate/--break-rate")
+    from evalbot.config import load_config
+
     config = load_config(args.config)
     if config.plan is None:
         raise UsageError(
@@ -343,6 +365,8 @@ def _check_rates(args: argparse.Namespace) -> None:
 
 
 def _plan_items_needed(args: argparse.Namespace, out: TextIO, method: str) -> int:
+    from evalbot.stats import mcnemar_sample_size, simulate_mcnemar_power
+
     result = mcnemar_sample_size(
         args.fix_rate, args.break_rate, alpha=args.alpha, power=args.power, method=method
     )
@@ -435,6 +459,8 @@ def _power(value: float) -> str:
 def _plan_detectable(args: argparse.Namespace, out: TextIO, method: str) -> int:
     if args.items is None or args.discordance is None:
         raise UsageError("evalbot plan: --items and --discordance go together")
+    from evalbot.stats import mcnemar_minimum_detectable_effect
+
     result = mcnemar_minimum_detectable_effect(
         args.items, args.discordance, alpha=args.alpha, power=args.power, method=method
     )

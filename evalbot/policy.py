@@ -135,7 +135,10 @@ def evaluate(
 
     # -- the pre-registered size and item set (not for the holdout: it has its own ids) --
     planned, plan_note = plan_sample_size(config)
-    ids_hash = fingerprint(list(paired.ids))
+    # pairing already hashed these ids (with content hashes it hashed more: recompute then)
+    ids_hash = paired.fingerprint
+    if not ids_hash or paired.content_hashes is not None:
+        ids_hash = fingerprint(paired.ids)
     planned_hash = policy.items_sha256
     if not holdout:
         if planned is not None:

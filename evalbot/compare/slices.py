@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+import numpy.typing as npt
 
 from evalbot.compare.bootstrap import plan_bootstrap_mean
 from evalbot.compare.records import SliceResult
@@ -31,13 +32,26 @@ class _SliceTest:
 
 def compute_slices(paired: Paired, config: Config) -> tuple[SliceResult, ...]:
     """Each ``slice`` compared on its own, with BH q-values over the slices (none: empty)."""
-    if paired.slices is None or all(name is None for name in paired.slices):
+    if paired.slices is None:
         return ()
-    groups: dict[str | None, list[int]] = {}
-    for index, name in enumerate(paired.slices):
-        groups.setdefault(name, []).append(index)
-    names = sorted(groups, key=lambda name: (name is None, name or ""))
-    rows = [_slice_test(paired, config, name, groups[name]) for name in names]
+    # Grouped with arrays, not a Python loop per item: each name's code, then one stable sort
+    # of the codes gives every slice's item indices in item order.
+    distinct = set(paired.slices)
+    if distinct == {None}:
+        return ()
+    names = sorted(distinct, key=lambda name: (name is None, name or ""))
+    code_of = {name: code for code, name in enumerate(names)}
+    codes = np.fromiter(map(code_of.__getitem__, paired.slices), np.intp, len(paired.slices))
+    by_code = np.argsort(codes, kind="stable")
+    bounds = np.searchsorted(codes[by_code], np.arange(len(names) + 1))
+    clusters = None
+    if paired.clusters is not None:
+        clusters = np.empty(len(paired.clusters), dtype=object)
+        clusters[:] = paired.clusters
+    rows = [
+        _slice_test(paired, config, name, by_code[bounds[i] : bounds[i + 1]], clusters)
+        for i, name in enumerate(names)
+    ]
     qvalues = benjamini_hochberg([row.pvalue for row in rows])
     return tuple(
         SliceResult(
@@ -55,9 +69,15 @@ def compute_slices(paired: Paired, config: Config) -> tuple[SliceResult, ...]:
     )
 
 
-def _slice_test(paired: Paired, config: Config, name: str | None, members: list[int]) -> _SliceTest:
-    """McNemar's test on a pass/fail slice; the paired bootstrap (by cluster) otherwise."""
-    idx = np.asarray(members, dtype=np.intp)
+def _slice_test(
+    paired: Paired,
+    config: Config,
+    name: str | None,
+    idx: npt.NDArray[np.intp],
+    cluster_labels: npt.NDArray[np.object_] | None,
+) -> _SliceTest:
+    """McNemar's test on a pass/fail slice; the paired bootstrap (by cluster) otherwise.
+    ``idx`` are the slice's items, in item order."""
     base, cand = paired.baseline[idx], paired.candidate[idx]
     table: PairedTable | None = None
     if paired.kind == "binary":
@@ -65,9 +85,7 @@ def _slice_test(paired: Paired, config: Config, name: str | None, members: list[
         result = mcnemar(table.fixed, table.broken, method=config.mcnemar)
         pvalue, test = result.pvalue, f"McNemar ({result.method})"
     else:
-        clusters = None
-        if paired.clusters is not None:
-            clusters = [paired.clusters[i] for i in members]
+        clusters = None if cluster_labels is None else cluster_labels[idx].tolist()
         boot = plan_bootstrap_mean(base, cand, config, clusters=clusters)
         pvalue, test = boot.pvalue, f"paired bootstrap ({boot.method})"
     return _SliceTest(

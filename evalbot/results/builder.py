@@ -217,15 +217,24 @@ def check_unique(ids: list[str], epochs: Any, where: Callable[[int], str]) -> In
     """Refuse a repeated id (or a repeated (id, epoch) when rows carry epochs).
 
     The common case (no repeat) costs one ``hash()`` per id and a numpy sort: distinct hashes
-    prove distinct keys. Only when two hashes agree is the exact dict scan run, which names the
-    first repeated row and where it was first seen. Without epochs, returns the ids' hashes
-    (for :attr:`Results.id_hashes`).
+    (with epochs: distinct (hash, epoch) pairs) prove distinct keys. Only when two agree is the
+    exact dict scan run, which names the first repeated row and where it was first seen.
+    Returns the ids' hashes (for :attr:`Results.id_hashes`).
     """
+    hashed = np.fromiter(map(hash, ids), dtype=np.int64, count=len(ids))
+    if len(hashed) < 2:
+        return hashed
+    if epochs is None:
+        ordered = np.sort(hashed)
+        if (ordered[1:] != ordered[:-1]).all():
+            return hashed
+    else:
+        epoch_column = np.asarray(epochs, dtype=np.int64)
+        order = np.lexsort((epoch_column, hashed))
+        h, e = hashed[order], epoch_column[order]
+        if not ((h[1:] == h[:-1]) & (e[1:] == e[:-1])).any():
+            return hashed
     keys: Any = ids if epochs is None else list(zip(ids, epochs.tolist(), strict=True))
-    hashed = np.fromiter(map(hash, keys), dtype=np.int64, count=len(keys))
-    ordered = np.sort(hashed)
-    if len(ordered) < 2 or (ordered[1:] != ordered[:-1]).all():
-        return hashed if epochs is None else None
     seen: dict[object, int] = {}
     for index, key in enumerate(keys):
         first = seen.setdefault(key, index)
@@ -238,6 +247,4 @@ def check_unique(ids: list[str], epochs: Any, where: Callable[[int], str]) -> In
                 f"{where(index)}: duplicate {what} (first seen at {where(first)}); "
                 "repeats need an `epoch` field"
             )
-    raise AssertionError(  # pragma: no cover - unreachable, as the message says
-        "equal hashes without equal keys were checked above"
-    )
+    return hashed  # equal hashes, distinct keys (a collision): still unique

@@ -49,14 +49,19 @@ class Results:
     locations
         Optional "file:line" of each row, for messages about a single row.
     lines
-        Optional line number of each row in ``source``, where ``locations`` is not kept (the
-        fast JSONL path): :meth:`location` builds the "file:line" text only when a message
-        needs it.
+        Optional line number of each row in ``source``, where ``locations`` is not kept:
+        :meth:`location` builds the "file:line" text only when a message needs it.
+    rows_are_lines
+        Row ``i`` is line ``i + 1`` of ``source`` (the fast JSONL path proves it), so neither
+        ``locations`` nor ``lines`` needs to be kept.
     id_hashes
         Optional ``hash()`` of each id, computed while checking for repeats and kept for the
         join in :mod:`.pairing`. Process-local (Python salts string hashes): never persisted.
     content_hashes
         Optional per-row content hash written by the harness (lm-eval ``doc_hash``).
+    ids_sorted
+        The ids are proven strictly increasing (so sorted and free of repeats); pairing and
+        the fingerprint then skip their sorts. ``False`` means "not known", not "unsorted".
     """
 
     source: str
@@ -73,6 +78,8 @@ class Results:
     content_hashes: list[str | None] | None = None
     lines: IntArray | None = None
     id_hashes: IntArray | None = None
+    rows_are_lines: bool = False
+    ids_sorted: bool = False
 
     def __len__(self) -> int:
         return len(self.ids)
@@ -83,6 +90,8 @@ class Results:
             return self.locations[row]
         if self.lines is not None:
             return f"{self.source}:{int(self.lines[row])}"
+        if self.rows_are_lines:
+            return f"{self.source}:{row + 1}"
         return f"{self.source}: row {row + 1}"
 
 

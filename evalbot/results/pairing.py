@@ -28,6 +28,7 @@ from itertools import islice
 from typing import Any, Literal
 
 import numpy as np
+import numpy.typing as npt
 
 from evalbot.errors import PairingError
 from evalbot.results.builder import show
@@ -51,6 +52,7 @@ class PerItem:
     hashes: list[str | None] | None
     id_hashes: IntArray | None = None
     metrics: dict[str, FloatArray] = field(default_factory=dict)
+    ids_sorted: bool = False
 
 
 def reduce_per_item(results: Results) -> PerItem:
@@ -68,22 +70,20 @@ def reduce_per_item(results: Results) -> PerItem:
             hashes=results.content_hashes,
             id_hashes=results.id_hashes,
             metrics=dict(results.metrics),
+            ids_sorted=results.ids_sorted,
         )
-    index: dict[str, int] = {}
-    rows = np.fromiter(
-        (index.setdefault(item_id, len(index)) for item_id in results.ids),
-        dtype=np.int64,
-        count=len(results.ids),
-    )
-    n = len(index)
+    rows, item_ids, item_hashes = _group_rows(results.ids, results.id_hashes)
+    n = len(item_ids)
     counts = np.bincount(rows, minlength=n)
     values = np.bincount(rows, weights=results.scores, minlength=n) / counts
     first = np.full(n, -1, dtype=np.int64)
     first[rows[::-1]] = np.arange(len(rows) - 1, -1, -1)
-    first_rows = first.tolist()
 
     def pick(column: list[str | None] | None) -> list[str | None] | None:
-        return None if column is None else [column[i] for i in first_rows]
+        if column is None:
+            return None
+        picked: list[str | None] = _objects(column)[first].tolist()
+        return picked
 
     costs = None
     if results.costs is not None:
@@ -94,7 +94,8 @@ def reduce_per_item(results: Results) -> PerItem:
             np.float64
         )
     return PerItem(
-        ids=list(index),
+        ids=item_ids,
+        id_hashes=item_hashes,
         values=values,
         epochs=int(counts.max()),
         slices=pick(results.slices),
@@ -104,6 +105,32 @@ def reduce_per_item(results: Results) -> PerItem:
         hashes=pick(results.content_hashes),
         metrics={name: _mean_per_item(rows, column, n) for name, column in results.metrics.items()},
     )
+
+
+def _group_rows(
+    ids: list[str], cached: IntArray | None
+) -> tuple[IntArray, list[str], IntArray | None]:
+    """Each row's item number (items numbered in first-seen order), the items' ids and hashes.
+
+    With arrays: rows are grouped by the ids' hashes (``np.unique``), and every row's id is
+    compared with its group's first id in one C-level pass; should two distinct ids share a
+    hash, an exact dict does the grouping instead.
+    """
+    hashed = _hash_ids(ids, cached)
+    _, first, inverse = np.unique(hashed, return_index=True, return_inverse=True)
+    inverse = inverse.reshape(-1)
+    if _objects(ids)[first[inverse]].tolist() != ids:
+        index: dict[str, int] = {}
+        rows = np.fromiter(
+            (index.setdefault(item_id, len(index)) for item_id in ids), np.int64, len(ids)
+        )
+        return rows, list(index), None
+    # number the groups by their first row, so items come in first-seen order
+    by_first = np.argsort(first, kind="stable")
+    number = np.empty(len(first), dtype=np.int64)
+    number[by_first] = np.arange(len(first))
+    first_rows = first[by_first]
+    return number[inverse], _take(ids, first_rows), hashed[first_rows]
 
 
 def _mean_per_item(rows: IntArray, column: FloatArray, n: int) -> FloatArray:
@@ -116,14 +143,17 @@ def _mean_per_item(rows: IntArray, column: FloatArray, n: int) -> FloatArray:
     return out
 
 
-def fingerprint(ids: Sequence[str], hashes: Sequence[str | None] | None = None) -> str:
+def fingerprint(
+    ids: Sequence[str], hashes: Sequence[str | None] | None = None, *, ids_sorted: bool = False
+) -> str:
     """sha256 of the sorted ids, one per line: the identity of an item set.
 
     With harness content hashes, each line is ``id<TAB>hash`` (an empty hash where an item has
-    none), so two runs over different documents under the same ids differ.
+    none), so two runs over different documents under the same ids differ. ``ids_sorted``
+    says the caller has proven ``ids`` sorted (the sort is skipped).
     """
-    if hashes is None or all(h is None for h in hashes):
-        lines = sorted(ids)
+    if hashes is None or list(hashes).count(None) == len(hashes):
+        lines = list(ids) if ids_sorted else sorted(ids)
     else:
         lines = sorted(f"{item_id}\t{h or ''}" for item_id, h in zip(ids, hashes, strict=True))
     text = "\n".join(lines) + "\n" if lines else ""
@@ -141,6 +171,13 @@ def _take(values: Sequence[str], positions: IntArray) -> list[str]:
         return []
     taken: list[str] = np.array(values, dtype=object)[positions].tolist()
     return taken
+
+
+def _objects(values: Sequence[str | None]) -> npt.NDArray[np.object_]:
+    """A one-dimensional object array of ``values`` (never a nested array)."""
+    out = np.empty(len(values), dtype=object)
+    out[:] = values
+    return out
 
 
 def _hash_ids(ids: list[str], cached: IntArray | None) -> IntArray:
@@ -211,15 +248,26 @@ def pair(baseline: Results, candidate: Results, *, missing: Missing = "error") -
         raise ValueError(f"`missing` must be one of {MISSING_CHOICES}, got {missing!r}")
     base = reduce_per_item(baseline)
     cand = reduce_per_item(candidate)
-    # in_base[j]: index in base of the candidate's j-th item, or -1.
-    in_base = locate(base.ids, cand.ids, key_hashes=base.id_hashes, query_hashes=cand.id_hashes)
-    cand_found = in_base >= 0
-    hit = np.zeros(len(base.ids), dtype=np.bool_)
-    hit[in_base[cand_found]] = True
-    if not hit.any():
-        raise PairingError(nothing_in_common(baseline, candidate, base.ids, cand.ids))
-    base_only = sorted(_take(base.ids, np.flatnonzero(~hit)))
-    cand_only = sorted(_take(cand.ids, np.flatnonzero(~cand_found)))
+    n_base = len(base.ids)
+    # Fast path, proven: both runs list the same ids in the same order (one C-level list
+    # comparison), so every item pairs with the row of the same index and no join is needed.
+    same_order = n_base == len(cand.ids) and base.ids == cand.ids
+    if same_order:
+        in_base = np.arange(n_base, dtype=np.int64)
+        cand_found = np.ones(n_base, dtype=np.bool_)
+        hit = cand_found
+        base_only: list[str] = []
+        cand_only: list[str] = []
+    else:
+        # in_base[j]: index in base of the candidate's j-th item, or -1.
+        in_base = locate(base.ids, cand.ids, key_hashes=base.id_hashes, query_hashes=cand.id_hashes)
+        cand_found = in_base >= 0
+        hit = np.zeros(n_base, dtype=np.bool_)
+        hit[in_base[cand_found]] = True
+        if not hit.any():
+            raise PairingError(nothing_in_common(baseline, candidate, base.ids, cand.ids))
+        base_only = sorted(_take(base.ids, np.flatnonzero(~hit)))
+        cand_only = sorted(_take(cand.ids, np.flatnonzero(~cand_found)))
     if (base_only or cand_only) and missing == "error":
         parts = []
         if base_only:
@@ -231,28 +279,41 @@ def pair(baseline: Results, candidate: Results, *, missing: Missing = "error") -
             + "; ".join(parts)
             + " (to allow this, add --missing drop or --missing fail, config `policy.missing`)"
         )
-    # in_cand[i]: index in cand of the baseline's i-th item, or -1.
-    in_cand = np.full(len(base.ids), -1, dtype=np.int64)
-    in_cand[in_base[cand_found]] = np.flatnonzero(cand_found)
-    if missing == "fail":
-        extra = np.flatnonzero(~cand_found)
-        pos_base = np.concatenate([np.arange(len(base.ids)), np.full(extra.size, -1)])
-        pos_cand = np.concatenate([in_cand, extra]).astype(np.int64)
-        ids = base.ids + _take(cand.ids, extra) if extra.size else list(base.ids)
+    # identity: the paired item i is row i of both sides (nothing to gather)
+    identity = same_order
+    # ids in the baseline's order (all of them, or a subsequence): sorted when the baseline's are
+    follows_base = True
+    if same_order:
+        pos_base = pos_cand = in_base
+        ids = base.ids
     else:
-        common = np.flatnonzero(hit)
-        pos_base = common
-        pos_cand = in_cand[common]
-        ids = list(base.ids) if common.size == len(base.ids) else _take(base.ids, common)
+        # in_cand[i]: index in cand of the baseline's i-th item, or -1.
+        in_cand = np.full(n_base, -1, dtype=np.int64)
+        in_cand[in_base[cand_found]] = np.flatnonzero(cand_found)
+        if missing == "fail":
+            extra = np.flatnonzero(~cand_found)
+            pos_base = np.concatenate([np.arange(n_base), np.full(extra.size, -1)])
+            pos_cand = np.concatenate([in_cand, extra]).astype(np.int64)
+            ids = base.ids + _take(cand.ids, extra) if extra.size else list(base.ids)
+            follows_base = not extra.size
+        else:
+            common = np.flatnonzero(hit)
+            pos_base = common
+            pos_cand = in_cand[common]
+            ids = list(base.ids) if common.size == n_base else _take(base.ids, common)
     if not ids:  # pragma: no cover - refused above, before anything was paired
         raise PairingError(nothing_in_common(baseline, candidate, base.ids, cand.ids))
-    order = _sort_order(ids)
+    # sorted: proven by the parser (a strictly increasing id column), or checked here
+    order = None if (base.ids_sorted and follows_base) else _sort_order(ids)
     if order is not None:
         ids = _take(ids, order)
         pos_base, pos_cand = pos_base[order], pos_cand[order]
-    pos_base = pos_base.astype(np.int64)
+        identity = False
+    pos_base = pos_base.astype(np.int64, copy=False)
 
     def take(column: FloatArray, positions: IntArray) -> FloatArray:
+        if identity:
+            return np.ascontiguousarray(column, dtype=np.float64)
         if positions.size == column.size and (positions >= 0).all():
             return np.ascontiguousarray(column[positions], dtype=np.float64)
         out = np.zeros(len(positions), dtype=np.float64)
@@ -263,15 +324,21 @@ def pair(baseline: Results, candidate: Results, *, missing: Missing = "error") -
     def labels(
         base_column: list[str | None] | None, cand_column: list[str | None] | None
     ) -> list[str | None] | None:
+        """The candidate's label of each paired item, else the baseline's (vectorised)."""
         if base_column is None and cand_column is None:
             return None
-        out: list[str | None] = []
-        for b, c in zip(pos_base.tolist(), pos_cand.tolist(), strict=True):
-            value = cand_column[c] if cand_column is not None and c >= 0 else None
-            if value is None and base_column is not None and b >= 0:
-                value = base_column[b]
-            out.append(value)
-        return out
+        if identity and (base_column is None or cand_column is None):
+            return list(cand_column if cand_column is not None else base_column or [])
+        out = np.full(len(ids), None, dtype=object)
+        if cand_column is not None:
+            present = pos_cand >= 0
+            out[present] = _objects(cand_column)[pos_cand[present]]
+        if base_column is not None:
+            fill = np.equal(out, None) & (pos_base >= 0)  # type: ignore[call-overload]
+            if fill.any():
+                out[fill] = _objects(base_column)[pos_base[fill]]
+        taken: list[str | None] = out.tolist()
+        return taken
 
     if baseline.kind != candidate.kind:
         raise PairingError(
@@ -310,7 +377,7 @@ def pair(baseline: Results, candidate: Results, *, missing: Missing = "error") -
         dropped_baseline_only=base_only if missing == "drop" else [],
         dropped_candidate_only=cand_only if missing == "drop" else [],
         filled_as_failures=len(base_only) + len(cand_only) if missing == "fail" else 0,
-        fingerprint=fingerprint(ids, hashes),
+        fingerprint=fingerprint(ids, hashes, ids_sorted=True),
         content_hashes=hashes,
         baseline_metrics={name: take(c, pos_base) for name, c in base.metrics.items()},
         candidate_metrics={name: take(c, pos_cand) for name, c in cand.metrics.items()},

@@ -6,15 +6,29 @@ becomes a list of small slot objects (no per-row dict, no Python-level type chec
 call; orjson would still build a dict per row for Python code to inspect. msgspec is also one
 small wheel with no dependencies.
 
-JSON Lines cannot contain a raw newline inside a value, so replacing the newlines with commas
-and adding brackets turns the file into one JSON array whose i-th element is line i + 1, as
-long as there are no blank lines and the element count equals the line count (checked).
-
 This path only *proves* that a file is clean; it never reports a problem. On anything unusual
-(a blank line, an over-long line, a type the ``Struct`` refuses, a ``null`` value, a repeated
-id, NaN, a non-0/1 ``passed``, ...) it returns ``None`` and :mod:`.default` parses the file
-with the generic path, which produces the exact message with its line number. So both paths
-give the same ``Results`` for every file the fast path accepts (a property test checks it).
+(a blank line, an over-long line, a field it does not know, a type the ``Struct`` refuses, a
+``null`` value, a repeated id, a repeated key, NaN, a non-0/1 ``passed``, ...) it returns ``None``
+and :mod:`.default` parses the file with the generic path, which produces the exact message with
+its line number. So both paths give the same ``Results`` for every file the fast path accepts
+(property tests check it, and tests/unit/test_fast_paths.py feeds it what it must refuse).
+
+What it proves, each with one C-level pass over the bytes or over a column (no copy of the
+file; ``decode_lines`` reads it in place):
+
+- one record per line: the body starts with ``{``, every line break is followed by ``{`` (so
+  no blank line, and no line starts inside a record: JSON strings hold no raw line break),
+  and msgspec found exactly as many records as there are lines;
+- no line is longer than ``max_line_bytes`` (in bytes; the generic path counts characters, so
+  this errs on its side);
+- only known fields (``forbid_unknown_fields``), so no unknown key hides anywhere;
+- **no repeated key** in any record (the generic path refuses them): every key and every string
+  value is a quoted token, so the file's real quote marks (those not escaped) number exactly
+  twice the keys plus the string values that were decoded; a repeated key adds a token that
+  decoding overwrote;
+- unique ids: a strictly increasing id column proves it at once (and tells pairing that the
+  ids are sorted); otherwise their hashes are sorted and compared (equal hashes: the generic
+  path decides).
 """
 
 from __future__ import annotations
@@ -22,10 +36,12 @@ from __future__ import annotations
 import functools
 import json
 import operator
+from itertools import islice
 from typing import Any
 
 import msgspec
 import numpy as np
+from msgspec import UNSET, UnsetType
 
 from evalbot.errors import InputError
 from evalbot.results.builder import check_unique, parse_error_flag
@@ -36,28 +52,36 @@ _BOM = b"\xef\xbb\xbf"
 _DEFAULT_FIELDS = FieldNames()
 
 
-#: Optional fields: a Struct holds only those whose quoted name occurs somewhere in the file
-#: (a substring search costs nothing next to decoding), so absent ones cost no extraction.
+#: Optional fields: absent from a row is ``UNSET`` (so keys can be counted), ``null`` is None.
 _OPTIONAL: dict[str, Any] = {
     "epoch": int | None,
     "slice": str | int | None,
     "cluster": str | int | None,
     "cost": int | float | None,
-    "error": Any,
+    "error": str | bool | int | float | None,
 }
 #: The compared field is required and non-null: a row without it, or with null, is unusual.
+#: First tried with the narrow types (string ids, true/false, float scores: no column needs a
+#: type check then), and with the wide ones when msgspec refuses the narrow.
 _METRIC: dict[str, Any] = {"passed": bool | int | float, "score": int | float}
+_NARROW_METRIC: dict[str, Any] = {"passed": bool, "score": float}
+_SCALARS = frozenset({str, bool, int, float, type(None), UnsetType})
 
 
 @functools.lru_cache(maxsize=64)
-def _decoder(metric: str, optional: tuple[str, ...]) -> msgspec.json.Decoder[Any]:
+def _decoder(metric: str, optional: tuple[str, ...], narrow: bool) -> msgspec.json.Decoder[Any]:
     fields: list[tuple[str, Any] | tuple[str, Any, Any]] = [
-        ("id", str | int),
-        (metric, _METRIC[metric]),
+        ("id", str if narrow else str | int),
+        (metric, (_NARROW_METRIC if narrow else _METRIC)[metric]),
     ]
-    fields += [(name, _OPTIONAL[name], None) for name in optional]
-    row = msgspec.defstruct(f"Row_{metric}_{'_'.join(optional)}", fields, gc=False)
-    return msgspec.json.Decoder(list[row])  # type: ignore[valid-type]
+    fields += [(name, _OPTIONAL[name] | UnsetType, UNSET) for name in optional]
+    row = msgspec.defstruct(
+        f"Row_{metric}_{'_'.join(optional)}{'_narrow' if narrow else ''}",
+        fields,
+        gc=False,
+        forbid_unknown_fields=True,
+    )
+    return msgspec.json.Decoder(row)
 
 
 class _Unusual(Exception):
@@ -82,16 +106,30 @@ def _floats(values: list[Any]) -> Any:
 
 
 def _labels(values: list[Any]) -> list[str | None] | None:
-    if values.count(None) == len(values):
+    """Slice/cluster labels as the generic path reads them: "" and null (or absent) are none."""
+    kinds = set(map(type, values))
+    if kinds <= {UnsetType, type(None)}:
         return None
-    if set(map(type, values)) == {str} and "" not in values:
+    if kinds == {str} and "" not in values:
         return values
-    labels = [None if v is None or v == "" else (v if type(v) is str else str(v)) for v in values]
+    labels = [
+        None if v is None or v is UNSET or v == "" else (v if type(v) is str else str(v))
+        for v in values
+    ]
     return None if labels.count(None) == len(labels) else labels
 
 
 def _column(rows: list[Any], name: str) -> list[Any]:
     return list(map(operator.attrgetter(name), rows))
+
+
+def _strings(values: list[Any], kinds: set[type]) -> int:
+    """How many of ``values`` are strings (each one quoted token in the file)."""
+    if str not in kinds:
+        return 0
+    if len(kinds) == 1:
+        return len(values)
+    return list(map(type, values)).count(str)
 
 
 def parse_fast(data: bytes, *, source: str, options: ReadOptions) -> Results | None:
@@ -102,8 +140,7 @@ def parse_fast(data: bytes, *, source: str, options: ReadOptions) -> Results | N
         return None
 
 
-def _first_metric(body: bytes) -> str:
-    """``passed`` when the first record has it, else ``score`` (as the generic path picks)."""
+def _first_record(body: bytes) -> dict[str, Any]:
     end = body.find(b"\n")
     first = body if end < 0 else body[:end]
     try:
@@ -112,45 +149,100 @@ def _first_metric(body: bytes) -> str:
         raise _Unusual from None
     if not isinstance(record, dict):
         raise _Unusual
-    return "passed" if "passed" in record else "score"
+    return record
+
+
+def _check_lines(body: bytes, max_line: int) -> int:
+    """The number of lines, once proven that each starts a record and none is too long."""
+    if not body.startswith(b"{") or body.endswith(b"\n"):
+        raise _Unusual
+    octets = np.frombuffer(body, dtype=np.uint8)
+    breaks = np.flatnonzero(octets == 10)
+    if breaks.size and not (octets[breaks + 1] == 123).all():  # "\n{" (no break ends body)
+        raise _Unusual  # a blank line, or a line that does not start with a record
+    if len(body) > max_line:
+        ends = np.concatenate(([-1], breaks, [len(body)]))
+        if int(np.diff(ends).max()) - 1 > max_line:
+            raise _Unusual  # the generic path names the over-long line
+    return int(breaks.size) + 1
+
+
+def _real_quotes(body: bytes) -> int:
+    """Quote marks that open or close a string (an escaped ``\\"`` is inside one)."""
+    quotes = int(np.count_nonzero(np.frombuffer(body, dtype=np.uint8) == 34))
+    if b"\\" not in body:
+        return quotes
+    if b"\\\\" in body:
+        # Escapes pair up left to right inside a string, as replace() finds them: without the
+        # escaped backslashes, every remaining backslash-quote is an escaped quote.
+        body = body.replace(b"\\\\", b"")
+    return quotes - body.count(b'\\"')
+
+
+def _decode(
+    body: bytes, metric: str, optional: tuple[str, ...], narrow: bool = True
+) -> tuple[list[Any], tuple[str, ...], bool]:
+    """The rows, the optional fields and whether the narrow types held."""
+    try:
+        return _decoder(metric, optional, narrow).decode_lines(body), optional, narrow
+    except msgspec.DecodeError as error:
+        message = str(error)
+        if narrow and message.endswith((".id`", f".{metric}`")):
+            return _decode(body, metric, optional, narrow=False)  # e.g. integer ids
+        if optional != tuple(_OPTIONAL) and "unknown field" in message:
+            # a later row has a known field the first one lacked: read them all
+            return _decode(body, metric, tuple(_OPTIONAL), narrow)
+        # Whatever msgspec dislikes, the generic path reads again and reports exactly.
+        raise _Unusual from None
+    except (RecursionError, ValueError):
+        raise _Unusual from None
 
 
 def _parse(data: bytes, source: str, options: ReadOptions) -> Results:
     body = data[len(_BOM) :] if data.startswith(_BOM) else data
     if body.endswith(b"\n"):
         body = body[:-1]
-    if not body.strip() or body.startswith(b"\n") or b"\n\n" in body:
-        raise _Unusual
+    lines = _check_lines(body, options.max_line_bytes)
     if not body.isascii():
-        # msgspec does not check the UTF-8 of fields the Struct ignores; the generic path does.
+        # msgspec checks the UTF-8 of what it decodes; the generic path checks the whole file.
         try:
             body.decode("utf-8")
         except UnicodeDecodeError:
             raise _Unusual from None
-    newlines = np.flatnonzero(np.frombuffer(body, dtype=np.uint8) == 10)
-    bounds = np.concatenate(([-1], newlines, [len(body)]))
-    if int(np.diff(bounds).max()) - 1 > options.max_line_bytes:
-        raise _Unusual
-    metric = options.metric or _first_metric(body)
-    escaped = b"\\u" in body  # a key may be spelled with escapes: keep every field then
-    optional = tuple(name for name in _OPTIONAL if escaped or b'"' + name.encode() + b'"' in body)
-    try:
-        rows = _decoder(metric, optional).decode(b"".join((b"[", body.replace(b"\n", b","), b"]")))
-    except (msgspec.DecodeError, RecursionError, ValueError):
-        # Whatever msgspec dislikes, the generic path reads again and reports exactly.
-        raise _Unusual from None
+    quotes = _real_quotes(body)
+    first = _first_record(body)
+    metric = options.metric or ("passed" if "passed" in first else "score")
+    optional = tuple(name for name in _OPTIONAL if name in first)
+    rows, optional, narrow = _decode(body, metric, optional)
     n = len(rows)
-    if n != len(newlines) + 1:
+    if n != lines:
         raise _Unusual
-    ids: list[Any] = _column(rows, "id")
-    if set(map(type, ids)) != {str}:
+    columns = {name: _column(rows, name) for name in ("id", metric, *optional)}
+    del rows
+    ids: list[Any] = columns["id"]
+    id_kinds: set[type] = {str} if narrow else set(map(type, ids))
+    keys, strings = 2 * n, _strings(ids, id_kinds)
+    if id_kinds != {str}:
         ids = [v if type(v) is str else str(v) for v in ids]
-    if not all(map(str.strip, ids)):
-        raise _Unusual
-    scores = _floats(_column(rows, metric))
+    if not all(ids) or any(map(str.isspace, ids)):
+        raise _Unusual  # an empty or blank id: the generic path names it
+    present: dict[str, list[Any]] = {}
+    for name in optional:
+        values = columns[name]
+        kinds = set(map(type, values))
+        if not kinds <= _SCALARS:
+            raise _Unusual
+        absent = values.count(UNSET) if UnsetType in kinds else 0
+        keys += n - absent
+        strings += _strings(values, kinds)
+        if absent < n:
+            present[name] = values
+    if quotes != 2 * (keys + strings):
+        raise _Unusual  # a repeated key: the generic path names it
+    scores = _floats(columns[metric])
     kind: MetricKind
     if metric == "passed":
-        if not ((scores == 0.0) | (scores == 1.0)).all():
+        if not narrow and not ((scores == 0.0) | (scores == 1.0)).all():
             raise _Unusual
         kind = "binary"
     else:
@@ -158,9 +250,9 @@ def _parse(data: bytes, source: str, options: ReadOptions) -> Results:
             raise _Unusual
         kind = "score"
     epochs = None
-    if "epoch" in optional:
-        raw_epochs = _column(rows, "epoch")
-        missing = raw_epochs.count(None)
+    if "epoch" in present:
+        raw_epochs = present["epoch"]
+        missing = raw_epochs.count(None) + raw_epochs.count(UNSET)
         if 0 < missing < n:
             raise _Unusual
         if missing == 0:
@@ -171,35 +263,42 @@ def _parse(data: bytes, source: str, options: ReadOptions) -> Results:
             if (epochs < 0).any():
                 raise _Unusual
     costs = None
-    if "cost" in optional:
-        raw_costs = _column(rows, "cost")
+    if "cost" in present:
+        raw_costs = [None if v is UNSET else v for v in present["cost"]]
         if raw_costs.count(None) < n:
             costs = _floats(raw_costs)
             if np.isinf(costs).any():
                 raise _Unusual
     errors = None
-    if "error" in optional:
-        raw_errors = _column(rows, "error")
-        if raw_errors.count(None) < n:
-            flags = np.fromiter(map(parse_error_flag, raw_errors), dtype=np.bool_, count=n)
-            if flags.any():
-                errors = flags
-                scores[flags] = 0.0
-    lines = np.arange(1, n + 1, dtype=np.int64)
-    try:
-        id_hashes = check_unique(ids, epochs, lambda row: f"{source}:{row + 1}")
-    except InputError:
-        raise _Unusual from None
+    if "error" in present:
+        raw_errors = [None if v is UNSET else v for v in present["error"]]
+        flags = np.fromiter(map(parse_error_flag, raw_errors), dtype=np.bool_, count=n)
+        if flags.any():
+            errors = flags
+            scores[flags] = 0.0
+    ids_sorted = epochs is None and _increasing(ids)
+    id_hashes = None
+    if not ids_sorted:
+        try:
+            id_hashes = check_unique(ids, epochs, lambda row: f"{source}:{row + 1}")
+        except InputError:
+            raise _Unusual from None
     return Results(
         source=source,
         ids=ids,
         scores=scores,
         kind=kind,
         epochs=epochs,
-        slices=_labels(_column(rows, "slice")) if "slice" in optional else None,
-        clusters=_labels(_column(rows, "cluster")) if "cluster" in optional else None,
+        slices=_labels(present["slice"]) if "slice" in present else None,
+        clusters=_labels(present["cluster"]) if "cluster" in present else None,
         costs=costs,
         errors=errors,
-        lines=lines,
+        rows_are_lines=True,
         id_hashes=id_hashes,
+        ids_sorted=ids_sorted,
     )
+
+
+def _increasing(ids: list[str]) -> bool:
+    """Strictly increasing (so sorted and free of repeats), in one C-level pass."""
+    return all(map(operator.lt, ids, islice(ids, 1, None)))

@@ -1,0 +1,371 @@
+"""Whole-process benchmarks (issue 12): each figure a ratio against a reference run in turn with it.
+
+Run from the repository root (the checkout's code is what runs: ``PYTHONPATH`` is set to it)::
+
+    python bench/bench_speed.py                       # every case (about 15-25 minutes on 2 cores)
+    python bench/bench_speed.py --case startup --case compare500 --runs 9
+    python bench/bench_speed.py --list                # the cases and their goals
+
+Every measurement is a whole process (interpreter start, imports, reading, statistics, report),
+timed from outside: the command and its reference run alternately (A B A B ...) after one
+warm-up pair, so a machine that slows down slows both; each pair gives one ratio A/B and the
+median of those ratios is the figure. Peak memory is the child's own peak resident set size
+(``wait4``'s ``ru_maxrss``). Data files are generated into a temporary directory from a fixed
+seed, except the 500-item pair, which is real (``bench/data/swebench-verified``: two systems'
+SWE-bench Verified outcomes).
+
+Cases and goals (the reference is in brackets):
+
+- ``startup``: ``evalbot --version`` and ``evalbot --help`` [``python -c pass``] <= 3
+- ``compare500``: ``evalbot compare`` of the real 500-item pair as text, markdown and json
+  [``python -c "import numpy"``] <= 3
+- ``million``: 2 x 1,000,000 items, pass/fail, ``--format json``, the candidate in the same
+  order and shuffled [the stdlib ``json.loads`` of every line of the same two files] <= 0.3
+- ``peak3m``: 2 x 3,000,000 items, shuffled: peak memory < 500 MiB (and the ratio, as above)
+- ``repeats``: 100,000 items x 5 epochs per side [stdlib parse of the same files] <= 0.5
+- ``slices``: 2 x 1,000,000 items in 20 slices [stdlib parse of the same files] <= 0.5
+- ``continuous``: 2 x 1,000,000 float scores [the pass/fail compare of 2 x 1M] <= 2
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+REAL_PAIR = ROOT / "bench" / "data" / "swebench-verified"
+
+#: The reference program for "the stdlib-json parse of the same files".
+STDLIB_PARSE = (
+    "import json, sys\n"
+    "for path in sys.argv[1:]:\n"
+    "    with open(path, 'rb') as stream:\n"
+    "        for line in stream:\n"
+    "            json.loads(line)\n"
+)
+
+
+@dataclass(frozen=True, kw_only=True)
+class Run:
+    wall: float
+    cpu: float
+    peak_mib: float
+    code: int
+
+
+@dataclass(frozen=True, kw_only=True)
+class Figure:
+    name: str
+    command: str
+    reference: str
+    goal: str
+    wall: float
+    reference_wall: float
+    ratio: float
+    ratio_min: float
+    ratio_max: float
+    peak_mib: float
+    reference_peak_mib: float
+    runs: int
+
+
+def run_once(argv: Sequence[str], *, cwd: Path, env: dict[str, str]) -> Run:
+    """One whole process, timed from outside; its own peak RSS from ``wait4``."""
+    start = time.perf_counter()
+    proc = subprocess.Popen(
+        list(argv), cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+    )
+    assert proc.stderr is not None
+    err = proc.stderr.read()
+    _, status, usage = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - start
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    if proc.returncode not in (0, 1):
+        raise SystemExit(f"{' '.join(argv)} exited {proc.returncode}:\n{err.decode()}")
+    return Run(
+        wall=wall,
+        cpu=usage.ru_utime + usage.ru_stime,
+        peak_mib=usage.ru_maxrss / 1024,
+        code=proc.returncode,
+    )
+
+
+def compare_pair(
+    name: str,
+    goal: str,
+    command: Sequence[str],
+    reference: Sequence[str],
+    *,
+    runs: int,
+    cwd: Path,
+    env: dict[str, str],
+    show: Callable[[Sequence[str]], str],
+) -> Figure:
+    """A and B in turn, one warm-up pair first; the median of the per-pair ratios."""
+    run_once(command, cwd=cwd, env=env)
+    run_once(reference, cwd=cwd, env=env)
+    ours: list[Run] = []
+    theirs: list[Run] = []
+    for _ in range(runs):
+        ours.append(run_once(command, cwd=cwd, env=env))
+        theirs.append(run_once(reference, cwd=cwd, env=env))
+    ratios = [a.wall / b.wall for a, b in zip(ours, theirs, strict=True)]
+    figure = Figure(
+        name=name,
+        command=show(command),
+        reference=show(reference),
+        goal=goal,
+        wall=statistics.median(r.wall for r in ours),
+        reference_wall=statistics.median(r.wall for r in theirs),
+        ratio=statistics.median(ratios),
+        ratio_min=min(ratios),
+        ratio_max=max(ratios),
+        peak_mib=max(r.peak_mib for r in ours),
+        reference_peak_mib=max(r.peak_mib for r in theirs),
+        runs=runs,
+    )
+    print(
+        f"{name:<28} {figure.ratio:6.3f}x  [{figure.ratio_min:.3f}, {figure.ratio_max:.3f}]  "
+        f"{figure.wall:8.3f} s vs {figure.reference_wall:8.3f} s  peak {figure.peak_mib:6.0f} MiB"
+        f"  (goal {goal})",
+        flush=True,
+    )
+    return figure
+
+
+# ----------------------------------------------------------------------------- data
+
+
+def write_jsonl(path: Path, lines: Sequence[str]) -> Path:
+    with path.open("w", encoding="utf-8") as stream:
+        stream.write("\n".join(lines))
+        stream.write("\n")
+    return path
+
+
+def pass_fail_runs(
+    folder: Path, items: int, *, shuffled: bool, seed: int = 0, tag: str = ""
+) -> tuple[Path, Path]:
+    """``{"id": "q-0000001", "passed": true}`` per line; the candidate's rows in the same order
+    as the baseline's (sorted ids) or shuffled."""
+    rng = np.random.default_rng(seed)
+    ids = [f"q-{i:07d}" for i in range(items)]
+    base = rng.random(items) < 0.70
+    cand = np.where(rng.random(items) < 0.9, base, ~base)
+    order = rng.permutation(items) if shuffled else np.arange(items)
+    word = {True: "true", False: "false"}
+    baseline = write_jsonl(
+        folder / f"baseline{tag}.jsonl",
+        [f'{{"id": "{i}", "passed": {word[bool(p)]}}}' for i, p in zip(ids, base, strict=True)],
+    )
+    candidate = write_jsonl(
+        folder / f"candidate{tag}{'-shuffled' if shuffled else ''}.jsonl",
+        [f'{{"id": "{ids[k]}", "passed": {word[bool(cand[k])]}}}' for k in order.tolist()],
+    )
+    return baseline, candidate
+
+
+def score_runs(folder: Path, items: int, seed: int = 1) -> tuple[Path, Path]:
+    """Continuous scores in [0, 1] (a shared per-item difficulty plus noise), same order."""
+    rng = np.random.default_rng(seed)
+    difficulty = rng.beta(2, 2, items)
+    base = np.clip(difficulty + rng.normal(0, 0.1, items), 0, 1).round(4)
+    cand = np.clip(difficulty + 0.002 + rng.normal(0, 0.1, items), 0, 1).round(4)
+    ids = [f"q-{i:07d}" for i in range(items)]
+    baseline = write_jsonl(
+        folder / "baseline-score.jsonl",
+        [f'{{"id": "{i}", "score": {s!r}}}' for i, s in zip(ids, base.tolist(), strict=True)],
+    )
+    candidate = write_jsonl(
+        folder / "candidate-score.jsonl",
+        [f'{{"id": "{i}", "score": {s!r}}}' for i, s in zip(ids, cand.tolist(), strict=True)],
+    )
+    return baseline, candidate
+
+
+def repeat_runs(folder: Path, items: int, epochs: int, seed: int = 2) -> tuple[Path, Path]:
+    """``{"id", "epoch", "passed"}`` rows, item by item, each item ``epochs`` times."""
+    rng = np.random.default_rng(seed)
+    rate = rng.beta(2, 1.5, items)
+    paths = []
+    for side, shift in (("baseline", 0.0), ("candidate", 0.01)):
+        passed = rng.random((items, epochs)) < np.clip(rate + shift, 0, 1)[:, None]
+        lines = [
+            f'{{"id": "q-{i:06d}", "epoch": {e}, "passed": {"true" if passed[i, e] else "false"}}}'
+            for i in range(items)
+            for e in range(epochs)
+        ]
+        paths.append(write_jsonl(folder / f"{side}-repeats.jsonl", lines))
+    return paths[0], paths[1]
+
+
+def slice_runs(folder: Path, items: int, slices: int, seed: int = 3) -> tuple[Path, Path]:
+    """Pass/fail rows with a ``slice`` label out of ``slices`` names, same order."""
+    rng = np.random.default_rng(seed)
+    names = [f"topic-{k:02d}" for k in range(slices)]
+    label = rng.integers(0, slices, items)
+    base = rng.random(items) < 0.70
+    cand = np.where(rng.random(items) < 0.9, base, ~base)
+    paths = []
+    for side, values in (("baseline", base), ("candidate", cand)):
+        lines = [
+            f'{{"id": "q-{i:07d}", "passed": {"true" if v else "false"}, "slice": "{names[s]}"}}'
+            for i, (v, s) in enumerate(zip(values.tolist(), label.tolist(), strict=True))
+        ]
+        paths.append(write_jsonl(folder / f"{side}-slices.jsonl", lines))
+    return paths[0], paths[1]
+
+
+# ----------------------------------------------------------------------------- cases
+
+
+def evalbot_argv() -> list[str]:
+    """The installed console script beside this interpreter when there is one, else -m."""
+    script = Path(sys.executable).parent / "evalbot"
+    if script.exists():
+        return [str(script)]
+    return [sys.executable, "-m", "evalbot"]
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    cases = ("startup", "compare500", "million", "peak3m", "repeats", "slices", "continuous")
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--case", action="append", choices=cases, help="run only these")
+    parser.add_argument("--runs", type=int, default=7, help="pairs for the small cases")
+    parser.add_argument("--big-runs", type=int, default=3, help="pairs for the large cases")
+    parser.add_argument("--items", type=int, default=1_000_000, help="items per side (million)")
+    parser.add_argument("--json", type=Path, help="also write the figures here")
+    parser.add_argument("--list", action="store_true")
+    args = parser.parse_args(argv)
+    if args.list:
+        print(__doc__)
+        return 0
+    chosen = args.case or list(cases)
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    env.pop("EVALBOT_DEBUG", None)
+    py = sys.executable
+    evalbot = evalbot_argv()
+    figures: list[Figure] = []
+    started = time.perf_counter()
+
+    def show(command: Sequence[str]) -> str:
+        words = []
+        for word in command:
+            if word == py:
+                words.append("python")
+            elif word == str(Path(py).parent / "evalbot"):
+                words.append("evalbot")
+            elif word == STDLIB_PARSE:
+                words.append("<stdlib json.loads per line>")
+            else:
+                words.append(Path(word).name if os.sep in word else word)
+        return " ".join(words)
+
+    print(
+        f"python {sys.version.split()[0]}, numpy {np.__version__}, {os.cpu_count()} CPUs, "
+        f"load {os.getloadavg()[0]:.1f}",
+        flush=True,
+    )
+    with tempfile.TemporaryDirectory(prefix="evalbot-bench-") as tmp:
+        folder = Path(tmp)
+
+        def pair(name: str, goal: str, a: Sequence[str], b: Sequence[str], runs: int) -> None:
+            figures.append(
+                compare_pair(name, goal, a, b, runs=runs, cwd=folder, env=env, show=show)
+            )
+
+        if "startup" in chosen:
+            pair("--version", "<= 3", [*evalbot, "--version"], [py, "-c", "pass"], args.runs)
+            pair("--help", "<= 3", [*evalbot, "--help"], [py, "-c", "pass"], args.runs)
+        if "compare500" in chosen:
+            base, cand = REAL_PAIR / "baseline.jsonl", REAL_PAIR / "candidate.jsonl"
+            for fmt in ("text", "markdown", "json"):
+                pair(
+                    f"compare 500 ({fmt})",
+                    "<= 3",
+                    [*evalbot, "compare", str(base), str(cand), "--format", fmt],
+                    [py, "-c", "import numpy"],
+                    args.runs,
+                )
+        if "million" in chosen:
+            for shuffled in (False, True):
+                base, cand = pass_fail_runs(folder, args.items, shuffled=shuffled)
+                label = "shuffled" if shuffled else "same order"
+                pair(
+                    f"2 x {args.items:,} ({label})",
+                    "<= 0.3",
+                    [*evalbot, "compare", str(base), str(cand), "--format", "json"],
+                    [py, "-c", STDLIB_PARSE, str(base), str(cand)],
+                    args.big_runs,
+                )
+                cand.unlink()
+        if "peak3m" in chosen:
+            base, cand = pass_fail_runs(folder, 3_000_000, shuffled=True, tag="-3m")
+            pair(
+                "2 x 3,000,000 (shuffled)",
+                "peak < 500 MiB",
+                [*evalbot, "compare", str(base), str(cand), "--format", "json"],
+                [py, "-c", STDLIB_PARSE, str(base), str(cand)],
+                1,
+            )
+            base.unlink()
+            cand.unlink()
+        if "repeats" in chosen:
+            base, cand = repeat_runs(folder, 100_000, 5)
+            pair(
+                "repeats 100,000 x 5",
+                "<= 0.5",
+                [*evalbot, "compare", str(base), str(cand), "--format", "json"],
+                [py, "-c", STDLIB_PARSE, str(base), str(cand)],
+                args.big_runs,
+            )
+        if "slices" in chosen:
+            base, cand = slice_runs(folder, 1_000_000, 20)
+            pair(
+                "slices 1,000,000 x 20",
+                "<= 0.5",
+                [*evalbot, "compare", str(base), str(cand), "--format", "json"],
+                [py, "-c", STDLIB_PARSE, str(base), str(cand)],
+                args.big_runs,
+            )
+        if "continuous" in chosen:
+            base, cand = score_runs(folder, 1_000_000)
+            pf_base, pf_cand = pass_fail_runs(folder, 1_000_000, shuffled=False, tag="-pf")
+            pair(
+                "continuous 2 x 1,000,000",
+                "<= 2",
+                [*evalbot, "compare", str(base), str(cand), "--format", "json"],
+                [*evalbot, "compare", str(pf_base), str(pf_cand), "--format", "json"],
+                args.big_runs,
+            )
+    print(f"total {time.perf_counter() - started:.0f} s")
+    print()
+    print(
+        "| case | command | reference | ratio (median) | min-max | time | ref. time "
+        "| peak MiB | goal |"
+    )
+    print("|---|---|---|---:|---|---:|---:|---:|---|")
+    for f in figures:
+        print(
+            f"| {f.name} | `{f.command}` | `{f.reference}` | **{f.ratio:.2f}** | "
+            f"{f.ratio_min:.2f}-{f.ratio_max:.2f} | {f.wall:.3f} s | {f.reference_wall:.3f} s | "
+            f"{f.peak_mib:.0f} | {f.goal} |"
+        )
+    if args.json is not None:
+        args.json.write_text(json.dumps([f.__dict__ for f in figures], indent=2) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
