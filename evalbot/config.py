@@ -13,13 +13,12 @@ from __future__ import annotations
 
 import builtins
 import difflib
+import functools
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
-
-import yaml
 
 from evalbot.errors import ConfigError, InputError
 from evalbot.results.builder import show
@@ -338,45 +337,53 @@ ON_REFUSED_CHOICES = ("fail", "neutral")
 MAX_RESAMPLES = 1_000_000
 
 
-class _StrictLoader(yaml.SafeLoader):
-    """``yaml.safe_load`` that refuses aliases and repeated keys, with the file's name.
+@functools.cache
+def _strict_loader() -> type[Any]:
+    """The YAML loader class, made on first use: yaml is imported only when a config file is
+    read (a run without one never loads it)."""
+    import yaml
 
-    Aliases (``*name``) are refused where they appear, before anything is expanded: the plan
-    has no use for them, and an alias-of-aliases ("billion laughs") would otherwise be a few
-    hundred bytes that grow to gigabytes once printed (an error message quoting a value does).
-    A key given twice in one mapping is refused (YAML itself forbids it; PyYAML keeps the last).
-    """
+    class _StrictLoader(yaml.SafeLoader):
+        """``yaml.safe_load`` that refuses aliases and repeated keys, with the file's name.
 
-    source = ".evalbot.yml"
+        Aliases (``*name``) are refused where they appear, before anything is expanded: the plan
+        has no use for them, and an alias-of-aliases ("billion laughs") would otherwise be a few
+        hundred bytes that grow to gigabytes once printed (an error message quoting a value does).
+        A key given twice in one mapping is refused (YAML itself forbids it; PyYAML keeps the last).
+        """
 
-    def compose_node(self, parent: Any, index: Any) -> Any:
-        if self.check_event(yaml.AliasEvent):
-            event = self.peek_event()  # type: ignore[no-untyped-call]
-            raise ConfigError(
-                f"{self.source}:{event.start_mark.line + 1}: YAML aliases are not accepted "
-                f"(alias {show(event.anchor)}); write the value out"
-            )
-        return super().compose_node(parent, index)
+        source = ".evalbot.yml"
 
-    def construct_mapping(self, node: Any, deep: bool = False) -> Any:
-        if isinstance(node, yaml.MappingNode):
-            seen: dict[Any, int] = {}
-            for key_node, _ in node.value:
-                if not isinstance(key_node, yaml.ScalarNode) or key_node.tag.endswith(":merge"):
-                    continue
-                key = self.construct_object(key_node, deep=True)
-                line = key_node.start_mark.line + 1
-                try:
-                    first = seen.get(key)
-                except TypeError:
-                    continue  # unhashable: the base constructor reports it
-                if first is not None:
-                    raise ConfigError(
-                        f"{self.source}:{line}: duplicate key {show(key)} (first given on line "
-                        f"{first}); which one counts?"
-                    )
-                seen[key] = line
-        return super().construct_mapping(node, deep=deep)
+        def compose_node(self, parent: Any, index: Any) -> Any:
+            if self.check_event(yaml.AliasEvent):
+                event = self.peek_event()  # type: ignore[no-untyped-call]
+                raise ConfigError(
+                    f"{self.source}:{event.start_mark.line + 1}: YAML aliases are not accepted "
+                    f"(alias {show(event.anchor)}); write the value out"
+                )
+            return super().compose_node(parent, index)
+
+        def construct_mapping(self, node: Any, deep: bool = False) -> Any:
+            if isinstance(node, yaml.MappingNode):
+                seen: dict[Any, int] = {}
+                for key_node, _ in node.value:
+                    if not isinstance(key_node, yaml.ScalarNode) or key_node.tag.endswith(":merge"):
+                        continue
+                    key = self.construct_object(key_node, deep=True)
+                    line = key_node.start_mark.line + 1
+                    try:
+                        first = seen.get(key)
+                    except TypeError:
+                        continue  # unhashable: the base constructor reports it
+                    if first is not None:
+                        raise ConfigError(
+                            f"{self.source}:{line}: duplicate key {show(key)} (first given on line "
+                            f"{first}); which one counts?"
+                        )
+                    seen[key] = line
+            return super().construct_mapping(node, deep=deep)
+
+    return _StrictLoader
 
 
 #: Most ``[`` and ``{`` a plan may hold. PyYAML's scanner costs time quadratic in the depth of
@@ -392,7 +399,9 @@ def _load_yaml(text: str, source: str) -> Mapping[str, Any]:
             f"{source}: {brackets} `[`/`{{` characters, more than the {MAX_FLOW_BRACKETS} a "
             "plan may hold (refused unread: deeply nested flow collections are slow to parse)"
         )
-    loader = _StrictLoader(text)
+    import yaml
+
+    loader = _strict_loader()(text)
     loader.source = source
     try:
         data = loader.get_single_data()
