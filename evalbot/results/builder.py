@@ -217,7 +217,7 @@ def check_unique(ids: list[str], epochs: Any, where: Callable[[int], str]) -> In
     """Refuse a repeated id (or a repeated (id, epoch) when rows carry epochs).
 
     The common case (no repeat) costs one ``hash()`` per id and a numpy sort: distinct hashes
-    (with epochs: distinct (hash, epoch) pairs) prove distinct keys. Only when two agree is the
+    (with epochs: distinct mixes of hash and epoch) prove distinct keys. Only when two agree is the
     exact dict scan run, which names the first repeated row and where it was first seen.
     Returns the ids' hashes (for :attr:`Results.id_hashes`).
     """
@@ -229,10 +229,12 @@ def check_unique(ids: list[str], epochs: Any, where: Callable[[int], str]) -> In
         if (ordered[1:] != ordered[:-1]).all():
             return hashed
     else:
-        epoch_column = np.asarray(epochs, dtype=np.int64)
-        order = np.lexsort((epoch_column, hashed))
-        h, e = hashed[order], epoch_column[order]
-        if not ((h[1:] == h[:-1]) & (e[1:] == e[:-1])).any():
+        # one int64 key per (id, epoch): equal keys are the only candidates for a repeat
+        epoch_column = np.asarray(epochs, dtype=np.uint64)
+        with np.errstate(over="ignore"):
+            mixed = hashed.view(np.uint64) ^ (epoch_column * np.uint64(0x9E3779B97F4A7C15))
+        ordered = np.sort(mixed)
+        if (ordered[1:] != ordered[:-1]).all():
             return hashed
     keys: Any = ids if epochs is None else list(zip(ids, epochs.tolist(), strict=True))
     seen: dict[object, int] = {}

@@ -117,8 +117,19 @@ def _group_rows(
     hash, an exact dict does the grouping instead.
     """
     hashed = _hash_ids(ids, cached)
-    _, first, inverse = np.unique(hashed, return_index=True, return_inverse=True)
-    inverse = inverse.reshape(-1)
+    # The usual layout, item by item (each id's rows adjacent): runs of equal hashes, each
+    # hash starting one run only. Otherwise, a sort groups them.
+    starts = np.flatnonzero(np.concatenate(([True], hashed[1:] != hashed[:-1])))
+    run_hashes = hashed[starts]
+    if np.unique(run_hashes).size == starts.size:
+        first = starts
+        is_start = np.zeros(len(ids), dtype=np.int64)
+        is_start[starts] = 1
+        inverse = np.cumsum(is_start) - 1
+    else:
+        _, first, inverse = np.unique(hashed, return_index=True, return_inverse=True)
+        inverse = inverse.reshape(-1)
+    # equal hashes are not proof of equal ids: every row's id against its group's first
     if _objects(ids)[first[inverse]].tolist() != ids:
         index: dict[str, int] = {}
         rows = np.fromiter(

@@ -23,6 +23,7 @@ from typing import Any
 
 from evalbot.actions_env import parse_output_file
 from tests.fakegithub import FakeGitHub, Pull, Repo, Run, Workflow
+from tests.conftest import run_in_process
 from tests.fakegithub.plugin import APP_TOKEN
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -141,6 +142,18 @@ class Step:
         )
 
 
+def _in_process(env: dict[str, str], cwd: Path) -> subprocess.CompletedProcess[str]:
+    """``evalbot action`` in this process, under exactly ``env`` (restored afterwards)."""
+    saved = dict(os.environ)
+    os.environ.clear()
+    os.environ.update(env)
+    try:
+        return run_in_process(["action"], cwd=cwd)
+    finally:
+        os.environ.clear()
+        os.environ.update(saved)
+
+
 class World:
     """``octo/evals`` with evalbot installed, on a started fake GitHub."""
 
@@ -233,9 +246,28 @@ class World:
         payload: dict[str, Any] | None = None,
         *,
         extra_env: dict[str, str] | None = None,
+        process: bool = False,
         **inputs: str,
     ) -> StepResult:
-        return self.spawn(event_name, payload, extra_env=extra_env, **inputs).wait()
+        """One step of ``evalbot action``: in this process (``evalbot.cli.main`` under the
+        step's environment), or as ``python -m evalbot action`` with ``process``, from another
+        thread (one process has one environment and one cwd) or for another checkout's code
+        (``EVALBOT_UNDER_TEST``)."""
+        threaded = threading.current_thread() is not threading.main_thread()
+        if process or threaded or CODE != ROOT:
+            return self.spawn(event_name, payload, extra_env=extra_env, **inputs).wait()
+        if payload is None:
+            payload = pull_request_payload(self.pull)
+        env = self.env(event_name, payload, **inputs)
+        env.update(extra_env or {})
+        proc = _in_process(env, self.workspace)
+        return StepResult(
+            code=proc.returncode,
+            stdout=proc.stdout,
+            stderr=proc.stderr,
+            outputs=parse_output_file(Path(env["GITHUB_OUTPUT"]).read_text(encoding="utf-8")),
+            summary=Path(env["GITHUB_STEP_SUMMARY"]).read_text(encoding="utf-8"),
+        )
 
     def spawn(
         self,
@@ -245,7 +277,8 @@ class World:
         extra_env: dict[str, str] | None = None,
         **inputs: str,
     ) -> Step:
-        """Start the step without waiting for it (parallel runs); :meth:`Step.wait` ends it."""
+        """Start the step as a process without waiting for it (parallel runs); :meth:`Step.wait`
+        ends it."""
         if payload is None:
             payload = pull_request_payload(self.pull)
         env = self.env(event_name, payload, **inputs)

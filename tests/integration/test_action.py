@@ -1,5 +1,6 @@
-"""``evalbot action`` end to end: a subprocess with the runner's environment, the fake GitHub on
-127.0.0.1 (real HTTP, real PyGithub), assertions on the fake's final state."""
+"""``evalbot action`` end to end: the runner's environment (in process, or as a subprocess for
+the entry point and for concurrent runs), the fake GitHub on 127.0.0.1 (real HTTP, real
+PyGithub), assertions on the fake's final state."""
 
 from __future__ import annotations
 
@@ -34,7 +35,7 @@ def world(fake_github: FakeGitHub, tmp_path: Path) -> World:
 
 def test_pull_request_posts_one_sticky_comment_and_a_check(world: World) -> None:
     baseline_run = world.add_baseline_run()
-    first = world.run()
+    first = world.run(process=True)  # the real entry point once; in process elsewhere
     assert first.code == 0, first.stderr
     second = world.run()
     assert second.code == 0, second.stderr

@@ -302,10 +302,19 @@ def test_plan(
     assert f"The normal approximation would say {normal_items} items" in text.stdout
 
 
-def test_version_and_module_entry(run_cli: Run) -> None:
-    proc = run_cli("--version")
+def test_version_and_module_entry(run_cli_process: Run) -> None:
+    """The real entry point, ``python -m evalbot``, as a process (the other CLI tests call
+    ``evalbot.cli.main`` in process): version, a comparison, a gate failure, a usage error."""
+    proc = run_cli_process("--version")
     assert proc.returncode == 0
     assert proc.stdout.startswith("evalbot ")
+    example = run_cli_process("compare", "--example", "--format", "json")
+    assert example.returncode == 0, example.stderr
+    assert json.loads(example.stdout)["verdict"]["outcome"] == "improvement"
+    bad = run_cli_process("compare", "missing.jsonl", "other.jsonl")
+    assert bad.returncode == 2
+    assert bad.stdout == ""
+    assert bad.stderr == "evalbot: error: missing.jsonl: no such file or directory\n"
 
 
 def test_plan_reports_exact_and_simulated_power(run_cli: Run) -> None:

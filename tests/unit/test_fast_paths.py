@@ -220,13 +220,21 @@ def test_labels_from_one_side_only() -> None:
 # --- repeats, pass@k and slices -------------------------------------------------------------
 
 
-def test_grouping_rows_falls_back_to_exact_when_hashes_collide() -> None:
-    ids = ["b", "a", "b", "c", "a", "b"]
-    expected = [0, 1, 0, 2, 1, 0]
+@pytest.mark.parametrize(
+    ("ids", "expected", "items"),
+    [
+        (["b", "a", "b", "c", "a", "b"], [0, 1, 0, 2, 1, 0], ["b", "a", "c"]),  # interleaved
+        (["b", "b", "a", "a", "a", "c"], [0, 0, 1, 1, 1, 2], ["b", "a", "c"]),  # item by item
+        (["a", "a", "b", "a"], [0, 0, 1, 0], ["a", "b"]),  # an item's rows in two runs
+    ],
+)
+def test_grouping_rows_in_first_seen_order_and_exact_when_hashes_collide(
+    ids: list[str], expected: list[int], items: list[str]
+) -> None:
     for cached in (None, np.zeros(len(ids), dtype=np.int64)):  # every hash equal: a collision
-        rows, items, _ = _group_rows(ids, cached)
+        rows, got_items, _ = _group_rows(ids, cached)
         assert rows.tolist() == expected
-        assert items == ["b", "a", "c"]
+        assert got_items == items
 
 
 def loop_pass_at_k(n: Any, c: Any, k: int) -> float:
