@@ -22,8 +22,8 @@ from pathlib import Path
 from typing import Any
 
 from evalbot.actions_env import parse_output_file
-from tests.fakegithub import FakeGitHub, Pull, Repo, Run, Workflow
 from tests.conftest import run_in_process
+from tests.fakegithub import FakeGitHub, Pull, Repo, Run, Workflow
 from tests.fakegithub.plugin import APP_TOKEN
 
 ROOT = Path(__file__).resolve().parents[2]
