@@ -227,11 +227,9 @@ def locate(
     # arrays: the gather and the comparisons run in C).
     matched = np.flatnonzero(positions >= 0)
     if matched.size:
-        left = np.array(keys, dtype=object)[positions[matched]]
-        right = np.array(queries, dtype=object)
-        if matched.size != len(queries):
-            right = right[matched]
-        if not (left == right).all():
+        left = _objects(keys)[positions[matched]].tolist()
+        right = queries if matched.size == len(queries) else _take(queries, matched)
+        if left != right:  # list equality: one C loop, identical objects compared first
             return _locate_exact(keys, queries)
     return positions
 
