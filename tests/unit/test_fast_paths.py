@@ -299,3 +299,25 @@ def test_slices_grouped_with_arrays_equal_a_plain_grouping() -> None:
         assert result.candidate_rate == float(cand[mask].mean())
         assert result.table is not None
         assert result.table.fixed == int(((cand == 1) & (base == 0) & mask).sum())
+
+
+@pytest.mark.parametrize("chunk", [1, 16, 64])
+def test_reading_in_chunks_changes_nothing(chunk: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Files are scanned and decoded a few megabytes at a time; with tiny chunks every case
+    above still gives the same answer (a later chunk's integer id or new field widens the
+    whole file's decoding, a later chunk's repeated key still refuses it)."""
+    import evalbot.results.formats.fast_jsonl as fast_jsonl
+
+    monkeypatch.setattr(fast_jsonl, "_CHUNK", chunk)
+    later = b"".join(b'{"id": "q%d", "passed": true}\n' % i for i in range(20))
+    cases = {
+        **ACCEPTED,
+        "integer id in a later chunk": later + b'{"id": 7, "passed": false}\n',
+        "new field in a later chunk": later + b'{"id": "z", "passed": false, "error": "x"}\n',
+    }
+    for data in cases.values():
+        assert parse_fast(data, source="r.jsonl", options=OPTIONS) is not None
+        assert outcome(lambda d=data: parse_any("r.jsonl", d, OPTIONS)) == generic(data)
+    refused = {**REFUSED, "repeated key in a later chunk": later + REFUSED["repeated id key"]}
+    for data in refused.values():
+        assert parse_fast(data, source="r.jsonl", options=OPTIONS) is None

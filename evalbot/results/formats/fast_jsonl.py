@@ -14,7 +14,7 @@ its line number. So both paths give the same ``Results`` for every file the fast
 (property tests check it, and tests/unit/test_fast_paths.py feeds it what it must refuse).
 
 What it proves, each with one C-level pass over the bytes or over a column (no copy of the
-file; ``decode_lines`` reads it in place):
+file: ``decode_lines`` reads it in place, a few megabytes of lines at a time):
 
 - one record per line: the body starts with ``{``, every line break is followed by ``{`` (so
   no blank line, and no line starts inside a record: JSON strings hold no raw line break),
@@ -119,10 +119,6 @@ def _labels(values: list[Any]) -> list[str | None] | None:
     return None if labels.count(None) == len(labels) else labels
 
 
-def _column(rows: list[Any], name: str) -> list[Any]:
-    return list(map(operator.attrgetter(name), rows))
-
-
 def _strings(values: list[Any], kinds: set[type]) -> int:
     """How many of ``values`` are strings (each one quoted token in the file)."""
     if str not in kinds:
@@ -152,12 +148,30 @@ def _first_record(body: bytes) -> dict[str, Any]:
     return record
 
 
+#: Bytes scanned or decoded at a time: bounds the temporaries (a flag per byte, the decoded
+#: rows) to a few megabytes whatever the file's size.
+_CHUNK = 8 << 20
+
+
+def _chunks(body: bytes) -> list[tuple[int, int]]:
+    """``(start, end)`` spans of about ``_CHUNK`` bytes that end at a line break (or the end)."""
+    spans, start = [], 0
+    while start < len(body):
+        end = body.find(b"\n", start + _CHUNK) if start + _CHUNK < len(body) else -1
+        end = len(body) if end < 0 else end
+        spans.append((start, end))
+        start = end + 1
+    return spans
+
+
 def _check_lines(body: bytes, max_line: int) -> int:
     """The number of lines, once proven that each starts a record and none is too long."""
     if not body.startswith(b"{") or body.endswith(b"\n"):
         raise _Unusual
     octets = np.frombuffer(body, dtype=np.uint8)
-    breaks = np.flatnonzero(octets == 10)
+    breaks = np.concatenate(
+        [np.flatnonzero(octets[start:end] == 10) + start for start, end in _blocks(len(body))]
+    )
     if breaks.size and not (octets[breaks + 1] == 123).all():  # "\n{" (no break ends body)
         raise _Unusual  # a blank line, or a line that does not start with a record
     if len(body) > max_line:
@@ -167,9 +181,14 @@ def _check_lines(body: bytes, max_line: int) -> int:
     return int(breaks.size) + 1
 
 
+def _blocks(size: int) -> list[tuple[int, int]]:
+    return [(start, min(start + _CHUNK, size)) for start in range(0, size, _CHUNK)]
+
+
 def _real_quotes(body: bytes) -> int:
     """Quote marks that open or close a string (an escaped ``\\"`` is inside one)."""
-    quotes = int(np.count_nonzero(np.frombuffer(body, dtype=np.uint8) == 34))
+    octets = np.frombuffer(body, dtype=np.uint8)
+    quotes = sum(int(np.count_nonzero(octets[a:b] == 34)) for a, b in _blocks(len(body)))
     if b"\\" not in body:
         return quotes
     if b"\\\\" in body:
@@ -181,10 +200,23 @@ def _real_quotes(body: bytes) -> int:
 
 def _decode(
     body: bytes, metric: str, optional: tuple[str, ...], narrow: bool = True
-) -> tuple[list[Any], tuple[str, ...], bool]:
-    """The rows, the optional fields and whether the narrow types held."""
+) -> tuple[dict[str, list[Any]], int, tuple[str, ...], bool]:
+    """The decoded columns, the row count, the optional fields and whether the narrow types
+    held. Decoded a chunk of lines at a time, each chunk's rows dropped once its columns are
+    taken, so the rows of a whole large file never exist at once."""
+    decoder = _decoder(metric, optional, narrow)
+    names = ("id", metric, *optional)
+    columns: dict[str, list[Any]] = {name: [] for name in names}
+    getters = [(columns[name], operator.attrgetter(name)) for name in names]
+    view = memoryview(body)
+    rows = 0
     try:
-        return _decoder(metric, optional, narrow).decode_lines(body), optional, narrow
+        for start, end in _chunks(body):
+            chunk = decoder.decode_lines(view[start:end])
+            rows += len(chunk)
+            for column, getter in getters:
+                column.extend(map(getter, chunk))
+            del chunk
     except msgspec.DecodeError as error:
         message = str(error)
         if narrow and message.endswith((".id`", f".{metric}`")):
@@ -196,6 +228,7 @@ def _decode(
         raise _Unusual from None
     except (RecursionError, ValueError):
         raise _Unusual from None
+    return columns, rows, optional, narrow
 
 
 def _parse(data: bytes, source: str, options: ReadOptions) -> Results:
@@ -213,12 +246,9 @@ def _parse(data: bytes, source: str, options: ReadOptions) -> Results:
     first = _first_record(body)
     metric = options.metric or ("passed" if "passed" in first else "score")
     optional = tuple(name for name in _OPTIONAL if name in first)
-    rows, optional, narrow = _decode(body, metric, optional)
-    n = len(rows)
+    columns, n, optional, narrow = _decode(body, metric, optional)
     if n != lines:
         raise _Unusual
-    columns = {name: _column(rows, name) for name in ("id", metric, *optional)}
-    del rows
     ids: list[Any] = columns["id"]
     id_kinds: set[type] = {str} if narrow else set(map(type, ids))
     keys, strings = 2 * n, _strings(ids, id_kinds)
