@@ -13,6 +13,7 @@ import json
 import math
 import random
 from typing import Any
+from unittest import mock
 
 import numpy as np
 import pytest
@@ -20,8 +21,7 @@ import pytest
 from evalbot.compare import compute_slices
 from evalbot.config import Config
 from evalbot.errors import InputError, PairingError
-from evalbot.results.formats import parse_any
-from evalbot.results.formats.default import decode_text, parse_jsonl_generic
+from evalbot.results.formats import fast_jsonl, parse_any
 from evalbot.results.formats.fast_jsonl import parse_fast
 from evalbot.results.model import Paired, Results
 from evalbot.results.options import ReadOptions
@@ -51,10 +51,9 @@ def outcome(parse: Any) -> tuple[Any, ...]:
 
 
 def generic(data: bytes) -> tuple[Any, ...]:
-    """The general path alone (what ``default.parse`` does when the fast path declines)."""
-    return outcome(
-        lambda: parse_jsonl_generic(decode_text(data, "r.jsonl"), source="r.jsonl", options=OPTIONS)
-    )
+    """What reading the file gives with the fast path switched off: the general path alone."""
+    with mock.patch.object(fast_jsonl, "parse_fast", return_value=None):
+        return outcome(lambda: parse_any("r.jsonl", data, OPTIONS))
 
 
 REFUSED = {
@@ -306,8 +305,6 @@ def test_reading_in_chunks_changes_nothing(chunk: int, monkeypatch: pytest.Monke
     """Files are scanned and decoded a few megabytes at a time; with tiny chunks every case
     above still gives the same answer (a later chunk's integer id or new field widens the
     whole file's decoding, a later chunk's repeated key still refuses it)."""
-    import evalbot.results.formats.fast_jsonl as fast_jsonl
-
     monkeypatch.setattr(fast_jsonl, "_CHUNK", chunk)
     later = b"".join(b'{"id": "q%d", "passed": true}\n' % i for i in range(20))
     cases = {
