@@ -2,7 +2,7 @@
 
 Run from the repository root (the checkout's code is what runs: ``PYTHONPATH`` is set to it)::
 
-    python bench/bench_speed.py                       # every case (about 15-25 minutes on 2 cores)
+    python bench/bench_speed.py                       # every case (about 15 minutes on 2 cores)
     python bench/bench_speed.py --case startup --case compare500 --runs 9
     python bench/bench_speed.py --list                # the cases and their goals
 
@@ -24,7 +24,9 @@ Cases and goals (the reference is in brackets):
 - ``peak3m``: 2 x 3,000,000 items, shuffled: peak memory < 500 MiB (and the ratio, as above)
 - ``repeats``: 100,000 items x 5 epochs per side [stdlib parse of the same files] <= 0.5
 - ``slices``: 2 x 1,000,000 items in 20 slices [stdlib parse of the same files] <= 0.5
-- ``continuous``: 2 x 1,000,000 float scores [the pass/fail compare of 2 x 1M] <= 2
+- ``continuous``: 2 x 1,000,000 float scores [the pass/fail compare of 2 x 1M] <= 2 (one pair,
+  no warm-up, by default: while the continuous interval is the O(B x N) bootstrap, a run takes
+  minutes)
 """
 
 from __future__ import annotations
@@ -111,10 +113,12 @@ def compare_pair(
     cwd: Path,
     env: dict[str, str],
     show: Callable[[Sequence[str]], str],
+    warmup: bool = True,
 ) -> Figure:
     """A and B in turn, one warm-up pair first; the median of the per-pair ratios."""
-    run_once(command, cwd=cwd, env=env)
-    run_once(reference, cwd=cwd, env=env)
+    if warmup:
+        run_once(command, cwd=cwd, env=env)
+        run_once(reference, cwd=cwd, env=env)
     ours: list[Run] = []
     theirs: list[Run] = []
     for _ in range(runs):
@@ -230,6 +234,27 @@ def slice_runs(folder: Path, items: int, slices: int, seed: int = 3) -> tuple[Pa
 # ----------------------------------------------------------------------------- cases
 
 
+WRITERS: dict[str, Callable[[Path], object]] = {
+    "same": lambda folder: pass_fail_runs(folder, ITEMS, shuffled=False),
+    "shuffled": lambda folder: pass_fail_runs(folder, ITEMS, shuffled=True),
+    "3m": lambda folder: pass_fail_runs(folder, 3_000_000, shuffled=True, tag="-3m"),
+    "repeats": lambda folder: repeat_runs(folder, 100_000, 5),
+    "slices": lambda folder: slice_runs(folder, 1_000_000, 20),
+    "scores": lambda folder: score_runs(folder, 1_000_000),
+    "pass-fail": lambda folder: pass_fail_runs(folder, 1_000_000, shuffled=False, tag="-pf"),
+}
+ITEMS = 1_000_000
+
+
+def write(kind: str, folder: Path, items: int) -> None:
+    """Write one case's files in a child process: the benchmark process stays small, and
+    a child's peak memory (``ru_maxrss``) starts from its parent's at ``exec``."""
+    subprocess.run(
+        [sys.executable, __file__, "--write", kind, str(folder), "--items", str(items)],
+        check=True,
+    )
+
+
 def evalbot_argv() -> list[str]:
     """The installed console script beside this interpreter when there is one, else -m."""
     script = Path(sys.executable).parent / "evalbot"
@@ -244,10 +269,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--case", action="append", choices=cases, help="run only these")
     parser.add_argument("--runs", type=int, default=7, help="pairs for the small cases")
     parser.add_argument("--big-runs", type=int, default=3, help="pairs for the large cases")
+    parser.add_argument("--continuous-runs", type=int, default=1, help="pairs (continuous)")
     parser.add_argument("--items", type=int, default=1_000_000, help="items per side (million)")
     parser.add_argument("--json", type=Path, help="also write the figures here")
     parser.add_argument("--list", action="store_true")
+    parser.add_argument("--write", nargs=2, metavar=("CASE", "FOLDER"), help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    if args.write:
+        global ITEMS
+        ITEMS = args.items
+        WRITERS[args.write[0]](Path(args.write[1]))
+        return 0
     if args.list:
         print(__doc__)
         return 0
@@ -280,9 +312,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="evalbot-bench-") as tmp:
         folder = Path(tmp)
 
-        def pair(name: str, goal: str, a: Sequence[str], b: Sequence[str], runs: int) -> None:
+        def pair(
+            name: str, goal: str, a: Sequence[str], b: Sequence[str], runs: int, warmup: bool = True
+        ) -> None:
             figures.append(
-                compare_pair(name, goal, a, b, runs=runs, cwd=folder, env=env, show=show)
+                compare_pair(
+                    name, goal, a, b, runs=runs, cwd=folder, env=env, show=show, warmup=warmup
+                )
             )
 
         if "startup" in chosen:
@@ -300,7 +336,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                 )
         if "million" in chosen:
             for shuffled in (False, True):
-                base, cand = pass_fail_runs(folder, args.items, shuffled=shuffled)
+                write("shuffled" if shuffled else "same", folder, args.items)
+                base = folder / "baseline.jsonl"
+                cand = folder / f"candidate{'-shuffled' if shuffled else ''}.jsonl"
                 label = "shuffled" if shuffled else "same order"
                 pair(
                     f"2 x {args.items:,} ({label})",
@@ -311,7 +349,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 )
                 cand.unlink()
         if "peak3m" in chosen:
-            base, cand = pass_fail_runs(folder, 3_000_000, shuffled=True, tag="-3m")
+            write("3m", folder, args.items)
+            base, cand = folder / "baseline-3m.jsonl", folder / "candidate-3m-shuffled.jsonl"
             pair(
                 "2 x 3,000,000 (shuffled)",
                 "peak < 500 MiB",
@@ -322,7 +361,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             base.unlink()
             cand.unlink()
         if "repeats" in chosen:
-            base, cand = repeat_runs(folder, 100_000, 5)
+            write("repeats", folder, args.items)
+            base, cand = folder / "baseline-repeats.jsonl", folder / "candidate-repeats.jsonl"
             pair(
                 "repeats 100,000 x 5",
                 "<= 0.5",
@@ -331,7 +371,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 args.big_runs,
             )
         if "slices" in chosen:
-            base, cand = slice_runs(folder, 1_000_000, 20)
+            write("slices", folder, args.items)
+            base, cand = folder / "baseline-slices.jsonl", folder / "candidate-slices.jsonl"
             pair(
                 "slices 1,000,000 x 20",
                 "<= 0.5",
@@ -340,14 +381,17 @@ def main(argv: Sequence[str] | None = None) -> int:
                 args.big_runs,
             )
         if "continuous" in chosen:
-            base, cand = score_runs(folder, 1_000_000)
-            pf_base, pf_cand = pass_fail_runs(folder, 1_000_000, shuffled=False, tag="-pf")
+            write("scores", folder, args.items)
+            write("pass-fail", folder, args.items)
+            base, cand = folder / "baseline-score.jsonl", folder / "candidate-score.jsonl"
+            pf_base, pf_cand = folder / "baseline-pf.jsonl", folder / "candidate-pf.jsonl"
             pair(
                 "continuous 2 x 1,000,000",
                 "<= 2",
                 [*evalbot, "compare", str(base), str(cand), "--format", "json"],
                 [*evalbot, "compare", str(pf_base), str(pf_cand), "--format", "json"],
-                args.big_runs,
+                args.continuous_runs,
+                warmup=False,  # minutes per run while the bootstrap is O(B x N)
             )
     print(f"total {time.perf_counter() - started:.0f} s")
     print()

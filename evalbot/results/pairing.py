@@ -338,6 +338,8 @@ def pair(baseline: Results, candidate: Results, *, missing: Missing = "error") -
             return None
         if identity and (base_column is None or cand_column is None):
             return list(cand_column if cand_column is not None else base_column or [])
+        if identity and cand_column is not None and None not in cand_column:
+            return list(cand_column)  # the candidate labels every item: nothing to fill
         out = np.full(len(ids), None, dtype=object)
         if cand_column is not None:
             present = pos_cand >= 0

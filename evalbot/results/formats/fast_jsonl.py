@@ -105,9 +105,9 @@ def _floats(values: list[Any]) -> Any:
         raise _Unusual from None
 
 
-def _labels(values: list[Any]) -> list[str | None] | None:
-    """Slice/cluster labels as the generic path reads them: "" and null (or absent) are none."""
-    kinds = set(map(type, values))
+def _labels(values: list[Any], kinds: set[type]) -> list[str | None] | None:
+    """Slice/cluster labels as the generic path reads them: "" and null (or absent) are none.
+    ``kinds`` is the set of the values' types."""
     if kinds <= {UnsetType, type(None)}:
         return None
     if kinds == {str} and "" not in values:
@@ -257,9 +257,10 @@ def _parse(data: bytes, source: str, options: ReadOptions) -> Results:
     if not all(ids) or any(map(str.isspace, ids)):
         raise _Unusual  # an empty or blank id: the generic path names it
     present: dict[str, list[Any]] = {}
+    types: dict[str, set[type]] = {}
     for name in optional:
         values = columns[name]
-        kinds = set(map(type, values))
+        kinds = types[name] = set(map(type, values))
         if not kinds <= _SCALARS:
             raise _Unusual
         absent = values.count(UNSET) if UnsetType in kinds else 0
@@ -319,8 +320,8 @@ def _parse(data: bytes, source: str, options: ReadOptions) -> Results:
         scores=scores,
         kind=kind,
         epochs=epochs,
-        slices=_labels(present["slice"]) if "slice" in present else None,
-        clusters=_labels(present["cluster"]) if "cluster" in present else None,
+        slices=_labels(present["slice"], types["slice"]) if "slice" in present else None,
+        clusters=_labels(present["cluster"], types["cluster"]) if "cluster" in present else None,
         costs=costs,
         errors=errors,
         rows_are_lines=True,
