@@ -20,6 +20,7 @@ import re
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -44,14 +45,19 @@ def reference(image: str) -> float:
 
 
 def action_runs(image: str) -> list[float]:
-    proc = subprocess.run(
-        [sys.executable, str(ROOT / "tests/container/run_container_test.py"), "--image", image],
-        capture_output=True,
-        text=True,
-        check=True,
-        env=podman_env(),
-    )
-    return [float(s) for s in re.findall(r"container run \d: exit 0 in ([0-9.]+) s", proc.stdout)]
+    # output through a file, not a pipe: a straggling child cannot keep this waiting
+    with tempfile.TemporaryFile(mode="w+") as out:
+        subprocess.run(
+            [sys.executable, str(ROOT / "tests/container/run_container_test.py"), "--image", image],
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            check=True,
+            env=podman_env(),
+            timeout=600,
+        )
+        out.seek(0)
+        text = out.read()
+    return [float(s) for s in re.findall(r"container run \d: exit 0 in ([0-9.]+) s", text)]
 
 
 def main() -> int:

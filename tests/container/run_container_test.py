@@ -184,7 +184,12 @@ def main() -> int:
             steps = [run_step(args.image, url, work, n) for n in (1, 2)]
         finally:
             fake.send_signal(signal.SIGTERM)
-            fake.wait(timeout=30)
+            try:
+                fake.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                fake.kill()  # never leave it running (it would hold its caller's pipes open)
+                fake.wait()
+                raise AssertionError("the fake GitHub did not stop within 30 s") from None
         for n, (code, took, _outputs, log) in enumerate(steps, start=1):
             print(f"container run {n}: exit {code} in {took:.1f} s")
             if code != 0:
