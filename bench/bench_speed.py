@@ -263,10 +263,118 @@ def evalbot_argv() -> list[str]:
     return [sys.executable, "-m", "evalbot"]
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    cases = ("startup", "compare500", "million", "peak3m", "repeats", "slices", "continuous")
+CASES = ("startup", "compare500", "million", "peak3m", "repeats", "slices", "continuous")
+
+
+class Bench:
+    """The cases, each a method, sharing the data folder, the environment and the figures."""
+
+    def __init__(self, args: argparse.Namespace, folder: Path) -> None:
+        self.args = args
+        self.folder = folder
+        self.env = {**os.environ, "PYTHONPATH": str(ROOT)}
+        self.env.pop("EVALBOT_DEBUG", None)
+        self.py = sys.executable
+        self.evalbot = evalbot_argv()
+        self.figures: list[Figure] = []
+
+    def show(self, command: Sequence[str]) -> str:
+        names = {self.py: "python", str(Path(self.py).parent / "evalbot"): "evalbot"}
+        names[STDLIB_PARSE] = "<stdlib json.loads per line>"
+        return " ".join(
+            names.get(word, Path(word).name if os.sep in word else word) for word in command
+        )
+
+    def pair(
+        self,
+        name: str,
+        goal: str,
+        a: Sequence[str],
+        b: Sequence[str],
+        runs: int,
+        warmup: bool = True,
+    ) -> None:
+        self.figures.append(
+            compare_pair(
+                name, goal, a, b, runs=runs, cwd=self.folder, env=self.env, show=self.show,
+                warmup=warmup,
+            )
+        )  # fmt: skip
+
+    def against_stdlib(self, name: str, goal: str, base: Path, cand: Path, runs: int) -> None:
+        self.pair(
+            name,
+            goal,
+            [*self.evalbot, "compare", str(base), str(cand), "--format", "json"],
+            [self.py, "-c", STDLIB_PARSE, str(base), str(cand)],
+            runs,
+        )
+
+    def startup(self) -> None:
+        for flag in ("--version", "--help"):
+            self.pair(flag, "<= 3", [*self.evalbot, flag], [self.py, "-c", "pass"], self.args.runs)
+
+    def compare500(self) -> None:
+        base, cand = REAL_PAIR / "baseline.jsonl", REAL_PAIR / "candidate.jsonl"
+        for fmt in ("text", "markdown", "json"):
+            self.pair(
+                f"compare 500 ({fmt})",
+                "<= 3",
+                [*self.evalbot, "compare", str(base), str(cand), "--format", fmt],
+                [self.py, "-c", "import numpy"],
+                self.args.runs,
+            )
+
+    def million(self) -> None:
+        for shuffled in (False, True):
+            write("shuffled" if shuffled else "same", self.folder, self.args.items)
+            cand = self.folder / f"candidate{'-shuffled' if shuffled else ''}.jsonl"
+            label = "shuffled" if shuffled else "same order"
+            self.against_stdlib(
+                f"2 x {self.args.items:,} ({label})",
+                "<= 0.3",
+                self.folder / "baseline.jsonl",
+                cand,
+                self.args.big_runs,
+            )
+            cand.unlink()
+
+    def peak3m(self) -> None:
+        write("3m", self.folder, self.args.items)
+        base = self.folder / "baseline-3m.jsonl"
+        cand = self.folder / "candidate-3m-shuffled.jsonl"
+        self.against_stdlib("2 x 3,000,000 (shuffled)", "peak < 500 MiB", base, cand, 1)
+        base.unlink()
+        cand.unlink()
+
+    def repeats(self) -> None:
+        write("repeats", self.folder, self.args.items)
+        base, cand = (self.folder / f"{side}-repeats.jsonl" for side in ("baseline", "candidate"))
+        self.against_stdlib("repeats 100,000 x 5", "<= 0.5", base, cand, self.args.big_runs)
+
+    def slices(self) -> None:
+        write("slices", self.folder, self.args.items)
+        base, cand = (self.folder / f"{side}-slices.jsonl" for side in ("baseline", "candidate"))
+        self.against_stdlib("slices 1,000,000 x 20", "<= 0.5", base, cand, self.args.big_runs)
+
+    def continuous(self) -> None:
+        write("scores", self.folder, self.args.items)
+        write("pass-fail", self.folder, self.args.items)
+        base, cand = (self.folder / f"{side}-score.jsonl" for side in ("baseline", "candidate"))
+        pf_base, pf_cand = (self.folder / f"{side}-pf.jsonl" for side in ("baseline", "candidate"))
+        self.pair(
+            "continuous 2 x 1,000,000",
+            "<= 2",
+            [*self.evalbot, "compare", str(base), str(cand), "--format", "json"],
+            [*self.evalbot, "compare", str(pf_base), str(pf_cand), "--format", "json"],
+            self.args.continuous_runs,
+            warmup=False,  # minutes per run while the bootstrap is O(B x N)
+        )
+
+
+def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--case", action="append", choices=cases, help="run only these")
+    parser.add_argument("--case", action="append", choices=CASES, help="run only these")
     parser.add_argument("--runs", type=int, default=7, help="pairs for the small cases")
     parser.add_argument("--big-runs", type=int, default=3, help="pairs for the large cases")
     parser.add_argument("--continuous-runs", type=int, default=1, help="pairs (continuous)")
@@ -274,127 +382,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--json", type=Path, help="also write the figures here")
     parser.add_argument("--list", action="store_true")
     parser.add_argument("--write", nargs=2, metavar=("CASE", "FOLDER"), help=argparse.SUPPRESS)
-    args = parser.parse_args(argv)
-    if args.write:
-        global ITEMS
-        ITEMS = args.items
-        WRITERS[args.write[0]](Path(args.write[1]))
-        return 0
-    if args.list:
-        print(__doc__)
-        return 0
-    chosen = args.case or list(cases)
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    env.pop("EVALBOT_DEBUG", None)
-    py = sys.executable
-    evalbot = evalbot_argv()
-    figures: list[Figure] = []
-    started = time.perf_counter()
+    return parser.parse_args(argv)
 
-    def show(command: Sequence[str]) -> str:
-        words = []
-        for word in command:
-            if word == py:
-                words.append("python")
-            elif word == str(Path(py).parent / "evalbot"):
-                words.append("evalbot")
-            elif word == STDLIB_PARSE:
-                words.append("<stdlib json.loads per line>")
-            else:
-                words.append(Path(word).name if os.sep in word else word)
-        return " ".join(words)
 
-    print(
-        f"python {sys.version.split()[0]}, numpy {np.__version__}, {os.cpu_count()} CPUs, "
-        f"load {os.getloadavg()[0]:.1f}",
-        flush=True,
-    )
-    with tempfile.TemporaryDirectory(prefix="evalbot-bench-") as tmp:
-        folder = Path(tmp)
-
-        def pair(
-            name: str, goal: str, a: Sequence[str], b: Sequence[str], runs: int, warmup: bool = True
-        ) -> None:
-            figures.append(
-                compare_pair(
-                    name, goal, a, b, runs=runs, cwd=folder, env=env, show=show, warmup=warmup
-                )
-            )
-
-        if "startup" in chosen:
-            pair("--version", "<= 3", [*evalbot, "--version"], [py, "-c", "pass"], args.runs)
-            pair("--help", "<= 3", [*evalbot, "--help"], [py, "-c", "pass"], args.runs)
-        if "compare500" in chosen:
-            base, cand = REAL_PAIR / "baseline.jsonl", REAL_PAIR / "candidate.jsonl"
-            for fmt in ("text", "markdown", "json"):
-                pair(
-                    f"compare 500 ({fmt})",
-                    "<= 3",
-                    [*evalbot, "compare", str(base), str(cand), "--format", fmt],
-                    [py, "-c", "import numpy"],
-                    args.runs,
-                )
-        if "million" in chosen:
-            for shuffled in (False, True):
-                write("shuffled" if shuffled else "same", folder, args.items)
-                base = folder / "baseline.jsonl"
-                cand = folder / f"candidate{'-shuffled' if shuffled else ''}.jsonl"
-                label = "shuffled" if shuffled else "same order"
-                pair(
-                    f"2 x {args.items:,} ({label})",
-                    "<= 0.3",
-                    [*evalbot, "compare", str(base), str(cand), "--format", "json"],
-                    [py, "-c", STDLIB_PARSE, str(base), str(cand)],
-                    args.big_runs,
-                )
-                cand.unlink()
-        if "peak3m" in chosen:
-            write("3m", folder, args.items)
-            base, cand = folder / "baseline-3m.jsonl", folder / "candidate-3m-shuffled.jsonl"
-            pair(
-                "2 x 3,000,000 (shuffled)",
-                "peak < 500 MiB",
-                [*evalbot, "compare", str(base), str(cand), "--format", "json"],
-                [py, "-c", STDLIB_PARSE, str(base), str(cand)],
-                1,
-            )
-            base.unlink()
-            cand.unlink()
-        if "repeats" in chosen:
-            write("repeats", folder, args.items)
-            base, cand = folder / "baseline-repeats.jsonl", folder / "candidate-repeats.jsonl"
-            pair(
-                "repeats 100,000 x 5",
-                "<= 0.5",
-                [*evalbot, "compare", str(base), str(cand), "--format", "json"],
-                [py, "-c", STDLIB_PARSE, str(base), str(cand)],
-                args.big_runs,
-            )
-        if "slices" in chosen:
-            write("slices", folder, args.items)
-            base, cand = folder / "baseline-slices.jsonl", folder / "candidate-slices.jsonl"
-            pair(
-                "slices 1,000,000 x 20",
-                "<= 0.5",
-                [*evalbot, "compare", str(base), str(cand), "--format", "json"],
-                [py, "-c", STDLIB_PARSE, str(base), str(cand)],
-                args.big_runs,
-            )
-        if "continuous" in chosen:
-            write("scores", folder, args.items)
-            write("pass-fail", folder, args.items)
-            base, cand = folder / "baseline-score.jsonl", folder / "candidate-score.jsonl"
-            pf_base, pf_cand = folder / "baseline-pf.jsonl", folder / "candidate-pf.jsonl"
-            pair(
-                "continuous 2 x 1,000,000",
-                "<= 2",
-                [*evalbot, "compare", str(base), str(cand), "--format", "json"],
-                [*evalbot, "compare", str(pf_base), str(pf_cand), "--format", "json"],
-                args.continuous_runs,
-                warmup=False,  # minutes per run while the bootstrap is O(B x N)
-            )
-    print(f"total {time.perf_counter() - started:.0f} s")
-    print()
+def print_table(figures: list[Figure]) -> None:
     print(
         "| case | command | reference | ratio (median) | min-max | time | ref. time "
         "| peak MiB | goal |"
@@ -406,8 +397,33 @@ def main(argv: Sequence[str] | None = None) -> int:
             f"{f.ratio_min:.2f}-{f.ratio_max:.2f} | {f.wall:.3f} s | {f.reference_wall:.3f} s | "
             f"{f.peak_mib:.0f} | {f.goal} |"
         )
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = parse_args(argv)
+    if args.write:
+        global ITEMS
+        ITEMS = args.items
+        WRITERS[args.write[0]](Path(args.write[1]))
+        return 0
+    if args.list:
+        print(__doc__)
+        return 0
+    started = time.perf_counter()
+    print(
+        f"python {sys.version.split()[0]}, numpy {np.__version__}, {os.cpu_count()} CPUs, "
+        f"load {os.getloadavg()[0]:.1f}",
+        flush=True,
+    )
+    with tempfile.TemporaryDirectory(prefix="evalbot-bench-") as tmp:
+        bench = Bench(args, Path(tmp))
+        for case in args.case or CASES:
+            getattr(bench, case)()
+    print(f"total {time.perf_counter() - started:.0f} s")
+    print()
+    print_table(bench.figures)
     if args.json is not None:
-        args.json.write_text(json.dumps([f.__dict__ for f in figures], indent=2) + "\n")
+        args.json.write_text(json.dumps([f.__dict__ for f in bench.figures], indent=2) + "\n")
     return 0
 
 

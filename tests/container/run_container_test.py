@@ -147,6 +147,41 @@ def run_step(image: str, url: str, work: Path, n: int) -> tuple[int, float, dict
     return proc.returncode, took, outputs, log
 
 
+def run_with_fake(image: str, python: str, work: Path) -> list[Any]:
+    """Start the fake GitHub, run the image twice against it, stop the fake (killed, and
+    reported, should it not stop: it would hold its caller's pipes open)."""
+    fake = subprocess.Popen(
+        [
+            python,
+            "-m",
+            "tests.fakegithub",
+            "--seed",
+            str(work / "seed.json"),
+            "--state-out",
+            str(work / "state.json"),
+            "--url-file",
+            str(work / "url.txt"),
+        ],
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+    )
+    try:
+        for _ in range(100):
+            if (work / "url.txt").exists():
+                break
+            time.sleep(0.1)
+        url = (work / "url.txt").read_text().strip()
+        return [run_step(image, url, work, n) for n in (1, 2)]
+    finally:
+        fake.send_signal(signal.SIGTERM)
+        try:
+            fake.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            fake.kill()
+            fake.wait()
+            raise AssertionError("the fake GitHub did not stop within 30 s") from None
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--image", default="localhost/evalbot-action:test")
@@ -160,36 +195,7 @@ def main() -> int:
         results.mkdir(parents=True)
         candidate = ROOT / "evalbot" / "data" / "example" / "candidate.jsonl"
         (results / "candidate.jsonl").write_text(candidate.read_text(), encoding="utf-8")
-        fake = subprocess.Popen(
-            [
-                args.python,
-                "-m",
-                "tests.fakegithub",
-                "--seed",
-                str(work / "seed.json"),
-                "--state-out",
-                str(work / "state.json"),
-                "--url-file",
-                str(work / "url.txt"),
-            ],
-            cwd=ROOT,
-            stdout=subprocess.DEVNULL,
-        )
-        try:
-            for _ in range(100):
-                if (work / "url.txt").exists():
-                    break
-                time.sleep(0.1)
-            url = (work / "url.txt").read_text().strip()
-            steps = [run_step(args.image, url, work, n) for n in (1, 2)]
-        finally:
-            fake.send_signal(signal.SIGTERM)
-            try:
-                fake.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                fake.kill()  # never leave it running (it would hold its caller's pipes open)
-                fake.wait()
-                raise AssertionError("the fake GitHub did not stop within 30 s") from None
+        steps = run_with_fake(args.image, args.python, work)
         for n, (code, took, _outputs, log) in enumerate(steps, start=1):
             print(f"container run {n}: exit {code} in {took:.1f} s")
             if code != 0:

@@ -32,7 +32,7 @@ print(json.dumps({"code": code, "modules": sorted(sys.modules)}))
 """
 
 #: Loaded only by the action, or by nothing on these paths.
-NEVER = ("github", "requests", "urllib3", "evalbot.action", "evalbot.github_io")
+NEVER = ("github", "requests", "urllib3", "scipy.stats", "evalbot.action", "evalbot.github_io")
 
 
 def loaded(*argv: str, cwd: Path) -> tuple[int, set[str]]:
@@ -94,17 +94,3 @@ def test_a_config_file_loads_yaml(tmp_path: Path) -> None:
     assert code == 0
     assert present(modules, "yaml")
     assert not present(modules, "jinja2")
-
-
-@pytest.mark.xfail(
-    strict=True,
-    reason="the power line (evalbot.stats.power) still imports scipy.stats; the statistics "
-    "change of issue 12 removes it, and then this marker goes",
-)
-def test_compare_does_not_load_scipy_stats(tmp_path: Path) -> None:
-    code, modules = loaded(
-        "compare", str(PAIR / "baseline.jsonl"), str(PAIR / "candidate.jsonl"), "--format", "json",
-        cwd=tmp_path,
-    )  # fmt: skip
-    assert code == 0
-    assert not present(modules, "scipy.stats")
