@@ -36,7 +36,13 @@ NEVER = ("github", "requests", "urllib3", "scipy.stats", "evalbot.action", "eval
 
 
 def loaded(*argv: str, cwd: Path) -> tuple[int, set[str]]:
-    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    # not measured for coverage: coverage's own modules are no part of what a command loads
+    env = {
+        key: value
+        for key, value in os.environ.items()
+        if not key.startswith(("COV_CORE_", "COVERAGE_"))
+    }
+    env["PYTHONPATH"] = str(REPO)
     env.pop("EVALBOT_DEBUG", None)
     proc = subprocess.run(
         [sys.executable, "-c", PROBE, *argv],
