@@ -65,15 +65,16 @@ def present(modules: set[str], name: str) -> bool:
 def test_version_and_help_load_the_standard_library_only(argv: list[str], tmp_path: Path) -> None:
     code, modules = loaded(*argv, cwd=tmp_path)
     assert code == 0
-    ours = {"evalbot", "evalbot.cli", "evalbot.errors"}
     foreign = {
         m
-        for m in modules - ours
-        if m.split(".")[0] not in sys.stdlib_module_names
-        and m != "__main__"
+        for m in modules
+        if m.split(".")[0] not in (*sys.stdlib_module_names, "evalbot", "__main__")
         and not m.startswith(("__editable__", "_distutils_hack"))  # an editable install's hook
     }
     assert foreign == set()
+    # evalbot's shell only (the CLI, its errors, the escaping of what it prints)
+    ours = {m for m in modules if m.split(".")[0] == "evalbot"}
+    assert ours <= {"evalbot", "evalbot.cli", "evalbot.errors", "evalbot.text"}, ours
 
 
 @pytest.mark.parametrize("fmt", ["json", "text", "markdown"])
