@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from evalbot.actions_env import ActionsEnv
+from evalbot.docs import ACTION_DOCS
 from evalbot.github_io import CheckRunInfo, GitHubRequestError, StatusInfo
 from evalbot.ledger import Digest, Ticket, parse_digest, render_digest
 
@@ -29,7 +30,7 @@ __all__ = [
     "status_tickets",
 ]
 
-DOCS = "https://github.com/evalbot/evalbot#the-github-action"
+DOCS = ACTION_DOCS
 #: The start of a commit status's description when the run compared nothing (not a look).
 NO_VERDICT = "No verdict: "
 

@@ -4,9 +4,9 @@ Unknown keys are refused with a "did you mean" hint; wrong types and out-of-rang
 reported with their dotted path and the bad value. Only ``yaml.safe_load`` is ever used.
 
 The accepted keys are also described by ``evalbot/schema/evalbot.schema.json``; a test keeps
-the two in agreement. Files named by the plan (``policy.items_file``, ``holdout.ids_file``) are
-read through a ``read_text`` callback, so the same parser serves a local checkout and the pull
-request's base commit fetched from GitHub.
+the two in agreement. Files named by the plan (``all_ids``, ``policy.items_file``,
+``holdout.ids_file``) are read through a ``read_text`` callback, relative to the config file, so
+the same parser serves a local checkout and the pull request's base commit fetched from GitHub.
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from evalbot.errors import ConfigError, InputError
+from evalbot.rates import DIFFERENCE_HINT, parse_difference, parse_rate
 from evalbot.results.builder import show
 from evalbot.results.ids import parse_id_list
 from evalbot.results.options import FieldNames, ReadOptions
@@ -66,6 +67,8 @@ class PlanConfig:
     fix_rate: float
     break_rate: float
     power: float = 0.8
+    # variance inflation of clustered items (Kish: 1 + (m - 1) ICC): items needed times it
+    design_effect: float = 1.0
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -121,6 +124,9 @@ class Config:
     scorer: str | None = None
     filter: str | None = None
     all_ids: str | None = None
+    # the ids the ``all_ids`` file names, read relative to the config file (the action: at the
+    # base commit); None when not read (no such key, or parsed without a reader)
+    all_ids_list: tuple[str, ...] | None = None
     secondary_metrics: tuple[str, ...] = ()
     f1: F1Config | None = None
     fields: FieldNames = field(default_factory=FieldNames)
@@ -141,6 +147,7 @@ class Config:
             scorer=self.scorer,
             filter=self.filter,
             all_ids=self.all_ids,
+            known_ids=self.all_ids_list,
             secondary=self.secondary_metrics,
             columns=() if self.f1 is None else self.f1.columns,
         )
@@ -152,7 +159,6 @@ def _hint(key: str, allowed: list[str], prefix: str) -> str:
 
 
 _SHA256 = re.compile(r"[0-9a-f]{64}")
-_PERCENT = re.compile(r"\s*(\d+(?:\.\d*)?|\.\d+)\s*%\s*")
 
 
 class _Reader:
@@ -186,12 +192,31 @@ class _Reader:
         return value
 
     def prob(self, key: str, default: float, *, low: float = 0.0, high: float = 1.0) -> float:
+        """A rate strictly between ``low`` and ``high``: a number (``0.05``) or a percentage
+        (``5%``), read by :func:`evalbot.rates.parse_rate` as the flags are."""
         if key not in self.data:
             return default
-        value = self.data[key]
-        if isinstance(value, bool) or not isinstance(value, int | float) or not low < value < high:
-            raise self.fail(key, f"a number strictly between {low:g} and {high:g}")
-        return float(value)
+        expected = f"a number strictly between {low:g} and {high:g} (a fraction or a percentage)"
+        try:
+            value = parse_rate(self.data[key])
+        except ValueError:
+            raise self.fail(key, expected) from None
+        if not low < value < high:
+            raise self.fail(key, expected)
+        return value
+
+    def difference(self, key: str) -> float | None:
+        """A signed difference in pass rate: ``3pp``, ``+3%``, ``0.03``; not 0."""
+        if not self.given(key):
+            return None
+        expected = f"{DIFFERENCE_HINT} (not 0, under 100 pp)"
+        try:
+            value = parse_difference(self.data[key])
+        except ValueError:
+            raise self.fail(key, expected) from None
+        if value == 0 or not -1.0 < value < 1.0:
+            raise self.fail(key, expected)
+        return value
 
     def optional_prob(self, key: str, *, low: float = 0.0, high: float = 1.0) -> float | None:
         return self.prob(key, 0.0, low=low, high=high) if self.given(key) else None
@@ -237,9 +262,12 @@ class _Reader:
                 raise self.fail(key, expected)
             return None, value
         if isinstance(value, str):
-            match = _PERCENT.fullmatch(value)
-            if match and float(match.group(1)) < 100.0:
-                return None, float(match.group(1)) / 100.0
+            try:
+                rate = parse_rate(value) if value.strip().endswith("%") else -1.0
+            except ValueError:
+                rate = -1.0
+            if 0.0 <= rate < 1.0:
+                return None, rate
         raise self.fail(key, expected)
 
     def section(self, key: str, allowed: list[str]) -> _Reader:
@@ -310,7 +338,7 @@ TOP_KEYS = [
 REPORT_KEYS = ["item_url", "template"]
 BOOTSTRAP_KEYS = ["resamples", "seed", "confidence", "method"]
 F1_KEYS = ["tp", "fp", "fn"]
-PLAN_KEYS = ["fix_rate", "break_rate", "power"]
+PLAN_KEYS = ["fix_rate", "break_rate", "difference", "discordance", "power", "design_effect"]
 POLICY_KEYS = [
     "sample_size",
     "max_looks",
@@ -425,14 +453,29 @@ def _load_yaml(text: str, source: str) -> Mapping[str, Any]:
 
 
 def _parse_plan(top: _Reader) -> PlanConfig | None:
+    """``plan:``: the change to detect, as fix and break rates or as the net difference and
+    the discordance (the share of items that change outcome; fix/break = (R +- D) / 2)."""
     if not top.given("plan"):
         return None
     plan = top.section("plan", PLAN_KEYS)
-    for key in ("fix_rate", "break_rate"):
-        if key not in plan.data:
-            raise ConfigError(f"{top.source}: `plan.{key}` is required when `plan` is given")
-    fix_rate = plan.prob("fix_rate", 0.0)
-    break_rate = plan.prob("break_rate", 0.0, high=1.0)
+    by_rates = [key for key in ("fix_rate", "break_rate") if key in plan.data]
+    by_difference = [key for key in ("difference", "discordance") if key in plan.data]
+    if by_rates and by_difference:
+        raise ConfigError(
+            f"{top.source}: give `plan.fix_rate` and `plan.break_rate`, or `plan.difference` "
+            "and `plan.discordance`, not both"
+        )
+    if by_difference:
+        fix_rate, break_rate = _plan_from_difference(top, plan)
+    else:
+        for key in ("fix_rate", "break_rate"):
+            if key not in plan.data:
+                raise ConfigError(
+                    f"{top.source}: `plan.{key}` is required when `plan` is given (or give "
+                    "`plan.difference` and `plan.discordance`)"
+                )
+        fix_rate = plan.prob("fix_rate", 0.0)
+        break_rate = plan.prob("break_rate", 0.0, high=1.0)
     if fix_rate + break_rate > 1.0:
         raise ConfigError(
             f"{top.source}: `plan.fix_rate` + `plan.break_rate` must be at most 1, "
@@ -444,8 +487,44 @@ def _parse_plan(top: _Reader) -> PlanConfig | None:
             "so there is no change to detect"
         )
     return PlanConfig(
-        fix_rate=fix_rate, break_rate=break_rate, power=plan.prob("power", 0.8, low=0.5)
+        fix_rate=fix_rate,
+        break_rate=break_rate,
+        power=plan.prob("power", 0.8, low=0.5),
+        design_effect=_design_effect(plan),
     )
+
+
+def _plan_from_difference(top: _Reader, plan: _Reader) -> tuple[float, float]:
+    for key in ("difference", "discordance"):
+        if key not in plan.data:
+            raise ConfigError(
+                f"{top.source}: `plan.{key}` is required with "
+                f"`plan.{'discordance' if key == 'difference' else 'difference'}`"
+            )
+    difference = plan.difference("difference")
+    assert difference is not None
+    discordance = plan.prob("discordance", 0.0, high=1.0000001)
+    if discordance < abs(difference) - 1e-12:
+        raise ConfigError(
+            f"{top.source}: `plan.discordance` ({discordance:g}) must be at least the size of "
+            f"`plan.difference` ({difference:+g}): a net change needs that many items to change"
+        )
+    fix = float(f"{(discordance + difference) / 2:.12g}")
+    brk = float(f"{max(0.0, (discordance - difference) / 2):.12g}")
+    return fix, brk
+
+
+def _design_effect(plan: _Reader) -> float:
+    if not plan.given("design_effect"):
+        return 1.0
+    value = plan.data["design_effect"]
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, int | float)
+        or not 1.0 <= value < float("inf")
+    ):
+        raise plan.fail("design_effect", "a number >= 1 (1 + (m - 1) ICC for clusters of m)")
+    return float(value)
 
 
 def _parse_policy(top: _Reader, read_text: ReadText | None) -> PolicyConfig:
@@ -501,9 +580,9 @@ def _parse_holdout(top: _Reader, read_text: ReadText | None) -> HoldoutConfig | 
 def parse_config(text: str, source: str, *, read_text: ReadText | None = None) -> Config:
     """Parse the text of ``.evalbot.yml``.
 
-    ``read_text(name)`` returns the text of a file the plan names (``policy.items_file``,
-    ``holdout.ids_file``), relative to the config file; without it those files are not read
-    (their names are kept, their ids are not).
+    ``read_text(name)`` returns the text of a file the plan names (``all_ids``,
+    ``policy.items_file``, ``holdout.ids_file``), relative to the config file; without it those
+    files are not read (their names are kept, their ids are not).
     """
     data = _load_yaml(text, source)
     top = _Reader(source, data, "", TOP_KEYS)
@@ -537,6 +616,7 @@ def parse_config(text: str, source: str, *, read_text: ReadText | None = None) -
         scorer=top.text("scorer", None),
         filter=top.text("filter", None),
         all_ids=top.text("all_ids", None),
+        all_ids_list=top.ids_file("all_ids", read_text),
         secondary_metrics=_parse_secondary(top),
         f1=_parse_f1(top),
         fields=fields,
@@ -666,6 +746,8 @@ def with_reading(
     ``metric``/``scorer``/``filter``/``all_ids``/``format``; ``None`` values are ignored."""
     given_fields = {k: v for k, v in (fields or {}).items() if v is not None}
     changes: dict[str, Any] = {k: v for k, v in settings.items() if v is not None}
+    if "all_ids" in changes:  # the flag's file (relative to the cwd) replaces the plan's
+        changes["all_ids_list"] = None
     if given_fields:
         changes["fields"] = field_names(given_fields, "command line", base=config.fields)
     return replace(config, **changes) if changes else config

@@ -26,6 +26,8 @@ from evalbot.report.numbers import (
 from evalbot.report.picture import interval_picture
 from evalbot.report.records import (
     HistoryRow,
+    InputRow,
+    Inputs,
     ItemEntry,
     ItemList,
     Provenance,
@@ -46,6 +48,8 @@ __all__ = [
     "OUTCOME_LABELS",
     "SCHEMA_VERSION",
     "HistoryRow",
+    "InputRow",
+    "Inputs",
     "ItemEntry",
     "ItemList",
     "Look",

@@ -19,6 +19,8 @@ from evalbot.text import EMPTY, Markdown
 
 __all__ = [
     "HistoryRow",
+    "InputRow",
+    "Inputs",
     "ItemEntry",
     "ItemList",
     "Provenance",
@@ -131,6 +133,27 @@ class Provenance:
 
 
 @dataclass(frozen=True, kw_only=True)
+class Inputs:
+    """The files (or runs) the CLI compared, as given: which was the baseline, which the
+    candidate, and how many items each held, so swapped arguments show."""
+
+    baseline: str
+    candidate: str
+    baseline_items: int | None = None
+    candidate_items: int | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class InputRow:
+    """One side of :class:`Inputs` as the templates show it: ``source`` is untrusted text (a
+    path, escaped on output); ``side`` and ``items`` (a count, "" when unknown) are evalbot's."""
+
+    side: Markdown
+    source: str
+    items: Markdown = EMPTY
+
+
+@dataclass(frozen=True, kw_only=True)
 class View:
     """What the templates read: every number already a string.
 
@@ -199,3 +222,8 @@ class View:
     cost_note: Markdown | None = None
     f1_note: Markdown | None = None
     repeats_notes: list[Markdown] = field(default_factory=list)
+    # the compared files, baseline then candidate (the CLI; the action names its runs in the
+    # notes and the provenance instead)
+    inputs: list[InputRow] = field(default_factory=list)
+    # where the words of the report are explained (evalbot's own URL)
+    glossary_url: Markdown = EMPTY

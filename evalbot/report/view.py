@@ -13,12 +13,13 @@ from dataclasses import dataclass
 from evalbot import __version__
 from evalbot.compare import Comparison
 from evalbot.config import Config
+from evalbot.docs import GLOSSARY_URL
 from evalbot.policy import Decision
 from evalbot.report.notes import clusters_note, cost_note, f1_note, repeats_notes
 from evalbot.report.numbers import Scale, format_effect, format_estimate, format_pvalue, p_clause
 from evalbot.report.picture import interval_picture
 from evalbot.report.plan import plan_rows
-from evalbot.report.records import HistoryRow, Provenance, View
+from evalbot.report.records import HistoryRow, InputRow, Inputs, Provenance, View
 from evalbot.report.tables import (
     item_lists,
     provenance_rows,
@@ -73,6 +74,7 @@ def build_view(
     provenance: Provenance | None = None,
     history: Sequence[HistoryRow] = (),
     notes: Sequence[Markdown] = (),
+    inputs: Inputs | None = None,
 ) -> View:
     """The view-model of one comparison.
 
@@ -81,7 +83,8 @@ def build_view(
     the plan's pre-registered settings; ``config_change`` is a unified diff of the config file
     (``config_path``, by default ``.evalbot.yml``) made by the pull request; ``provenance``,
     ``history`` and ``notes`` (Markdown, shown beside the provenance; a plain ``str`` is
-    escaped) come from the action.
+    escaped) come from the action; ``inputs`` (the files compared, from the CLI) name the
+    baseline and the candidate.
     """
     c = comparison
     scale = Scale(percent=c.metric == "pass_rate")
@@ -151,6 +154,8 @@ def build_view(
         gate_reasons=[r for r in decision.reasons if r.startswith("gate")]
         if decision.gate == "fail"
         else [],
+        inputs=input_rows(inputs),
+        glossary_url=Markdown(GLOSSARY_URL),
     )
 
 
@@ -161,6 +166,23 @@ def _passed(passed: int | None, items: int) -> Markdown:
 def _hex(fingerprint: str) -> str:
     """The item-set fingerprint (a SHA-256 evalbot computed): hex digits only."""
     return "".join(ch for ch in fingerprint if ch in "0123456789abcdefABCDEF")
+
+
+def input_rows(inputs: Inputs | None) -> list[InputRow]:
+    """The baseline's and the candidate's source, with their item counts."""
+    if inputs is None:
+        return []
+    return [
+        InputRow(
+            side=Markdown(side),
+            source=source,
+            items=EMPTY if items is None else Markdown(f"{items:,}"),
+        )
+        for side, source, items in (
+            ("baseline", inputs.baseline, inputs.baseline_items),
+            ("candidate", inputs.candidate, inputs.candidate_items),
+        )
+    ]
 
 
 def verdict_text(c: Comparison, decision: Decision, scale: Scale) -> Verdict:

@@ -106,10 +106,14 @@ def parse_zip(name: str, data: bytes, options: ReadOptions) -> list[Results]:
 
 
 def load_ids(spec: str) -> tuple[str, ...]:
-    """The ids named by an ``all_ids`` file."""
+    """The ids named by the file of ``--all-ids FILE`` (relative to the current directory, as
+    every flag's file; the plan's ``all_ids:`` is read relative to the config file by
+    :func:`evalbot.config.parse_config`)."""
     path = Path(spec)
     if not path.exists():
-        raise InputError(f"{spec}: no such file (named by `all_ids`)")
+        raise InputError(
+            f"{spec}: no such file (named by --all-ids, which is relative to the current directory)"
+        )
     return parse_id_list(read_bytes(path), source=spec)
 
 

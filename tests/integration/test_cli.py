@@ -371,7 +371,10 @@ def test_plan_minimum_detectable_effect(run_cli: Run) -> None:
 def test_plan_needs_one_of_two_designs(run_cli: Run) -> None:
     proc = run_cli("plan", "--fix-rate", "0.1", "--items", "100")
     assert proc.returncode == 2
-    assert proc.stderr.startswith("evalbot: error: evalbot plan: give --fix-rate and --break-rate")
+    assert proc.stderr == (
+        "evalbot: error: evalbot plan: --fix-rate/--break-rate and --items exclude each "
+        "other; give one\n"
+    )
 
 
 def test_secondary_metrics_with_holm(run_cli: Run, tmp_path: Path) -> None:

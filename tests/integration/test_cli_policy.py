@@ -21,12 +21,17 @@ def test_plan_from_config(run_cli: Run, tmp_path: Path) -> None:
     (tmp_path / "m.yml").write_text("mcnemar: midp\nplan: {fix_rate: 0.08, break_rate: 0.03}\n")
     midp = json.loads(run_cli("plan", "--config", "m.yml", "--format", "json").stdout)
     assert (midp["test"], midp["items"]) == ("McNemar (midp)", 335)
+    # flags override the plan's rates; the plan's test (mid-p) stays
+    flags = run_cli("plan", "--config", "m.yml", "--fix-rate", "8%", "--break-rate", "3%")
+    assert flags.stdout.startswith("335 items to detect +5.0 pp"), flags.stderr
     bad = run_cli("plan", "--config", "c.yml", "--fix-rate", "0.1")
     assert bad.returncode == 2
-    assert "give either --config or --fix-rate/--break-rate" in bad.stderr
+    assert "--fix-rate and --break-rate go together" in bad.stderr
     (tmp_path / "d.yml").write_text("alpha: 0.05\n")
     none = run_cli("plan", "--config", "d.yml")
-    assert none.returncode == 2 and "has no `plan:` section" in none.stderr
+    assert (
+        none.returncode == 2 and "d.yml has no `plan:` section; say what to detect" in none.stderr
+    )
 
 
 def test_holdout_and_looks(run_cli: Run, tmp_path: Path) -> None:

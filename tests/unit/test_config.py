@@ -74,8 +74,14 @@ def test_every_key() -> None:
             "zzz: 1",
             "c.yml: unknown key `zzz`; allowed: metric, alpha, test, mcnemar, format, scorer, filter, all_ids, secondary_metrics, f1, fields, bootstrap, plan, policy, holdout, gate, report",
         ),
-        ("alpha: 0.7", "c.yml: `alpha` must be a number strictly between 0 and 0.5, got 0.7"),
-        ("alpha: yes", "c.yml: `alpha` must be a number strictly between 0 and 0.5, got True"),
+        (
+            "alpha: 0.7",
+            "c.yml: `alpha` must be a number strictly between 0 and 0.5 (a fraction or a percentage), got 0.7",
+        ),
+        (
+            "alpha: yes",
+            "c.yml: `alpha` must be a number strictly between 0 and 0.5 (a fraction or a percentage), got True",
+        ),
         ("policy: {sample_size: 0}", "c.yml: `policy.sample_size` must be an integer >= 1, got 0"),
         (
             "policy: {sample_size: '400'}",
@@ -186,7 +192,11 @@ BROKEN_RATE = "an integer >= 0 (items) or a rate such as 5% or 0.05"
     ("text", "message"),
     [
         ("test: ttest", "c.yml: `test` must be one of mcnemar, bootstrap, got 'ttest'"),
-        ("plan: {fix_rate: 0.1}", "c.yml: `plan.break_rate` is required when `plan` is given"),
+        (
+            "plan: {fix_rate: 0.1}",
+            "c.yml: `plan.break_rate` is required when `plan` is given (or give `plan.difference` "
+            "and `plan.discordance`)",
+        ),
         (
             "plan: {fix_rate: 0.1, break_rate: 0.1}",
             "c.yml: `plan.fix_rate` equals `plan.break_rate` (0.1), so there is no change to detect",
@@ -197,7 +207,7 @@ BROKEN_RATE = "an integer >= 0 (items) or a rate such as 5% or 0.05"
         ),
         (
             "plan: {fix_rate: 0.1, break_rate: 0.0}",
-            "c.yml: `plan.break_rate` must be a number strictly between 0 and 1, got 0.0",
+            "c.yml: `plan.break_rate` must be a number strictly between 0 and 1 (a fraction or a percentage), got 0.0",
         ),
         (
             "plan: {fix_rate: 0.1, break_rate: 0.05, powr: 0.9}",
@@ -237,7 +247,7 @@ BROKEN_RATE = "an integer >= 0 (items) or a rate such as 5% or 0.05"
         ),
         (
             "policy: {min_effect: 2}",
-            "c.yml: `policy.min_effect` must be a number strictly between 0 and 1, got 2",
+            "c.yml: `policy.min_effect` must be a number strictly between 0 and 1 (a fraction or a percentage), got 2",
         ),
         (
             "policy: {items_file: nope.txt}",
@@ -276,7 +286,7 @@ BROKEN_RATE = "an integer >= 0 (items) or a rate such as 5% or 0.05"
         ("gate: {max_broken: true}", f"c.yml: `gate.max_broken` must be {BROKEN_RATE}, got True"),
         (
             "gate: {margin: 0}",
-            "c.yml: `gate.margin` must be a number strictly between 0 and 1, got 0",
+            "c.yml: `gate.margin` must be a number strictly between 0 and 1 (a fraction or a percentage), got 0",
         ),
         ("gate: {margn: 0.01}", "c.yml: unknown key `gate.margn`; did you mean `gate.margin`?"),
     ],
@@ -357,7 +367,7 @@ def test_every_schema_key_is_accepted_by_the_parser() -> None:
         "fields": {k: k for k in Config().fields.__dataclass_fields__},
         "bootstrap": {"resamples": 1000, "seed": 1, "confidence": 0.9, "method": "bca"},
         "f1": {"tp": "counts.tp", "fp": "counts.fp", "fn": "counts.fn"},
-        "plan": {"fix_rate": 0.08, "break_rate": 0.03, "power": 0.9},
+        "plan": {"fix_rate": 0.08, "break_rate": 0.03, "power": 0.9, "design_effect": 1.2},
         "policy": {
             "max_looks": 2,
             "missing": "drop",
@@ -380,15 +390,21 @@ def test_every_schema_key_is_accepted_by_the_parser() -> None:
     set_keys = {k for k in flat if "." not in k} | {
         f"{s}.{k}" for s, v in doc.items() if isinstance(v, dict) for k in v
     }
-    assert flat - set_keys == {"policy.sample_size"}  # excluded by `plan` (a cross-key rule)
+    # excluded by `plan` and by the rates (cross-key rules), set below
+    assert flat - set_keys == {"policy.sample_size", "plan.difference", "plan.discordance"}
     import jsonschema  # the test extra: a missing oracle fails the test, never skips it
 
+    ids = files({"ab.txt": "a\nb\n", "ids.txt": "a\nb\nc\n"})
     jsonschema.validate(doc, SCHEMA)
-    parse_config(yaml.safe_dump(doc), "c.yml", read_text=files({"ab.txt": "a\nb\n"}))
+    parse_config(yaml.safe_dump(doc), "c.yml", read_text=ids)
+    by_difference = {**doc, "plan": {"difference": "+5pp", "discordance": "11%", "power": "80%"}}
+    jsonschema.validate(by_difference, SCHEMA)
+    plan = parse_config(yaml.safe_dump(by_difference), "c.yml", read_text=ids).plan
+    assert plan is not None and (plan.fix_rate, plan.break_rate, plan.power) == (0.08, 0.03, 0.8)
     doc["policy"]["sample_size"] = 10  # type: ignore[index]
     del doc["plan"]
     jsonschema.validate(doc, SCHEMA)
-    parse_config(yaml.safe_dump(doc), "c.yml", read_text=files({"ab.txt": "a\nb\n"}))
+    parse_config(yaml.safe_dump(doc), "c.yml", read_text=ids)
 
 
 @pytest.mark.parametrize(
