@@ -40,7 +40,7 @@ from evalbot import text as md
 from evalbot.action_text import code as _code
 from evalbot.action_text import config_diff as _config_diff
 from evalbot.action_text import distinct_looks as _distinct
-from evalbot.action_text import history_rows
+from evalbot.action_text import history_rows, no_baseline_message
 from evalbot.actions_env import ActionsEnv
 from evalbot.analysis import decide, prepare
 from evalbot.baseline import Found, eligible_runs, search_runs
@@ -102,7 +102,6 @@ __all__ = [
     "run_action",
 ]
 
-MAX_RUNS_SCANNED = 30
 #: Commits of a pull request whose check runs are read for the looks ledger (the newest; the
 #: commits evalbot's comment names and the head are always read).
 MAX_LEDGER_COMMITS = 100
@@ -182,15 +181,12 @@ class GitHubPort(Protocol):
 
 class Workspace(Protocol):
     """What the action reads on the runner (:class:`evalbot.workspace.LocalWorkspace` is one):
-    the event's payload, and result and id files named relative to the workspace."""
+    the event's payload, and result files named relative to the workspace (the files the plan
+    names, ``all_ids`` among them, are read with the plan at its commit, never from here)."""
 
     def read_event(self) -> Mapping[str, Any]: ...
 
-    def is_file(self, spec: str) -> bool: ...
-
     def load_results(self, spec: str, options: ReadOptions) -> Results: ...
-
-    def load_ids(self, spec: str) -> tuple[str, ...]: ...
 
 
 #: The time now, aware (UTC): when a look was taken, and how old a running ticket is.
@@ -670,8 +666,8 @@ class _ActionRun:
         return Plan(config=config, notes=notes, config_change=change, template=template)
 
     def _reader(self, config_path: str, ref: str) -> Callable[[str], str]:
-        """``read_text`` for files the plan names (``policy.items_file``, ``holdout.ids_file``,
-        ``report.template``):
+        """``read_text`` for files the plan names (``all_ids``, ``policy.items_file``,
+        ``holdout.ids_file``, ``report.template``):
         relative to the config's folder, read at the same commit, never outside the repository."""
         folder = posixpath.dirname(config_path)
 
@@ -718,19 +714,11 @@ class _ActionRun:
         return self.files.load_results(self.s.candidate, options)
 
     def _read_options(self, config: Config) -> ReadOptions:
-        """How both sides are read; ``all_ids`` (the file naming every instance, for resolved-id
-        lists) is read once from the workspace, so the baseline and the candidate, from files or
-        from artifacts, are read against the same ids."""
-        options = config.read_options()
-        if options.all_ids is not None and options.known_ids is None:
-            if not self.files.is_file(options.all_ids):
-                raise ConfigError(
-                    f"{config.source}: `all_ids` {options.all_ids!r}: no such file in the "
-                    f"workspace ({self.s.workspace}); it is read from the workspace, so check out "
-                    "the repository (or create the file) in a step before evalbot"
-                )
-            options = replace(options, known_ids=self.files.load_ids(options.all_ids))
-        return options
+        """How both sides are read. ``all_ids`` (the file naming every instance, for resolved-id
+        lists) was read with the plan, relative to the config file at the same commit (like
+        ``policy.items_file``), so the baseline and the candidate, from files or from artifacts,
+        are read against the same ids, and a ``workflow_run`` job needs no checkout."""
+        return config.read_options()
 
     def _artifact_results(self, artifact: ArtifactInfo, side: str, options: ReadOptions) -> Results:
         data = self.gh.download_artifact_zip(artifact, self.s.max_artifact_bytes)
@@ -788,8 +776,11 @@ class _ActionRun:
             raise ActionInputError(
                 "cannot tell the branch to take the baseline from (no base branch or GITHUB_REF)"
             )
+        listed = self.gh.list_workflow_runs(
+            workflow, branch, "success", limit=self.s.baseline_search_runs
+        )
         runs = eligible_runs(
-            self.gh.list_workflow_runs(workflow, branch, "success", limit=MAX_RUNS_SCANNED),
+            listed,
             target=target,
             previous_only=not event.on_pull_request,  # push: the previous baseline
             own_run_id=self.s.run_id,
@@ -799,6 +790,7 @@ class _ActionRun:
             target=target,
             ancestry=lambda sha: self.gh.compare_commits(sha, target),
             artifact_of=lambda run: self.gh.find_artifact(run.id, name),
+            max_compares=self.s.baseline_search_commits,
         )
         if isinstance(found, Found):
             run, artifact = found.run, found.artifact
@@ -834,28 +826,18 @@ class _ActionRun:
                 commit=run.head_sha,
                 run_url=run.html_url,
             )
-        missing = found.without_artifact
-        extra = (
-            md.format(
-                " (runs {} uploaded no artifact by that name)", ", ".join(map(str, missing[:5]))
-            )
-            if missing
-            else md.EMPTY
-        )
         raise Neutral(
-            Markdown("No baseline yet"),
-            md.format(
-                "No successful run of workflow {} on {} at or before {} {} has an artifact named "
-                "{}{}. This is expected for the first pull request after installing evalbot: "
-                "once a push to {} runs the workflow that uploads the baseline, later pull "
-                "requests are compared with it.",
-                _code(str(workflow)),
-                _code(branch),
-                Markdown(at),
-                _code(target[:7]),
-                _code(name),
-                extra,
-                _code(branch),
+            *no_baseline_message(
+                workflow=str(workflow),
+                branch=branch,
+                at=Markdown(at),
+                target=target,
+                name=name,
+                listed=len(listed),
+                eligible=len(runs),
+                missing=found,
+                max_runs=self.s.baseline_search_runs,
+                max_commits=self.s.baseline_search_commits,
             ),
         )
 

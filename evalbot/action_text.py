@@ -8,12 +8,20 @@ import difflib
 from collections.abc import Iterable
 
 from evalbot import text as md
+from evalbot.baseline import Missing
 from evalbot.report import OUTCOME_LABELS, format_effect, format_pvalue, format_time
 from evalbot.report import Look as LookRow
 from evalbot.state import Look
 from evalbot.text import Markdown
 
-__all__ = ["MAX_LOOKS_SHOWN", "code", "config_diff", "distinct_looks", "history_rows"]
+__all__ = [
+    "MAX_LOOKS_SHOWN",
+    "code",
+    "config_diff",
+    "distinct_looks",
+    "history_rows",
+    "no_baseline_message",
+]
 
 MAX_LOOKS_SHOWN = 20
 
@@ -77,3 +85,102 @@ def config_diff(path: str, base: str | None, head: str | None) -> str:
         lineterm="",
     )
     return "\n".join(lines) + "\n"
+
+
+def no_baseline_message(
+    *,
+    workflow: str,
+    branch: str,
+    at: Markdown,
+    target: str,
+    name: str,
+    listed: int,
+    eligible: int,
+    missing: Missing,
+    max_runs: int,
+    max_commits: int,
+) -> tuple[Markdown, Markdown]:
+    """Why there is no baseline, what was searched, and what to do: a title and a message.
+
+    ``listed`` successful runs of ``workflow`` on ``branch`` came back (at most ``max_runs``),
+    ``eligible`` of them from the branch's own events; ``missing`` is what the search saw;
+    ``at`` (evalbot's words: "the base commit") and ``target`` (its sha) say where it looked
+    from. Only when the search covered every such run (fewer than ``max_runs`` listed, the
+    commit budget not spent) is this "expected for the first pull request"; otherwise older
+    runs may hold the artifact, and the message says which input looks further back. Every
+    name (workflow, branch, artifact) is quoted as inline code.
+    """
+    lead = md.format(
+        "No successful run of workflow {} on {} at or before {} {} has an artifact named {}.",
+        code(workflow),
+        code(branch),
+        at,
+        code(target[:7]),
+        code(name),
+    )
+    if listed:
+        searched = [
+            md.format(
+                "the {}{} successful {} of {} on {} ({} of them from push, schedule or "
+                "workflow_dispatch)",
+                Markdown("newest " if listed >= max_runs else ""),
+                listed,
+                Markdown("run" if listed == 1 else "runs"),
+                code(workflow),
+                code(branch),
+                eligible,
+            )
+        ]
+    else:
+        searched = [
+            md.format(
+                "the successful runs of {} on {}: there are none", code(workflow), code(branch)
+            )
+        ]
+    if missing.commits_compared:
+        searched.append(
+            md.format(
+                "{} commit{} checked for being the base commit or one of its ancestors",
+                missing.commits_compared,
+                Markdown("s" if missing.commits_compared != 1 else ""),
+            )
+        )
+    if missing.not_before:
+        searched.append(
+            md.format(
+                "{} run{} of commits newer than that or on another line (never used)",
+                missing.not_before,
+                Markdown("s" if missing.not_before != 1 else ""),
+            )
+        )
+    if missing.without_artifact:
+        more = len(missing.without_artifact) - 5
+        searched.append(
+            md.format(
+                "runs {}{} uploaded no artifact by that name",
+                md.join(Markdown(", "), missing.without_artifact[:5]),
+                Markdown(f" and {more} more" if more > 0 else ""),
+            )
+        )
+    text = md.format("{} Searched: {}.", lead, md.join(Markdown("; "), searched))
+    if listed < max_runs and not missing.stopped:
+        return Markdown("No baseline yet"), md.format(
+            "{} That covers every such run of the branch, so this is expected for the first "
+            "pull request after installing evalbot: once a push to {} runs the workflow that "
+            "uploads the baseline, later pull requests are compared with it.",
+            text,
+            code(branch),
+        )
+    limits = []
+    if listed >= max_runs:
+        limits.append(md.format("the newest {} runs (input `baseline-search-runs`)", max_runs))
+    if missing.stopped:
+        limits.append(md.format("{} commits back (input `baseline-search-commits`)", max_commits))
+    return Markdown("No baseline in the runs searched"), md.format(
+        "{} Older runs were not searched: the search stops at {}. Raise {} to look further "
+        "back, or run the workflow on {} again so it uploads a fresh baseline.",
+        text,
+        md.join(Markdown(" and "), limits),
+        Markdown("them" if len(limits) > 1 else "it"),
+        code(branch),
+    )

@@ -13,11 +13,23 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Generic, Protocol, TypeVar
 
-__all__ = ["BASELINE_EVENTS", "MAX_COMPARES", "Found", "Missing", "eligible_runs", "search_runs"]
+__all__ = [
+    "BASELINE_EVENTS",
+    "MAX_COMPARES",
+    "MAX_RUNS",
+    "Found",
+    "Missing",
+    "eligible_runs",
+    "search_runs",
+]
 
 #: Workflow events whose runs on the base branch may provide the baseline.
 BASELINE_EVENTS = frozenset({"push", "schedule", "workflow_dispatch"})
-#: Runs whose ancestry is checked (one compare each) before the search gives up.
+#: Successful runs of the baseline workflow listed, newest first (input
+#: ``baseline-search-runs``).
+MAX_RUNS = 30
+#: Commits (other than the target) whose ancestry is checked, one compare each, before the
+#: search gives up (input ``baseline-search-commits``).
 MAX_COMPARES = 10
 
 
@@ -45,7 +57,13 @@ class Found(Generic[R, A]):
 
 @dataclass(frozen=True, kw_only=True)
 class Missing:
+    """No baseline, and what was searched, so the message can say how far back it looked."""
+
     without_artifact: list[int]  # ids of eligible runs that uploaded no artifact by the name
+    examined: int = 0  # eligible runs looked at (newest first)
+    commits_compared: int = 0  # distinct commits whose ancestry was checked
+    not_before: int = 0  # runs of commits newer than the target, or on another line
+    stopped: bool = False  # the commit budget ran out before the runs did
 
 
 def eligible_runs(
@@ -71,24 +89,36 @@ def search_runs(
 
     ``ancestry(sha)`` gives ``(behind, ahead)``: how many commits ``target`` is ahead of
     ``sha`` and ``sha`` ahead of ``target`` (a run ahead of it is newer, or on another line,
-    and is skipped); at most ``max_compares`` runs are compared. ``artifact_of(run)`` finds the
-    run's artifact, ``None`` when it uploaded none by that name.
+    and is skipped); it is asked once per commit, for at most ``max_compares`` commits.
+    ``artifact_of(run)`` finds the run's artifact, ``None`` when it uploaded none by that name.
     """
-    compares = 0
+    known: dict[str, tuple[int, int]] = {target: (0, 0)}
     missing: list[int] = []
+    examined = not_before = 0
     for run in runs:
-        if run.head_sha == target:
-            behind = 0
-        else:
-            if compares >= max_compares:
-                break
-            compares += 1
-            behind, ahead = ancestry(run.head_sha)
-            if ahead:
-                continue
+        if run.head_sha not in known:
+            if len(known) - 1 >= max_compares:
+                return Missing(
+                    without_artifact=missing,
+                    examined=examined,
+                    commits_compared=len(known) - 1,
+                    not_before=not_before,
+                    stopped=True,
+                )
+            known[run.head_sha] = ancestry(run.head_sha)
+        examined += 1
+        behind, ahead = known[run.head_sha]
+        if ahead:
+            not_before += 1
+            continue
         artifact = artifact_of(run)
         if artifact is None:
             missing.append(run.id)
             continue
         return Found(run=run, behind=behind, artifact=artifact)
-    return Missing(without_artifact=missing)
+    return Missing(
+        without_artifact=missing,
+        examined=examined,
+        commits_compared=len(known) - 1,
+        not_before=not_before,
+    )

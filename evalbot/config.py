@@ -286,7 +286,9 @@ class _Reader:
         try:
             content = read_text(name)
         except FileNotFoundError:
-            raise self.error(key, f"names {name!r}, which does not exist") from None
+            raise self.error(
+                key, f"names {name!r}, which does not exist (read relative to the config file)"
+            ) from None
         except UnicodeDecodeError:
             raise self.error(key, f"names {name!r}, which is not valid UTF-8") from None
         except OSError as error:

@@ -18,6 +18,12 @@ DEFAULT_API_URL = "https://api.github.com"
 DEFAULT_SERVER_URL = "https://github.com"
 DEFAULT_CONFIG = ".evalbot.yml"
 DEFAULT_NAME = "evalbot"
+#: How far back the baseline search looks: successful runs listed, commits compared (the
+#: defaults of inputs ``baseline-search-runs`` and ``baseline-search-commits``), and their bounds.
+DEFAULT_SEARCH_RUNS = 30
+DEFAULT_SEARCH_COMMITS = 10
+MAX_SEARCH_RUNS = 1000
+MAX_SEARCH_COMMITS = 200
 
 # Every input of action.yml; tests keep this, action.yml and the README in step.
 INPUTS = (
@@ -27,6 +33,8 @@ INPUTS = (
     "baseline",
     "baseline-artifact",
     "baseline-workflow",
+    "baseline-search-runs",
+    "baseline-search-commits",
     "config",
     "name",
     "holdout",
@@ -59,6 +67,8 @@ class Settings:
     baseline: str | None = None
     baseline_artifact: str | None = None
     baseline_workflow: str | None = None
+    baseline_search_runs: int = DEFAULT_SEARCH_RUNS
+    baseline_search_commits: int = DEFAULT_SEARCH_COMMITS
     config: str = DEFAULT_CONFIG
     name: str = DEFAULT_NAME
     holdout: bool = False  # analyse the sealed holdout (``holdout:`` of the plan) instead
@@ -124,6 +134,20 @@ def _bool(environ: Mapping[str, str], name: str, default: bool) -> bool:
     return lowered == "true"
 
 
+def _count_input(environ: Mapping[str, str], name: str, default: int, maximum: int) -> int:
+    """A whole-number input from 1 to ``maximum``."""
+    text = read_input(environ, name)
+    if text is None:
+        return default
+    try:
+        value = int(text)
+    except ValueError:
+        raise ActionInputError(f"input `{name}` must be a whole number, got {text!r}") from None
+    if not 1 <= value <= maximum:
+        raise ActionInputError(f"input `{name}` must be from 1 to {maximum}, got {value}")
+    return value
+
+
 def _int(environ: Mapping[str, str], key: str, default: int, minimum: int) -> int:
     text = environ.get(key, "").strip()
     if not text:
@@ -184,6 +208,12 @@ def parse_settings(environ: Mapping[str, str]) -> Settings:
         baseline=baseline,
         baseline_artifact=baseline_artifact,
         baseline_workflow=read_input(environ, "baseline-workflow"),
+        baseline_search_runs=_count_input(
+            environ, "baseline-search-runs", DEFAULT_SEARCH_RUNS, MAX_SEARCH_RUNS
+        ),
+        baseline_search_commits=_count_input(
+            environ, "baseline-search-commits", DEFAULT_SEARCH_COMMITS, MAX_SEARCH_COMMITS
+        ),
         config=read_input(environ, "config") or DEFAULT_CONFIG,
         name=name,
         holdout=_bool(environ, "holdout", False),

@@ -15,7 +15,7 @@ from typing import Any
 
 from evalbot.results.model import Results
 from evalbot.results.options import ReadOptions
-from evalbot.results.sources import load_ids, load_results
+from evalbot.results.sources import load_results
 from evalbot.settings import ActionInputError
 
 __all__ = ["LocalWorkspace"]
@@ -51,13 +51,6 @@ class LocalWorkspace:
         """Where ``spec`` (a path or glob) lies: in the workspace unless it is absolute."""
         return spec if os.path.isabs(spec) else os.path.join(self.root, spec)
 
-    def is_file(self, spec: str) -> bool:
-        return os.path.isfile(self.path(spec))
-
     def load_results(self, spec: str, options: ReadOptions) -> Results:
         """Every result file ``spec`` names, parsed and merged."""
         return load_results(self.path(spec), options)
-
-    def load_ids(self, spec: str) -> tuple[str, ...]:
-        """The ids an ``all_ids`` file names."""
-        return load_ids(self.path(spec))

@@ -15,6 +15,7 @@ from evalbot.report import format_effect
 from tests.fakegithub import READ_ALL, FakeGitHub, Run
 from tests.integration.action_harness import (
     ARTIFACT,
+    StepResult,
     World,
     example,
     workflow_run_payload,
@@ -154,12 +155,67 @@ def test_no_baseline_yet_is_neutral_with_a_message(world: World) -> None:
     assert result.code == 0, result.stderr
     (body,) = world.ours()
     assert "No baseline yet" in body
-    assert "first pull request after installing evalbot" in body
+    assert (
+        "Searched: the successful runs of `evals.yml` on `main`: there are none. That covers "
+        "every such run of the branch, so this is expected for the first pull request after "
+        "installing evalbot"
+    ) in body
     (check,) = world.repo.check_runs_for(world.head)
     assert (check.status, check.conclusion) == ("completed", "neutral")
     assert result.outputs["conclusion"] == "neutral"
     assert result.outputs["verdict"] == "inconclusive"
     assert "::warning title=evalbot%3A No baseline yet::" in result.stdout
+
+
+def test_a_search_that_stops_early_says_what_it_searched_and_how_to_widen_it(
+    world: World,
+) -> None:
+    """A long-lived branch: the baseline is older than the newest runs; "expected for the first
+    pull request" would mislead, so the message says how far back it looked."""
+    old = world.add_baseline_run(world.root)
+    newer = [world.repo.add_run(world.workflow, head_sha=world.base, head_branch="main")]
+    newer += [world.repo.add_run(world.workflow, head_sha=world.base, head_branch="main")]
+    newer += [world.repo.add_run(world.workflow, head_sha=world.base, head_branch="main")]
+    short = world.run(baseline_search_runs="3")
+    assert short.code == 0, short.stderr
+    (body,) = world.ours()
+    assert "No baseline in the runs searched" in body
+    assert "first pull request" not in body
+    ids = ", ".join(str(run.id) for run in reversed(newer))
+    assert (
+        "Searched: the newest 3 successful runs of `evals.yml` on `main` (3 of them from "
+        f"push, schedule or workflow_dispatch); runs {ids} uploaded no artifact by that name. "
+        "Older runs were not searched: the search stops at the newest 3 runs (input "
+        "`baseline-search-runs`). Raise it to look further back"
+    ) in body
+    assert world.repo.check_runs_for(world.head)[-1].conclusion == "neutral"
+    wide = world.run(baseline_search_runs="10")
+    assert wide.code == 0, wide.stderr
+    (body,) = world.ours()
+    assert f"from run [{old.id}]" in body
+    assert wide.outputs["verdict"] == "improvement"
+
+
+def test_the_commit_budget_is_an_input_too(world: World) -> None:
+    old = world.add_baseline_run(world.root)
+    tip = world.base
+    for n in range(3):  # main moved on: three newer commits, each with a run (never used)
+        tip = world.repo.add_commit(parents=[tip], message=f"later {n}", branch="main")
+        world.repo.add_run(world.workflow, head_sha=tip, head_branch="main")
+    short = world.run(baseline_search_commits="2")
+    (body,) = world.ours()
+    assert short.outputs["conclusion"] == "neutral", short.stderr
+    assert (
+        "2 commits checked for being the base commit or one of its ancestors; 2 runs of "
+        "commits newer than that or on another line (never used)."
+    ) in body
+    assert "the search stops at 2 commits back (input `baseline-search-commits`)" in body
+    assert world.run().outputs["verdict"] == "improvement"  # the default, 10, reaches it
+    (body,) = world.ours()
+    assert f"from run [{old.id}]" in body
+    bad = world.run(baseline_search_commits="0")
+    assert bad.code == 2
+    assert "input `baseline-search-commits` must be from 1 to 200, got 0" in bad.stderr
 
 
 def test_expired_baseline_artifact_is_neutral(world: World) -> None:
@@ -365,22 +421,24 @@ def test_workflow_run_posts_from_the_triggering_runs_artifact(world: World) -> N
 SWE_IDS = [f"django__django-{1000 + i}" for i in range(40)]
 
 
-def _swebench_world(world: World) -> None:
-    """A plan that names ``all_ids`` at the base commit, and that file in the workspace (the
-    ``workflow_run`` job checks out the default branch, never the pull request)."""
+def _swebench_world(world: World, *, config_path: str = ".evalbot.yml", ids_path: str = "") -> None:
+    """A plan that names ``all_ids`` at the base commit, and that file beside it in the same
+    commit; the workspace is empty: the fork-safe ``workflow_run`` job checks nothing out."""
+    folder = config_path.rpartition("/")[0]
+    ids_path = ids_path or (f"{folder}/" if folder else "") + "evals/ids.txt"
     config = "alpha: 0.05\nbootstrap: {resamples: 1000, seed: 0}\nall_ids: evals/ids.txt\n"
-    base = world.repo.add_commit(
-        parents=[world.base], files={".evalbot.yml": config}, branch="main", message="all_ids"
-    )
+    files = {config_path: config}
+    if ids_path:
+        files[ids_path] = "\n".join(SWE_IDS) + "\n"
+    base = world.repo.add_commit(parents=[world.base], files=files, branch="main", message="ids")
     head = world.repo.add_commit(parents=[base], files={"model.txt": "v2\n"}, branch="feature")
     world.pull.base_sha, world.pull.head_sha = base, head
-    (world.workspace / "evals").mkdir()
-    (world.workspace / "evals" / "ids.txt").write_text("\n".join(SWE_IDS) + "\n")
     (world.workspace / "results" / "candidate.jsonl").unlink()
+    (world.workspace / "results").rmdir()
+    assert list(world.workspace.iterdir()) == []  # no checkout
 
 
-def test_workflow_run_reads_swebench_resolved_lists_against_all_ids(world: World) -> None:
-    _swebench_world(world)
+def _swebench_run(world: World, **inputs: str) -> StepResult:
     # resolved-id lists only: which instances were attempted comes from all_ids alone
     # baseline resolves 10 of 40; the candidate the same 10 and 10 more: fixed 10, broken 0
     world.add_baseline_run(
@@ -388,7 +446,12 @@ def test_workflow_run_reads_swebench_resolved_lists_against_all_ids(world: World
     )
     run = _pr_run(world, {"results.json": json.dumps({"resolved": SWE_IDS[:20]})})
     payload = workflow_run_payload(run, world.workflow, pulls=[world.pull])
-    result = world.run("workflow_run", payload, **WORKFLOW_RUN_INPUTS)
+    return world.run("workflow_run", payload, **WORKFLOW_RUN_INPUTS, **inputs)
+
+
+def test_workflow_run_reads_all_ids_at_the_base_commit_without_a_checkout(world: World) -> None:
+    _swebench_world(world)
+    result = _swebench_run(world)
     assert result.code == 0, result.stderr
     out = result.outputs
     assert (out["fixed"], out["broken"]) == ("10", "0")
@@ -398,19 +461,30 @@ def test_workflow_run_reads_swebench_resolved_lists_against_all_ids(world: World
     (body,) = world.ours()
     assert "| 40 items | candidate passes | candidate fails |" in body
     assert "| **baseline fails** | **10 fixed** | 20 both fail |" in body
+    # the id list came from the base commit, through the contents API
+    reads = world.fake.requests_to("GET", r"/repos/octo/evals/contents/evals/ids\.txt")
+    assert reads and all(r.query.get("ref") == [world.pull.base_sha] for r in reads)
 
 
-def test_workflow_run_with_all_ids_missing_from_the_workspace_says_where(world: World) -> None:
-    _swebench_world(world)
-    (world.workspace / "evals" / "ids.txt").unlink()
-    world.add_baseline_run(
-        world.pull.base_sha, files={"results.json": json.dumps({"resolved": SWE_IDS[:10]})}
-    )
-    run = _pr_run(world, {"results.json": json.dumps({"resolved": SWE_IDS[:20]})})
-    payload = workflow_run_payload(run, world.workflow, pulls=[world.pull])
-    result = world.run("workflow_run", payload, **WORKFLOW_RUN_INPUTS)
+def test_all_ids_is_relative_to_the_config_file(world: World) -> None:
+    """``config: .github/evalbot.yml`` with ``all_ids: evals/ids.txt`` reads
+    ``.github/evals/ids.txt``, as ``policy.items_file`` would be read."""
+    _swebench_world(world, config_path=".github/evalbot.yml")
+    result = _swebench_run(world, config=".github/evalbot.yml")
+    assert result.code == 0, result.stderr
+    assert (result.outputs["fixed"], result.outputs["broken"]) == ("10", "0")
+    assert world.fake.requests_to("GET", r"/repos/octo/evals/contents/\.github/evals/ids\.txt")
+
+
+def test_all_ids_missing_at_the_base_commit_says_where(world: World) -> None:
+    _swebench_world(world, ids_path="elsewhere/ids.txt")
+    result = _swebench_run(world)
     assert result.code == 2, result.stderr
-    assert "`all_ids` 'evals/ids.txt': no such file in the workspace" in plain(result.summary)
+    where = f".evalbot.yml@{world.pull.base_sha[:7]}"
+    assert (
+        f"{where}: `all_ids` names 'evals/ids.txt', which does not exist (read relative to "
+        "the config file)" in plain(result.summary)
+    )
     assert world.ours() == []
     (check,) = world.repo.check_runs_for(world.pull.head_sha)
     assert check.conclusion == "failure"

@@ -12,7 +12,6 @@ from typing import Any
 from evalbot.action import run_action
 from evalbot.actions_env import ActionsEnv
 from evalbot.github_io import GitHubClient, make_client
-from evalbot.results.ids import parse_id_list
 from evalbot.results.model import Results
 from evalbot.results.options import ReadOptions
 from evalbot.results.sources import merge, parse_file
@@ -34,16 +33,9 @@ class MemoryWorkspace:
         self.read.append("<event>")
         return self.event
 
-    def is_file(self, spec: str) -> bool:
-        return spec in self.files
-
     def load_results(self, spec: str, options: ReadOptions) -> Results:
         self.read.append(spec)
         return merge(parse_file(spec, self.files[spec], options), spec)
-
-    def load_ids(self, spec: str) -> tuple[str, ...]:
-        self.read.append(spec)
-        return parse_id_list(self.files[spec], source=spec)
 
 
 def _connect(settings: Settings) -> GitHubClient:

@@ -8,7 +8,16 @@ from typing import Any
 
 import yaml
 
-from evalbot.settings import DEFAULT_CONFIG, DEFAULT_NAME, INPUTS, OUTPUTS
+from evalbot.settings import (
+    DEFAULT_CONFIG,
+    DEFAULT_NAME,
+    DEFAULT_SEARCH_COMMITS,
+    DEFAULT_SEARCH_RUNS,
+    INPUTS,
+    MAX_SEARCH_COMMITS,
+    MAX_SEARCH_RUNS,
+    OUTPUTS,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -39,6 +48,15 @@ def test_inputs_match_everywhere() -> None:
     rows = doc_table("Inputs")
     assert f"`{DEFAULT_CONFIG}`" in rows["config"]
     assert f"`{DEFAULT_NAME}`" in rows["name"]
+    # how far the baseline search looks: one default and one bound in all three places
+    for name, default, bound in (
+        ("baseline-search-runs", DEFAULT_SEARCH_RUNS, MAX_SEARCH_RUNS),
+        ("baseline-search-commits", DEFAULT_SEARCH_COMMITS, MAX_SEARCH_COMMITS),
+    ):
+        assert inputs[name]["default"] == str(default)
+        assert f"| `{name}` | `{default}` |" in rows[name]
+        assert f"to {bound:,}" in rows[name]
+        assert f"to {bound})" in inputs[name]["description"]
 
 
 def test_outputs_match_everywhere() -> None:

@@ -251,7 +251,8 @@ BROKEN_RATE = "an integer >= 0 (items) or a rate such as 5% or 0.05"
         ),
         (
             "policy: {items_file: nope.txt}",
-            "c.yml: `policy.items_file` names 'nope.txt', which does not exist",
+            "c.yml: `policy.items_file` names 'nope.txt', which does not exist (read relative to "
+            "the config file)",
         ),
         (
             "policy: {items_file: empty.txt}",
