@@ -45,8 +45,9 @@ FIELD_FLAGS: tuple[tuple[str, str], ...] = (
 
 #: The end of every ``--help``: where the words used are explained.
 EPILOG = (
-    "Rates are fractions or percentages (0.05 or 5%). Terms (gate, churn, fixed, broken, "
-    f"discordant, Wilson, q-value, MDE, look, holdout, power): {GLOSSARY_URL}  "
+    "Rates are fractions or percentages: 0.05 or 5%.\n"
+    "Terms (gate, churn, fixed, broken, discordant, Wilson, q-value, MDE, look, holdout,\n"
+    f"power) are explained in the glossary: {GLOSSARY_URL}\n"
     f"Documentation: {README_URL}"
 )
 

@@ -21,10 +21,9 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import Any, TextIO
+from dataclasses import dataclass
+from typing import TextIO
 
 from evalbot.cli_args import (
     EPILOG,
@@ -39,24 +38,26 @@ from evalbot.cli_args import (
 )
 from evalbot.config import Config, load_config
 from evalbot.errors import EXIT_OK, UsageError
+from evalbot.plan_inputs import from_one_run, from_pilot
+from evalbot.report.sizing import (
+    PLAN_SIMULATIONS,
+    Discordance,
+    ItemsPlan,
+    detectable_json,
+    detectable_markdown,
+    detectable_sentences,
+    items_json,
+    items_markdown,
+    items_text,
+)
 from evalbot.stats import (
-    DetectableEffectResult,
     SampleSizeResult,
-    compute_paired_table,
     mcnemar_minimum_detectable_effect,
     mcnemar_sample_size,
     simulate_mcnemar_power,
-    wilson_interval,
 )
 
-__all__ = ["PLAN_SCHEMA_VERSION", "PLAN_SIMULATIONS", "add_plan", "run_plan"]
-
-#: Version of the ``plan --format json`` document.
-PLAN_SCHEMA_VERSION = 1
-#: Seeded simulations that check the exact power of a plan.
-PLAN_SIMULATIONS = 10_000
-#: Confidence of the interval around a pilot's discordance.
-PILOT_CONFIDENCE = 0.95
+__all__ = ["add_plan", "run_plan"]
 
 
 def add_plan(commands: argparse._SubParsersAction[Parser]) -> None:
@@ -74,7 +75,8 @@ def add_plan(commands: argparse._SubParsersAction[Parser]) -> None:
         "--difference",
         metavar="D",
         type=difference_arg("--difference"),
-        help="the net change in pass rate to detect: +3pp, 3pp, 3%% or 0.03 (a drop: -3pp)",
+        help="the net change in pass rate to detect: +3pp, 3pp, 3%% or 0.03 (a drop: "
+        "--difference=-3pp)",
     )
     what.add_argument(
         "--fix-rate",
@@ -158,24 +160,6 @@ def add_plan(commands: argparse._SubParsersAction[Parser]) -> None:
 
 
 # ---- the inputs ----------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True, kw_only=True)
-class Discordance:
-    """The share of items expected to change outcome, and where it came from."""
-
-    rate: float
-    source: str  # "given", "pilot", "baseline", "rates", "config"
-    # for the text and Markdown outputs ("" when nothing to add): ``{name}`` fields stand for
-    # the file names in ``paths``, shown as each output shows a name
-    sentence: str = ""
-    paths: dict[str, str] = field(default_factory=dict)
-    detail: dict[str, Any] = field(default_factory=dict)  # for the JSON output
-    interval: tuple[float, float] | None = None  # a pilot's interval for the rate
-
-    def describe(self, name: Callable[[str], str] = str) -> str:
-        """The sentence with the file names shown by ``name``."""
-        return self.sentence.format(**{key: name(path) for key, path in self.paths.items()})
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -277,14 +261,15 @@ def _discordance(args: argparse.Namespace, s: Settings, *, difference: float | N
     if args.discordance is not None:
         return Discordance(rate=args.discordance, source="given")
     if args.pilot is not None:
-        return _pilot(args, s)
+        base, cand = args.pilot
+        return from_pilot(base, cand, reading_config(s.config, args), missing=args.missing)
     if args.from_baseline is not None:
         if difference is None:
             raise UsageError(
                 "evalbot plan: --from-baseline needs --difference (the discordance it assumes "
                 "depends on the change); with --items give --discordance or --pilot"
             )
-        return _from_baseline(args, s, difference)
+        return from_one_run(args.from_baseline, reading_config(s.config, args), difference)
     flag = "--difference" if difference is not None else "--items"
     raise UsageError(
         f"evalbot plan: {flag} needs the share of items expected to change outcome: "
@@ -293,113 +278,11 @@ def _discordance(args: argparse.Namespace, s: Settings, *, difference: float | N
     )
 
 
-def _pilot(args: argparse.Namespace, s: Settings) -> Discordance:
-    from evalbot.analysis import prepare
-    from evalbot.results.sources import load_results
-
-    config = reading_config(s.config, args)
-    options = config.read_options()
-    base_spec, cand_spec = args.pilot
-    paired = prepare(
-        load_results(base_spec, options),
-        load_results(cand_spec, options),
-        config,
-        missing=args.missing,
-    )
-    if not paired.pass_fail or paired.kind != "binary":
-        raise UsageError(
-            f"evalbot plan: the pilot {base_spec} / {cand_spec} is not one pass/fail outcome "
-            "per item on both sides (scores, or repeats), so it shows no share of changed "
-            "items; give --discordance R"
-        )
-    table = compute_paired_table(paired.baseline, paired.candidate)
-    n, d = table.items, table.discordant
-    if d == 0:
-        raise UsageError(
-            f"evalbot plan: no item changed outcome between the pilot's {base_spec} and "
-            f"{cand_spec} ({n} items), so it gives no discordance; give --discordance R"
-        )
-    ci = wilson_interval(d, n, confidence_level=PILOT_CONFIDENCE)
-    sentence = (
-        f"Discordance {d / n * 100:.1f} % from the pilot: {d} of {n} items changed outcome "
-        f"between {{baseline}} and {{candidate}} ({table.fixed} fixed, {table.broken} broken; "
-        f"{PILOT_CONFIDENCE * 100:g} % Wilson interval {ci.low * 100:.1f} to "
-        f"{ci.high * 100:.1f} %)."
-    )
-    return Discordance(
-        rate=d / n,
-        source="pilot",
-        sentence=sentence,
-        paths={"baseline": base_spec, "candidate": cand_spec},
-        interval=(ci.low, ci.high),
-        detail={
-            "baseline": paired.baseline_source,
-            "candidate": paired.candidate_source,
-            "items": n,
-            "discordant": d,
-            "fixed": table.fixed,
-            "broken": table.broken,
-            "interval": [ci.low, ci.high],
-            "confidence": PILOT_CONFIDENCE,
-        },
-    )
-
-
-def _from_baseline(args: argparse.Namespace, s: Settings, difference: float) -> Discordance:
-    from evalbot.results.sources import load_results
-
-    config = reading_config(s.config, args)
-    run = load_results(args.from_baseline, config.read_options())
-    if run.kind != "binary" or run.epochs is not None:
-        raise UsageError(
-            f"evalbot plan: {args.from_baseline} is not one pass/fail outcome per item (scores, "
-            "or repeats); give --discordance R"
-        )
-    n = len(run)
-    p0 = float(run.scores.mean()) if n else 0.0
-    p1 = p0 + difference
-    if not 0.0 <= p1 <= 1.0:
-        raise UsageError(
-            f"evalbot plan: {args.from_baseline} passes {p0 * 100:.1f} %, so a change of "
-            f"{_pp(difference)} would leave the pass rate outside 0-100 %"
-        )
-    rate = p0 * (1 - p1) + p1 * (1 - p0)
-    sentence = (
-        f"Discordance {rate * 100:.1f} %, assumed from {{baseline}} alone (pass rate "
-        f"{p0 * 100:.1f} % over {n} items, {(p0 + difference) * 100:.1f} % expected after the "
-        "change) as if the two runs' outcomes were independent. One run cannot show how often "
-        "outcomes change; runs of similar systems agree more than independent ones, so this "
-        "plan is conservative. Two runs (--pilot BASELINE CANDIDATE) give a tighter plan."
-    )
-    return Discordance(
-        rate=rate,
-        source="baseline",
-        sentence=sentence,
-        paths={"baseline": args.from_baseline},
-        detail={
-            "file": run.source,
-            "items": n,
-            "pass_rate": p0,
-            "expected_pass_rate": p1,
-            "assumption": "independent outcomes (an upper bound when the runs agree more "
-            "than chance)",
-        },
-    )
-
-
 def _pp(value: float) -> str:
     return f"{value * 100:+.1f} pp"
 
 
 # ---- items needed --------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True, kw_only=True)
-class ItemsPlan:
-    result: SampleSizeResult
-    simulated: float
-    discordance: Discordance
-    at_interval: tuple[int, int] | None = None  # items needed at the pilot interval's ends
 
 
 def _write_items(
@@ -428,8 +311,12 @@ def _write_items(
         if low >= abs(effect):
             at_interval = (size(*_split(effect, low)).items, size(*_split(effect, high)).items)
     plan = ItemsPlan(result=result, simulated=simulated, discordance=found, at_interval=at_interval)
-    writer = {"json": _items_json_text, "markdown": _items_markdown, "text": _items_text}
-    out.write(writer[args.format](plan))
+    if args.format == "json":
+        out.write(json.dumps(items_json(plan), indent=2) + "\n")
+    elif args.format == "markdown":
+        out.write(items_markdown(plan, _md_name))
+    else:
+        out.write(items_text(plan))
     return EXIT_OK
 
 
@@ -445,136 +332,6 @@ def _sizer(s: Settings) -> Callable[[float, float], SampleSizeResult]:
         )
 
     return size
-
-
-def _finite(value: float) -> float | None:
-    return value if math.isfinite(value) else None
-
-
-def _power(value: float) -> str:
-    return f"{value:.3f}" if math.isfinite(value) else "n/a (too large to sum)"
-
-
-def items_json(plan: ItemsPlan) -> dict[str, object]:
-    result, simulated, normal = plan.result, plan.simulated, plan.result.normal
-    method = result.method
-    return {
-        "schema_version": PLAN_SCHEMA_VERSION,
-        "items": result.items,
-        "discordant_pairs": result.discordant_pairs,
-        "fix_rate": result.fix_rate,
-        "break_rate": result.break_rate,
-        "discordant_rate": result.discordant_rate,
-        "effect": result.fix_rate - result.break_rate,
-        "difference": result.fix_rate - result.break_rate,
-        "discordance": {
-            "rate": plan.discordance.rate,
-            "source": plan.discordance.source,
-            **plan.discordance.detail,
-            **(
-                {"items_at_interval": list(plan.at_interval)}
-                if plan.at_interval is not None
-                else {}
-            ),
-        },
-        "alpha": result.alpha,
-        "power": result.power,
-        "target_power": result.power,
-        "power_reached": _finite(result.exact_power),
-        "design_effect": result.design_effect,
-        "unclustered_items": result.unclustered_items,
-        "test": f"McNemar ({method})",
-        "method": f"exact power of the {method} McNemar test; the smallest size whose power "
-        "reaches the target",
-        "rule": result.rule,
-        "stable_items": result.stable_items,
-        "stays_above": result.stays_above,
-        "exact_power": _finite(result.exact_power),
-        "exact_conditional_power": result.exact_conditional_power,
-        "simulated_power": simulated,
-        "simulated_power_se": math.sqrt(simulated * (1 - simulated) / PLAN_SIMULATIONS),
-        "simulations": PLAN_SIMULATIONS,
-        "simulation_seed": 0,
-        "normal_approximation": {
-            "items": normal.items,
-            "discordant_pairs": normal.discordant_pairs,
-            "power_reached": _finite(normal.exact_power),
-            "rounding": "discordant pairs rounded up; items = ceil(discordant_pairs / "
-            "discordant_rate)",
-        },
-    }
-
-
-def _items_json_text(plan: ItemsPlan) -> str:
-    return json.dumps(items_json(plan), indent=2) + "\n"
-
-
-def _items_sentences(plan: ItemsPlan, name: Callable[[str], str] = str) -> list[str]:
-    """The plan in sentences, shared by the text and Markdown outputs; ``name`` shows a file
-    name."""
-    result, normal = plan.result, plan.result.normal
-    effect = result.fix_rate - result.break_rate
-    if result.stays_above:
-        steady = f"it stays at or above {result.power:g} for every larger size"
-    elif result.stable_items is not None:
-        steady = (
-            f"it dips below {result.power:g} again at some larger sizes (from "
-            f"{result.stable_items} items on it stays above)"
-        )
-    else:
-        steady = f"found by bisection on the exact power ({result.rule})"
-    lines = [
-        f"{result.items} items to detect {effect * 100:+.1f} pp (fix rate {result.fix_rate:g}, "
-        f"break rate {result.break_rate:g}) with McNemar's {result.method} test at alpha "
-        f"{result.alpha:g}, two-sided: power {_power(result.exact_power)} (target "
-        f"{result.power:g}).",
-        f"That is the smallest size whose exact power reaches the target; {steady}. "
-        f"About {result.discordant_pairs} discordant pairs are expected.",
-    ]
-    if result.design_effect != 1.0:
-        lines.append(
-            f"Design effect {result.design_effect:g} (clustered items): "
-            f"{result.unclustered_items} independent items' worth, times {result.design_effect:g}."
-        )
-    if plan.discordance.sentence:
-        lines.append(plan.discordance.describe(name))
-    if plan.at_interval is not None:
-        low, high = plan.at_interval
-        lines.append(f"At the ends of that interval the plan needs {low} to {high} items.")
-    elif plan.discordance.interval is not None:
-        lines.append(
-            "The interval's lower end is below the difference, so the plan's size at its ends "
-            "is not given; a larger pilot narrows it."
-        )
-    lines += [
-        f"Check: {PLAN_SIMULATIONS:,} seeded simulations give power {plan.simulated:.3f}.",
-        f"The normal approximation would say {normal.items} items "
-        f"({normal.discordant_pairs} discordant pairs), where the test's exact power is "
-        f"{_power(normal.exact_power)}.",
-    ]
-    return lines
-
-
-def _items_text(plan: ItemsPlan) -> str:
-    return "".join(line + "\n" for line in _items_sentences(plan))
-
-
-def _items_markdown(plan: ItemsPlan) -> str:
-    result = plan.result
-    effect = result.fix_rate - result.break_rate
-    first, *rest = _items_sentences(plan, _md_name)
-    rows = [
-        ("difference to detect", f"{effect * 100:+.1f} pp"),
-        ("fix rate / break rate", f"{result.fix_rate:g} / {result.break_rate:g}"),
-        ("discordance", f"{result.discordant_rate * 100:.3g} % ({plan.discordance.source})"),
-        ("test", f"McNemar ({result.method}), alpha {result.alpha:g}, two-sided"),
-        ("power", f"{_power(result.exact_power)} reached (target {result.power:g})"),
-        ("discordant pairs expected", str(result.discordant_pairs)),
-        ("design effect", f"{result.design_effect:g}"),
-    ]
-    table = "| | |\n|---|---|\n" + "".join(f"| {k} | {v} |\n" for k, v in rows)
-    body = "\n".join(f"- {line}" for line in rest)
-    return f"### Plan: **{result.items} items**\n\n{first}\n\n{table}\n{body}\n"
 
 
 def _md_name(path: str) -> str:
@@ -601,71 +358,7 @@ def _write_detectable(
     if args.format == "json":
         out.write(json.dumps(detectable_json(result, found), indent=2) + "\n")
     elif args.format == "markdown":
-        lines = _detectable_sentences(result, found, _md_name)
-        out.write(
-            "### Plan: minimum detectable effect\n\n" + "".join(f"- {line}\n" for line in lines)
-        )
+        out.write(detectable_markdown(result, found, _md_name))
     else:
-        out.write("".join(line + "\n" for line in _detectable_sentences(result, found)))
+        out.write("".join(line + "\n" for line in detectable_sentences(result, found)))
     return EXIT_OK
-
-
-def detectable_json(result: DetectableEffectResult, found: Discordance) -> dict[str, object]:
-    method = result.method
-    return {
-        "schema_version": PLAN_SCHEMA_VERSION,
-        "items": result.items,
-        "discordant_rate": result.discordant_rate,
-        "discordance": {"rate": found.rate, "source": found.source, **found.detail},
-        "alpha": result.alpha,
-        "power": result.power,
-        "target_power": result.power,
-        "power_reached": _finite(result.exact_power),
-        "design_effect": result.design_effect,
-        "detectable": result.detectable,
-        "minimum_detectable_effect": result.effect if result.detectable else None,
-        "fix_rate": result.fix_rate if result.detectable else None,
-        "break_rate": result.break_rate if result.detectable else None,
-        "test": f"McNemar ({method})",
-        "method": f"exact power of the {method} McNemar test, bisection on the fixed share of "
-        "the discordant items",
-        "normal_approximation": {
-            "minimum_detectable_effect": _finite(result.normal_effect),
-            "power_reached": _finite(result.normal_exact_power),
-        },
-    }
-
-
-def _detectable_sentences(
-    result: DetectableEffectResult, found: Discordance, name: Callable[[str], str] = str
-) -> list[str]:
-    changing = (
-        f"With {result.items} items and {result.discordant_rate * 100:g} % of them changing "
-        "outcome, "
-    )
-    extra = [found.describe(name)] if found.sentence else []
-    if result.design_effect != 1.0:
-        extra.append(
-            f"Design effect {result.design_effect:g}: the {result.items} items count as "
-            f"{math.floor(result.items / result.design_effect)} independent ones."
-        )
-    if not result.detectable:
-        return [
-            f"{changing}no change is detectable: even if every changed item were fixed, "
-            f"McNemar's {result.method} test would not reach power {result.power:g} at alpha "
-            f"{result.alpha:g}.",
-            *extra,
-        ]
-    lines = [
-        f"{changing}McNemar's {result.method} test detects a net change of "
-        f"{result.effect * 100:.1f} pp or more (fix rate {result.fix_rate:.3f}, break rate "
-        f"{result.break_rate:.3f}) with power {result.power:g} at alpha {result.alpha:g}, "
-        "two-sided (exact power).",
-        *extra,
-    ]
-    if math.isfinite(result.normal_effect):
-        lines.append(
-            f"The normal approximation would say {result.normal_effect * 100:.1f} pp, where the "
-            f"test's exact power is {result.normal_exact_power:.3f}."
-        )
-    return lines

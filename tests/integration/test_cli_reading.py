@@ -377,3 +377,60 @@ def test_resamples_has_an_upper_bound(cli, tmp_path: Path) -> None:
         "evalbot: error: evalbot compare: argument --resamples: --resamples must be <= "
         "1,000,000, got 2000000 (see --help)\n"
     )
+
+
+def test_the_committed_swebench_reports_are_the_matrix_rows() -> None:
+    """tests/data/swebench/*.report.json (the README's quick start) hold exactly the harness
+    reports of two real matrix rows (written by scripts/make_swebench_reports.py)."""
+    _, rows = _matrix()
+    for system, name in (
+        ("20240620_sweagent_claude3.5sonnet", "sweagent_claude3.5sonnet.report.json"),
+        ("20250520_openhands_devstral_small", "openhands_devstral_small.report.json"),
+    ):
+        assert (DATA / "swebench" / name).read_text() == _harness_report(rows[system])
+
+
+def test_all_ids_in_the_plan_is_relative_to_the_config_file(
+    cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """One rule for files the plan names: beside the config (as in the action, at the base
+    commit); the --all-ids flag is relative to the current directory, as flags are."""
+    (tmp_path / "evals").mkdir()
+    write(tmp_path / "evals" / "plan.yml", "all_ids: ids.txt\n")
+    write(tmp_path / "evals" / "ids.txt", "x\ny\nz\nw\n")
+    write(tmp_path / "evals" / "base.json", '{"resolved": ["x"]}')
+    write(tmp_path / "evals" / "cand.json", '{"resolved": ["x", "y"]}')
+    monkeypatch.chdir(tmp_path)  # the plan is in evals/, the cwd is not
+    args = ["compare", "evals/base.json", "evals/cand.json", "--format", "json"]
+    report = cli(*args, "--config", "evals/plan.yml").report()
+    assert report["items"] == 4
+    assert report["table"] == {"both_pass": 1, "fixed": 1, "broken": 0, "both_fail": 2}
+    # the flag replaces the plan's file, relative to the cwd
+    write(tmp_path / "three.txt", "x\ny\nz\n")
+    flagged = cli(*args, "--config", "evals/plan.yml", "--all-ids", "three.txt").report()
+    assert flagged["items"] == 3
+    missing = cli(*args, "--all-ids", "evals/nope.txt")
+    assert missing.code == 2
+    assert missing.err.strip() == (
+        "evalbot: error: evals/nope.txt: no such file (named by --all-ids, which is relative "
+        "to the current directory)"
+    )
+    write(tmp_path / "evals" / "gone.yml", "all_ids: gone.txt\n")
+    gone = cli(*args, "--config", "evals/gone.yml")
+    assert gone.err.strip() == (
+        "evalbot: error: evals/gone.yml: `all_ids` names 'gone.txt', which does not exist "
+        "(read relative to the config file)"
+    )
+
+
+def test_compare_reads_rates_as_percentages(cli, tmp_path: Path) -> None:
+    example = Path(__file__).resolve().parents[2] / "evalbot" / "data" / "example"
+    b, c = str(example / "baseline.jsonl"), str(example / "candidate.jsonl")
+    percent = cli("compare", b, c, "--confidence", "90%", "--format", "json").report()
+    fraction = cli("compare", b, c, "--confidence", "0.9", "--format", "json").report()
+    assert percent == fraction
+    assert percent["difference"]["confidence"] == 0.9
+    config = write(tmp_path / "plan.yml", "alpha: 6%\nbootstrap: {confidence: 90%}\n")
+    planned = cli("compare", b, c, "--config", config, "--format", "json").report()
+    assert planned["test"]["alpha"] == 0.06
+    assert planned["difference"]["ci"] == fraction["difference"]["ci"]

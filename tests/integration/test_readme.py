@@ -12,7 +12,8 @@ from typing import Any
 
 import pytest
 
-README = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+ROOT = Path(__file__).resolve().parents[2]
+README = (ROOT / "README.md").read_text(encoding="utf-8")
 Run = Callable[..., CompletedProcess[str]]
 
 
@@ -62,7 +63,7 @@ def test_the_readme_has_shell_examples() -> None:
 def test_shell_example_output(run_cli: Run, command: str, expected: list[str]) -> None:
     argv = shlex.split(command)
     assert argv[0] == "evalbot"
-    proc = run_cli(*argv[1:])
+    proc = run_cli(*argv[1:], cwd=ROOT)  # paths in the examples are the repository's
     assert proc.returncode == 0, proc.stderr
     actual = proc.stdout.splitlines()
     position = 0
@@ -103,3 +104,73 @@ def test_json_example_is_the_real_report(run_cli: Run) -> None:
     proc = run_cli("compare", "--example", "--format", "json")
     assert proc.returncode == 0, proc.stderr
     compare_shown(shown, json.loads(proc.stdout), "report")
+
+
+# ---- the quick start: one command per harness, on real files, each run as written ------------
+
+#: The harnesses the quick start must cover, and the format evalbot must detect in their files.
+HARNESSES = {
+    "inspect_ai": "inspect",
+    "lm-evaluation-harness": "lm-eval",
+    "promptfoo": "promptfoo",
+    "OpenAI evals": "openai-evals",
+    "JUnit XML": "junit",
+    "SWE-bench": "swebench",
+    "MLflow": "mlflow",
+}
+VERDICT = re.compile(r"^(Improvement|Regression|No significant difference|Inconclusive): ")
+
+
+def quick_start() -> dict[str, str]:
+    """harness -> the command of its row in "## Quick start with your harness"."""
+    section = README.split("\n## Quick start with your harness\n", 1)[1].split("\n## ", 1)[0]
+    rows = re.findall(r"^\| ([^|`]+?) \| [^\n]*\| `(evalbot [^`]+)` \|$", section, re.M)
+    return dict(rows)
+
+
+QUICK_START = quick_start()
+
+
+def test_the_quick_start_covers_every_harness() -> None:
+    assert list(QUICK_START) == list(HARNESSES)
+
+
+@pytest.mark.parametrize("harness", list(HARNESSES))
+def test_quick_start_command_runs_as_written(run_cli: Run, harness: str) -> None:
+    from evalbot.results.formats import detect
+
+    argv = shlex.split(QUICK_START[harness])
+    assert argv[:2] == ["evalbot", "compare"]
+    baseline, candidate = argv[2:4]
+    # real files of that harness, recognised by their structure (no --format-in needed)
+    for path in (baseline, candidate):
+        assert path.startswith("tests/data/")
+        assert detect(path, (ROOT / path).read_bytes()).name == HARNESSES[harness], path
+    assert "--format-in" not in argv
+    proc = run_cli(*argv[1:], cwd=ROOT)
+    assert proc.returncode in (0, 1), proc.stderr
+    lines = proc.stdout.splitlines()
+    assert VERDICT.match(lines[0]), lines[0]
+    # the inputs are named, the baseline first
+    assert (
+        lines[2].startswith(f"baseline: {baseline} (") and f"candidate: {candidate} (" in lines[2]
+    )
+
+
+def test_quick_start_numbers_in_the_prose(run_cli: Run) -> None:
+    """The README's words on the SWE-bench and JUnit pairs, against the real output."""
+    from fractions import Fraction
+    from math import comb
+
+    swe = shlex.split(QUICK_START["SWE-bench"])[1:]
+    report = json.loads(run_cli(*swe, "--format", "json", cwd=ROOT).stdout)
+    # realdata's pairs/README reference table: 136 / 98 / 32 / 234, exact McNemar p 5.61109e-09
+    assert report["table"] == {"both_pass": 136, "fixed": 98, "broken": 32, "both_fail": 234}
+    exact = 2 * sum(Fraction(comb(130, i), 2**130) for i in range(33))  # fixed + broken = 130
+    assert report["mcnemar"]["pvalue"] == pytest.approx(float(exact), rel=1e-9)
+    assert f"{float(exact):.2g}" == "5.6e-09"
+    assert "exact McNemar p = 5.6e-9" in README
+    junit = shlex.split(QUICK_START["JUnit XML"])[1:]
+    report = json.loads(run_cli(*junit, "--format", "json", cwd=ROOT).stdout)
+    assert (report["table"]["fixed"], report["table"]["broken"]) == (11, 0)
+    assert "(11 tests\n  fixed)" in README

@@ -82,8 +82,13 @@ def slug(heading: str) -> str:
     return kept.replace(" ", "-")
 
 
+#: An HTML anchor in Markdown (``<a id="gate"></a>``), which GitHub keeps as a link target.
+HTML_ANCHOR = re.compile(r"<a (?:id|name)=\"([\w-]+)\"></a>")
+
+
 def anchors(document: Path) -> set[str]:
-    tokens = MARKDOWN.parse(document.read_text(encoding="utf-8"))
+    text = document.read_text(encoding="utf-8")
+    tokens = MARKDOWN.parse(text)
     found: set[str] = set()
     for heading, inline in itertools.pairwise(tokens):
         if heading.type == "heading_open":
@@ -93,7 +98,7 @@ def anchors(document: Path) -> set[str]:
                 n += 1
                 name = f"{base}-{n}"
             found.add(name)
-    return found
+    return found | set(HTML_ANCHOR.findall(text))
 
 
 def links(document: Path) -> list[str]:
@@ -147,7 +152,8 @@ def test_the_link_check_finds_broken_links(tmp_path: Path) -> None:
 
 #: Paths of this repository named in prose or code blocks (``docs/policy.md``), not links.
 REPO_PATH = re.compile(
-    r"(?<![\w/.-])((?:docs|evalbot|tests|bench|scripts)/[\w./-]*\.(?:md|ya?ml|py|json|png|j2))"
+    r"(?<![\w/.-])((?:docs|evalbot|tests|bench|scripts)/[\w./-]*"
+    r"\.(?:md|ya?ml|py|jsonl?|png|j2|xml|csv|eval)(?!\w))"
 )
 
 
@@ -190,3 +196,42 @@ def test_the_readme_states_the_limits_evalbot_enforces() -> None:
         f"include at most {limits.TEMPLATE_FILES} files of at most "
         f"{limits.TEMPLATE_FILE_CHARS:,} characters each"
     ) in text
+
+
+def test_the_documentation_urls_point_at_readme_sections() -> None:
+    """evalbot.docs names sections of the README on the project's repository: each anchor is
+    a heading of the README (the comment's "terms" link, --help's epilog, error messages)."""
+    from evalbot import docs
+
+    found = anchors(README)
+    for url in (docs.ACTION_DOCS, docs.GLOSSARY_URL):
+        base, _, fragment = url.partition("#")
+        assert base == docs.PROJECT_URL
+        assert fragment in found, url
+    assert f"{docs.PROJECT_URL}#readme" == docs.README_URL  # GitHub's own anchor
+
+
+GLOSSARY_TERMS = [
+    "gate",
+    "churn",
+    "fixed",
+    "broken",
+    "discordant",
+    "wilson",
+    "q-value",
+    "mde",
+    "look",
+    "holdout",
+    "inconclusive",
+    "power",
+]
+
+
+def test_the_glossary_explains_the_terms_of_the_report() -> None:
+    text = README.read_text(encoding="utf-8")
+    glossary = text.split("\n## Glossary\n", 1)[1].split("\n## ", 1)[0]
+    ids = set(HTML_ANCHOR.findall(glossary))
+    assert set(GLOSSARY_TERMS) <= ids, set(GLOSSARY_TERMS) - ids
+    entries = [line for line in glossary.splitlines() if line.startswith("- <a id=")]
+    assert len(entries) == len(ids)  # one anchor per entry
+    assert [e for e in entries if len(e) > 100 and "**:" not in e and "**," not in e] == []

@@ -1,0 +1,254 @@
+"""Pure: the outputs of ``evalbot plan`` (JSON, text, Markdown) from its results.
+
+:mod:`evalbot.plan_cli` reads the inputs and computes the plan with :mod:`evalbot.stats`; this
+module words it. File names (a pilot's, a run's) are the user's text: every output shows them
+through a ``name`` function (the Markdown output escapes them).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from evalbot.stats import DetectableEffectResult, SampleSizeResult
+
+__all__ = [
+    "PLAN_SCHEMA_VERSION",
+    "PLAN_SIMULATIONS",
+    "Discordance",
+    "ItemsPlan",
+    "detectable_json",
+    "detectable_markdown",
+    "detectable_sentences",
+    "items_json",
+    "items_markdown",
+    "items_sentences",
+    "items_text",
+]
+
+#: Version of the ``plan --format json`` document.
+PLAN_SCHEMA_VERSION = 1
+#: Seeded simulations that check the exact power of a plan.
+PLAN_SIMULATIONS = 10_000
+
+
+@dataclass(frozen=True, kw_only=True)
+class Discordance:
+    """The share of items expected to change outcome, and where it came from."""
+
+    rate: float
+    source: str  # "given", "pilot", "baseline", "rates", "config"
+    # for the text and Markdown outputs ("" when nothing to add): ``{name}`` fields stand for
+    # the file names in ``paths``, shown as each output shows a name
+    sentence: str = ""
+    paths: dict[str, str] = field(default_factory=dict)
+    detail: dict[str, Any] = field(default_factory=dict)  # for the JSON output
+    interval: tuple[float, float] | None = None  # a pilot's interval for the rate
+
+    def describe(self, name: Callable[[str], str] = str) -> str:
+        """The sentence with the file names shown by ``name``."""
+        return self.sentence.format(**{key: name(path) for key, path in self.paths.items()})
+
+
+@dataclass(frozen=True, kw_only=True)
+class ItemsPlan:
+    result: SampleSizeResult
+    simulated: float
+    discordance: Discordance
+    at_interval: tuple[int, int] | None = None  # items needed at the pilot interval's ends
+
+
+def _finite(value: float) -> float | None:
+    return value if math.isfinite(value) else None
+
+
+def _power(value: float) -> str:
+    return f"{value:.3f}" if math.isfinite(value) else "n/a (too large to sum)"
+
+
+def items_json(plan: ItemsPlan) -> dict[str, object]:
+    result, simulated, normal = plan.result, plan.simulated, plan.result.normal
+    method = result.method
+    return {
+        "schema_version": PLAN_SCHEMA_VERSION,
+        "items": result.items,
+        "discordant_pairs": result.discordant_pairs,
+        "fix_rate": result.fix_rate,
+        "break_rate": result.break_rate,
+        "discordant_rate": result.discordant_rate,
+        "effect": result.fix_rate - result.break_rate,
+        "difference": result.fix_rate - result.break_rate,
+        "discordance": {
+            "rate": plan.discordance.rate,
+            "source": plan.discordance.source,
+            **plan.discordance.detail,
+            **(
+                {"items_at_interval": list(plan.at_interval)}
+                if plan.at_interval is not None
+                else {}
+            ),
+        },
+        "alpha": result.alpha,
+        "power": result.power,
+        "target_power": result.power,
+        "power_reached": _finite(result.exact_power),
+        "design_effect": result.design_effect,
+        "unclustered_items": result.unclustered_items,
+        "test": f"McNemar ({method})",
+        "method": f"exact power of the {method} McNemar test; the smallest size whose power "
+        "reaches the target",
+        "rule": result.rule,
+        "stable_items": result.stable_items,
+        "stays_above": result.stays_above,
+        "exact_power": _finite(result.exact_power),
+        "exact_conditional_power": result.exact_conditional_power,
+        "simulated_power": simulated,
+        "simulated_power_se": math.sqrt(simulated * (1 - simulated) / PLAN_SIMULATIONS),
+        "simulations": PLAN_SIMULATIONS,
+        "simulation_seed": 0,
+        "normal_approximation": {
+            "items": normal.items,
+            "discordant_pairs": normal.discordant_pairs,
+            "power_reached": _finite(normal.exact_power),
+            "rounding": "discordant pairs rounded up; items = ceil(discordant_pairs / "
+            "discordant_rate)",
+        },
+    }
+
+
+def items_sentences(plan: ItemsPlan, name: Callable[[str], str] = str) -> list[str]:
+    """The plan in sentences, shared by the text and Markdown outputs; ``name`` shows a file
+    name."""
+    result, normal = plan.result, plan.result.normal
+    effect = result.fix_rate - result.break_rate
+    if result.stays_above:
+        steady = f"it stays at or above {result.power:g} for every larger size"
+    elif result.stable_items is not None:
+        steady = (
+            f"it dips below {result.power:g} again at some larger sizes (from "
+            f"{result.stable_items} items on it stays above)"
+        )
+    else:
+        steady = f"found by bisection on the exact power ({result.rule})"
+    lines = [
+        f"{result.items} items to detect {effect * 100:+.1f} pp (fix rate {result.fix_rate:g}, "
+        f"break rate {result.break_rate:g}) with McNemar's {result.method} test at alpha "
+        f"{result.alpha:g}, two-sided: power {_power(result.exact_power)} (target "
+        f"{result.power:g}).",
+        f"That is the smallest size whose exact power reaches the target; {steady}. "
+        f"About {result.discordant_pairs} discordant pairs are expected.",
+    ]
+    if result.design_effect != 1.0:
+        lines.append(
+            f"Design effect {result.design_effect:g} (clustered items): "
+            f"{result.unclustered_items} independent items' worth, times {result.design_effect:g}."
+        )
+    if plan.discordance.sentence:
+        lines.append(plan.discordance.describe(name))
+    if plan.at_interval is not None:
+        low, high = plan.at_interval
+        lines.append(f"At the ends of that interval the plan needs {low} to {high} items.")
+    elif plan.discordance.interval is not None:
+        lines.append(
+            "The interval's lower end is below the difference, so the plan's size at its ends "
+            "is not given; a larger pilot narrows it."
+        )
+    lines += [
+        f"Check: {PLAN_SIMULATIONS:,} seeded simulations give power {plan.simulated:.3f}.",
+        f"The normal approximation would say {normal.items} items "
+        f"({normal.discordant_pairs} discordant pairs), where the test's exact power is "
+        f"{_power(normal.exact_power)}.",
+    ]
+    return lines
+
+
+def items_text(plan: ItemsPlan) -> str:
+    return "".join(line + "\n" for line in items_sentences(plan))
+
+
+def items_markdown(plan: ItemsPlan, name: Callable[[str], str]) -> str:
+    result = plan.result
+    effect = result.fix_rate - result.break_rate
+    first, *rest = items_sentences(plan, name)
+    rows = [
+        ("difference to detect", f"{effect * 100:+.1f} pp"),
+        ("fix rate / break rate", f"{result.fix_rate:g} / {result.break_rate:g}"),
+        ("discordance", f"{result.discordant_rate * 100:.3g} % ({plan.discordance.source})"),
+        ("test", f"McNemar ({result.method}), alpha {result.alpha:g}, two-sided"),
+        ("power", f"{_power(result.exact_power)} reached (target {result.power:g})"),
+        ("discordant pairs expected", str(result.discordant_pairs)),
+        ("design effect", f"{result.design_effect:g}"),
+    ]
+    table = "| | |\n|---|---|\n" + "".join(f"| {k} | {v} |\n" for k, v in rows)
+    body = "\n".join(f"- {line}" for line in rest)
+    return f"### Plan: **{result.items} items**\n\n{first}\n\n{table}\n{body}\n"
+
+
+def detectable_json(result: DetectableEffectResult, found: Discordance) -> dict[str, object]:
+    method = result.method
+    return {
+        "schema_version": PLAN_SCHEMA_VERSION,
+        "items": result.items,
+        "discordant_rate": result.discordant_rate,
+        "discordance": {"rate": found.rate, "source": found.source, **found.detail},
+        "alpha": result.alpha,
+        "power": result.power,
+        "target_power": result.power,
+        "power_reached": _finite(result.exact_power),
+        "design_effect": result.design_effect,
+        "detectable": result.detectable,
+        "minimum_detectable_effect": result.effect if result.detectable else None,
+        "fix_rate": result.fix_rate if result.detectable else None,
+        "break_rate": result.break_rate if result.detectable else None,
+        "test": f"McNemar ({method})",
+        "method": f"exact power of the {method} McNemar test, bisection on the fixed share of "
+        "the discordant items",
+        "normal_approximation": {
+            "minimum_detectable_effect": _finite(result.normal_effect),
+            "power_reached": _finite(result.normal_exact_power),
+        },
+    }
+
+
+def detectable_sentences(
+    result: DetectableEffectResult, found: Discordance, name: Callable[[str], str] = str
+) -> list[str]:
+    changing = (
+        f"With {result.items} items and {result.discordant_rate * 100:g} % of them changing "
+        "outcome, "
+    )
+    extra = [found.describe(name)] if found.sentence else []
+    if result.design_effect != 1.0:
+        extra.append(
+            f"Design effect {result.design_effect:g}: the {result.items} items count as "
+            f"{math.floor(result.items / result.design_effect)} independent ones."
+        )
+    if not result.detectable:
+        return [
+            f"{changing}no change is detectable: even if every changed item were fixed, "
+            f"McNemar's {result.method} test would not reach power {result.power:g} at alpha "
+            f"{result.alpha:g}.",
+            *extra,
+        ]
+    lines = [
+        f"{changing}McNemar's {result.method} test detects a net change of "
+        f"{result.effect * 100:.1f} pp or more (fix rate {result.fix_rate:.3f}, break rate "
+        f"{result.break_rate:.3f}) with power {result.power:g} at alpha {result.alpha:g}, "
+        "two-sided (exact power).",
+        *extra,
+    ]
+    if math.isfinite(result.normal_effect):
+        lines.append(
+            f"The normal approximation would say {result.normal_effect * 100:.1f} pp, where the "
+            f"test's exact power is {result.normal_exact_power:.3f}."
+        )
+    return lines
+
+
+def detectable_markdown(
+    result: DetectableEffectResult, found: Discordance, name: Callable[[str], str]
+) -> str:
+    lines = detectable_sentences(result, found, name)
+    return "### Plan: minimum detectable effect\n\n" + "".join(f"- {line}\n" for line in lines)
