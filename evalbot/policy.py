@@ -86,7 +86,12 @@ def plan_sample_size(config: Config) -> tuple[int | None, str | None]:
 
     plan = config.plan
     result = mcnemar_sample_size(
-        plan.fix_rate, plan.break_rate, alpha=config.alpha, power=plan.power, method=config.mcnemar
+        plan.fix_rate,
+        plan.break_rate,
+        alpha=config.alpha,
+        power=plan.power,
+        method=config.mcnemar,
+        design_effect=plan.design_effect,
     )
     note = (
         f"{result.items} items ({result.discordant_pairs} discordant pairs expected) planned to "

@@ -15,6 +15,7 @@ import pytest
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
+from evalbot.docs import GLOSSARY_URL
 from evalbot.errors import ConfigError
 from evalbot.render import (
     md_escape,
@@ -72,6 +73,8 @@ def test_hostile_ids_add_no_links(hostile: tuple[View, str]) -> None:
     view, text = hostile
     ids = {e.id for lst in view.lists for e in lst.entries}
     hrefs = [t.attrs["href"] for t in walk(MD.parse(text)) if t.type == "link_open"]
+    # evalbot's own link, the footer's "terms" (the glossary), and one link per listed item
+    assert hrefs.pop() == GLOSSARY_URL == view.glossary_url
     assert len(hrefs) == sum(len(lst.entries) for lst in view.lists)
     for href in hrefs:
         assert isinstance(href, str) and href.startswith("https://logs.example/")
