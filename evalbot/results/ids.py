@@ -1,7 +1,7 @@
 """Pure: a list of item ids, the one reader for every file that names ids.
 
-Used for ``all_ids:`` (:func:`evalbot.results.sources.load_ids`) and for the plan's
-``policy.items_file`` and ``holdout.ids_file`` (:mod:`evalbot.config`). Accepted:
+Used for the file of ``--all-ids`` (:func:`evalbot.results.sources.load_ids`) and for the plan's
+``all_ids``, ``policy.items_file`` and ``holdout.ids_file`` (:mod:`evalbot.config`). Accepted:
 
 - plain text, one id per line (surrounding white space and blank lines are ignored);
 - a JSON list of ids, or of objects with an ``instance_id`` (SWE-bench's dataset shape);
