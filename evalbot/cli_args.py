@@ -46,18 +46,29 @@ FIELD_FLAGS: tuple[tuple[str, str], ...] = (
 #: The end of every ``--help``: where the words used are explained.
 EPILOG = (
     "Rates are fractions or percentages: 0.05 or 5%.\n"
-    "Terms (gate, churn, fixed, broken, discordant, Wilson, q-value, MDE, look, holdout,\n"
-    f"power) are explained in the glossary: {GLOSSARY_URL}\n"
+    "The terms of the report (gate, churn, fixed, broken, discordant, Wilson, q-value, MDE, "
+    f"look, holdout, power) are explained in the glossary: {GLOSSARY_URL}\n"
     f"Documentation: {README_URL}"
 )
 
 
+class _Formatter(argparse.HelpFormatter):
+    """argparse's help, wrapping each line of a description or epilog on its own, so the
+    line breaks written in them stay."""
+
+    def _fill_text(self, text: str, width: int, indent: str) -> str:
+        return "\n".join(
+            super(_Formatter, self)._fill_text(line, width, indent) if line.strip() else ""
+            for line in text.splitlines()
+        )
+
+
 class Parser(argparse.ArgumentParser):
     """argparse, but a usage problem is one line and an ``EvalbotError`` (exit code 2), and
-    the help keeps the epilog's line breaks."""
+    the help keeps the line breaks of descriptions and epilogs."""
 
     def __init__(self, *args: object, **kwargs: object) -> None:
-        kwargs.setdefault("formatter_class", argparse.RawDescriptionHelpFormatter)
+        kwargs.setdefault("formatter_class", _Formatter)
         super().__init__(*args, **kwargs)  # type: ignore[arg-type]
 
     def error(self, message: str) -> NoReturn:
