@@ -146,7 +146,8 @@ class Inputs:
 @dataclass(frozen=True, kw_only=True)
 class InputRow:
     """One side of :class:`Inputs` as the templates show it: ``source`` is untrusted text (a
-    path, escaped on output); ``side`` and ``items`` (a count, "" when unknown) are evalbot's."""
+    path, escaped on output); ``side`` and ``items`` ("400 items", "" when unknown) are
+    evalbot's."""
 
     side: Markdown
     source: str

@@ -169,16 +169,16 @@ def _hex(fingerprint: str) -> str:
 
 
 def input_rows(inputs: Inputs | None) -> list[InputRow]:
-    """The baseline's and the candidate's source, with their item counts."""
+    """The baseline's and the candidate's source, with their item counts ("400 items")."""
     if inputs is None:
         return []
     return [
         InputRow(
             side=Markdown(side),
             source=source,
-            items=EMPTY if items is None else Markdown(f"{items:,}"),
+            items=EMPTY if n is None else Markdown(f"{n:,} item{'' if n == 1 else 's'}"),
         )
-        for side, source, items in (
+        for side, source, n in (
             ("baseline", inputs.baseline, inputs.baseline_items),
             ("candidate", inputs.candidate, inputs.candidate_items),
         )
