@@ -16,6 +16,7 @@ import pytest
 from evalbot import text as md
 from evalbot.actions_env import ActionsEnv
 from evalbot.cli import main
+from evalbot.docs import GLOSSARY_URL
 from evalbot.render import (
     render_check,
     render_comment,
@@ -31,7 +32,11 @@ from tests.inert import MD, assert_inert, assert_own_commands, assert_plain_line
 
 
 def own_link(href: str) -> bool:
-    return href.startswith(("https://logs.example/", "https://github.com/acme/"))
+    """The links evalbot writes: items (report.item_url), runs and commits, and the footer's
+    "terms" link to the glossary."""
+    return href == GLOSSARY_URL or href.startswith(
+        ("https://logs.example/", "https://github.com/acme/")
+    )
 
 
 @pytest.fixture(scope="module")
