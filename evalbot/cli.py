@@ -8,18 +8,14 @@ line on stderr, never a traceback), 3 an internal error.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 from collections.abc import Sequence
-from dataclasses import replace
 from datetime import UTC, datetime
-from importlib import resources
 from pathlib import Path
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from evalbot import __version__
-from evalbot.analysis import analyse
 from evalbot.cli_args import (
     EPILOG,
     Parser,
@@ -28,7 +24,6 @@ from evalbot.cli_args import (
     rate_arg,
     reading_config,
 )
-from evalbot.config import MAX_RESAMPLES, Config, load_config, with_overrides
 from evalbot.errors import (
     EXIT_BAD_INPUT,
     EXIT_GATE_FAILED,
@@ -38,13 +33,19 @@ from evalbot.errors import (
     EvalbotError,
     UsageError,
 )
-from evalbot.plan_cli import add_plan, run_plan
-from evalbot.render import render_markdown, render_text
-from evalbot.report import Inputs, build_json, build_view
-from evalbot.results.model import Results
-from evalbot.results.sources import load_results
-from evalbot.state import parse_state
-from evalbot.text import plain
+from evalbot.limits import MAX_RESAMPLES
+from evalbot.plan_cli import add_plan
+from evalbot.text import plain  # standard library only
+
+if TYPE_CHECKING:
+    from evalbot.config import Config
+    from evalbot.results.model import Results
+
+# Start-up: argparse runs before anything heavy is imported, so ``--version``/``--help`` cost the
+# standard library and evalbot's shell (this module, cli_args, plan_cli, rates, docs, limits,
+# errors, text) only; each command imports what it needs (numpy and the statistics for
+# ``compare``, jinja2 only for the text/markdown reports, yaml only when a config file exists,
+# PyGithub only for ``action``). tests/integration/test_imports.py pins this.
 
 #: Said once on stderr when Markdown is written to a terminal (it is meant for PR comments).
 MARKDOWN_IN_TERMINAL = (
@@ -155,7 +156,8 @@ def _add_compare(commands: argparse._SubParsersAction[Parser]) -> None:
 
 
 def _example_paths() -> tuple[str, str]:
-    folder = resources.files("evalbot") / "data" / "example"
+    # The package is installed as files (setuptools package-data), so its folder is a path.
+    folder = Path(__file__).resolve().parent / "data" / "example"
     return str(folder / "baseline.jsonl"), str(folder / "candidate.jsonl")
 
 
@@ -168,6 +170,13 @@ def _item_count(results: Results) -> int:
 
 
 def run_compare(args: argparse.Namespace, out: TextIO) -> int:
+    from dataclasses import replace
+
+    from evalbot.analysis import analyse
+    from evalbot.config import load_config, with_overrides
+    from evalbot.results.sources import load_results
+    from evalbot.state import parse_state
+
     if args.example:
         if args.baseline or args.candidate:
             raise UsageError("evalbot compare: give either --example or BASELINE CANDIDATE")
@@ -206,8 +215,14 @@ def run_compare(args: argparse.Namespace, out: TextIO) -> int:
         head_sha=args.head_sha,
     )
     if args.format == "json":
-        out.write(json.dumps(build_json(comparison, decision), indent=2) + "\n")
+        from evalbot.jsonout import dumps_indented
+        from evalbot.report import build_json
+
+        out.write(dumps_indented(build_json(comparison, decision)) + "\n")
         return EXIT_GATE_FAILED if decision.gate == "fail" else EXIT_OK
+    from evalbot.render import render_markdown, render_text
+    from evalbot.report import Inputs, build_view
+
     inputs = Inputs(
         baseline=comparison.paired.baseline_source,
         candidate=comparison.paired.candidate_source,
@@ -225,6 +240,12 @@ def run_compare(args: argparse.Namespace, out: TextIO) -> int:
     else:
         out.write(render_text(view))
     return EXIT_GATE_FAILED if decision.gate == "fail" else EXIT_OK
+
+
+def run_plan(args: argparse.Namespace, out: TextIO) -> int:
+    from evalbot.plan_run import run_plan as plan  # the statistics load only for ``plan``
+
+    return plan(args, out)
 
 
 def run_action(args: argparse.Namespace, out: TextIO) -> int:

@@ -12,12 +12,14 @@ from __future__ import annotations
 import argparse
 from collections.abc import Callable
 from dataclasses import replace
-from typing import NoReturn
+from typing import TYPE_CHECKING, NoReturn
 
-from evalbot.config import Config, with_reading
 from evalbot.docs import GLOSSARY_URL, README_URL
 from evalbot.errors import EvalbotError, UsageError
 from evalbot.rates import DIFFERENCE_HINT, RATE_HINT, parse_difference, parse_rate
+
+if TYPE_CHECKING:
+    from evalbot.config import Config
 
 __all__ = [
     "EPILOG",
@@ -216,6 +218,8 @@ def add_reading_flags(parser: argparse.ArgumentParser, *, what: str) -> None:
 
 def reading_config(config: Config, args: argparse.Namespace) -> Config:
     """``config`` with the reading flags of :func:`add_reading_flags` applied."""
+    from evalbot.config import with_reading
+
     if args.format_in is not None:
         config = replace(config, format=args.format_in)
     return with_reading(

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from evalbot.errors import ConfigError, InputError
+from evalbot.limits import MAX_RESAMPLES
 from evalbot.rates import DIFFERENCE_HINT, parse_difference, parse_rate
 from evalbot.results.builder import show
 from evalbot.results.ids import parse_id_list
@@ -356,15 +357,6 @@ HOLDOUT_KEYS = ["ids_file", "max_uses"]
 GATE_KEYS = ["fail_on", "max_broken", "margin", "on_refused"]
 FAIL_ON_CHOICES = ("significant_regression", "not_significant_improvement", "never")
 ON_REFUSED_CHOICES = ("fail", "neutral")
-
-
-#: Upper bound of ``bootstrap.resamples`` (and ``--resamples``). At a million resamples the
-#: Monte Carlo error of a bootstrap p-value near 0.05 is about 0.0002 (sqrt(0.05 * 0.95 / 1e6))
-#: and the percentile interval's endpoints move by less than the report rounds them to, so more
-#: buys nothing; the resampled totals are (resamples x columns) floats, 8 MB per column at this
-#: bound but 8 GB at a billion, and the time grows alike: a typo such as ``1e12`` would hang the
-#: job instead of failing fast.
-MAX_RESAMPLES = 1_000_000
 
 
 @functools.cache

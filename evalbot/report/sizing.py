@@ -1,6 +1,6 @@
 """Pure: the outputs of ``evalbot plan`` (JSON, text, Markdown) from its results.
 
-:mod:`evalbot.plan_cli` reads the inputs and computes the plan with :mod:`evalbot.stats`; this
+:mod:`evalbot.plan_run` reads the inputs and computes the plan with :mod:`evalbot.stats`; this
 module words it. File names (a pilot's, a run's) are the user's text: every output shows them
 through a ``name`` function (the Markdown output escapes them).
 """

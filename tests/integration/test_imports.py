@@ -72,9 +72,11 @@ def test_version_and_help_load_the_standard_library_only(argv: list[str], tmp_pa
         and not m.startswith(("__editable__", "_distutils_hack"))  # an editable install's hook
     }
     assert foreign == set()
-    # evalbot's shell only (the CLI, its errors, the escaping of what it prints)
+    # evalbot's shell only (the CLI and its flags, its errors, the escaping of what it prints,
+    # the rate reader, the limits and the documentation links: standard library modules all)
     ours = {m for m in modules if m.split(".")[0] == "evalbot"}
-    assert ours <= {"evalbot", "evalbot.cli", "evalbot.errors", "evalbot.text"}, ours
+    shell = {"cli", "cli_args", "plan_cli", "errors", "text", "rates", "limits", "docs"}
+    assert ours <= {"evalbot", *(f"evalbot.{name}" for name in shell)}, ours
 
 
 @pytest.mark.parametrize("fmt", ["json", "text", "markdown"])
