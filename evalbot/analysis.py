@@ -13,9 +13,10 @@ from evalbot.config import Config
 from evalbot.errors import ConfigError
 from evalbot.policy import Decision, evaluate
 from evalbot.results.model import Paired, Results
-from evalbot.results.pairing import Missing, apply_errors, pair
+from evalbot.results.pairing import apply_errors, pair
 from evalbot.results.restrict import restrict_items
 from evalbot.state import State
+from evalbot.vocabulary import Missing
 
 
 def prepare(

@@ -36,6 +36,7 @@ from evalbot.errors import (
 from evalbot.limits import MAX_RESAMPLES
 from evalbot.plan_cli import add_plan
 from evalbot.text import plain  # standard library only
+from evalbot.vocabulary import BOOTSTRAP_METHODS  # standard library only
 
 if TYPE_CHECKING:
     from evalbot.config import Config
@@ -133,7 +134,7 @@ def _add_compare(commands: argparse._SubParsersAction[Parser]) -> None:
     )
     compare.add_argument(
         "--ci-method",
-        choices=["percentile", "bca"],
+        choices=BOOTSTRAP_METHODS,
         help="bootstrap interval: percentile or bias-corrected and accelerated (config "
         "bootstrap.method; default: percentile)",
     )

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, NoReturn
 from evalbot.docs import GLOSSARY_URL, README_URL
 from evalbot.errors import EvalbotError, UsageError
 from evalbot.rates import DIFFERENCE_HINT, RATE_HINT, parse_difference, parse_rate
+from evalbot.vocabulary import MISSING_RULES
 
 if TYPE_CHECKING:
     from evalbot.config import Config
@@ -210,7 +211,7 @@ def add_reading_flags(parser: argparse.ArgumentParser, *, what: str) -> None:
     )
     reading.add_argument(
         "--missing",
-        choices=["error", "fail", "drop"],
+        choices=MISSING_RULES,
         help="items present on one side only: stop with an error, count them as failures of "
         "the side that lacks them, or drop them (config policy.missing; default: error)",
     )

@@ -18,7 +18,7 @@ import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, TypeVar
 
 from evalbot.errors import ConfigError, InputError
 from evalbot.limits import MAX_RESAMPLES
@@ -27,25 +27,75 @@ from evalbot.results.builder import show
 from evalbot.results.ids import parse_id_list
 from evalbot.results.options import FieldNames, ReadOptions
 from evalbot.results.pairing import fingerprint
+from evalbot.vocabulary import (
+    ALPHA,
+    BOOTSTRAP_METHODS,
+    CONFIDENCE,
+    ERRORS_RULES,
+    FAIL_ON_CHOICES,
+    LOOKS_RULES,
+    MCNEMAR_METHODS,
+    MISSING_RULES,
+    MODES,
+    ON_REFUSED_CHOICES,
+    POWER,
+    PRIMARY_TESTS,
+    RESAMPLES,
+    SEED,
+    BootstrapMethod,
+    ErrorsRule,
+    FailOn,
+    LooksRule,
+    McNemarMethod,
+    Missing,
+    Mode,
+    OnRefused,
+    PrimaryTest,
+)
 
-FailOn = Literal["significant_regression", "not_significant_improvement", "never"]
-OnRefused = Literal["fail", "neutral"]
-McNemarMethod = Literal["exact", "midp", "asymptotic"]
-PrimaryTest = Literal["mcnemar", "bootstrap"]
-Mode = Literal["fixed", "sequential"]
-LooksRule = Literal["refuse", "bonferroni"]
-CiMethod = Literal["percentile", "bca"]
-CI_METHODS: tuple[CiMethod, ...] = ("percentile", "bca")
+#: The old names of the bootstrap method's vocabulary (kept for importers); ``MAX_RESAMPLES``
+#: is re-exported for the same reason.
+CiMethod = BootstrapMethod
+CI_METHODS = BOOTSTRAP_METHODS
+__all__ = [
+    "BOOTSTRAP_KEYS",
+    "CI_METHODS",
+    "F1_KEYS",
+    "FIELD_KEYS",
+    "GATE_KEYS",
+    "HOLDOUT_KEYS",
+    "MAX_RESAMPLES",
+    "PLAN_KEYS",
+    "POLICY_KEYS",
+    "REPORT_KEYS",
+    "TOP_KEYS",
+    "BootstrapConfig",
+    "CiMethod",
+    "Config",
+    "F1Config",
+    "GateConfig",
+    "HoldoutConfig",
+    "PlanConfig",
+    "PolicyConfig",
+    "ReportConfig",
+    "file_reader",
+    "load_config",
+    "parse_config",
+    "with_overrides",
+    "with_reading",
+]
 
 ReadText = Callable[[str], str]
 
 
 @dataclass(frozen=True, kw_only=True)
 class BootstrapConfig:
-    resamples: int = 10_000
-    seed: int = 0
-    confidence: float = 0.95
-    method: CiMethod = "percentile"  # percentile or bias-corrected and accelerated (BCa)
+    resamples: int = RESAMPLES
+    seed: int = SEED
+    confidence: float = CONFIDENCE
+    method: BootstrapMethod = BOOTSTRAP_METHODS[
+        0
+    ]  # percentile or bias-corrected and accelerated (BCa)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -63,11 +113,17 @@ class F1Config:
 
 @dataclass(frozen=True, kw_only=True)
 class PlanConfig:
-    """``plan:`` the effect the eval must be able to detect; the item count is computed from it."""
+    """``plan:`` the effect the eval must be able to detect; the item count is computed from it.
+
+    ``design_effect`` (>= 1) is the variance inflation of clustered items (Kish's
+    ``1 + (m - 1) ICC``): the planned items are multiplied by it, and the report's minimum
+    detectable effect divides the items by it when the results carry no cluster labels to
+    estimate it from.
+    """
 
     fix_rate: float
     break_rate: float
-    power: float = 0.8
+    power: float = POWER
     # variance inflation of clustered items (Kish: 1 + (m - 1) ICC): items needed times it
     design_effect: float = 1.0
 
@@ -76,13 +132,13 @@ class PlanConfig:
 class PolicyConfig:
     sample_size: int | None = None
     max_looks: int | None = None
-    missing: Literal["error", "fail", "drop"] = "error"
-    mode: Mode = "fixed"
-    looks: LooksRule = "refuse"
+    missing: Missing = MISSING_RULES[0]
+    mode: Mode = MODES[0]
+    looks: LooksRule = LOOKS_RULES[0]
     items_sha256: str | None = None
     items_file: str | None = None
     min_effect: float | None = None
-    errors: Literal["fail", "drop"] = "fail"
+    errors: ErrorsRule = ERRORS_RULES[0]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -104,13 +160,13 @@ class HoldoutConfig:
 
 @dataclass(frozen=True, kw_only=True)
 class GateConfig:
-    fail_on: FailOn = "significant_regression"
+    fail_on: FailOn = FAIL_ON_CHOICES[0]
     max_broken: int | None = None  # an absolute item count
     max_broken_rate: float | None = None  # a share of the items (``5%`` or ``0.05``)
     margin: float | None = None  # non-inferiority margin, in the metric's units
     # a verdict the plan refused (an extra look, other items, another item count, a tampered
     # looks ledger): ``fail`` the check (the default) or leave it ``neutral``
-    on_refused: OnRefused = "fail"
+    on_refused: OnRefused = ON_REFUSED_CHOICES[0]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -118,9 +174,9 @@ class Config:
     """The whole plan; every field has the default a user gets without a config file."""
 
     metric: str | None = None
-    alpha: float = 0.05
-    mcnemar: McNemarMethod = "exact"
-    test: PrimaryTest = "mcnemar"
+    alpha: float = ALPHA
+    mcnemar: McNemarMethod = MCNEMAR_METHODS[0]
+    test: PrimaryTest = PRIMARY_TESTS[0]
     format: str | None = None
     scorer: str | None = None
     filter: str | None = None
@@ -159,6 +215,7 @@ def _hint(key: str, allowed: list[str], prefix: str) -> str:
     return f"; did you mean `{prefix}{close[0]}`?" if close else f"; allowed: {', '.join(allowed)}"
 
 
+_Choice = TypeVar("_Choice", bound=str)
 _SHA256 = re.compile(r"[0-9a-f]{64}")
 
 
@@ -222,13 +279,16 @@ class _Reader:
     def optional_prob(self, key: str, *, low: float = 0.0, high: float = 1.0) -> float | None:
         return self.prob(key, 0.0, low=low, high=high) if self.given(key) else None
 
-    def choice(self, key: str, default: str, choices: tuple[str, ...]) -> str:
+    def choice(self, key: str, choices: tuple[_Choice, ...]) -> _Choice:
+        """One of ``choices`` (a vocabulary of :mod:`evalbot.vocabulary`; the first is the
+        default)."""
         if key not in self.data:
-            return default
+            return choices[0]
         value = self.data[key]
-        if value not in choices:
-            raise self.fail(key, "one of " + ", ".join(choices))
-        return str(value)
+        for choice in choices:
+            if value == choice and isinstance(value, str):
+                return choice
+        raise self.fail(key, "one of " + ", ".join(choices))
 
     def text(self, key: str, default: str | None) -> str | None:
         if not self.given(key):
@@ -355,8 +415,6 @@ POLICY_KEYS = [
 ]
 HOLDOUT_KEYS = ["ids_file", "max_uses"]
 GATE_KEYS = ["fail_on", "max_broken", "margin", "on_refused"]
-FAIL_ON_CHOICES = ("significant_regression", "not_significant_improvement", "never")
-ON_REFUSED_CHOICES = ("fail", "neutral")
 
 
 @functools.cache
@@ -483,7 +541,7 @@ def _parse_plan(top: _Reader) -> PlanConfig | None:
     return PlanConfig(
         fix_rate=fix_rate,
         break_rate=break_rate,
-        power=plan.prob("power", 0.8, low=0.5),
+        power=plan.prob("power", POWER, low=0.5),
         design_effect=_design_effect(plan),
     )
 
@@ -536,13 +594,13 @@ def _parse_policy(top: _Reader, read_text: ReadText | None) -> PolicyConfig:
     config = PolicyConfig(
         sample_size=policy.int("sample_size", None, 1),
         max_looks=policy.int("max_looks", None, 1),
-        missing=policy.choice("missing", "error", ("error", "fail", "drop")),  # type: ignore[arg-type]
-        mode=policy.choice("mode", "fixed", ("fixed", "sequential")),  # type: ignore[arg-type]
-        looks=policy.choice("looks", "refuse", ("refuse", "bonferroni")),  # type: ignore[arg-type]
+        missing=policy.choice("missing", MISSING_RULES),
+        mode=policy.choice("mode", MODES),
+        looks=policy.choice("looks", LOOKS_RULES),
         items_sha256=items_sha256,
         items_file=policy.text("items_file", None),
         min_effect=policy.optional_prob("min_effect"),
-        errors=policy.choice("errors", "fail", ("fail", "drop")),  # type: ignore[arg-type]
+        errors=policy.choice("errors", ERRORS_RULES),
     )
     if config.looks == "bonferroni" and config.max_looks is None:
         raise ConfigError(
@@ -595,7 +653,7 @@ def parse_config(text: str, source: str, *, read_text: ReadText | None = None) -
             f"{source}: give either `policy.sample_size` or `plan` (from which the sample "
             "size is computed), not both"
         )
-    test = top.choice("test", "mcnemar", ("mcnemar", "bootstrap"))
+    test = top.choice("test", PRIMARY_TESTS)
     if test == "bootstrap" and policy.mode == "sequential":
         raise ConfigError(
             f"{source}: `policy.mode: sequential` tests the discordant pairs, so it needs "
@@ -603,9 +661,9 @@ def parse_config(text: str, source: str, *, read_text: ReadText | None = None) -
         )
     return Config(
         metric=top.text("metric", None),
-        alpha=top.prob("alpha", 0.05, high=0.5),
-        mcnemar=top.choice("mcnemar", "exact", ("exact", "midp", "asymptotic")),  # type: ignore[arg-type]
-        test=test,  # type: ignore[arg-type]
+        alpha=top.prob("alpha", ALPHA, high=0.5),
+        mcnemar=top.choice("mcnemar", MCNEMAR_METHODS),
+        test=test,
         format=_parse_format(top),
         scorer=top.text("scorer", None),
         filter=top.text("filter", None),
@@ -616,19 +674,19 @@ def parse_config(text: str, source: str, *, read_text: ReadText | None = None) -
         fields=fields,
         bootstrap=BootstrapConfig(
             resamples=_resamples(boot),
-            seed=boot.int("seed", 0, 0) or 0,
-            confidence=boot.prob("confidence", 0.95, low=0.5),
-            method=boot.choice("method", "percentile", CI_METHODS),  # type: ignore[arg-type]
+            seed=boot.int("seed", SEED, 0) or SEED,
+            confidence=boot.prob("confidence", CONFIDENCE, low=0.5),
+            method=boot.choice("method", BOOTSTRAP_METHODS),
         ),
         plan=plan,
         policy=policy,
         holdout=_parse_holdout(top, read_text),
         gate=GateConfig(
-            fail_on=gate.choice("fail_on", "significant_regression", FAIL_ON_CHOICES),  # type: ignore[arg-type]
+            fail_on=gate.choice("fail_on", FAIL_ON_CHOICES),
             max_broken=max_broken,
             max_broken_rate=max_broken_rate,
             margin=gate.optional_prob("margin"),
-            on_refused=gate.choice("on_refused", "fail", ON_REFUSED_CHOICES),  # type: ignore[arg-type]
+            on_refused=gate.choice("on_refused", ON_REFUSED_CHOICES),
         ),
         report=_parse_report(top),
         source=source,
@@ -636,7 +694,7 @@ def parse_config(text: str, source: str, *, read_text: ReadText | None = None) -
 
 
 def _resamples(boot: _Reader) -> int:
-    value = boot.int("resamples", 10_000, 100) or 10_000
+    value = boot.int("resamples", RESAMPLES, 100) or RESAMPLES
     if value > MAX_RESAMPLES:
         raise boot.fail(
             "resamples", f"an integer from 100 to {MAX_RESAMPLES:,} (more adds no precision)"

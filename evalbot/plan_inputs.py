@@ -13,9 +13,9 @@ from evalbot.analysis import prepare
 from evalbot.config import Config
 from evalbot.errors import UsageError
 from evalbot.report.sizing import Discordance
-from evalbot.results.pairing import Missing
 from evalbot.results.sources import load_results
 from evalbot.stats import compute_paired_table, wilson_interval
+from evalbot.vocabulary import Missing
 
 __all__ = ["PILOT_CONFIDENCE", "from_one_run", "from_pilot", "independent_discordance"]
 

@@ -32,6 +32,7 @@ from evalbot.stats import (
     mcnemar_sample_size,
     simulate_mcnemar_power,
 )
+from evalbot.vocabulary import POWER
 
 __all__ = ["run_plan"]
 
@@ -55,7 +56,7 @@ def _settings(args: argparse.Namespace) -> Settings:
     plan = config.plan
     return Settings(
         alpha=args.alpha if args.alpha is not None else config.alpha,
-        power=args.power if args.power is not None else (plan.power if plan else 0.8),
+        power=args.power if args.power is not None else (plan.power if plan else POWER),
         method=config.mcnemar,
         design_effect=args.design_effect
         if args.design_effect is not None

@@ -25,7 +25,7 @@ import operator
 from collections.abc import Sequence
 from dataclasses import dataclass, field, fields, replace
 from itertools import islice
-from typing import Any, Literal
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -33,9 +33,9 @@ import numpy.typing as npt
 from evalbot.errors import PairingError
 from evalbot.results.builder import show
 from evalbot.results.model import BoolArray, FloatArray, IntArray, Paired, Results
+from evalbot.vocabulary import ERRORS_RULES, MISSING_RULES, ErrorsRule, Missing
 
-Missing = Literal["error", "fail", "drop"]
-MISSING_CHOICES: tuple[Missing, ...] = ("error", "fail", "drop")
+MISSING_CHOICES = MISSING_RULES
 
 
 @dataclass(frozen=True, kw_only=True, eq=False)
@@ -468,8 +468,7 @@ def subset(paired: Paired, keep: BoolArray) -> Paired:
     return replace(paired, **changes)
 
 
-ErrorsRule = Literal["fail", "drop"]
-ERRORS_CHOICES: tuple[ErrorsRule, ...] = ("fail", "drop")
+ERRORS_CHOICES = ERRORS_RULES
 
 
 def apply_errors(paired: Paired, rule: ErrorsRule) -> Paired:

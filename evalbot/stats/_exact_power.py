@@ -13,7 +13,7 @@ import numpy.typing as npt
 
 from evalbot.stats._normal import normal_quantile
 from evalbot.stats._validation import as_choice, as_probability
-from evalbot.stats.mcnemar import McNemarMethod
+from evalbot.vocabulary import MCNEMAR_METHODS, McNemarMethod
 
 CEIL_FUZZ = 1e-9
 #: Relative slack when comparing a tail probability with alpha: the float tails of scipy's
@@ -37,7 +37,7 @@ _NORMAL_ONLY_PAIRS = 2_000_000
 IntArray = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float64]
 SearchRule = Literal["smallest", "bisection", "normal approximation"]
-METHODS: tuple[McNemarMethod, ...] = ("exact", "midp", "asymptotic")
+METHODS = MCNEMAR_METHODS
 
 
 # ----------------------------------------------------------------------------- validation

@@ -23,7 +23,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Literal, cast
+from typing import cast
 
 import numpy as np
 import numpy.typing as npt
@@ -37,6 +37,7 @@ from evalbot.stats._validation import (
 )
 from evalbot.stats.intervals import ConfidenceInterval
 from evalbot.stats.pvalue import P_ONE, PValue, exact_pvalue, resampling_pvalue
+from evalbot.vocabulary import BOOTSTRAP_METHODS, CONFIDENCE, RESAMPLES, BootstrapMethod
 
 __all__ = [
     "BootstrapResult",
@@ -50,8 +51,7 @@ __all__ = [
     "ratio_metric",
 ]
 
-BootstrapMethod = Literal["percentile", "bca"]
-_METHODS: tuple[BootstrapMethod, ...] = ("percentile", "bca")
+_METHODS = BOOTSTRAP_METHODS
 
 #: Use the multinomial resampler when the units have at most this many distinct rows ...
 _MULTINOMIAL_MAX_DISTINCT = 4096
@@ -452,8 +452,8 @@ def paired_bootstrap_mean(
     baseline: FloatArray,
     candidate: FloatArray,
     *,
-    n_resamples: int = 10_000,
-    confidence_level: float = 0.95,
+    n_resamples: int = RESAMPLES,
+    confidence_level: float = CONFIDENCE,
     seed: int = 0,
     method: str = "percentile",
     clusters: Sequence[str | None] | None = None,
@@ -610,8 +610,8 @@ def paired_bootstrap(
     candidate: ColumnsLike,
     *,
     metric: Metric | str = "mean",
-    n_resamples: int = 10_000,
-    confidence_level: float = 0.95,
+    n_resamples: int = RESAMPLES,
+    confidence_level: float = CONFIDENCE,
     seed: int = 0,
     method: str = "percentile",
     clusters: Sequence[str | None] | None = None,

@@ -19,6 +19,7 @@ from evalbot.stats._exact_power import (
 from evalbot.stats._normal import normal_quantile
 from evalbot.stats._validation import as_count, as_probability
 from evalbot.stats.mcnemar import McNemarMethod
+from evalbot.vocabulary import ALPHA, POWER
 
 __all__ = ["DetectableEffectResult", "mcnemar_minimum_detectable_effect"]
 
@@ -101,8 +102,8 @@ def mcnemar_minimum_detectable_effect(
     items: int,
     discordant_rate: float,
     *,
-    alpha: float = 0.05,
-    power: float = 0.8,
+    alpha: float = ALPHA,
+    power: float = POWER,
     method: str = "exact",
     design_effect: float = 1.0,
 ) -> DetectableEffectResult:

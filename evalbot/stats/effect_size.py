@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from evalbot.stats._validation import FloatArray, as_float_vector, as_probability
 from evalbot.stats.intervals import ConfidenceInterval
+from evalbot.vocabulary import CONFIDENCE
 
 __all__ = ["EffectSizeResult", "cohens_dz"]
 
@@ -118,7 +119,7 @@ def dz_from_differences(d: FloatArray, cl: float) -> EffectSizeResult:
 
 
 def cohens_dz(
-    baseline: object, candidate: object, *, confidence_level: float = 0.95
+    baseline: object, candidate: object, *, confidence_level: float = CONFIDENCE
 ) -> EffectSizeResult:
     """Cohen's ``d_z``: the mean of the per-item differences over their standard deviation.
 

@@ -8,6 +8,7 @@ from typing import NamedTuple
 
 from evalbot.stats._normal import normal_quantile
 from evalbot.stats._validation import as_count, as_probability
+from evalbot.vocabulary import CONFIDENCE
 
 __all__ = ["ConfidenceInterval", "MeanOfMeansResult", "mean_of_means_interval", "wilson_interval"]
 
@@ -31,7 +32,7 @@ def _wilson_interval_iv(
 
 
 def wilson_interval(
-    successes: int, n: int, *, confidence_level: float = 0.95
+    successes: int, n: int, *, confidence_level: float = CONFIDENCE
 ) -> ConfidenceInterval:
     """Wilson score interval for a binomial proportion.
 
@@ -114,7 +115,7 @@ class MeanOfMeansResult:
 
 
 def mean_of_means_interval(
-    means: object, repeats: int, *, confidence_level: float = 0.95
+    means: object, repeats: int, *, confidence_level: float = CONFIDENCE
 ) -> MeanOfMeansResult:
     """Interval for a pass rate when each item was sampled ``repeats`` times (per-item means).
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Literal, cast
+from typing import cast
 
 from evalbot.stats._normal import chi2_1_sf
 from evalbot.stats._validation import as_choice, as_count, as_probability
@@ -16,6 +16,7 @@ from evalbot.stats.pvalue import (
     log_binomial_half_tail,
     log_normal_two_sided,
 )
+from evalbot.vocabulary import ALPHA, MCNEMAR_METHODS, McNemarMethod
 
 __all__ = [
     "McNemarMethod",
@@ -25,8 +26,7 @@ __all__ = [
     "mcnemar_smallest_pvalue",
 ]
 
-McNemarMethod = Literal["exact", "midp", "asymptotic"]
-_METHODS: tuple[McNemarMethod, ...] = ("exact", "midp", "asymptotic")
+_METHODS = MCNEMAR_METHODS
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -222,7 +222,7 @@ def mcnemar_smallest_pvalue(discordant: int, *, method: str = "exact") -> PValue
     return mcnemar(d, 0, method=m).pvalue_detail
 
 
-def mcnemar_min_discordant(alpha: float = 0.05, *, method: str = "exact") -> int:
+def mcnemar_min_discordant(alpha: float = ALPHA, *, method: str = "exact") -> int:
     """The fewest discordant pairs with which McNemar's test can reach ``p <= alpha``.
 
     Examples

@@ -9,6 +9,7 @@ import numpy as np
 import numpy.typing as npt
 
 from evalbot.stats._validation import FloatArray, as_choice, as_probability
+from evalbot.vocabulary import ALPHA
 
 __all__ = ["MultipleTestResult", "adjust_pvalues", "benjamini_hochberg", "holm"]
 
@@ -112,7 +113,7 @@ class MultipleTestResult:
 
 
 def adjust_pvalues(
-    pvalues: npt.ArrayLike, *, method: str = "bh", alpha: float = 0.05
+    pvalues: npt.ArrayLike, *, method: str = "bh", alpha: float = ALPHA
 ) -> MultipleTestResult:
     """Adjust p-values for multiple comparisons with :func:`benjamini_hochberg` or :func:`holm`.
 

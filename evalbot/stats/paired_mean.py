@@ -32,6 +32,7 @@ from evalbot.stats.effect_size import EffectSizeResult, cohens_dz, dz_from_diffe
 from evalbot.stats.intervals import ConfidenceInterval
 from evalbot.stats.pvalue import PValue, exact_pvalue, upper_bound_pvalue
 from evalbot.stats.signflip import EXACT_MAX_ITEMS, sign_flip, sign_flip_pvalue, sign_flip_test
+from evalbot.vocabulary import CONFIDENCE, RESAMPLES
 
 __all__ = [
     "EXACT_MAX_ITEMS",
@@ -61,7 +62,7 @@ def studentized_mean_test(
     baseline: object,
     candidate: object,
     *,
-    confidence_level: float = 0.95,
+    confidence_level: float = CONFIDENCE,
     skewness_correction: bool = False,
 ) -> PairedMeanResult:
     """Studentized test of the mean difference (the paired t test), and its interval.
@@ -192,8 +193,8 @@ def paired_mean_test(
     baseline: object,
     candidate: object,
     *,
-    confidence_level: float = 0.95,
-    n_resamples: int = 10_000,
+    confidence_level: float = CONFIDENCE,
+    n_resamples: int = RESAMPLES,
     seed: int = 0,
     method: str = "auto",
 ) -> PairedMeanResult:

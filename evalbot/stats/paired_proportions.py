@@ -21,6 +21,7 @@ import numpy.typing as npt
 from evalbot.stats._normal import normal_quantile
 from evalbot.stats._validation import FloatArray, as_choice, as_count, as_probability
 from evalbot.stats.intervals import ConfidenceInterval
+from evalbot.vocabulary import CONFIDENCE
 
 __all__ = [
     "PairedDifferenceMethod",
@@ -200,7 +201,7 @@ def tango_interval(
     broken: int,
     items: int,
     *,
-    confidence_level: float = 0.95,
+    confidence_level: float = CONFIDENCE,
     continuity: float = 0.0,
 ) -> PairedDifferenceResult:
     """Tango's score interval for the difference of two paired pass rates.
@@ -285,7 +286,7 @@ def newcombe_interval(
     broken: int,
     both_fail: int,
     *,
-    confidence_level: float = 0.95,
+    confidence_level: float = CONFIDENCE,
 ) -> PairedDifferenceResult:
     """Newcombe's hybrid score interval (his method 10) for the difference of paired rates.
 
@@ -345,7 +346,7 @@ def paired_difference_interval(
     both_fail: int,
     *,
     method: str = "tango-cc",
-    confidence_level: float = 0.95,
+    confidence_level: float = CONFIDENCE,
 ) -> PairedDifferenceResult:
     """The interval for a paired difference in pass rate.
 

@@ -36,6 +36,7 @@ from evalbot.stats._normal import normal_quantile
 from evalbot.stats._validation import as_count, as_probability
 from evalbot.stats.detectable import DetectableEffectResult, mcnemar_minimum_detectable_effect
 from evalbot.stats.mcnemar import McNemarMethod
+from evalbot.vocabulary import ALPHA, POWER
 
 __all__ = [
     "DetectableEffectResult",
@@ -133,7 +134,7 @@ def mcnemar_exact_power(
     break_rate: float,
     items: int,
     *,
-    alpha: float = 0.05,
+    alpha: float = ALPHA,
     method: str = "exact",
 ) -> float:
     """Exact power of the two-sided McNemar test (``method``) with ``items`` items.
@@ -163,7 +164,7 @@ def mcnemar_exact_power(
 
 
 def mcnemar_normal_sample_size(
-    fix_rate: float, break_rate: float, *, alpha: float = 0.05, power: float = 0.8
+    fix_rate: float, break_rate: float, *, alpha: float = ALPHA, power: float = POWER
 ) -> tuple[int, int]:
     """``(discordant_pairs, items)`` of the normal approximation (Connor 1987); see
     :class:`NormalApproximation`. For comparison only: it does not deliver ``power`` with the
@@ -191,8 +192,8 @@ def mcnemar_sample_size(
     fix_rate: float,
     break_rate: float,
     *,
-    alpha: float = 0.05,
-    power: float = 0.8,
+    alpha: float = ALPHA,
+    power: float = POWER,
     method: str = "exact",
     design_effect: float = 1.0,
 ) -> SampleSizeResult:
@@ -315,7 +316,7 @@ def simulate_mcnemar_power(
     break_rate: float,
     items: int,
     *,
-    alpha: float = 0.05,
+    alpha: float = ALPHA,
     n_simulations: int = 10_000,
     seed: int = 0,
     method: str = "exact",

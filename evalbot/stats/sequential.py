@@ -1,9 +1,8 @@
 """An always-valid test for the discordant pairs: a mixture sequential probability ratio test.
 
-Peeking at a fixed-size test after every batch of results and stopping at the first
-``p < alpha`` inflates the false-positive rate far above ``alpha``. The p-value here stays
-valid however often it is looked at and whenever the looking stops.
-"""
+Peeking at a fixed-size test after every batch of results and stopping at the first ``p <
+alpha`` inflates the false-positive rate far above ``alpha``. The p-value here stays valid
+however often it is looked at and whenever the looking stops."""
 
 from __future__ import annotations
 
@@ -15,6 +14,7 @@ import numpy as np
 from evalbot.stats._validation import FloatArray, as_count, as_probability
 from evalbot.stats.intervals import ConfidenceInterval
 from evalbot.stats.pvalue import P_ONE, PValue, log10_pvalue
+from evalbot.vocabulary import CONFIDENCE
 
 __all__ = [
     "ConfidenceSequenceResult",
@@ -273,7 +273,7 @@ def confidence_sequence(
     broken: int,
     items: int,
     *,
-    confidence_level: float = 0.95,
+    confidence_level: float = CONFIDENCE,
     concentration: float = 1.0,
     discordance_alpha: float = 0.005,
 ) -> ConfidenceSequenceResult:
@@ -371,7 +371,7 @@ def confidence_sequence_path(
     broken: object,
     items: object,
     *,
-    confidence_level: float = 0.95,
+    confidence_level: float = CONFIDENCE,
     concentration: float = 1.0,
     discordance_alpha: float = 0.005,
 ) -> list[ConfidenceInterval]:

@@ -19,6 +19,7 @@ from evalbot.stats._validation import FloatArray, as_count, as_probability
 from evalbot.stats.effect_size import dz_from_differences
 from evalbot.stats.intervals import ConfidenceInterval
 from evalbot.stats.pvalue import exact_pvalue, upper_bound_pvalue
+from evalbot.vocabulary import CONFIDENCE, RESAMPLES
 
 __all__ = ["EXACT_MAX_ITEMS", "sign_flip_pvalue", "sign_flip_test"]
 
@@ -131,8 +132,8 @@ def sign_flip_test(
     baseline: object,
     candidate: object,
     *,
-    confidence_level: float = 0.95,
-    n_resamples: int = 10_000,
+    confidence_level: float = CONFIDENCE,
+    n_resamples: int = RESAMPLES,
     seed: int = 0,
 ) -> PairedMeanResult:
     """Sign-flip (paired permutation) test of the mean difference, and its inverted interval.
@@ -201,7 +202,7 @@ def sign_flip_pvalue(
     candidate: object,
     *,
     shift: float = 0.0,
-    n_resamples: int = 10_000,
+    n_resamples: int = RESAMPLES,
     seed: int = 0,
 ) -> float:
     """The p-value of :func:`sign_flip_test` alone, for the shift ``shift`` (default 0).

@@ -73,9 +73,11 @@ def test_version_and_help_load_the_standard_library_only(argv: list[str], tmp_pa
     }
     assert foreign == set()
     # evalbot's shell only (the CLI and its flags, its errors, the escaping of what it prints,
-    # the rate reader, the limits and the documentation links: standard library modules all)
+    # the rate reader, the limits, the documentation links and the plan's vocabularies its
+    # flags offer as choices: standard library modules all)
     ours = {m for m in modules if m.split(".")[0] == "evalbot"}
     shell = {"cli", "cli_args", "plan_cli", "errors", "text", "rates", "limits", "docs"}
+    shell |= {"vocabulary"}
     assert ours <= {"evalbot", *(f"evalbot.{name}" for name in shell)}, ours
 
 

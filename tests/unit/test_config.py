@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 import yaml
 
+from evalbot import vocabulary
 from evalbot.config import (
     BOOTSTRAP_KEYS,
     F1_KEYS,
@@ -19,10 +20,12 @@ from evalbot.config import (
     REPORT_KEYS,
     TOP_KEYS,
     Config,
+    PlanConfig,
     load_config,
     parse_config,
 )
 from evalbot.errors import ConfigError
+from evalbot.limits import MAX_RESAMPLES
 from evalbot.results.pairing import fingerprint
 
 FULL = """
@@ -408,6 +411,71 @@ def test_every_schema_key_is_accepted_by_the_parser() -> None:
     parse_config(yaml.safe_dump(doc), "c.yml", read_text=ids)
 
 
+#: Each closed vocabulary of the plan: (dotted key, its choices, the parsed default).
+VOCABULARIES = [
+    ("test", vocabulary.PRIMARY_TESTS, Config().test),
+    ("mcnemar", vocabulary.MCNEMAR_METHODS, Config().mcnemar),
+    ("bootstrap.method", vocabulary.BOOTSTRAP_METHODS, Config().bootstrap.method),
+    ("policy.missing", vocabulary.MISSING_RULES, Config().policy.missing),
+    ("policy.mode", vocabulary.MODES, Config().policy.mode),
+    ("policy.looks", vocabulary.LOOKS_RULES, Config().policy.looks),
+    ("policy.errors", vocabulary.ERRORS_RULES, Config().policy.errors),
+    ("gate.fail_on", vocabulary.FAIL_ON_CHOICES, Config().gate.fail_on),
+    ("gate.on_refused", vocabulary.ON_REFUSED_CHOICES, Config().gate.on_refused),
+]
+
+
+def schema_node(dotted: str) -> dict[str, Any]:
+    node: dict[str, Any] = SCHEMA
+    for part in dotted.split("."):
+        node = node["properties"][part]
+        node = next((b for b in node.get("anyOf", []) if b.get("type") == "object"), node)
+    return node
+
+
+@pytest.mark.parametrize(("key", "choices", "default"), VOCABULARIES, ids=lambda v: str(v))
+def test_every_vocabulary_is_the_schema_enum_and_default(
+    key: str, choices: tuple[str, ...], default: str
+) -> None:
+    """One vocabulary per key (evalbot/vocabulary.py): the schema's enum lists the same
+    choices, its default is the first, which is what the parser gives when the key is absent,
+    and every choice parses to itself while a near miss is refused."""
+    node = schema_node(key)
+    assert node["enum"] == list(choices)
+    assert node["default"] == choices[0] == default
+    section, _, name = key.rpartition(".")
+    extra = ", max_looks: 2" if key == "policy.looks" else ""  # bonferroni divides by it
+    for choice in choices:
+        text = f"{section}: {{{name}: {choice}{extra}}}" if section else f"{name}: {choice}"
+        parsed = parse_config(text, "c.yml")
+        value = getattr(parsed if not section else getattr(parsed, section), name)
+        assert value == choice
+    bad = f"{section}: {{{name}: {choices[0]}x}}" if section else f"{name}: {choices[0]}x"
+    with pytest.raises(ConfigError, match="must be one of " + ", ".join(choices)):
+        parse_config(bad, "c.yml")
+
+
+def test_numeric_defaults_are_the_schema_defaults() -> None:
+    assert schema_node("alpha")["default"] == vocabulary.ALPHA == Config().alpha
+    assert schema_node("bootstrap.resamples")["anyOf"][0]["default"] == vocabulary.RESAMPLES
+    assert Config().bootstrap.resamples == vocabulary.RESAMPLES
+    assert schema_node("bootstrap.resamples")["anyOf"][0]["maximum"] == MAX_RESAMPLES
+    assert schema_node("plan.power")["default"] == vocabulary.POWER
+    assert parse_config("plan: {fix_rate: 0.1, break_rate: 0.05}", "c.yml").plan == PlanConfig(
+        fix_rate=0.1, break_rate=0.05, power=vocabulary.POWER, design_effect=1.0
+    )
+
+
+def test_the_cli_offers_the_vocabularies() -> None:
+    """The command line's choices are the plan's vocabularies (no copies to drift)."""
+    from evalbot.cli import build_parser
+
+    compare = build_parser()._subparsers._group_actions[0].choices["compare"]  # type: ignore[union-attr]
+    flags = {a.dest: a.choices for a in compare._actions}
+    assert tuple(flags["ci_method"]) == vocabulary.BOOTSTRAP_METHODS
+    assert tuple(flags["missing"]) == vocabulary.MISSING_RULES
+
+
 @pytest.mark.parametrize(
     "text",
     [
@@ -421,6 +489,8 @@ def test_every_schema_key_is_accepted_by_the_parser() -> None:
         "policy: {items_sha256: ABC}",
         "plan: {fix_rate: 0.1}",
         "plan: {fix_rate: 1.5, break_rate: 0.1}",
+        "plan: {fix_rate: 0.1, break_rate: 0.05, design_effect: 0.9}",
+        "plan: {fix_rate: 0.1, break_rate: 0.05, design_effect: two}",
         "holdout: {max_uses: 2}",
         "gate: {max_broken: -1}",
         "gate: {max_broken: '120%'}",

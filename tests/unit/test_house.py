@@ -35,6 +35,7 @@ PURE = [
     "state.py",
     "stats/*.py",
     "text.py",
+    "vocabulary.py",
 ]
 
 #: Modules whose import means IO: files, processes, sockets, HTTP, GitHub, the environment.

@@ -53,4 +53,8 @@ def test_stats_imports_no_io() -> None:
                 root = name.split(".")[0]
                 assert root in allowed, f"{path.name} imports {name}"
                 if root == "evalbot":
-                    assert name.startswith("evalbot.stats"), f"{path.name} imports {name}"
+                    # its own modules, and the plan's defaults and vocabularies, which import
+                    # nothing (evalbot/vocabulary.py: defined once, read everywhere)
+                    assert name.startswith("evalbot.stats") or name == "evalbot.vocabulary", (
+                        f"{path.name} imports {name}"
+                    )

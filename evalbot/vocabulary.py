@@ -1,0 +1,94 @@
+"""Pure: every default and every closed vocabulary of the plan, defined once.
+
+The config parser (:mod:`evalbot.config`), the JSON schema's test, the command line's
+``choices`` and the statistics' keyword defaults all read these names, so a default or a
+choice is changed in one place. Each vocabulary is a ``Literal`` type and the tuple of its
+values, derived from the type (``typing.get_args``), so the two cannot drift apart.
+
+This module imports nothing of evalbot's: the statistics (``evalbot.stats``), which import
+only numpy, scipy and the standard library, may import it too.
+"""
+
+from __future__ import annotations
+
+from typing import Literal, get_args
+
+__all__ = [
+    "ALPHA",
+    "BOOTSTRAP_METHODS",
+    "CONFIDENCE",
+    "ERRORS_RULES",
+    "FAIL_ON_CHOICES",
+    "LOOKS_RULES",
+    "MCNEMAR_METHODS",
+    "MISSING_RULES",
+    "MODES",
+    "ON_REFUSED_CHOICES",
+    "POWER",
+    "PRIMARY_TESTS",
+    "RESAMPLES",
+    "SEED",
+    "BootstrapMethod",
+    "ErrorsRule",
+    "FailOn",
+    "LooksRule",
+    "McNemarMethod",
+    "Missing",
+    "Mode",
+    "OnRefused",
+    "PrimaryTest",
+]
+
+# ---- defaults ---------------------------------------------------------------------------
+
+#: Two-sided significance level (``alpha``).
+ALPHA = 0.05
+#: Power the plan is sized for and the report's minimum detectable effect is stated at.
+POWER = 0.8
+#: Resamples of every bootstrap, and sign patterns of a sampled sign-flip test.
+RESAMPLES = 10_000
+#: Seed of every resampling (results are reproducible).
+SEED = 0
+#: Level of every confidence interval.
+CONFIDENCE = 0.95
+#: (The upper bound of ``bootstrap.resamples`` is a size limit: :mod:`evalbot.limits`.)
+
+# ---- vocabularies (the first value of each is the default) ---------------------------------
+
+#: ``mcnemar:`` which McNemar test decides pass/fail items.
+McNemarMethod = Literal["exact", "midp", "asymptotic"]
+MCNEMAR_METHODS: tuple[McNemarMethod, ...] = get_args(McNemarMethod)
+
+#: ``test:`` the primary test: McNemar's (pass/fail; the paired test valid at every n for
+#: scores), or the paired bootstrap for every metric.
+PrimaryTest = Literal["mcnemar", "bootstrap"]
+PRIMARY_TESTS: tuple[PrimaryTest, ...] = get_args(PrimaryTest)
+
+#: ``bootstrap.method``: percentile or bias-corrected and accelerated (BCa) intervals.
+BootstrapMethod = Literal["percentile", "bca"]
+BOOTSTRAP_METHODS: tuple[BootstrapMethod, ...] = get_args(BootstrapMethod)
+
+#: ``policy.mode``: a fixed-size test, or an always-valid sequential one.
+Mode = Literal["fixed", "sequential"]
+MODES: tuple[Mode, ...] = get_args(Mode)
+
+#: ``policy.looks``: a look past ``max_looks`` is refused, or every look is tested at
+#: ``alpha / max_looks``.
+LooksRule = Literal["refuse", "bonferroni"]
+LOOKS_RULES: tuple[LooksRule, ...] = get_args(LooksRule)
+
+#: ``policy.missing`` (``--missing``): items present on one side only.
+Missing = Literal["error", "fail", "drop"]
+MISSING_RULES: tuple[Missing, ...] = get_args(Missing)
+
+#: ``policy.errors``: items with a harness error count as failures, or are left out.
+ErrorsRule = Literal["fail", "drop"]
+ERRORS_RULES: tuple[ErrorsRule, ...] = get_args(ErrorsRule)
+
+#: ``gate.fail_on``: which outcome fails the check.
+FailOn = Literal["significant_regression", "not_significant_improvement", "never"]
+FAIL_ON_CHOICES: tuple[FailOn, ...] = get_args(FailOn)
+
+#: ``gate.on_refused``: a verdict the plan refused fails the check, or leaves it neutral.
+OnRefused = Literal["fail", "neutral"]
+ON_REFUSED_CHOICES: tuple[OnRefused, ...] = get_args(OnRefused)
