@@ -84,7 +84,7 @@ from evalbot.render import (
     render_notice,
     render_summary,
 )
-from evalbot.report import Provenance, build_view
+from evalbot.report import Provenance, build_view, pvalue_output
 from evalbot.results.model import Paired, Results
 from evalbot.results.options import ReadOptions
 from evalbot.results.pairing import fingerprint, pair
@@ -955,7 +955,7 @@ class _ActionRun:
         outputs = {
             "verdict": d.outcome,
             "gate": d.gate,
-            "p-value": f"{c.pvalue:.6g}",
+            "p-value": pvalue_output(c.pvalue_detail),
             "difference": f"{c.difference.statistic:.6g}",
             "ci-low": f"{ci.low:.6g}",
             "ci-high": f"{ci.high:.6g}",

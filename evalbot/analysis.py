@@ -59,7 +59,7 @@ def decide(
     head_sha: str | None = None,
 ) -> tuple[Comparison, Decision]:
     """Every statistic of ``paired``, and the plan's decision given the earlier looks."""
-    comparison = compute_comparison(paired, config)
+    comparison = compute_comparison(paired, config, holdout=holdout)
     decision = evaluate(comparison, config, state=state, head_sha=head_sha, holdout=holdout)
     return comparison, decision
 

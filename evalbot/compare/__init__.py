@@ -4,7 +4,10 @@ This is where the pieces of :mod:`evalbot.stats` meet the paired data. Nothing h
 or decides a verdict (that is :mod:`evalbot.policy`).
 
 - :mod:`.records`: the frozen result records (:class:`Comparison` and its parts);
-- :mod:`.primary`: each side's rate and interval, the bootstrap of the difference, McNemar;
+- :mod:`.alpha`: the alpha a run is judged at (one object, looks correction included);
+- :mod:`.primary`: each side's rate and interval, the primary test and the difference's
+  interval from the same method (McNemar with Tango's interval, the test valid at every n for
+  scores, the sequential test with its confidence sequence, or the bootstrap);
 - :mod:`.slices`: per-slice tests with BH q-values; :mod:`.secondary`: Holm-adjusted
   secondary metrics; :mod:`.power`: the minimum detectable effect;
 - :mod:`.costs`: clusters, cost per solved task, micro F1; :mod:`.repeats`: repeated samples;
@@ -15,7 +18,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from evalbot.compare.costs import compute_clusters, compute_cost, compute_f1
+from evalbot.compare.alpha import Alpha, plan_alpha
+from evalbot.compare.costs import compute_clusters, compute_cost, compute_f1, has_clusters
 from evalbot.compare.power import REPORT_POWER, compute_power
 from evalbot.compare.primary import compute_primary
 from evalbot.compare.records import (
@@ -23,6 +27,7 @@ from evalbot.compare.records import (
     Comparison,
     CostResult,
     CostSide,
+    Difference,
     F1Result,
     F1Side,
     PowerResult,
@@ -30,6 +35,7 @@ from evalbot.compare.records import (
     SecondaryResult,
     Side,
     SliceResult,
+    TestResult,
 )
 from evalbot.compare.repeats import MAX_PASS_AT_K
 from evalbot.compare.secondary import compute_secondary, secondary_columns
@@ -41,10 +47,12 @@ from evalbot.stats import PairedTable
 __all__ = [
     "MAX_PASS_AT_K",
     "REPORT_POWER",
+    "Alpha",
     "ClusterResult",
     "Comparison",
     "CostResult",
     "CostSide",
+    "Difference",
     "F1Result",
     "F1Side",
     "PairedTable",
@@ -53,6 +61,7 @@ __all__ = [
     "SecondaryResult",
     "Side",
     "SliceResult",
+    "TestResult",
     "compute_clusters",
     "compute_comparison",
     "compute_cost",
@@ -60,12 +69,15 @@ __all__ = [
     "compute_power",
     "compute_secondary",
     "compute_slices",
+    "has_clusters",
+    "plan_alpha",
 ]
 
 
-def compute_comparison(paired: Paired, config: Config) -> Comparison:
-    """Every statistic of a paired comparison under the plan's settings."""
-    comparison = compute_primary(paired, config)
+def compute_comparison(paired: Paired, config: Config, *, holdout: bool = False) -> Comparison:
+    """Every statistic of a paired comparison under the plan's settings, judged at the alpha
+    of this run (corrected for the looks unless it is the sealed ``holdout``)."""
+    comparison = compute_primary(paired, config, plan_alpha(config, holdout=holdout))
     comparison = replace(
         comparison,
         clusters=compute_clusters(paired, comparison.difference),
@@ -75,5 +87,8 @@ def compute_comparison(paired: Paired, config: Config) -> Comparison:
     if not config.secondary_metrics:
         return comparison
     return replace(
-        comparison, secondary=compute_secondary(secondary_columns(paired, config), config)
+        comparison,
+        secondary=compute_secondary(
+            secondary_columns(paired, config), config, clusters=paired.clusters
+        ),
     )

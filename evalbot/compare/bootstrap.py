@@ -1,25 +1,30 @@
 """Pure: the paired bootstrap under the plan's settings (resamples, confidence, seed, method),
-shared by every part of the comparison that resamples items."""
+the one door every part of the comparison that resamples goes through (the primary difference
+with clusters or ``test: bootstrap``, slices of scores, secondary metrics, cost per solved
+task, micro F1).
+
+``clusters`` is a required keyword: each caller says which cluster labels its items carry (or
+``None``), so no part can silently resample clustered items one by one.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
 from evalbot.config import Config
-from evalbot.results.model import FloatArray, Paired
+from evalbot.results.model import FloatArray
 from evalbot.stats import BootstrapResult, Metric, paired_bootstrap, paired_bootstrap_mean
 
 __all__ = ["plan_bootstrap", "plan_bootstrap_mean"]
 
+Clusters = Sequence[str | None] | None
+
 
 def plan_bootstrap_mean(
-    baseline: FloatArray,
-    candidate: FloatArray,
-    config: Config,
-    *,
-    clusters: Sequence[str | None] | None = None,
+    baseline: FloatArray, candidate: FloatArray, config: Config, *, clusters: Clusters
 ) -> BootstrapResult:
-    """``paired_bootstrap_mean`` of candidate - baseline under the plan's settings."""
+    """``paired_bootstrap_mean`` of candidate - baseline under the plan's settings, resampling
+    whole clusters when ``clusters`` labels the items."""
     boot = config.bootstrap
     return paired_bootstrap_mean(
         baseline,
@@ -33,13 +38,15 @@ def plan_bootstrap_mean(
 
 
 def plan_bootstrap(
-    paired: Paired,
-    config: Config,
     baseline: Mapping[str, FloatArray],
     candidate: Mapping[str, FloatArray],
     metric: Metric,
+    config: Config,
+    *,
+    clusters: Clusters,
 ) -> BootstrapResult:
-    """``paired_bootstrap`` under the plan's settings, resampling clusters when items have them."""
+    """``paired_bootstrap`` of ``metric`` under the plan's settings, resampling whole clusters
+    when ``clusters`` labels the items."""
     boot = config.bootstrap
     return paired_bootstrap(
         baseline,
@@ -49,5 +56,5 @@ def plan_bootstrap(
         confidence_level=boot.confidence,
         seed=boot.seed,
         method=boot.method,
-        clusters=paired.clusters,
+        clusters=clusters,
     )

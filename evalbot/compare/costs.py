@@ -7,23 +7,38 @@ from __future__ import annotations
 import numpy as np
 
 from evalbot.compare.bootstrap import plan_bootstrap
-from evalbot.compare.records import ClusterResult, CostResult, CostSide, F1Result, F1Side
+from evalbot.compare.records import (
+    ClusterResult,
+    CostResult,
+    CostSide,
+    Difference,
+    F1Result,
+    F1Side,
+)
 from evalbot.config import Config
 from evalbot.errors import InputError
 from evalbot.results.model import FloatArray, Paired
-from evalbot.stats import BootstrapResult, clustered_standard_error, f1_metric, ratio_metric
+from evalbot.stats import clustered_standard_error, f1_metric, ratio_metric
 
-__all__ = ["compute_clusters", "compute_cost", "compute_f1"]
+__all__ = ["compute_clusters", "compute_cost", "compute_f1", "has_clusters"]
 
 
-def compute_clusters(paired: Paired, difference: BootstrapResult) -> ClusterResult | None:
+def has_clusters(paired: Paired) -> bool:
+    """Some items share a ``cluster`` label (an item without one is a cluster of its own)."""
+    return paired.clusters is not None and any(label is not None for label in paired.clusters)
+
+
+def compute_clusters(paired: Paired, difference: Difference) -> ClusterResult | None:
     """Cluster count and the CR1 standard error when items carry ``cluster`` labels."""
-    if paired.clusters is None or difference.resampled != "clusters":
+    if not has_clusters(paired) or paired.clusters is None:
         return None
     labelled = sum(label is not None for label in paired.clusters)
-    if labelled == 0:
-        return None
-    clusters = difference.n_units
+    clusters = (
+        difference.n_units
+        if difference.resampled == "clusters"
+        else len({label for label in paired.clusters if label is not None})
+        + (len(paired.clusters) - labelled)
+    )
     se = None
     if clusters >= 2:
         se = clustered_standard_error(paired.baseline, paired.candidate, paired.clusters)
@@ -69,11 +84,11 @@ def compute_cost(paired: Paired, config: Config) -> CostResult | None:
     difference = None
     if baseline.cost_per_solved is not None and candidate.cost_per_solved is not None:
         difference = plan_bootstrap(
-            paired,
-            config,
             {"cost": base_cost, "solved": paired.baseline},
             {"cost": cand_cost, "solved": paired.candidate},
             ratio_metric("cost", "solved", name="cost/solved"),
+            config,
+            clusters=paired.clusters,
         )
     return CostResult(baseline=baseline, candidate=candidate, difference=difference)
 
@@ -121,5 +136,7 @@ def compute_f1(paired: Paired, config: Config) -> F1Result:
     baseline, candidate = _f1_side(base_cols), _f1_side(cand_cols)
     difference = None
     if baseline.f1 is not None and candidate.f1 is not None:
-        difference = plan_bootstrap(paired, config, base_cols, cand_cols, f1_metric())
+        difference = plan_bootstrap(
+            base_cols, cand_cols, f1_metric(), config, clusters=paired.clusters
+        )
     return F1Result(baseline=baseline, candidate=candidate, difference=difference)

@@ -1,28 +1,41 @@
 """Pure: the primary comparison of a paired run: each side's rate (or mean) and interval, the
-paired bootstrap of the difference, and for pass/fail items the 2x2 table, McNemar's test, the
-churn and (for contrast only) the unpaired test."""
+primary test with the difference's interval from the same method where one exists, and for
+pass/fail items the 2x2 table, McNemar's test, the churn and (for contrast only) the unpaired
+test."""
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
+from evalbot.compare.alpha import Alpha
 from evalbot.compare.bootstrap import plan_bootstrap_mean
-from evalbot.compare.power import compute_power
-from evalbot.compare.records import Comparison, Side
+from evalbot.compare.costs import has_clusters
+from evalbot.compare.power import compute_design, compute_power
+from evalbot.compare.records import Comparison, Difference, IntervalKind, Side, TestResult
 from evalbot.compare.repeats import compute_repeats
 from evalbot.compare.slices import compute_slices
 from evalbot.config import Config
 from evalbot.results.model import FloatArray, Paired
 from evalbot.stats import (
-    BootstrapResult,
     ConfidenceInterval,
+    McNemarResult,
+    PairedTable,
+    PValue,
     churn,
     compute_paired_table,
+    confidence_sequence,
     mcnemar,
+    mcnemar_smallest_pvalue,
     mean_of_means_interval,
+    mixture_sprt,
+    paired_difference_interval,
+    paired_mean_test,
     two_proportion_ztest,
     wilson_interval,
 )
+from evalbot.stats.pvalue import exact_pvalue
 
 __all__ = ["compute_primary"]
 
@@ -74,35 +87,106 @@ def side_score(values: FloatArray, confidence: float) -> Side:
     )
 
 
-def compute_primary(paired: Paired, config: Config) -> Comparison:
-    """Every statistic of the primary metric under the plan's settings."""
-    difference = plan_bootstrap_mean(
-        paired.baseline, paired.candidate, config, clusters=paired.clusters
-    )
+def compute_primary(paired: Paired, config: Config, alpha: Alpha) -> Comparison:
+    """Every statistic of the primary metric under the plan's settings, judged at ``alpha``."""
     if paired.kind == "binary":
-        return _compute_binary(paired, config, difference)
-    return _compute_score(paired, config, difference)
+        return _compute_binary(paired, config, alpha)
+    return _compute_score(paired, config, alpha)
 
 
-def _compute_binary(paired: Paired, config: Config, difference: BootstrapResult) -> Comparison:
+def _paired_standard_error(table: PairedTable) -> float:
+    """The plug-in standard error of a paired difference in pass rate,
+    ``sqrt((p_fixed + p_broken - d^2) / n)`` with ``d = p_fixed - p_broken``."""
+    n = table.items
+    d = (table.fixed - table.broken) / n
+    return math.sqrt(max(0.0, table.discordant / n - d * d) / n)
+
+
+def _binary_primary(
+    paired: Paired, config: Config, alpha: Alpha, table: PairedTable, test: McNemarResult
+) -> tuple[TestResult, Difference]:
+    """The test that decides and the interval shown, from one method where possible:
+
+    - ``policy.mode: sequential``: the mixture SPRT and its always-valid confidence sequence
+      at ``1 - alpha``;
+    - ``test: bootstrap``: the bootstrap's p-value and its own interval (by cluster);
+    - McNemar's test with Tango's score interval with continuity correction (which excludes 0
+      exactly when McNemar's continuity-corrected test rejects), or with the cluster
+      bootstrap's interval when items share clusters.
+    """
+    se = _paired_standard_error(table)
+    if config.policy.mode == "sequential":
+        sprt = mixture_sprt(table.fixed, table.broken)
+        seq = confidence_sequence(
+            table.fixed, table.broken, table.items, confidence_level=1.0 - alpha.effective
+        )
+        return TestResult(
+            name="mixture SPRT (always valid)",
+            pvalue=sprt.pvalue_detail,
+            smallest_pvalue=mixture_sprt(table.discordant, 0).pvalue_detail,
+        ), Difference(
+            statistic=seq.statistic,
+            confidence_interval=seq.confidence_interval,
+            confidence_level=seq.confidence_level,
+            interval="confidence-sequence",
+            method="mixture confidence sequence (always valid)",
+            standard_error=se,
+            pvalue_detail=sprt.pvalue_detail,
+        )
+    if config.test == "bootstrap" or has_clusters(paired):
+        boot = plan_bootstrap_mean(
+            paired.baseline, paired.candidate, config, clusters=paired.clusters
+        )
+        difference = Difference.from_bootstrap(boot)
+        if config.test == "bootstrap":
+            name = f"paired bootstrap ({boot.method})"
+            return TestResult(name=name, pvalue=boot.pvalue_detail), difference
+    else:
+        tango = paired_difference_interval(
+            table.both_pass,
+            table.fixed,
+            table.broken,
+            table.both_fail,
+            confidence_level=config.bootstrap.confidence,
+        )
+        difference = Difference(
+            statistic=tango.statistic,
+            confidence_interval=tango.confidence_interval,
+            confidence_level=tango.confidence_level,
+            interval="tango-cc",
+            method="Tango score interval, continuity-corrected",
+            standard_error=se,
+            pvalue_detail=mcnemar(table.fixed, table.broken, method="asymptotic").pvalue_detail,
+        )
+    return TestResult(
+        name=f"McNemar ({test.method})",
+        pvalue=test.pvalue_detail,
+        smallest_pvalue=mcnemar_smallest_pvalue(table.discordant, method=test.method),
+    ), difference
+
+
+def _compute_binary(paired: Paired, config: Config, alpha: Alpha) -> Comparison:
     ids = np.asarray(paired.ids, dtype=object)
     confidence = config.bootstrap.confidence
     table = compute_paired_table(paired.baseline, paired.candidate)
     fixed_mask = paired.candidate > paired.baseline
     broken_mask = paired.candidate < paired.baseline
     test = mcnemar(table.fixed, table.broken, method=config.mcnemar)
+    primary, difference = _binary_primary(paired, config, alpha, table, test)
     return Comparison(
         paired=paired,
         metric="pass_rate",
         baseline=side_binary(paired.baseline, confidence),
         candidate=side_binary(paired.candidate, confidence),
         difference=difference,
+        test_result=primary,
         table=table,
         mcnemar=test,
         fixed_ids=ids[fixed_mask].tolist(),
         broken_ids=ids[broken_mask].tolist(),
-        alpha=config.alpha,
-        primary=config.test,
+        alpha=alpha,
+        resamples=config.bootstrap.resamples,
+        seed=config.bootstrap.seed,
         churn=churn(table.fixed, table.broken, table.items),
         # for contrast only: what the two rates alone would say, ignoring the pairing
         unpaired=two_proportion_ztest(
@@ -111,14 +195,61 @@ def _compute_binary(paired: Paired, config: Config, difference: BootstrapResult)
         slices=compute_slices(paired, config),
         power=compute_power(
             table,
-            alpha=config.alpha,
-            pvalue=test.pvalue if config.test == "mcnemar" else difference.pvalue,
+            alpha=alpha.effective,
+            significant=alpha.rejects(primary.pvalue),
             method=config.mcnemar,
+            design=compute_design(paired, config),
         ),
     )
 
 
-def _compute_score(paired: Paired, config: Config, difference: BootstrapResult) -> Comparison:
+def _score_primary(paired: Paired, config: Config) -> tuple[TestResult, Difference]:
+    """Numeric scores (and pass rates over repeats): the paired test valid at every n
+    (:func:`evalbot.stats.paired_mean_test`: sign-flip up to 1,000 items, paired t above) with
+    the interval that inverts it and Cohen's d_z; the bootstrap (by cluster) when items share
+    clusters or the plan says ``test: bootstrap``."""
+    if config.test == "bootstrap" or has_clusters(paired):
+        boot = plan_bootstrap_mean(
+            paired.baseline, paired.candidate, config, clusters=paired.clusters
+        )
+        name = f"paired bootstrap ({boot.method})"
+        return TestResult(name=name, pvalue=boot.pvalue_detail), Difference.from_bootstrap(boot)
+    boot_config = config.bootstrap
+    found = paired_mean_test(
+        paired.baseline,
+        paired.candidate,
+        confidence_level=boot_config.confidence,
+        n_resamples=boot_config.resamples,
+        seed=boot_config.seed,
+    )
+    smallest: PValue | None = None
+    interval: IntervalKind = "t"
+    if "sign-flip" in found.method:
+        interval = "sign-flip"
+        # every changed item moved the same way: 2^(1 - changed) (zeros cannot be flipped);
+        # sampled sign patterns give at least 1 / (B + 1)
+        changed = int(np.count_nonzero(paired.candidate != paired.baseline))
+        floor = min(1.0, 2.0 ** (1 - changed)) if changed else 1.0
+        if found.n_resamples:
+            floor = max(floor, 1.0 / (found.n_resamples + 1))
+        smallest = exact_pvalue(floor)
+    return TestResult(
+        name=found.method, pvalue=found.pvalue_detail, smallest_pvalue=smallest
+    ), Difference(
+        statistic=found.statistic,
+        confidence_interval=found.confidence_interval,
+        confidence_level=found.confidence_level,
+        interval=interval,
+        method=found.method,
+        standard_error=found.standard_error,
+        pvalue_detail=found.pvalue_detail,
+        n_resamples=found.n_resamples or None,
+        seed=found.seed,
+        effect_size=found.effect_size,
+    )
+
+
+def _compute_score(paired: Paired, config: Config, alpha: Alpha) -> Comparison:
     ids = np.asarray(paired.ids, dtype=object)
     confidence = config.bootstrap.confidence
     delta = paired.candidate - paired.baseline
@@ -128,18 +259,21 @@ def _compute_score(paired: Paired, config: Config, difference: BootstrapResult) 
     else:
         base_side = side_score(paired.baseline, confidence)
         cand_side = side_score(paired.candidate, confidence)
+    primary, difference = _score_primary(paired, config)
     return Comparison(
         paired=paired,
         metric="pass_rate" if paired.pass_fail else "mean_score",
         baseline=base_side,
         candidate=cand_side,
         difference=difference,
+        test_result=primary,
         table=None,
         mcnemar=None,
         fixed_ids=ids[delta > 0].tolist(),
         broken_ids=ids[delta < 0].tolist(),
-        alpha=config.alpha,
-        primary=config.test,
+        alpha=alpha,
+        resamples=config.bootstrap.resamples,
+        seed=config.bootstrap.seed,
         slices=compute_slices(paired, config),
         repeats_baseline=compute_repeats(paired, paired.baseline, paired.epochs_baseline),
         repeats_candidate=compute_repeats(paired, paired.candidate, paired.epochs_candidate),

@@ -2,33 +2,112 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
+from typing import Literal
 
+from evalbot.compare.alpha import Alpha
 from evalbot.results.model import Paired
 from evalbot.stats import (
     BootstrapResult,
     BudgetAllocation,
     ChurnResult,
     ConfidenceInterval,
+    DesignEffectResult,
+    EffectSizeResult,
     McNemarResult,
     PairedTable,
+    PValue,
     RepeatsResult,
     TwoProportionResult,
 )
+from evalbot.vocabulary import RESAMPLES, SEED
 
 __all__ = [
     "ClusterResult",
     "Comparison",
     "CostResult",
     "CostSide",
+    "Difference",
     "F1Result",
     "F1Side",
+    "IntervalKind",
     "PowerResult",
     "RepeatsSide",
     "SecondaryResult",
     "Side",
     "SliceResult",
+    "TestResult",
 ]
+
+#: How the primary difference's interval was made: Tango's score interval with continuity
+#: correction (pass/fail), the paired bootstrap (percentile or BCa; clusters, ``test:
+#: bootstrap``), the sign-flip or paired-t interval (scores), the always-valid confidence
+#: sequence (``policy.mode: sequential``).
+IntervalKind = Literal["tango-cc", "bootstrap", "sign-flip", "t", "confidence-sequence"]
+
+
+@dataclass(frozen=True, kw_only=True)
+class Difference:
+    """The primary difference, candidate minus baseline, and its interval.
+
+    ``pvalue_detail`` is the p-value of the test the interval inverts (for ``tango-cc``
+    McNemar's continuity-corrected chi-squared test; for the others the primary test itself),
+    so the interval excludes 0 exactly when it is at most ``1 - confidence_level``.
+    ``n_resamples``, ``seed`` and ``resampled`` (``items`` or ``clusters``) are set when the
+    interval resampled; ``effect_size`` is Cohen's d_z for numeric scores.
+    """
+
+    statistic: float
+    confidence_interval: ConfidenceInterval
+    confidence_level: float
+    interval: IntervalKind
+    method: str
+    standard_error: float
+    pvalue_detail: PValue
+    n_resamples: int | None = None
+    seed: int | None = None
+    resampled: str | None = None
+    n_units: int = 0
+    effect_size: EffectSizeResult | None = None
+
+    @property
+    def pvalue(self) -> float:
+        return self.pvalue_detail.value
+
+    @property
+    def finite(self) -> bool:
+        ci = self.confidence_interval
+        return all(math.isfinite(x) for x in (self.statistic, ci.low, ci.high))
+
+    @classmethod
+    def from_bootstrap(cls, boot: BootstrapResult) -> Difference:
+        return cls(
+            statistic=boot.statistic,
+            confidence_interval=boot.confidence_interval,
+            confidence_level=boot.confidence_level,
+            interval="bootstrap",
+            method=f"paired bootstrap ({boot.method}, resampling {boot.resampled})",
+            standard_error=boot.standard_error,
+            pvalue_detail=boot.pvalue_detail,
+            n_resamples=boot.n_resamples,
+            seed=boot.seed,
+            resampled=boot.resampled,
+            n_units=boot.n_units,
+        )
+
+
+@dataclass(frozen=True, kw_only=True)
+class TestResult:
+    """The primary test: its name as the report shows it, its p-value, and the smallest
+    p-value it could give on these items whatever the outcome (``None`` when it has no such
+    floor): above alpha, the eval was *powerless*."""
+
+    __test__ = False  # not a pytest class
+
+    name: str
+    pvalue: PValue
+    smallest_pvalue: PValue | None = None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -58,6 +137,7 @@ class SliceResult:
     pvalue: float
     test: str
     qvalue: float
+    pvalue_detail: PValue | None = None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -69,6 +149,10 @@ class SecondaryResult:
     candidate: float
     difference: BootstrapResult
     adjusted_pvalue: float
+
+    @property
+    def pvalue_detail(self) -> PValue:
+        return self.difference.pvalue_detail
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -90,6 +174,9 @@ class PowerResult:
         effect of the observed fix and break rates with ``power``. ``None`` otherwise.
     method : str
         How both were computed.
+    design : DesignEffectResult or None
+        The design effect both account for (estimated from the items' clusters, or the
+        plan's ``plan.design_effect``); ``None``: items are independent.
     """
 
     items: int
@@ -99,6 +186,7 @@ class PowerResult:
     minimum_detectable_effect: float | None
     items_needed: int | None
     method: str = "exact power of the exact McNemar test at the observed discordant rate"
+    design: DesignEffectResult | None = None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -178,19 +266,25 @@ class F1Result:
 
 @dataclass(frozen=True, kw_only=True, eq=False)
 class Comparison:
-    """Everything computed about one paired comparison."""
+    """Everything computed about one paired comparison.
+
+    ``test_result`` is the primary test (McNemar's, the mixture SPRT in sequential mode, the
+    paired test of numeric scores, or the bootstrap), ``difference`` the primary difference
+    with its interval, ``mcnemar`` McNemar's test for pass/fail items whatever decides, and
+    ``alpha`` the level this run is judged at (the decision holds the same object).
+    """
 
     paired: Paired
     metric: str
     baseline: Side
     candidate: Side
-    difference: BootstrapResult
+    difference: Difference
+    test_result: TestResult
     table: PairedTable | None
     mcnemar: McNemarResult | None
     fixed_ids: list[str]
     broken_ids: list[str]
-    alpha: float
-    primary: str = "mcnemar"  # the configured primary test (``test:``): mcnemar or bootstrap
+    alpha: Alpha
     churn: ChurnResult | None = None
     unpaired: TwoProportionResult | None = None
     slices: tuple[SliceResult, ...] = ()
@@ -201,6 +295,8 @@ class Comparison:
     clusters: ClusterResult | None = None
     cost: CostResult | None = None
     f1: F1Result | None = None
+    resamples: int = RESAMPLES  # the plan's bootstrap settings, wherever evalbot resamples
+    seed: int = SEED
 
     @property
     def items(self) -> int:
@@ -208,14 +304,19 @@ class Comparison:
 
     @property
     def pvalue(self) -> float:
-        """The p-value of the primary test: McNemar for pass/fail (unless ``test: bootstrap``),
-        the bootstrap otherwise."""
-        if self.mcnemar is not None and self.primary == "mcnemar":
-            return self.mcnemar.pvalue
-        return self.difference.pvalue
+        """The p-value of the primary test (a bound's value when only a bound is known)."""
+        return self.test_result.pvalue.value
+
+    @property
+    def pvalue_detail(self) -> PValue:
+        return self.test_result.pvalue
 
     @property
     def test(self) -> str:
-        if self.mcnemar is not None and self.primary == "mcnemar":
-            return f"McNemar ({self.mcnemar.method})"
-        return f"paired bootstrap ({self.difference.method})"
+        return self.test_result.name
+
+    @property
+    def identical(self) -> bool:
+        """Both runs gave every item the same value (a file compared with itself?)."""
+        paired = self.paired
+        return len(paired) > 0 and bool((paired.baseline == paired.candidate).all())

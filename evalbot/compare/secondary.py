@@ -3,7 +3,7 @@ secondaries (the primary metric alone gates)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 
@@ -39,15 +39,20 @@ def secondary_columns(paired: Paired, config: Config) -> dict[str, tuple[FloatAr
 
 
 def compute_secondary(
-    metrics: Mapping[str, tuple[FloatArray, FloatArray]], config: Config
+    metrics: Mapping[str, tuple[FloatArray, FloatArray]],
+    config: Config,
+    *,
+    clusters: Sequence[str | None] | None,
 ) -> tuple[SecondaryResult, ...]:
     """Secondary metrics (name -> per-item baseline, candidate values, aligned with the
-    primary pairing): a paired bootstrap each, p-values Holm-adjusted over the secondaries."""
+    primary pairing): a paired bootstrap each (by cluster when ``clusters`` labels the items),
+    p-values Holm-adjusted over the secondaries. A bootstrap p of 0 enters the adjustment as
+    its bound ``2 / B``, so the adjusted value is a bound too, never 0."""
     results = [
-        (name, plan_bootstrap_mean(base, cand, config))
+        (name, plan_bootstrap_mean(base, cand, config, clusters=clusters))
         for name, (base, cand) in sorted(metrics.items())
     ]
-    adjusted = holm([r.pvalue for _, r in results])
+    adjusted = holm([r.pvalue_detail.reportable for _, r in results])
     return tuple(
         SecondaryResult(
             name=name,

@@ -12,7 +12,7 @@ from evalbot.compare.bootstrap import plan_bootstrap_mean
 from evalbot.compare.records import SliceResult
 from evalbot.config import Config
 from evalbot.results.model import Paired
-from evalbot.stats import PairedTable, benjamini_hochberg, compute_paired_table, mcnemar
+from evalbot.stats import PairedTable, PValue, benjamini_hochberg, compute_paired_table, mcnemar
 
 __all__ = ["compute_slices"]
 
@@ -26,7 +26,7 @@ class _SliceTest:
     baseline_rate: float
     candidate_rate: float
     table: PairedTable | None
-    pvalue: float
+    pvalue: PValue
     test: str
 
 
@@ -52,7 +52,8 @@ def compute_slices(paired: Paired, config: Config) -> tuple[SliceResult, ...]:
         _slice_test(paired, config, name, by_code[bounds[i] : bounds[i + 1]], clusters)
         for i, name in enumerate(names)
     ]
-    qvalues = benjamini_hochberg([row.pvalue for row in rows])
+    # a p-value known only as a bound enters as its bound: the q-value is then a bound too
+    qvalues = benjamini_hochberg([row.pvalue.reportable for row in rows])
     return tuple(
         SliceResult(
             name=row.name,
@@ -61,9 +62,10 @@ def compute_slices(paired: Paired, config: Config) -> tuple[SliceResult, ...]:
             candidate_rate=row.candidate_rate,
             difference=row.candidate_rate - row.baseline_rate,
             table=row.table,
-            pvalue=float(row.pvalue),
+            pvalue=float(row.pvalue.reportable),
             test=row.test,
             qvalue=float(q),
+            pvalue_detail=row.pvalue,
         )
         for row, q in zip(rows, qvalues, strict=True)
     )
@@ -83,11 +85,11 @@ def _slice_test(
     if paired.kind == "binary":
         table = compute_paired_table(base, cand)
         result = mcnemar(table.fixed, table.broken, method=config.mcnemar)
-        pvalue, test = result.pvalue, f"McNemar ({result.method})"
+        pvalue, test = result.pvalue_detail, f"McNemar ({result.method})"
     else:
         clusters = None if cluster_labels is None else cluster_labels[idx].tolist()
         boot = plan_bootstrap_mean(base, cand, config, clusters=clusters)
-        pvalue, test = boot.pvalue, f"paired bootstrap ({boot.method})"
+        pvalue, test = boot.pvalue_detail, f"paired bootstrap ({boot.method})"
     return _SliceTest(
         name=name,
         items=len(idx),

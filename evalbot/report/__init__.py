@@ -1,6 +1,8 @@
 """Pure: Comparison + Decision -> the JSON report and the view-model the templates read.
 
-- :mod:`.json_report`: the ``--format json`` report (:func:`build_json`);
+- :mod:`.json_report`: the ``--format json`` report (:func:`build_json`); its ``decision``
+  section and p-values with their precision: :mod:`.decision_section`;
+- :mod:`.reasons`: the decision's reasons in words, once; :mod:`.verdict`: the verdict line;
 - :mod:`.view`: the :class:`View` of one comparison (:func:`build_view`) and its verdict line;
 - :mod:`.tables`: the view's tables and lists; :mod:`.plan`: the plan's rows;
   :mod:`.notes`: one-sentence notes (clusters, cost, F1, repeats);
@@ -13,7 +15,7 @@ Every name that was importable from the single ``report.py`` module is importabl
 
 from __future__ import annotations
 
-from evalbot.report.json_report import SCHEMA_VERSION, build_json
+from evalbot.report.json_report import SCHEMA_VERSION, build_json, decision_json, pvalue_json
 from evalbot.report.links import MAX_ID_CHARS, item_link
 from evalbot.report.numbers import (
     format_effect,
@@ -22,6 +24,7 @@ from evalbot.report.numbers import (
     format_rate,
     format_time,
     p_clause,
+    pvalue_output,
 )
 from evalbot.report.picture import interval_picture
 from evalbot.report.records import (
@@ -61,6 +64,7 @@ __all__ = [
     "View",
     "build_json",
     "build_view",
+    "decision_json",
     "format_effect",
     "format_estimate",
     "format_pvalue",
@@ -69,4 +73,6 @@ __all__ = [
     "interval_picture",
     "item_link",
     "p_clause",
+    "pvalue_json",
+    "pvalue_output",
 ]

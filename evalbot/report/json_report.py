@@ -8,7 +8,6 @@ the order the keys appear in the report.
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 from evalbot import __version__
@@ -22,10 +21,12 @@ from evalbot.compare import (
     RepeatsSide,
     Side,
 )
-from evalbot.policy import Decision, decision_json
+from evalbot.policy import Decision
+from evalbot.report.decision_section import decision_json, finite, finite_pair, pvalue_json
+from evalbot.report.reasons import word_reasons
 from evalbot.stats import BootstrapResult
 
-__all__ = ["SCHEMA_VERSION", "build_json"]
+__all__ = ["SCHEMA_VERSION", "build_json", "decision_json", "pvalue_json"]
 
 SCHEMA_VERSION = 1
 
@@ -45,13 +46,13 @@ def build_json(comparison: Comparison, decision: Decision) -> JSONObject:
         "difference": _primary_difference_json(c),
         "table": None if c.table is None else _table_json(c.table),
         "mcnemar": _mcnemar_json(c),
-        "test": {"name": c.test, "pvalue": c.pvalue, "alpha": c.alpha},
+        "test": _test_json(c, decision),
         "fixed_ids": c.fixed_ids,
         "broken_ids": c.broken_ids,
         "pairing": _pairing_json(c),
-        "policy": {"ok": decision.policy_ok, "violations": decision.violations},
+        "policy": {"ok": decision.policy_ok, "violations": word_reasons(decision.violations)},
         "verdict": _verdict_json(decision),
-        "decision": decision_json(decision),
+        "decision": decision_json(decision, c),
         "churn": _churn_json(c),
         "unpaired": _unpaired_json(c),
         "slices": _slices_json(c),
@@ -82,18 +83,52 @@ def _bootstrap_method(diff: BootstrapResult) -> str:
 
 
 def _primary_difference_json(c: Comparison) -> JSONObject:
+    """The difference with the interval of its method (``interval``); ``pvalue`` is the p-value
+    of the test that interval inverts; ``resamples`` and ``seed`` are the plan's bootstrap
+    settings (used here when ``interval`` is ``bootstrap``)."""
     diff = c.difference
+    size = diff.effect_size
     return {
-        "estimate": diff.statistic,
-        "ci": list(diff.confidence_interval),
-        "method": _bootstrap_method(diff),
+        "estimate": finite(diff.statistic),
+        "ci": finite_pair(diff.confidence_interval),
+        "method": diff.method,
+        "interval": diff.interval,
         "confidence": diff.confidence_level,
-        "resamples": diff.n_resamples,
-        "seed": diff.seed,
-        "standard_error": diff.standard_error,
-        "pvalue": diff.pvalue,
+        "resamples": c.resamples,
+        "seed": c.seed,
+        "standard_error": finite(diff.standard_error),
+        **pvalue_json(diff.pvalue_detail),
         "clusters": None if c.clusters is None else c.clusters.clusters,
         "clustered_standard_error": None if c.clusters is None else c.clusters.standard_error,
+        "effect_size": None
+        if size is None
+        else {
+            "d_z": finite(size.statistic),
+            "ci": finite_pair(size.confidence_interval),
+            "confidence": size.confidence_level,
+            "method": f"Cohen's d_z, {size.method} interval",
+        },
+    }
+
+
+def _test_json(c: Comparison, decision: Decision) -> JSONObject:
+    """The test that decided: its p-value against the effective alpha (``p <= alpha``)."""
+    test = c.test_result
+    agreement = decision.agreement
+    return {
+        "name": c.test,
+        **pvalue_json(test.pvalue),
+        "alpha": c.alpha.effective,
+        "alpha_level": c.alpha.level,
+        "rule": "p <= alpha",
+        "significant": c.alpha.judge(test.pvalue) == "below"
+        if c.alpha.judge(test.pvalue) != "unresolved"
+        else None,
+        "smallest_pvalue": None
+        if test.smallest_pvalue is None
+        else test.smallest_pvalue.reportable,
+        "powerless": decision.powerless,
+        "agreement": None if agreement is None else agreement.case,
     }
 
 
@@ -112,7 +147,7 @@ def _mcnemar_json(c: Comparison) -> JSONObject | None:
     return {
         "method": c.mcnemar.method,
         "statistic": c.mcnemar.statistic,
-        "pvalue": c.mcnemar.pvalue,
+        **pvalue_json(c.mcnemar.pvalue_detail),
         "discordant": c.mcnemar.discordant,
     }
 
@@ -134,9 +169,9 @@ def _verdict_json(decision: Decision) -> JSONObject:
     return {
         "outcome": decision.outcome,
         "gate": decision.gate,
-        "reasons": decision.reasons,
+        "reasons": word_reasons(decision.reasons),
         "conclusion": decision.conclusion,
-        "warnings": list(decision.warnings),
+        "warnings": word_reasons(decision.warnings),
     }
 
 
@@ -173,6 +208,7 @@ def _slices_json(c: Comparison) -> list[JSONObject]:
             "table": None if s.table is None else _table_json(s.table),
             "test": s.test,
             "pvalue": s.pvalue,
+            "pvalue_kind": None if s.pvalue_detail is None else s.pvalue_detail.kind,
             "qvalue": s.qvalue,
         }
         for s in c.slices
@@ -187,7 +223,7 @@ def _secondary_json(c: Comparison) -> list[JSONObject]:
             "candidate": m.candidate,
             "estimate": m.difference.statistic,
             "ci": list(m.difference.confidence_interval),
-            "pvalue": m.difference.pvalue,
+            **pvalue_json(m.difference.pvalue_detail),
             "adjusted_pvalue": m.adjusted_pvalue,
             "adjustment": "holm",
         }
@@ -198,6 +234,7 @@ def _secondary_json(c: Comparison) -> list[JSONObject]:
 def _power_json(c: Comparison) -> JSONObject | None:
     if c.power is None:
         return None
+    design = c.power.design
     return {
         "method": c.power.method,
         "power": c.power.power,
@@ -205,6 +242,9 @@ def _power_json(c: Comparison) -> JSONObject | None:
         "discordant_rate": c.power.discordant_rate,
         "minimum_detectable_effect": c.power.minimum_detectable_effect,
         "items_needed": c.power.items_needed,
+        "design_effect": None if design is None else finite(design.design_effect),
+        "design_effect_method": None if design is None else design.method,
+        "intraclass_correlation": None if design is None else finite(design.intraclass_correlation),
     }
 
 
@@ -217,10 +257,10 @@ def _repeats_json(rep: RepeatsSide | None) -> JSONObject | None:
         "flaky": r.flaky,
         "always_pass": r.always_pass,
         "always_fail": r.always_fail,
-        "within_item_variance": _finite(r.within_item_variance),
-        "between_item_variance": _finite(r.between_item_variance),
-        "intraclass_correlation": _finite(r.intraclass_correlation),
-        "majority_vote_accuracy": _finite(r.majority_vote_accuracy),
+        "within_item_variance": finite(r.within_item_variance),
+        "between_item_variance": finite(r.between_item_variance),
+        "intraclass_correlation": finite(r.intraclass_correlation),
+        "majority_vote_accuracy": finite(r.majority_vote_accuracy),
         "flaky_ids": rep.flaky_ids,
         "items": r.items,
         "pass_at_k": {str(k): value for k, value in rep.pass_at_k},
@@ -251,7 +291,7 @@ def _difference_json(diff: BootstrapResult | None) -> JSONObject | None:
         "ci": list(diff.confidence_interval),
         "method": _bootstrap_method(diff),
         "standard_error": diff.standard_error,
-        "pvalue": diff.pvalue,
+        **pvalue_json(diff.pvalue_detail),
         "n_undefined": diff.n_undefined,
     }
 
@@ -284,8 +324,3 @@ def _f1_json(f1: F1Result) -> JSONObject:
         "candidate": _f1_side_json(f1.candidate),
         "difference": _difference_json(f1.difference),
     }
-
-
-def _finite(value: float) -> float | None:
-    """JSON has no NaN: an undefined statistic is ``null``."""
-    return value if math.isfinite(value) else None

@@ -4,12 +4,40 @@ file, so they are evalbot's own Markdown (:class:`~evalbot.text.Markdown`)."""
 
 from __future__ import annotations
 
-from evalbot.compare import ClusterResult, Comparison, CostResult, F1Result, RepeatsSide
+import math
+
+from evalbot.compare import (
+    ClusterResult,
+    Comparison,
+    CostResult,
+    Difference,
+    F1Result,
+    RepeatsSide,
+)
 from evalbot.report.numbers import Scale, maybe_none
 from evalbot.stats import BootstrapResult
 from evalbot.text import Markdown
 
-__all__ = ["clusters_note", "cost_note", "f1_note", "repeats_notes"]
+__all__ = ["clusters_note", "cost_note", "effect_size_note", "f1_note", "repeats_notes"]
+
+
+def effect_size_note(difference: Difference) -> Markdown | None:
+    """Cohen's d_z beside a difference of numeric scores (``None`` without one)."""
+    size = difference.effect_size
+    if size is None:
+        return None
+    if not math.isfinite(size.statistic):
+        return Markdown("**Effect size:** d_z is undefined (the per-item differences do not vary).")
+    ci = size.confidence_interval
+    interval = (
+        f" [{ci.low:+.2f}, {ci.high:+.2f}] ({size.confidence_level * 100:g} %, {size.method})"
+        if math.isfinite(ci.low) and math.isfinite(ci.high)
+        else ""
+    )
+    return Markdown(
+        f"**Effect size:** d_z = {size.statistic:+.2f}{interval}: the mean difference over the "
+        "standard deviation of the per-item differences (0.2 small, 0.5 medium, 0.8 large)."
+    )
 
 
 def clusters_note(clusters: ClusterResult | None, scale: Scale) -> Markdown | None:

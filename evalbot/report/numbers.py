@@ -11,6 +11,7 @@ import math
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
+from evalbot.stats import PValue
 from evalbot.text import Markdown
 
 __all__ = [
@@ -23,16 +24,44 @@ __all__ = [
     "maybe",
     "maybe_none",
     "p_clause",
+    "pvalue_output",
     "signed",
 ]
 
 
-def format_pvalue(p: float) -> Markdown:
+def format_pvalue(p: float | PValue) -> Markdown:
+    """A p-value for tables and the verdict line: ``"0.016"``, ``"0.0021"``, ``"1"``, or a
+    bound: ``"< 0.0001"`` below that, and for a p-value known only as a bound (a bootstrap p
+    with no resample past zero: ``p < 2/B``) the bound rounded up, ``"< 0.0002"``. Never
+    ``"0"``."""
+    if isinstance(p, PValue):
+        if p.bound == "upper":
+            return Markdown("< " + _round_up(max(p.value, 0.0001)))
+        p = p.value
     if p < 0.0001:
         return Markdown("< 0.0001")
     if p >= 0.9995:
         return Markdown("1")
     return Markdown(f"{p:.4f}" if p < 0.01 else f"{p:.3f}")
+
+
+def pvalue_output(p: PValue) -> str:
+    """The action's ``p-value`` output: the number to 6 significant digits (``0.0160907``;
+    an exact p-value below the float range from its logarithm, ``1.47213e-331``), or for a
+    p-value known only as a bound ``<`` and the bound (``<0.0002``). Never ``0``."""
+    if p.bound == "upper":
+        return f"<{p.value:.6g}"
+    if p.kind == "below_float_range":
+        return p.format(6)
+    return f"{p.value:.6g}"
+
+
+def _round_up(value: float) -> str:
+    """``value`` to two significant digits, rounded up (so "< bound" stays true)."""
+    exponent = math.floor(math.log10(value)) - 1
+    step = 10.0**exponent
+    shown = math.ceil(value / step - 1e-9) * step
+    return f"{shown:.{max(0, -exponent)}f}"
 
 
 def p_clause(pvalue: str) -> str:
@@ -49,12 +78,16 @@ def format_estimate(estimate: float, *, percent: bool) -> Markdown:
 
 
 def format_effect(estimate: float, low: float, high: float, *, percent: bool) -> Markdown:
-    """ "+4.3 pp [1.0, 7.5]" for rates; "+0.043 [0.010, 0.075]" for scores."""
-    if percent:
-        return Markdown(
-            f"{format_estimate(estimate, percent=True)} [{low * 100:.1f}, {high * 100:.1f}]"
-        )
-    return Markdown(f"{format_estimate(estimate, percent=False)} [{low:.3f}, {high:.3f}]")
+    """ "+4.3 pp [1.0, 7.5]" for rates; "+0.043 [0.010, 0.075]" for scores; an unbounded end
+    (a test that cannot reject any shift with this few items) is "-∞" or "+∞"."""
+    factor, digits = (100.0, 1) if percent else (1.0, 3)
+
+    def end(value: float) -> str:
+        if math.isinf(value):
+            return "+∞" if value > 0 else "-∞"
+        return f"{value * factor:.{digits}f}"
+
+    return Markdown(f"{format_estimate(estimate, percent=percent)} [{end(low)}, {end(high)}]")
 
 
 def signed(value: float, digits: int) -> Markdown:

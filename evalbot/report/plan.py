@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from evalbot.config import Config
 from evalbot.policy import Decision
+from evalbot.report.reasons import word_disclosure, word_plan, word_reason
 from evalbot.report.records import Row
 from evalbot.text import Markdown
 
@@ -30,11 +31,11 @@ def plan_rows(decision: Decision, config: Config | None, *, percent: bool) -> Pl
         *_holdout_rows(decision),
         *_margin_rows(decision, percent=percent),
     ]
-    warnings = list(decision.warnings)
-    note = decision.power_note
-    if decision.underpowered and note and note not in warnings:
-        warnings.append(note)
-    return PlanRows(rows=rows, warnings=warnings, disclosure=decision.disclosure)
+    # worded from data, but a warning may quote input (an unreadable state's reason, a file
+    # name of the plan): plain text, escaped by the templates
+    warnings = [word_reason(reason) for reason in decision.warnings]
+    warnings += [word_reason(reason) for reason in decision.reasons if reason.code == "tripwire"]
+    return PlanRows(rows=rows, warnings=warnings, disclosure=word_disclosure(decision))
 
 
 def _size_rows(decision: Decision, config: Config | None) -> list[Row]:
@@ -43,8 +44,8 @@ def _size_rows(decision: Decision, config: Config | None) -> list[Row]:
         planned = config.policy.sample_size
     if planned is None:
         return []
-    note = decision.plan_note
-    value = f"{planned:,}" + (f" ({note})" if note else "")  # the note is policy's text
+    note = word_plan(decision.planned)
+    value = f"{planned:,}" + (f" ({note})" if note else "")
     return [Row(label=Markdown("pre-registered items"), value=value)]
 
 
@@ -58,9 +59,9 @@ def _look_rows(decision: Decision, config: Config | None) -> list[Row]:
     if max_looks is not None or look > 1:
         text = f"{look}" + (f" of {max_looks}" if max_looks is not None else "")
         rows.append(Row(label=Markdown("look"), value=text))
-    alpha, effective = decision.alpha, decision.effective_alpha
-    if effective != alpha:
-        value = f"{effective:.4g} (of {alpha:g})"
+    alpha = decision.alpha
+    if alpha.effective != alpha.level:
+        value = f"{alpha.effective:.4g} (of {alpha.level:g}, policy.looks: bonferroni)"
         rows.append(Row(label=Markdown("alpha for this look"), value=value))
     return rows
 

@@ -228,3 +228,8 @@ class View:
     inputs: list[InputRow] = field(default_factory=list)
     # where the words of the report are explained (evalbot's own URL)
     glossary_url: Markdown = EMPTY
+    # Cohen's d_z beside a difference of numeric scores (numbers only); how the difference's
+    # interval was made ("Tango score interval, continuity-corrected", "paired bootstrap
+    # (percentile, resampling items), 10,000 resamples, seed 0", "exact sign-flip", ...)
+    effect_size_note: Markdown | None = None
+    difference_method: Markdown = EMPTY

@@ -97,9 +97,9 @@ def slice_rows(c: Comparison, scale: Scale) -> list[SliceRow]:
             difference=scale.difference(s.difference),
             fixed=Markdown("" if s.table is None else str(s.table.fixed)),
             broken=Markdown("" if s.table is None else str(s.table.broken)),
-            pvalue=format_pvalue(s.pvalue),
+            pvalue=format_pvalue(s.pvalue_detail or s.pvalue),
             qvalue=format_pvalue(s.qvalue),
-            significant=s.qvalue < c.alpha,
+            significant=s.qvalue <= c.alpha.effective,
         )
         for s in c.slices
     ]
@@ -117,9 +117,9 @@ def secondary_rows(c: Comparison) -> list[SecondaryRow]:
                 m.difference.confidence_interval.high,
                 percent=False,
             ),
-            pvalue=format_pvalue(m.difference.pvalue),
+            pvalue=format_pvalue(m.difference.pvalue_detail),
             adjusted_pvalue=format_pvalue(m.adjusted_pvalue),
-            significant=m.adjusted_pvalue < c.alpha,
+            significant=m.adjusted_pvalue <= c.alpha.effective,
         )
         for m in c.secondary
     ]

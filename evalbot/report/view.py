@@ -15,10 +15,11 @@ from evalbot.compare import Comparison
 from evalbot.config import Config
 from evalbot.docs import GLOSSARY_URL
 from evalbot.policy import Decision
-from evalbot.report.notes import clusters_note, cost_note, f1_note, repeats_notes
-from evalbot.report.numbers import Scale, format_effect, format_estimate, format_pvalue, p_clause
+from evalbot.report.notes import clusters_note, cost_note, effect_size_note, f1_note, repeats_notes
+from evalbot.report.numbers import Scale, format_pvalue, p_clause
 from evalbot.report.picture import interval_picture
 from evalbot.report.plan import plan_rows
+from evalbot.report.reasons import word_reasons
 from evalbot.report.records import HistoryRow, InputRow, Inputs, Provenance, View
 from evalbot.report.tables import (
     item_lists,
@@ -28,6 +29,7 @@ from evalbot.report.tables import (
     slice_rows,
     table_text,
 )
+from evalbot.report.verdict import verdict_text
 from evalbot.text import EMPTY, Markdown
 
 __all__ = ["OUTCOME_LABELS", "build_view"]
@@ -38,20 +40,6 @@ OUTCOME_LABELS = {
     "no_significant_difference": (Markdown("➖"), Markdown("No significant difference")),
     "inconclusive": (Markdown("⚠️"), Markdown("Inconclusive")),
 }
-
-
-@dataclass(frozen=True, kw_only=True)
-class Verdict:
-    """The verdict line's parts: the effect, the deciding test, and a sentence under it."""
-
-    effect: Markdown  # "+4.2 pp [1.0, 7.5]"
-    change: Markdown  # the estimate alone: "+4.2 pp"
-    pvalue: Markdown
-    test: Markdown
-    confidence: Markdown  # "95 %"
-    alpha: Markdown
-    headline: str  # a refused verdict's: the policy's reason (input); else Markdown
-    explanation: Markdown
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -103,7 +91,7 @@ def build_view(
         pvalue=verdict.pvalue,
         test=verdict.test,
         gate=Markdown(decision.gate),
-        reasons=decision.reasons,
+        reasons=word_reasons(decision.reasons),
         items=c.items,
         metric=Markdown(c.metric),
         baseline_rate=scale.rate(c.baseline.rate),
@@ -117,8 +105,8 @@ def build_view(
         churn=table.churn,
         lists=item_lists(c, scale, max_ids=max_ids, item_url=item_url),
         fingerprint=Markdown(_hex(c.paired.fingerprint)[:12]),
-        resamples=c.difference.n_resamples,
-        seed=c.difference.seed,
+        resamples=c.resamples,
+        seed=c.seed,
         confidence=verdict.confidence,
         version=Markdown(__version__),
         interval_method=Markdown(c.baseline.interval_method),
@@ -151,11 +139,11 @@ def build_view(
         cost_note=cost_note(c.cost, verdict.confidence),
         f1_note=f1_note(c.f1, verdict.confidence),
         repeats_notes=repeats_notes(c, percent=scale.percent),
-        gate_reasons=[r for r in decision.reasons if r.startswith("gate")]
-        if decision.gate == "fail"
-        else [],
+        gate_reasons=word_reasons(decision.of_kind("gate")) if decision.gate == "fail" else [],
         inputs=input_rows(inputs),
         glossary_url=Markdown(GLOSSARY_URL),
+        effect_size_note=effect_size_note(c.difference),
+        difference_method=difference_method(c),
     )
 
 
@@ -185,71 +173,6 @@ def input_rows(inputs: Inputs | None) -> list[InputRow]:
     ]
 
 
-def verdict_text(c: Comparison, decision: Decision, scale: Scale) -> Verdict:
-    """The verdict line: the effect, the test that decided, and a sentence in plain words."""
-    ci = c.difference.confidence_interval
-    effect = format_effect(c.difference.statistic, ci.low, ci.high, percent=scale.percent)
-    change = format_estimate(c.difference.statistic, percent=scale.percent)
-    # the test that decided: policy may decide on another p-value (a sequential look)
-    # the test's name is evalbot's own label (McNemar, bootstrap, a sequential look)
-    test = Markdown(decision.test or c.test)
-    pvalue = format_pvalue(c.pvalue if decision.pvalue is None else decision.pvalue)
-    confidence = Markdown(f"{c.difference.confidence_level * 100:g} %")
-    alpha = Markdown(f"{c.alpha:g}")
-    # every sentence below is made of numbers and evalbot's labels
-    headline: str
-    if decision.outcome == "inconclusive":
-        headline = _plain_why(decision)
-        explanation = Markdown(
-            f"No verdict is given. For information only: the difference is {effect} "
-            f"({test}, {p_clause(pvalue)})."
-        )
-    else:
-        headline = Markdown(f"{effect} · {test} {p_clause(pvalue)}")
-        where = "includes" if ci.low <= 0.0 <= ci.high else "excludes"
-        moved = _what_moved(c, change)
-        if decision.outcome == "no_significant_difference":
-            explanation = Markdown(
-                f"{moved}; that is within noise: {p_clause(pvalue)} is not below "
-                f"alpha = {alpha}, and the {confidence} interval {where} zero."
-            )
-        else:
-            explanation = Markdown(
-                f"{moved}; {p_clause(pvalue)} is below alpha = {alpha} and the {confidence} "
-                f"interval {where} zero."
-            )
-    return Verdict(
-        effect=effect,
-        change=change,
-        pvalue=pvalue,
-        test=test,
-        confidence=confidence,
-        alpha=alpha,
-        headline=headline,
-        explanation=explanation,
-    )
-
-
-def _plain_why(decision: Decision) -> str:
-    """Why a verdict was refused, in plain words (the policy's first violation, which may
-    quote input: a plain ``str``, escaped when printed)."""
-    if decision.violations:
-        return decision.violations[0]
-    return "The analysis plan refused a verdict."
-
-
-def _what_moved(c: Comparison, change: str) -> str:
-    """How many more or fewer items pass (pass/fail), or how the metric changed (scores)."""
-    if c.table is None:
-        return f"The candidate's {c.metric.replace('_', ' ')} changed by {change}"
-    t = c.table
-    return (
-        f"The candidate passes {abs(t.fixed - t.broken)} "
-        f"{'more' if t.fixed >= t.broken else 'fewer'} of {t.items} items "
-        f"({t.fixed} fixed, {t.broken} broken)"
-    )
-
-
 def unpaired_text(c: Comparison) -> Unpaired:
     if c.unpaired is None:
         return Unpaired()
@@ -259,7 +182,7 @@ def unpaired_text(c: Comparison) -> Unpaired:
         note=Markdown(
             f"Read as two unrelated samples (two-proportion z-test) the same rates give "
             f"{p_clause(pvalue)}; pairing by item gives "
-            f"{p_clause(format_pvalue(c.pvalue))}."
+            f"{p_clause(format_pvalue(c.pvalue_detail))}."
         ),
     )
 
@@ -278,13 +201,19 @@ def power_lines(c: Comparison, change: str) -> list[Markdown]:
         return []
     pw = c.power
     lines: list[Markdown] = []
+    items = f"{pw.items} items"
+    if pw.design is not None and pw.design.design_effect > 1.0:
+        items += (
+            f" (design effect {pw.design.design_effect:.3g}, {pw.design.method}: as informative "
+            f"as {pw.design.effective_items:,.0f} independent items)"
+        )
     if pw.minimum_detectable_effect is not None:
         lines.append(
             Markdown(
-                f"With {pw.items} items and {pw.discordant_rate * 100:.1f} % of them changing "
+                f"With {items} and {pw.discordant_rate * 100:.1f} % of them changing "
                 f"outcome, this eval detects a net change of "
                 f"{pw.minimum_detectable_effect * 100:.1f} pp or more with "
-                f"{pw.power * 100:g} % power at alpha = {pw.alpha:g}."
+                f"{pw.power * 100:g} % power at alpha = {pw.alpha:.4g}."
             )
         )
     elif pw.discordant_rate == 0:
@@ -294,7 +223,7 @@ def power_lines(c: Comparison, change: str) -> list[Markdown]:
     else:
         lines.append(
             Markdown(
-                f"With {pw.items} items and {pw.discordant_rate * 100:.1f} % of them changing "
+                f"With {items} and {pw.discordant_rate * 100:.1f} % of them changing "
                 f"outcome, no net change is detectable with {pw.power * 100:g} % power."
             )
         )
@@ -306,6 +235,16 @@ def power_lines(c: Comparison, change: str) -> list[Markdown]:
             )
         )
     return lines
+
+
+def difference_method(c: Comparison) -> Markdown:
+    """How the difference's interval was made, for the footer (evalbot's labels)."""
+    diff = c.difference
+    if diff.interval == "bootstrap":
+        return Markdown(f"{diff.method}, {c.resamples:,} resamples, seed {c.seed}")
+    if diff.n_resamples:
+        return Markdown(f"{diff.method}, {diff.n_resamples:,} sign patterns, seed {diff.seed}")
+    return Markdown(diff.method)
 
 
 def dropped_text(c: Comparison) -> Markdown:

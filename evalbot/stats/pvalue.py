@@ -14,7 +14,9 @@ from typing import Literal
 
 __all__ = [
     "P_ONE",
+    "SMALLEST_NORMAL",
     "Bound",
+    "Kind",
     "PValue",
     "exact_pvalue",
     "log10_pvalue",
@@ -26,6 +28,10 @@ __all__ = [
 
 Bound = Literal["exact", "upper"]
 Decision = Literal["below", "not_below", "unresolved"]
+Kind = Literal["exact", "upper_bound", "below_float_range"]
+
+#: The smallest positive normal float, 2^-1022 (about 2.2e-308).
+SMALLEST_NORMAL = float.fromhex("0x1p-1022")
 
 _LOG10_2 = math.log10(2.0)
 
@@ -78,6 +84,30 @@ class PValue:
                 return "below" if self.value <= alpha else "not_below"
             return "below" if self.log10 <= math.log10(alpha) else "not_below"
         return "below" if self.value <= alpha else "unresolved"
+
+    @property
+    def kind(self) -> Kind:
+        """What :attr:`reportable` is: ``"exact"`` (the p-value), ``"upper_bound"`` (the
+        method cannot resolve smaller p-values; the p-value is below it), or
+        ``"below_float_range"`` (the exact p-value, in ``log10``, is below the smallest normal
+        float, which :attr:`reportable` gives as a bound)."""
+        if self.bound == "upper":
+            return "upper_bound"
+        if self.value >= SMALLEST_NORMAL or self.log10 == -math.inf:
+            return "exact"
+        return "below_float_range"
+
+    @property
+    def reportable(self) -> float:
+        """A float for reports that is never 0 for a positive p-value: ``value``, or the
+        smallest normal float (an upper bound) when the exact p-value is below it.
+
+        >>> from evalbot.stats import mcnemar
+        >>> p = mcnemar(1100, 0).pvalue_detail
+        >>> p.reportable, p.kind
+        (2.2250738585072014e-308, 'below_float_range')
+        """
+        return SMALLEST_NORMAL if self.kind == "below_float_range" else self.value
 
     def format(self, digits: int = 2) -> str:
         """Plain text: ``"0.016"``, ``"1.5e-331"`` or ``"< 0.0002"`` (``digits`` significant).

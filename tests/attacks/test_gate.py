@@ -38,8 +38,8 @@ def test_a_30_point_regression_with_one_item_dropped_fails(world: World, missing
     assert latest_check(world, world.pull.head_sha) == "failure"
     text = plain(result.summary)
     if missing == "drop":
-        assert "399 paired items but the plan pre-registered 400" in text
-        assert "a verdict the plan refused fails (gate.on_refused)" in text
+        assert "the plan pre-registered 400 items (policy.sample_size), this eval has 399" in text
+        assert "a verdict the plan refused fails (gate.on_refused: fail)" in text
     else:
         assert "Baseline has another item set" in text
 

@@ -9,6 +9,7 @@ from fractions import Fraction
 from pathlib import Path
 from subprocess import CompletedProcess
 
+import numpy as np
 import pytest
 
 Run = Callable[..., CompletedProcess[str]]
@@ -72,20 +73,57 @@ def test_worked_example_json(run_cli: Run, tmp_path: Path) -> None:
     assert report["mcnemar"]["method"] == "exact"
     assert report["mcnemar"]["discordant"] == 45
     assert report["mcnemar"]["pvalue"] == pytest.approx(exact_mcnemar(31, 14), rel=1e-12)
-    # the bootstrap CI of the difference against the analytic paired interval:
-    # d = (31 - 14)/400; var(d_i) = (45/400 - d^2); se = sqrt(var * 400/399 / 400)
+    # the interval of the difference: Tango's score interval with continuity correction,
+    # against an independent construction (tango_cc_reference: the constrained maximum
+    # likelihood by numerical optimisation, the ends by scanning)
     d = 17 / 400
-    se = math.sqrt((45 / 400 - d**2) * 400 / 399 / 400)
     low, high = report["difference"]["ci"]
     assert report["difference"]["estimate"] == pytest.approx(d)
-    assert low == pytest.approx(d - 1.959964 * se, abs=0.004)
-    assert high == pytest.approx(d + 1.959964 * se, abs=0.004)
+    assert report["difference"]["interval"] == "tango-cc"
+    ref_low, ref_high = tango_cc_reference(31, 14, 400)
+    assert low == pytest.approx(ref_low, abs=2e-5)
+    assert high == pytest.approx(ref_high, abs=2e-5)
+    # the plug-in standard error of a paired difference: sqrt((45/400 - d^2) / 400)
+    se = math.sqrt((45 / 400 - d**2) / 400)
+    assert report["difference"]["standard_error"] == pytest.approx(se, rel=1e-12)
+    # the p-value of the test the interval inverts: McNemar's continuity-corrected
+    # chi-squared, (|31 - 14| - 1)^2 / 45 = 256/45 on one degree of freedom
+    assert report["difference"]["pvalue"] == pytest.approx(
+        math.erfc(math.sqrt(256 / 45 / 2)), rel=1e-9
+    )
     assert report["difference"]["resamples"] == 10000
     assert report["difference"]["seed"] == 0
     assert report["verdict"]["outcome"] == "improvement"
     assert report["verdict"]["gate"] == "pass"
     assert report["policy"] == {"ok": True, "violations": []}
     assert len(report["broken_ids"]) == 14
+
+
+def tango_cc_reference(
+    fixed: int, broken: int, n: int, z: float = 1.959963985
+) -> tuple[float, float]:
+    """Tango's 95 % score interval with continuity correction, built independently of evalbot:
+    the broken rate under ``p_fixed - p_broken = delta`` by numerical maximisation of the
+    multinomial likelihood (scipy.optimize), the accepted deltas by scanning a 0.001 grid, each
+    end refined by root finding on the score."""
+    from scipy.optimize import brentq, minimize_scalar
+
+    def score(delta: float) -> float:
+        def negloglik(q: float) -> float:
+            cells = [(fixed, q + delta), (broken, q), (n - fixed - broken, 1 - 2 * q - delta)]
+            return -sum(k * math.log(max(p, 1e-300)) for k, p in cells if k)
+
+        bounds = (max(0.0, -delta), min(1.0, (1.0 - delta) / 2.0))
+        q = minimize_scalar(negloglik, bounds=bounds, method="bounded", options={"xatol": 1e-12}).x
+        gap = fixed - broken - n * delta
+        corrected = math.copysign(max(abs(gap) - 1.0, 0.0), gap)
+        return corrected / math.sqrt(n * (2 * q + delta * (1 - delta)))
+
+    estimate = (fixed - broken) / n
+    accepted = [x for x in np.arange(-0.999, 0.999, 1e-3) if abs(score(x)) <= z]
+    low = brentq(lambda x: score(x) - z, min(accepted) - 1e-3, min(min(accepted), estimate))
+    high = brentq(lambda x: score(x) + z, max(max(accepted), estimate), max(accepted) + 1e-3)
+    return low, high
 
 
 def test_output_is_reproducible_and_seed_matters(run_cli: Run, tmp_path: Path) -> None:
@@ -138,7 +176,14 @@ def test_no_discordant_pairs(run_cli: Run, tmp_path: Path) -> None:
     assert proc.returncode == 0, proc.stderr
     report = json.loads(proc.stdout)
     assert report["mcnemar"]["pvalue"] == 1.0
-    assert report["difference"]["ci"] == [0.0, 0.0]
+    # Tango-cc with no discordant pair, by hand: above 0 the constrained estimate of the
+    # broken rate is 0, so |n d| - 1 = z sqrt(n d (1 - d)); n = 40, z = 1.959964:
+    # (1600 + 40 z^2) d^2 - (80 + 40 z^2) d + 1 = 0, the larger root; symmetric below 0
+    z2 = 1.959964**2
+    a, b = 1600 + 40 * z2, -(80 + 40 * z2)
+    upper = (-b + math.sqrt(b * b - 4 * a)) / (2 * a)  # 0.12882
+    assert report["difference"]["ci"] == pytest.approx([-upper, upper], abs=1e-6)
+    assert report["difference"]["estimate"] == 0.0
     assert report["verdict"]["outcome"] == "no_significant_difference"
 
 

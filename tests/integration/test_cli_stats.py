@@ -44,9 +44,14 @@ def test_bca_interval_from_config_and_flag(run_cli: Run, tmp_path: Path) -> None
     base, cand = skewed_scores()
     write_jsonl(tmp_path / "b.jsonl", [{"id": f"q{i}", "score": v} for i, v in enumerate(base)])
     write_jsonl(tmp_path / "c.jsonl", [{"id": f"q{i}", "score": v} for i, v in enumerate(cand)])
-    percentile = compare_json(run_cli)["difference"]
-    flag = compare_json(run_cli, "--ci-method", "bca")["difference"]
-    (tmp_path / "p.yml").write_text("bootstrap: {method: bca}\n")
+    # scores are compared by the test valid at every n unless the plan asks for the bootstrap
+    assert compare_json(run_cli)["difference"]["interval"] == "sign-flip"
+    (tmp_path / "t.yml").write_text("test: bootstrap\n")
+    percentile_report = compare_json(run_cli, "--config", "t.yml")
+    percentile = percentile_report["difference"]
+    flag_report = compare_json(run_cli, "--config", "t.yml", "--ci-method", "bca")
+    flag = flag_report["difference"]
+    (tmp_path / "p.yml").write_text("test: bootstrap\nbootstrap: {method: bca}\n")
     config = compare_json(run_cli, "--config", "p.yml")["difference"]
     assert percentile["method"] == "paired bootstrap (percentile, resampling items)"
     assert flag["method"] == "paired bootstrap (bca, resampling items)"
@@ -54,6 +59,11 @@ def test_bca_interval_from_config_and_flag(run_cli: Run, tmp_path: Path) -> None
     # the flag overrides the plan
     back = compare_json(run_cli, "--config", "p.yml", "--ci-method", "percentile")["difference"]
     assert back == percentile
+    # the BCa p-value decides with the BCa interval: one method, so they agree
+    assert flag_report["test"]["name"] == "paired bootstrap (bca)"
+    assert flag_report["test"]["pvalue"] == flag["pvalue"]
+    assert percentile_report["test"]["pvalue"] == percentile["pvalue"]
+    assert flag_report["test"]["agreement"] in ("both_significant", "neither")
     # Reference: scipy.stats.bootstrap(method="BCa") on the per-item differences (another
     # random stream, 10,000 resamples). Measured over seeds 1-3 its endpoints varied by
     # < 0.0006, and BCa moved both endpoints of this right-skewed sample up by ~0.001.

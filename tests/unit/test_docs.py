@@ -45,8 +45,9 @@ def test_the_example_plan_is_coherent() -> None:
     the size comes from the plan, each look is tested at the alpha the plan was sized for, and
     the eval can detect the smallest change that matters (``min_effect``)."""
     config = load_config(str(EXAMPLE))
-    items, note = plan_sample_size(config)
-    assert note is not None and config.plan is not None
+    planned = plan_sample_size(config)
+    assert planned is not None and planned.source == "plan" and config.plan is not None
+    items = planned.items
     # 367 items: `evalbot plan --fix-rate 0.08 --break-rate 0.03` (README; the exact test's
     # size, recomputed with scipy in tests/unit/stats/test_power.py), as the comment says
     assert items == 367 and "-> 367 items" in EXAMPLE.read_text(encoding="utf-8")
@@ -58,7 +59,7 @@ def test_the_example_plan_is_coherent() -> None:
     decision = evaluate(comparison, config)
     assert decision.violations == []
     assert decision.effective_alpha == config.alpha  # no looks correction the plan ignored
-    assert not decision.underpowered, decision.power_note
+    assert not decision.underpowered, decision.reasons
     assert decision.min_effect is not None and decision.minimum_detectable_effect is not None
     assert decision.minimum_detectable_effect <= decision.min_effect
     # McNemar exact, 29 fixed / 11 broken: 2 * P(Binomial(40, 1/2) <= 11) = 0.0064 < 0.05

@@ -18,7 +18,9 @@ from evalbot.analysis import analysed_items
 from evalbot.compare import Comparison, compute_comparison
 from evalbot.config import Config, parse_config
 from evalbot.errors import ConfigError
-from evalbot.policy import Decision, decision_json, evaluate, next_state
+from evalbot.policy import Decision, evaluate, next_state
+from evalbot.report import decision_json
+from evalbot.report.reasons import word_disclosure, word_plan, word_reasons
 from evalbot.results.options import ReadOptions
 from evalbot.results.pairing import fingerprint, pair
 from evalbot.results.sources import load_results
@@ -96,7 +98,7 @@ PLAN_TABLE = [
         "improvement",
         "pass",
         "success",
-        "McNemar (exact) p = 0.01609 < alpha = 0.05",
+        "McNemar (exact): p = 0.01609 is at or below alpha = 0.05",
     ),
     Row(
         "no plan: regression fails",
@@ -114,7 +116,7 @@ PLAN_TABLE = [
         "no_significant_difference",
         "pass",
         "success",
-        "p = 1 >= alpha = 0.05",
+        "p = 1 is above alpha = 0.05",
     ),
     Row(
         "sample size as planned",
@@ -132,7 +134,7 @@ PLAN_TABLE = [
         "inconclusive",
         "fail",
         "failure",
-        "400 paired items but the plan pre-registered 500",
+        "the plan pre-registered 500 items (policy.sample_size), this eval has 400: run the registered 500 items",
     ),
     Row(
         "sample size differs, refusal fails the gate",
@@ -141,7 +143,7 @@ PLAN_TABLE = [
         "inconclusive",
         "fail",
         "failure",
-        "gate: a verdict the plan refused fails (gate.on_refused)",
+        "gate: a verdict the plan refused fails (gate.on_refused: fail)",
     ),
     Row(
         "sample size differs, on_refused: neutral",
@@ -150,7 +152,7 @@ PLAN_TABLE = [
         "inconclusive",
         "pass",
         "neutral",
-        "400 paired items but the plan pre-registered 500",
+        "the plan pre-registered 500 items (policy.sample_size), this eval has 400: run the registered 500 items",
     ),
     Row(
         "planned from rates, size differs",
@@ -329,7 +331,7 @@ POWER_TABLE = [
         "no_significant_difference",
         "pass",
         "success",
-        "mixture SPRT (always valid) p = 0.2182",
+        "mixture SPRT (always valid): p = 0.2182 is above",
     ),
     Row(
         "sequential: 10 fixed 0 broken",
@@ -338,7 +340,7 @@ POWER_TABLE = [
         "improvement",
         "pass",
         "success",
-        "mixture SPRT (always valid) p = 0.01074",
+        "mixture SPRT (always valid): p = 0.01074 is at or below",
     ),
     Row(
         "sequential: fewer items than the cap",
@@ -434,10 +436,11 @@ def test_truth_table(row: Row, tmp_path: Path) -> None:
         row.outcome,
         row.gate,
         row.conclusion,
-    ), decision.reasons
-    assert any(row.reason in reason for reason in decision.reasons), decision.reasons
+    ), word_reasons(decision.reasons)
+    words = word_reasons(decision.reasons)
+    assert any(row.reason in reason for reason in words), words
     assert decision.policy_ok == (not decision.violations)
-    json.dumps(decision_json(decision), allow_nan=False)  # always JSON-ready
+    json.dumps(decision_json(decision, comparison), allow_nan=False)  # always JSON-ready
 
 
 def test_plan_note_and_numbers(tmp_path: Path) -> None:
@@ -447,7 +450,8 @@ def test_plan_note_and_numbers(tmp_path: Path) -> None:
     # 366 items fall short); 41 = ceil(367 * 0.11) discordant pairs expected
     assert decision.planned_items == 367
     assert scipy_power(0.08, 0.03, 366) < 0.8 <= scipy_power(0.08, 0.03, 367)
-    assert decision.plan_note is not None and decision.plan_note.startswith(
+    note = word_plan(decision.planned)
+    assert note is not None and note.startswith(
         "367 items (41 discordant pairs expected) planned to detect +5.0 pp"
     )
 
@@ -576,7 +580,7 @@ LOOK_TABLE = [
         "no_significant_difference",
         1,
         False,
-        "p = 0.01609 >= alpha = 0.0125",
+        "p = 0.01609 is above alpha = 0.0125 (0.05 / 4 looks, policy.looks: bonferroni)",
     ),
     LookRow(
         "bonferroni: past the budget",
@@ -615,9 +619,9 @@ LOOK_TABLE = [
 def test_looks_truth_table(row: LookRow, tmp_path: Path) -> None:
     comparison, config = build(tmp_path, WORKED, row.plan)
     decision = evaluate(comparison, config, state=State(looks=row.earlier), head_sha=row.head)
-    assert decision.outcome == row.outcome, decision.reasons
+    assert decision.outcome == row.outcome, word_reasons(decision.reasons)
     assert (decision.look, decision.rerun) == (row.look, row.rerun)
-    texts = [*decision.reasons, decision.disclosure or ""]
+    texts = [*word_reasons(decision.reasons), word_disclosure(decision) or ""]
     assert any(row.text in text for text in texts), texts
 
 
@@ -628,10 +632,8 @@ def test_state_round_trip_through_the_comment(tmp_path: Path) -> None:
     body = "### ✅ Improvement\n\n...\n" + render_state(state) + "\n"
     again = evaluate(comparison, config, state=parse_state(body), head_sha=SHA_A)
     assert again.rerun and again.outcome == "improvement"
-    assert (
-        again.disclosure is not None
-        and "that run said improvement (p = 0.01609)" in again.disclosure
-    )
+    disclosure = word_disclosure(again)
+    assert disclosure is not None and "that run said improvement (p = 0.01609)" in disclosure
     later = next_state(parse_state(body), comparison, again, at="2026-11-30T10:00:00Z")
     assert len(later.looks) == 2
     other = evaluate(comparison, config, state=later, head_sha=SHA_B)
@@ -643,7 +645,10 @@ def test_tampered_state_is_a_warning(tmp_path: Path) -> None:
     state = parse_state("<!-- evalbot-state:v1 bm90IGpzb24= -->")
     decision = evaluate(comparison, config, state=state, head_sha=SHA_A)
     assert decision.outcome == "improvement"
-    assert decision.warnings == ["the state block was ignored: it is not valid base64 JSON"]
+    assert word_reasons(decision.warnings) == [
+        "the state block was ignored: it is not valid base64 JSON"
+    ]
+    assert [w.code for w in decision.warnings] == ["state_ignored"]
 
 
 def test_no_head_sha_records_nothing(tmp_path: Path) -> None:
@@ -689,7 +694,8 @@ def test_holdout_uses(
     decision = evaluate(comparison, config, state=state, head_sha=head, holdout=True)
     assert decision.outcome == "no_significant_difference"  # sample_size is not the holdout's
     assert decision.holdout and decision.holdout_uses == expected_uses
-    assert any("more than holdout.max_uses = 2" in w for w in decision.warnings) == warned
+    warnings = word_reasons(decision.warnings)
+    assert any("more than holdout.max_uses = 2" in w for w in warnings) == warned
     after = next_state(state, comparison, decision, at="2026-11-30T09:00:00Z")
     assert after.holdout_uses == expected_uses
 
@@ -699,10 +705,17 @@ def test_holdout_with_missing_items_is_inconclusive(tmp_path: Path) -> None:
     comparison, config = build(tmp_path, WORKED, HOLDOUT_PLAN, files=files, holdout=True)
     decision = evaluate(comparison, config, holdout=True)
     assert decision.outcome == "inconclusive"
-    assert decision.violations == [
-        "1 of the 51 sealed holdout items are missing from the results; "
-        "a verdict on part of the holdout is refused"
+    assert word_reasons(decision.violations) == [
+        "1 of the 51 sealed holdout items are missing from the results (holdout.ids_file, "
+        "--holdout): run every holdout item (a verdict on part of the holdout is refused)"
     ]
+    (reason,) = decision.violations
+    assert (reason.code, reason.observed, reason.threshold, reason.unit) == (
+        "holdout_missing",
+        1,
+        51,
+        "items",
+    )
 
 
 def test_holdout_without_a_plan_is_a_config_error(tmp_path: Path) -> None:

@@ -193,7 +193,7 @@ def test_comment_shrinks_lists_then_cuts() -> None:
 def test_check_run_title_and_summary() -> None:
     view = SCENARIOS["regression"]().view()
     title, summary = render_check(view)
-    assert title == "❌ Regression: -8.9 pp [-11.5, -6.5], p < 0.0001; gate fail"
+    assert title == "❌ Regression: -8.9 pp [-11.5, -6.4], p < 0.0001; gate fail"
     assert MARKER not in summary and "<!--" not in summary
     assert summary.startswith("### ❌ Regression")
     title, summary = render_check(big_view())

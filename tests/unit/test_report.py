@@ -139,7 +139,10 @@ def test_repeats_and_flaky_items() -> None:
 def test_inconclusive_says_why_in_words() -> None:
     view = SCENARIOS["inconclusive"]().view()
     assert view.outcome == "inconclusive"
-    assert view.headline.startswith("the eval has 400 paired items but the plan pre-registered 500")
+    assert view.headline == (
+        "the plan pre-registered 500 items (policy.sample_size), this eval has 400: run the "
+        "registered 500 items (a verdict on another sample size is refused)"
+    )
     assert view.explanation.startswith("No verdict is given.")
     assert view.plan[0].label == "pre-registered items" and view.plan[0].value == "500"
 
@@ -219,54 +222,79 @@ def test_format_pvalue() -> None:
 
 
 def test_policy_fields_are_rendered_when_present() -> None:
-    """Decision grows fields on the policy branch; the view reads them by name when present."""
-    from dataclasses import dataclass, field
+    """Every part of the Decision the report reads, set at once: the plan rows, the looks, the
+    effective alpha, the holdout, the margin, and warnings worded from their data (a reason's
+    free text, here a state warning, is escaped like any untrusted text)."""
+    from dataclasses import replace
 
-    from evalbot.policy import Decision
+    from evalbot.compare import Alpha
     from evalbot.render import render_comment
-
-    @dataclass(frozen=True, kw_only=True)
-    class RichDecision(Decision):
-        conclusion: str = "success"
-        test: str = "McNemar (exact), sequential"
-        pvalue: float | None = 0.0123
-        alpha: float = 0.05
-        effective_alpha: float = 0.025
-        mode: str = "sequential"
-        planned_items: int | None = 400
-        plan_note: str | None = "fix 8 %, break 3 %, power 0.8"
-        look: int = 2
-        max_looks: int | None = 3
-        disclosure: str | None = "This is look 2 at this pull request; @octocat re-ran it."
-        underpowered: bool = True
-        power_note: str | None = "a 40-item eval is a tripwire, not a finding"
-        holdout: bool = True
-        holdout_uses: int = 2
-        holdout_max_uses: int | None = 5
-        margin: float | None = 0.02
-        noninferior: bool | None = True
-        warnings: list[str] = field(default_factory=lambda: ["<b>slice</b> #3 is tiny"])
+    from evalbot.rules import LookCount, PlannedSize, Reason
+    from evalbot.state import Look
 
     scenario = SCENARIOS["improvement"]()
     comparison, plain = scenario.comparison()
-    decision = RichDecision(
-        outcome=plain.outcome, gate=plain.gate, reasons=plain.reasons, violations=[]
+    earlier = Look(
+        head_sha="a" * 40,
+        items=400,
+        fingerprint="f" * 64,
+        pvalue=0.2,
+        outcome="no_significant_difference",
+        at="2026-11-30T09:00:00Z",
+    )
+    decision = replace(
+        plain,
+        alpha=Alpha(level=0.05, effective=0.025, looks=2),
+        mode="sequential",
+        planned=PlannedSize(
+            items=400,
+            source="plan",
+            discordant_pairs=44,
+            fix_rate=0.08,
+            break_rate=0.03,
+            power=0.8,
+            alpha=0.025,
+            exact_power=0.81234,
+            method="exact",
+        ),
+        looks=LookCount(number=2, earlier=(earlier,)),
+        max_looks=3,
+        holdout=True,
+        holdout_uses=2,
+        holdout_max_uses=5,
+        margin=0.02,
+        noninferior=True,
+        reasons=[
+            *plain.reasons,
+            Reason(
+                code="tripwire",
+                observed=0.06,
+                threshold=0.02,
+                unit="pp",
+                rule="policy.min_effect",
+                details={"items": 40, "discordant_rate": 0.2, "power": 0.8},
+            ),
+        ],
+        warnings=[Reason(code="state_ignored", details={"why": "<b>slice</b> #3 @octocat"})],
     )
     view = build_view(comparison, decision)
-    assert view.headline.endswith("McNemar (exact), sequential p = 0.012")
-    assert view.conclusion == "success"
     rows = {row.label: row.value for row in view.plan}
     assert rows == {
-        "pre-registered items": "400 (fix 8 %, break 3 %, power 0.8)",
+        "pre-registered items": "400 (400 items (44 discordant pairs expected) planned to "
+        "detect +5.0 pp (fix rate 0.08, break rate 0.03) with power 0.8 at alpha 0.025 (exact "
+        "power of McNemar's exact test: 0.812))",
         "mode": "sequential",
         "look": "2 of 3",
-        "alpha for this look": "0.025 (of 0.05)",
+        "alpha for this look": "0.025 (of 0.05, policy.looks: bonferroni)",
         "sealed set": "this analysis uses the sealed holdout, use 2 of 5",
         "non-inferiority margin": "2 pp: met",
     }
+    assert view.disclosure == "look 2 at this pull request; earlier looks at aaaaaaa"
+    assert view.alpha == "0.025 (0.05 / 2 looks)"
     assert view.warnings == [
-        "<b>slice</b> #3 is tiny",
-        "a 40-item eval is a tripwire, not a finding",
+        "<b>slice</b> #3 @octocat",
+        "a 40-item eval is a tripwire, not a finding: with 20.0 % of items changing it can "
+        "detect 6.0 pp or more (power 0.8), but policy.min_effect is 2.0 pp",
     ]
     text = render_comment(view, marker="<!-- m -->")
     assert "<b>" not in text and "@octocat" not in text  # escaped, mention broken

@@ -1,0 +1,104 @@
+"""Pure: what the decision discloses (items dropped or filled, harness errors, the looks
+correction) and warns about (an unreadable state block, a registered items file not read,
+clustered items under McNemar's test)."""
+
+from __future__ import annotations
+
+from evalbot.compare import Comparison, has_clusters
+from evalbot.config import Config
+from evalbot.rules.reasons import Reason
+from evalbot.state import State
+
+__all__ = ["disclosures", "warnings_of"]
+
+
+def disclosures(comparison: Comparison) -> list[Reason]:
+    """How pairing handled items on one side only and items with harness errors, and the
+    alpha every look is tested at under ``policy.looks: bonferroni``."""
+    paired = comparison.paired
+    found: list[Reason] = []
+    alpha = comparison.alpha
+    if alpha.corrected:
+        found.append(
+            Reason(
+                code="bonferroni",
+                observed=alpha.effective,
+                threshold=alpha.level,
+                unit="p",
+                rule="policy.looks: bonferroni",
+                details={"looks": alpha.looks},
+            )
+        )
+    if paired.dropped_baseline_only or paired.dropped_candidate_only:
+        found.append(
+            Reason(
+                code="dropped_missing",
+                observed=len(paired.dropped_baseline_only) + len(paired.dropped_candidate_only),
+                unit="items",
+                rule="policy.missing: drop",
+                flag="--missing",
+                details={
+                    "baseline_only": len(paired.dropped_baseline_only),
+                    "candidate_only": len(paired.dropped_candidate_only),
+                },
+            )
+        )
+    if paired.filled_as_failures:
+        found.append(
+            Reason(
+                code="filled_missing",
+                observed=paired.filled_as_failures,
+                unit="items",
+                rule="policy.missing: fail",
+                flag="--missing",
+            )
+        )
+    if paired.dropped_errors:
+        found.append(
+            Reason(
+                code="dropped_errors",
+                observed=paired.dropped_errors,
+                unit="items",
+                rule="policy.errors: drop",
+            )
+        )
+    return found
+
+
+def warnings_of(comparison: Comparison, config: Config, state: State) -> list[Reason]:
+    """What the report shows as warnings, in order."""
+    paired = comparison.paired
+    found: list[Reason] = []
+    if state.warning:
+        found.append(Reason(code="state_ignored", details={"why": state.warning}))
+    policy = config.policy
+    if policy.items_sha256 is None and policy.items_file is not None:
+        found.append(
+            Reason(
+                code="items_file_unread",
+                rule="policy.items_file",
+                details={"file": policy.items_file},
+            )
+        )
+    if paired.errors_baseline or paired.errors_candidate:
+        found.append(
+            Reason(
+                code="harness_errors",
+                observed=paired.errors_baseline + paired.errors_candidate,
+                unit="items",
+                rule="policy.errors: fail",
+                details={
+                    "baseline": paired.errors_baseline,
+                    "candidate": paired.errors_candidate,
+                },
+            )
+        )
+    if (
+        comparison.table is not None
+        and has_clusters(paired)
+        and config.test == "mcnemar"
+        and policy.mode == "fixed"
+    ):
+        clusters = comparison.clusters.clusters if comparison.clusters is not None else None
+        found.append(Reason(code="clusters_mcnemar", rule="test", details={"clusters": clusters}))
+    return found
