@@ -726,3 +726,119 @@ def test_holdout_without_a_plan_is_a_config_error(tmp_path: Path) -> None:
 def test_decision_defaults_keep_old_constructors() -> None:
     old = Decision(outcome="improvement", gate="pass", reasons=[], violations=[])
     assert old.conclusion == "success" and old.policy_ok
+
+
+# -- the decision is data ---------------------------------------------------------------------
+
+
+def test_every_reason_code_has_a_kind_and_words() -> None:
+    from evalbot.report.reasons import _WORDS
+    from evalbot.rules import KINDS, REASON_CODES
+
+    assert set(KINDS) == set(REASON_CODES) == set(_WORDS)
+
+
+@pytest.mark.parametrize(
+    ("cells", "plan", "code", "observed", "threshold", "unit", "rule"),
+    [
+        (
+            WORKED,
+            "policy: {sample_size: 500}",
+            "sample_size",
+            400,
+            500,
+            "items",
+            "policy.sample_size",
+        ),
+        (
+            WORKED,
+            "plan: {fix_rate: 0.08, break_rate: 0.03}",
+            "sample_size",
+            400,
+            367,
+            "items",
+            "plan",
+        ),
+        (
+            TEN_NIL,
+            "policy: {mode: sequential, sample_size: 40}",
+            "sequential_cap",
+            50,
+            40,
+            "items",
+            "policy.sample_size",
+        ),
+        (WORKED, "gate: {max_broken: 10}", "gate_max_broken", 14, 10.0, "items", "gate.max_broken"),
+        (WORKED, "gate: {max_broken: 3%}", "gate_max_broken", 14, 12.0, "items", "gate.max_broken"),
+        (
+            SMALL_WIN,
+            "policy: {min_effect: 0.02}",
+            "tripwire",
+            None,
+            0.02,
+            "pp",
+            "policy.min_effect",
+        ),
+        (
+            WORKED,
+            "policy: {max_looks: 4, looks: bonferroni}",
+            "bonferroni",
+            0.0125,
+            0.05,
+            "p",
+            "policy.looks: bonferroni",
+        ),
+        (WORKED, "", "significant", None, 0.05, "p", "alpha"),
+    ],
+)
+def test_reasons_carry_their_numbers(
+    tmp_path: Path,
+    cells: dict[str, int],
+    plan: str,
+    code: str,
+    observed: float | None,
+    threshold: float,
+    unit: str,
+    rule: str,
+) -> None:
+    comparison, config = build(tmp_path, cells, plan)
+    decision = evaluate(comparison, config)
+    reason = next(r for r in decision.reasons if r.code == code)
+    if observed is not None:
+        assert reason.observed == pytest.approx(observed)
+    assert reason.threshold == pytest.approx(threshold)
+    assert (reason.unit, reason.rule) == (unit, rule)
+    assert decision.alpha is comparison.alpha  # one object holds alpha
+
+
+def test_refusals_say_which_rule_refused_and_what_would_satisfy_it(tmp_path: Path) -> None:
+    comparison, config = build(tmp_path, WORKED, "plan: {fix_rate: 0.08, break_rate: 0.03}")
+    decision = evaluate(comparison, config)
+    assert word_reasons(decision.violations) == [
+        "the plan pre-registered 367 items (computed from plan:), this eval has 400: run the "
+        "registered 367 items (a verdict on another sample size is refused)"
+    ]
+    later = evaluate(
+        comparison,
+        parse_config(FAST + "policy: {max_looks: 1}", "p.yml"),
+        state=State(looks=(look(SHA_A),)),
+        head_sha=SHA_B,
+    )
+    (refusal,) = later.violations
+    assert (refusal.code, refusal.observed, refusal.threshold, refusal.rule) == (
+        "too_many_looks",
+        2,
+        1,
+        "policy.max_looks",
+    )
+    assert "re-runs of a judged commit are free" in word_reasons(later.violations)[0]
+
+
+def test_an_underpowered_gain_says_why_in_the_headline(tmp_path: Path) -> None:
+    from evalbot.report import build_view
+
+    comparison, config = build(tmp_path, SMALL_WIN, "policy: {min_effect: 0.02}")
+    decision = evaluate(comparison, config)
+    view = build_view(comparison, decision)
+    assert view.headline.startswith("the gain of +14.0 pp is significant but smaller than the ")
+    assert "policy.min_effect 2.0 pp" in view.headline
