@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import math
 
-from evalbot.compare import Comparison
+from evalbot.compare import Comparison, plan_alpha
 from evalbot.config import Config
 from evalbot.results.pairing import fingerprint
 from evalbot.rules import Conclusion, Decision, Gate, Outcome, PlannedSize, Reason
@@ -115,6 +115,11 @@ def evaluate(
     holdout (see :func:`evalbot.results.restrict.restrict_items`).
     """
     state = state or State()
+    if comparison.alpha != plan_alpha(config, holdout=holdout):
+        raise ValueError(
+            "the comparison was computed at another alpha than this plan judges it at; "
+            f"compute it with compute_comparison(paired, config, holdout={holdout})"
+        )
     policy = config.policy
     paired = comparison.paired
     head = head_sha.lower() if head_sha else None

@@ -842,3 +842,14 @@ def test_an_underpowered_gain_says_why_in_the_headline(tmp_path: Path) -> None:
     view = build_view(comparison, decision)
     assert view.headline.startswith("the gain of +14.0 pp is significant but smaller than the ")
     assert "policy.min_effect 2.0 pp" in view.headline
+
+
+def test_the_comparison_and_the_decision_judge_at_one_alpha(tmp_path: Path) -> None:
+    """The sealed holdout is not a look: it keeps the plan's alpha under Bonferroni, and a
+    comparison computed for the regular looks cannot be judged as the holdout's."""
+    comparison, config = build(tmp_path, WORKED, "policy: {max_looks: 4, looks: bonferroni}")
+    assert comparison.alpha.effective == 0.0125
+    with pytest.raises(ValueError, match="holdout=True"):
+        evaluate(comparison, config, holdout=True)
+    holdout = compute_comparison(comparison.paired, config, holdout=True)
+    assert holdout.alpha.effective == 0.05 and not holdout.alpha.corrected
