@@ -103,9 +103,10 @@ def _powerless(r: Reason) -> str:
     assert r.pvalue is not None
     what, have, need = r.details.get("counted"), r.details.get("have"), r.details.get("needed")
     return (
-        f"powerless: with {_items(have)} {what} no outcome could reach {_alpha_clause(r)} "
-        f"(the smallest p-value {_text(r.details.get('test'))} can give is "
-        f"{word_pvalue(r.pvalue)}); at least {_items(need)} {what} are needed"
+        f"powerless: with {_items(have)} {what} the smallest p-value "
+        f"{_text(r.details.get('test'))} can give is {word_pvalue(r.pvalue)}, above "
+        f"{_alpha_clause(r)}, so no outcome could have been significant; at least "
+        f"{_items(need)} {what} are needed"
     )
 
 

@@ -90,7 +90,8 @@ def _powerless(decision: Decision) -> str:
     reason = next((r for r in decision.reasons if r.code == "powerless"), None)
     if reason is None:
         return ""
-    return f" This eval could not have found a difference ({word_reason(reason)})."
+    words = word_reason(reason).removeprefix("powerless: ")
+    return f" This eval could not have found a difference: {words}."
 
 
 def _what_moved(c: Comparison, change: str) -> str:
