@@ -117,6 +117,19 @@ def test_the_action_output_and_check_title_never_say_zero() -> None:
     assert pvalue_output(mcnemar(1100, 0).pvalue_detail) == reference
     assert pvalue_output(resampling_pvalue(0.0, 10_000)) == "<0.0002"
     assert pvalue_output(mcnemar(31, 14).pvalue_detail) == "0.0160944"
+    # the check run's title from the same comparison
+    from evalbot.compare import compute_comparison
+    from evalbot.config import Config
+    from evalbot.policy import evaluate
+    from evalbot.render import render_check
+    from evalbot.report import build_view
+    from tests.golden.scenarios import paired_from_cells
+
+    paired = paired_from_cells({"both_pass": 100, "fixed": 1100, "both_fail": 100})
+    comparison = compute_comparison(paired, Config())
+    title, summary = render_check(build_view(comparison, evaluate(comparison, Config())))
+    assert title.startswith("✅ Improvement: +84.6 pp [") and ", p < 0.0001; gate pass" in title
+    assert not P_ZERO.search(title + summary)
 
 
 # ---- the rule at p == alpha -----------------------------------------------------------------
