@@ -102,7 +102,7 @@ def add_plan(commands: argparse._SubParsersAction[Parser]) -> None:
         metavar="A",
         type=rate_arg("--alpha", high=0.5),
         help="two-sided significance level, e.g. 0.05 or 5%% (default: the config's alpha, "
-        "else 0.05)",
+        "divided by policy.max_looks under policy.looks: bonferroni; else 0.05)",
     )
     test.add_argument(
         "--power",

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import TextIO
 
 from evalbot.cli_args import check_exclusive, reading_config
+from evalbot.compare.alpha import plan_alpha
 from evalbot.config import Config, load_config
 from evalbot.errors import EXIT_OK, UsageError
 from evalbot.plan_inputs import from_one_run, from_pilot
@@ -55,7 +56,8 @@ def _settings(args: argparse.Namespace) -> Settings:
     config = load_config(args.config) if args.config is not None else Config()
     plan = config.plan
     return Settings(
-        alpha=args.alpha if args.alpha is not None else config.alpha,
+        # the alpha every look is tested at: alpha / max_looks under policy.looks: bonferroni
+        alpha=args.alpha if args.alpha is not None else plan_alpha(config).effective,
         power=args.power if args.power is not None else (plan.power if plan else POWER),
         method=config.mcnemar,
         design_effect=args.design_effect

@@ -225,6 +225,8 @@ GLOSSARY_TERMS = [
     "holdout",
     "inconclusive",
     "power",
+    "powerless",
+    "d_z",
 ]
 
 
