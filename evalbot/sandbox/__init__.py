@@ -12,9 +12,10 @@ limited in what it reads, how long it runs, how much it writes and how deep it n
   folder (no absolute paths, no ``..``, no symbolic link out of the folder), and evalbot's
   bundled ``macros.md.j2``.
 - **Limits** (:class:`Limits`, :func:`render_limited`): a time limit that stops any loop (a
-  ``SIGALRM`` timer on the main thread, else a watchdog thread that raises in the rendering
-  one), an output limit checked while the output streams, a memory limit (the address space,
-  on Linux) and a limit on nested macro calls; ``*`` and ``**`` refuse results too big to build.
+  ``SIGALRM`` timer on the main thread, else a trace function of the rendering thread's own
+  that raises from its next line past the deadline), an output limit checked while the output
+  streams, a memory limit (the address space, on Linux) and a limit on nested macro calls;
+  ``*`` and ``**`` refuse results too big to build.
 """
 
 from __future__ import annotations

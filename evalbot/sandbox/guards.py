@@ -4,16 +4,21 @@ streams), memory (the address space, on Linux) and, counted by the sandbox, nest
 from __future__ import annotations
 
 import contextlib
-import ctypes
 import signal
+import sys
 import threading
+import time
 from collections.abc import Callable, Generator, Iterator
 from dataclasses import dataclass
-from typing import Any, cast
+from types import FrameType
+from typing import TYPE_CHECKING, Any, cast
 
 import jinja2
 
 from evalbot import limits
+
+if TYPE_CHECKING:
+    from _typeshed import TraceFunction
 
 try:
     import resource
@@ -78,7 +83,7 @@ def _with_deadline(seconds: float, work: Callable[[], str]) -> str:
     main = threading.current_thread() is threading.main_thread()
     if main and hasattr(signal, "setitimer") and signal.getitimer(signal.ITIMER_REAL)[0] == 0:
         return _with_alarm(seconds, work)
-    return _with_watchdog(seconds, work)
+    return _with_trace(seconds, work)
 
 
 #: After the deadline the timeout is raised again this often until the rendering ends: Python
@@ -111,47 +116,38 @@ def _with_alarm(seconds: float, work: Callable[[], str]) -> str:
         signal.signal(signal.SIGALRM, previous)
 
 
-def _async_raise(thread_id: int, exception: type[BaseException] | None) -> None:
-    ctypes.pythonapi.PyThreadState_SetAsyncExc(
-        ctypes.c_ulong(thread_id), ctypes.py_object(exception) if exception else None
-    )
+def _with_trace(seconds: float, work: Callable[[], str]) -> str:
+    """Off the main thread (no signal can reach it): a trace function of this thread's own
+    raises :class:`TemplateTimeout` from the rendering's next line once ``seconds`` have
+    passed, and keeps raising it until the work is over (an exception raised inside a
+    finaliser is ignored by Python; the next line gets another). Nothing runs in another
+    thread, so nothing can land in this one after the work ends: the earlier tracer (e.g. a
+    coverage tool's) is put back when the work is over."""
+    deadline = time.monotonic() + seconds
+    lines = 0
 
+    def on_line(frame: FrameType, event: str, arg: object) -> TraceFunction:
+        nonlocal lines
+        lines += 1
+        if lines % _LINES_PER_CHECK == 0 and time.monotonic() > deadline:
+            raise TemplateTimeout
+        return on_line
 
-def _with_watchdog(seconds: float, work: Callable[[], str]) -> str:
-    """Off the main thread: a watchdog thread raises :class:`TemplateTimeout` in this one (at
-    its next bytecode: a loop in a template is Python code) after ``seconds``, and again every
-    :data:`_AGAIN` seconds until the work is over."""
-    thread_id = threading.get_ident()
-    lock = threading.Lock()
-    over = threading.Event()
-    state = {"armed": True, "fired": False}
+    def on_call(frame: FrameType, event: str, arg: object) -> TraceFunction:
+        if time.monotonic() > deadline:
+            raise TemplateTimeout
+        return on_line
 
-    def watch() -> None:
-        wait = seconds
-        while not over.wait(wait):
-            with lock:
-                if not state["armed"]:
-                    return
-                state["fired"] = True
-                _async_raise(thread_id, TemplateTimeout)
-            wait = _AGAIN
-
-    def disarm() -> None:
-        with lock:
-            state["armed"] = False
-            if state["fired"]:  # raised, or still pending: take a pending one back
-                _async_raise(thread_id, None)
-        over.set()
-
-    watchdog = threading.Thread(target=watch, name="evalbot-template-watchdog", daemon=True)
-    watchdog.start()
+    previous = sys.gettrace()
+    sys.settrace(on_call)
     try:
-        try:
-            return work()
-        finally:
-            disarm()
+        return work()
     finally:
-        disarm()  # again: the timeout may have landed inside the first disarm()
+        sys.settrace(previous)
+
+
+#: Lines between two looks at the clock off the main thread (a look costs a system call).
+_LINES_PER_CHECK = 256
 
 
 def _address_space() -> int | None:
