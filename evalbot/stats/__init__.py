@@ -14,7 +14,10 @@ agreement   Whether a test and an interval agree about the null value.
 unpaired    Two-proportion z-test ignoring the pairing (for contrast only).
 table       The paired 2x2 table and churn.
 bootstrap   Paired bootstrap (items or clusters) of any metric of column means, percentile
-            or BCa, with the p-value that inverts the same interval; clustered standard error.
+            or BCa, with the p-value that inverts the same interval; metrics the metrics of
+            column means (mean, ratio, micro F1); resampling the engine; bootstrap_intervals
+            the percentile and BCa intervals and their p-value; clusters the cluster codes and
+            the clustered (CR1) standard error.
 power       Sample size by exact power search (McNemar, each method), the normal
             approximation beside; simulated power. detectable: the minimum detectable effect.
 design      Design effects of clustered items (configured or estimated).
@@ -28,17 +31,8 @@ Public names are re-exported here; see each module for details.
 from __future__ import annotations
 
 from evalbot.stats.agreement import Agreement, interval_agreement
-from evalbot.stats.bootstrap import (
-    BootstrapResult,
-    ColumnsLike,
-    Metric,
-    clustered_standard_error,
-    f1_metric,
-    mean_metric,
-    paired_bootstrap,
-    paired_bootstrap_mean,
-    ratio_metric,
-)
+from evalbot.stats.bootstrap import paired_bootstrap, paired_bootstrap_mean
+from evalbot.stats.clusters import clustered_standard_error
 from evalbot.stats.design import DesignEffectResult, design_effect, estimate_design_effect
 from evalbot.stats.intervals import (
     ConfidenceInterval,
@@ -53,6 +47,7 @@ from evalbot.stats.mcnemar import (
     mcnemar_min_discordant,
     mcnemar_smallest_pvalue,
 )
+from evalbot.stats.metrics import ColumnsLike, Metric, f1_metric, mean_metric, ratio_metric
 from evalbot.stats.multitest import (
     MultipleTestResult,
     adjust_pvalues,
@@ -95,6 +90,7 @@ from evalbot.stats.repeats import (
     repeats_matrix,
     repeats_standard_error,
 )
+from evalbot.stats.resampling import BootstrapResult
 from evalbot.stats.sequential import (
     ConfidenceSequenceResult,
     SequentialResult,

@@ -1,28 +1,18 @@
 """Paired bootstrap of a difference in a metric between two runs over the same items.
 
-The unit of resampling is the item (or the cluster of items), with both runs' values for
-that item kept together: a resample draws *items* with replacement, never one side
-independently of the other, so the correlation between the runs — which is what makes the
-paired comparison sharp — is preserved.
-
-Every metric here is a function of per-column means over the resampled units (mean pass
-rate, mean score, micro F1 from TP/FP/FN, cost per solved task = sum cost / sum solved). A
-resample is therefore fully described by how often each unit was drawn, and the engine only
-needs column *totals* per resample. Two resamplers produce those totals:
-
-* when the units take few distinct rows (binary pass/fail gives per-item differences in
-  {-1, 0, +1}), the draw counts of the distinct rows are sampled directly from
-  ``Multinomial(n, frequencies / n)``, which has exactly the distribution of the counts
-  under resampling with replacement; 10,000 resamples of 10^6 items take milliseconds;
-* otherwise resamples are drawn as index matrices in chunks of about 2^18 indices (at
-  least one resample), so memory stays at a few MiB plus one resample of indices.
+Items (or clusters of items) are resampled with both runs' values kept together, so the
+correlation between the runs, which makes the paired comparison sharp, is preserved.
+:func:`paired_bootstrap_mean` compares means (a pass rate, a mean score);
+:func:`paired_bootstrap` any metric of column means (:mod:`evalbot.stats.metrics`: micro F1,
+cost per solved task). The percentile or BCa interval comes with the p-value that inverts the
+same interval. The engine is :mod:`evalbot.stats.resampling`, the intervals
+:mod:`evalbot.stats.bootstrap_intervals`, the clusters :mod:`evalbot.stats.clusters`.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
 from typing import cast
 
 import numpy as np
@@ -35,8 +25,16 @@ from evalbot.stats._validation import (
     as_float_vector,
     as_probability,
 )
-from evalbot.stats.intervals import ConfidenceInterval
-from evalbot.stats.pvalue import P_ONE, PValue, exact_pvalue, resampling_pvalue
+from evalbot.stats.clusters import cluster_codes, clustered_standard_error, paired_values_iv
+from evalbot.stats.metrics import (
+    NAMED_METRICS,
+    ColumnsLike,
+    Metric,
+    f1_metric,
+    mean_metric,
+    ratio_metric,
+)
+from evalbot.stats.resampling import BootstrapResult, TotalsStatistic, run_bootstrap
 from evalbot.vocabulary import BOOTSTRAP_METHODS, CONFIDENCE, RESAMPLES, BootstrapMethod
 
 __all__ = [
@@ -51,374 +49,6 @@ __all__ = [
     "ratio_metric",
 ]
 
-_METHODS = BOOTSTRAP_METHODS
-
-#: Use the multinomial resampler when the units have at most this many distinct rows ...
-_MULTINOMIAL_MAX_DISTINCT = 4096
-#: ... and at least this many units per distinct row (else the index resampler is cheaper).
-_MULTINOMIAL_MIN_UNITS_PER_ROW = 8
-#: Indices drawn per chunk by the index resampler: 2^18 intp indices (2 MiB) plus the gathered
-#: values stay in cache, which measured ~1.5x faster than 2^23; intp, not int32, because numpy
-#: converts other index types with a copy.
-_CHUNK_INDICES = 1 << 18
-
-# A statistic of resampled column totals: (totals with shape (B, m), number of units) -> (B,)
-_TotalsStatistic = Callable[[FloatArray, int], FloatArray]
-
-
-@dataclass(frozen=True, kw_only=True)
-class BootstrapResult:
-    """Result of :func:`paired_bootstrap_mean` and :func:`paired_bootstrap`.
-
-    Attributes
-    ----------
-    statistic : float
-        Observed difference, candidate minus baseline.
-    confidence_interval : ConfidenceInterval
-        Bootstrap interval ``(low, high)`` for the difference.
-    standard_error : float
-        Standard deviation (ddof=1) of the bootstrap distribution of the difference.
-    pvalue : float
-        Two-sided bootstrap p-value: the smallest ``alpha`` at which the interval of this
-        ``method`` at level ``1 - alpha`` excludes 0 (for the percentile interval, about
-        ``2 min(P*(d* <= 0), P*(d* >= 0))``); see the Notes of :func:`paired_bootstrap_mean`.
-    method : {"percentile", "bca"}
-        How the interval was formed.
-    n_resamples, seed, confidence_level
-        Echoed inputs.
-    resampled : {"items", "clusters"}
-        The unit that was resampled.
-    baseline_value, candidate_value : float
-        The metric on each run (their difference is ``statistic``).
-    n_units : int
-        Number of resampled units (items, or clusters).
-    n_undefined : int
-        Resamples on which the metric was undefined (e.g. no solved task in a resample of a
-        cost-per-solved metric); they are left out of the interval and the p-value.
-    pvalue_detail : PValue
-        ``pvalue`` with its resolution ``2 / n_resamples``: a bootstrap p-value of 0 only
-        means that no resample fell past 0, and is reported as the bound ``p < 2 / B``.
-    """
-
-    statistic: float
-    confidence_interval: ConfidenceInterval
-    standard_error: float
-    pvalue: float
-    method: str
-    n_resamples: int
-    seed: int
-    confidence_level: float
-    resampled: str
-    baseline_value: float = math.nan
-    candidate_value: float = math.nan
-    n_units: int = 0
-    n_undefined: int = 0
-    pvalue_detail: PValue = P_ONE
-
-
-@dataclass(frozen=True, kw_only=True)
-class Metric:
-    """A metric that is a function of per-item column means.
-
-    Attributes
-    ----------
-    name : str
-        Label for reports (``"mean"``, ``"f1"``, ``"cost/solved"`` ...).
-    columns : tuple of str
-        Per-item columns the metric reads, on each side.
-    function : callable
-        ``function(means)`` where ``means`` maps each column to an array of column means
-        (one per resample); returns the metric per resample. Must be vectorised and may
-        return ``nan``/``inf`` where undefined (such resamples are counted and dropped).
-        Any function of column means is allowed; that covers means, ratios of sums and
-        micro-averaged F1, but not medians or quantiles.
-    additive : bool
-        True only for the plain mean of a single column: the difference is then the mean of
-        per-item differences, which lets the resampler work on fewer distinct rows.
-    """
-
-    name: str
-    columns: tuple[str, ...]
-    function: Callable[[Mapping[str, FloatArray]], FloatArray]
-    additive: bool = False
-
-
-def mean_metric(column: str = "value") -> Metric:
-    """The mean of ``column`` (pass rate for 0/1 values, mean score otherwise)."""
-    return Metric(name="mean", columns=(column,), function=lambda m: m[column], additive=True)
-
-
-def ratio_metric(numerator: str, denominator: str, *, name: str | None = None) -> Metric:
-    """``sum(numerator) / sum(denominator)``, e.g. cost per solved task = ``cost / solved``."""
-    return Metric(
-        name=name or f"{numerator}/{denominator}",
-        columns=(numerator, denominator),
-        function=lambda m: m[numerator] / m[denominator],
-    )
-
-
-def f1_metric(tp: str = "tp", fp: str = "fp", fn: str = "fn") -> Metric:
-    """Micro-averaged F1 from per-item counts: ``2 TP / (2 TP + FP + FN)`` on the totals."""
-    return Metric(
-        name="f1",
-        columns=(tp, fp, fn),
-        function=lambda m: 2.0 * m[tp] / (2.0 * m[tp] + m[fp] + m[fn]),
-    )
-
-
-_NAMED_METRICS: dict[str, Callable[[], Metric]] = {
-    "mean": mean_metric,
-    "f1": f1_metric,
-}
-
-ColumnsLike = Mapping[str, npt.ArrayLike] | npt.ArrayLike
-
-
-# ----------------------------------------------------------------------------- engine
-
-
-def _compact(codes: npt.NDArray[np.int64], limit: int) -> tuple[npt.NDArray[np.int64], int] | None:
-    """Relabel integer codes as 0..k-1 (sorted); None if there are more than ``limit``."""
-    values = np.unique(codes)  # no return_inverse: a plain sort-unique is much faster
-    if values.size > limit:
-        return None
-    return np.searchsorted(values, codes).astype(np.int64), int(values.size)
-
-
-Distinct = tuple[FloatArray, npt.NDArray[np.int64]]
-
-
-def _unique_rows(units: FloatArray) -> Distinct | None:
-    """Distinct rows of ``units`` and their multiplicities, or None if there are too many."""
-    n_units, n_cols = units.shape
-    limit = min(_MULTINOMIAL_MAX_DISTINCT, n_units // _MULTINOMIAL_MIN_UNITS_PER_ROW)
-    if limit < 1:
-        return None
-    code = np.zeros(n_units, dtype=np.int64)
-    k = 1
-    for j in range(n_cols):
-        column = units[:, j]
-        values = np.unique(column)
-        if values.size > limit:
-            return None
-        code = code * values.size + np.searchsorted(values, column)
-        k *= int(values.size)
-        if k > limit:  # re-compact so the mixed-radix code stays small
-            compacted = _compact(code, limit)
-            if compacted is None:
-                return None
-            code, k = compacted
-    # Codes are < k but may skip combinations that do not occur: drop the empty ones.
-    rows = np.zeros((k, n_cols), dtype=np.float64)
-    rows[code] = units
-    counts = np.bincount(code, minlength=k).astype(np.int64)
-    present = counts > 0
-    return rows[present], counts[present]
-
-
-def _resample_totals(
-    units: FloatArray, distinct: Distinct | None, n_resamples: int, rng: np.random.Generator
-) -> FloatArray:
-    """Column totals of ``n_resamples`` resamples (with replacement) of the rows of ``units``."""
-    n_units, n_cols = units.shape
-    if distinct is not None:
-        rows, counts = distinct
-        draws = rng.multinomial(n_units, counts / n_units, size=n_resamples)
-        return draws.astype(np.float64) @ rows
-    totals = np.empty((n_resamples, n_cols), dtype=np.float64)
-    chunk = max(1, _CHUNK_INDICES // n_units)
-    columns = [np.ascontiguousarray(units[:, j]) for j in range(n_cols)]
-    for start in range(0, n_resamples, chunk):
-        stop = min(n_resamples, start + chunk)
-        idx = rng.integers(0, n_units, size=(stop - start, n_units), dtype=np.intp)
-        for j, col in enumerate(columns):
-            totals[start:stop, j] = col[idx].sum(axis=1)
-    return totals
-
-
-def _evaluate(fn: _TotalsStatistic, totals: FloatArray, n_units: int) -> FloatArray:
-    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        return np.asarray(fn(totals, n_units), dtype=np.float64).reshape(-1)
-
-
-def _bootstrap(
-    units: FloatArray,
-    fn: _TotalsStatistic,
-    *,
-    n_resamples: int,
-    confidence_level: float,
-    seed: int,
-    method: BootstrapMethod,
-    resampled: str,
-    baseline_value: float,
-    candidate_value: float,
-) -> BootstrapResult:
-    n_units = units.shape[0]
-    observed = float(_evaluate(fn, units.sum(axis=0, keepdims=True), n_units)[0])
-    rng = np.random.default_rng(seed)
-    distinct = _unique_rows(units)
-    boot_all = _evaluate(fn, _resample_totals(units, distinct, n_resamples, rng), n_units)
-    finite = np.isfinite(boot_all)
-    boot = boot_all[finite]
-    n_undefined = int(n_resamples - boot.size)
-
-    def result(
-        low: float, high: float, standard_error: float, pvalue: float, detail: PValue
-    ) -> BootstrapResult:
-        return BootstrapResult(
-            statistic=observed,
-            confidence_interval=ConfidenceInterval(low, high),
-            standard_error=standard_error,
-            pvalue=pvalue,
-            method=method,
-            n_resamples=n_resamples,
-            seed=seed,
-            confidence_level=confidence_level,
-            resampled=resampled,
-            baseline_value=baseline_value,
-            candidate_value=candidate_value,
-            n_units=n_units,
-            n_undefined=n_undefined,
-            pvalue_detail=detail,
-        )
-
-    if boot.size == 0:
-        raise ValueError(
-            "The metric is undefined on every resample; "
-            f"the data have {n_units} unit(s) and the metric cannot be bootstrapped."
-        )
-    if n_units == 1 or float(np.ptp(boot)) == 0.0:
-        # Degenerate: every resample gives the same value (one unit, or all units alike).
-        # The interval collapses to the observed value; the p-value is that of the
-        # two-sided sign test on n_units differences of one sign (1 when it is zero).
-        pvalue = 1.0 if observed == 0.0 else min(1.0, 2.0 ** (1 - n_units))
-        detail = exact_pvalue(pvalue, resolution=min(1.0, 2.0 ** (1 - n_units)))
-        return result(observed, observed, 0.0, pvalue, detail)
-    ordered = np.sort(boot)
-    levels = (
-        _percentile_levels
-        if method == "percentile"
-        else _bca(units, distinct, fn, ordered, observed)
-    )
-    alpha = 1.0 - confidence_level
-    low, high = (_quantile(ordered, q) for q in levels(alpha))
-    pvalue = _inverted_pvalue(ordered, levels)
-    detail = resampling_pvalue(pvalue, int(ordered.size))
-    return result(low, high, float(np.std(boot, ddof=1)), pvalue, detail)
-
-
-def _percentile_levels(alpha: float) -> FloatArray:
-    """The percentile interval's levels, ``alpha / 2`` and ``1 - alpha / 2``."""
-    return np.array([alpha / 2.0, 1.0 - alpha / 2.0])
-
-
-def _quantile(ordered: FloatArray, q: float) -> float:
-    """The ``q`` quantile of sorted values by linear interpolation (numpy's default method):
-    position ``q (B - 1)`` between the order statistics. One definition for the interval and
-    the p-value, so that they cannot disagree."""
-    last = ordered.size - 1
-    h = min(max(float(q), 0.0), 1.0) * last
-    j = min(math.floor(h), last)
-    if j >= last:
-        return float(ordered[last])
-    lo, hi = float(ordered[j]), float(ordered[j + 1])
-    return lo + (h - j) * (hi - lo)
-
-
-def _inverted_pvalue(ordered: FloatArray, levels: Callable[[float], FloatArray]) -> float:
-    """The smallest ``alpha`` whose interval ``(Q(levels(alpha)[0]), Q(levels(alpha)[1]))``
-    excludes 0: the p-value that agrees with the interval at every level.
-
-    The interval widens as ``alpha`` shrinks, so "excludes 0" is monotone in ``alpha`` and
-    the boundary is found by bisection (to 1e-12).
-    """
-
-    def excludes(alpha: float) -> bool:
-        lo_q, hi_q = levels(alpha)
-        return _quantile(ordered, float(lo_q)) > 0.0 or _quantile(ordered, float(hi_q)) < 0.0
-
-    if not excludes(1.0 - 1e-15):
-        return 1.0
-    if excludes(1e-300):
-        return 0.0
-    low, high = 1e-300, 1.0 - 1e-15  # excludes(low) is False, excludes(high) is True
-    while high - low > 1e-12:
-        mid = 0.5 * (low + high)
-        if excludes(mid):
-            high = mid
-        else:
-            low = mid
-    return high
-
-
-def _bca(
-    units: FloatArray,
-    distinct: Distinct | None,
-    fn: _TotalsStatistic,
-    ordered: FloatArray,
-    observed: float,
-) -> Callable[[float], FloatArray]:
-    """The BCa interval's percentile levels as a function of ``alpha`` (Efron 1987)."""
-    from scipy.special import ndtr, ndtri  # lazily: only BCa needs them
-
-    b = ordered.size
-    # Bias correction with ties counted half (the bootstrap distribution of a binary mean
-    # is discrete and puts mass on the observed value); clipped so z0 stays finite.
-    below = int(np.searchsorted(ordered, observed, side="left"))
-    ties = int(np.searchsorted(ordered, observed, side="right")) - below
-    prop = (below + 0.5 * ties) / b
-    prop = min(max(prop, 0.5 / b), 1.0 - 0.5 / b)
-    z0 = float(ndtri(prop))
-    # Acceleration from the leave-one-unit-out jackknife, on the distinct rows only.
-    n_units = units.shape[0]
-    if distinct is None:
-        rows, weights = units, np.ones(n_units, dtype=np.float64)
-    else:
-        rows, weights = distinct[0], distinct[1].astype(np.float64)
-    total = units.sum(axis=0, keepdims=True)
-    jack = _evaluate(fn, total - rows, n_units - 1)
-    ok = np.isfinite(jack)
-    jack, weights = jack[ok], weights[ok]
-    accel = 0.0
-    if jack.size:
-        dev = np.average(jack, weights=weights) - jack
-        den = float(np.sum(weights * dev**2))
-        if den > 0.0:
-            accel = float(np.sum(weights * dev**3)) / (6.0 * den**1.5)
-
-    def levels(alpha: float) -> FloatArray:
-        lower = float(ndtri(alpha / 2.0))
-        shifted = z0 + np.array([lower, -lower])  # -ndtri(a) = ndtri(1 - a), finite at tiny a
-        denom = np.maximum(1.0 - accel * shifted, 1e-12)
-        return cast(FloatArray, ndtr(z0 + shifted / denom))
-
-    return levels
-
-
-# ----------------------------------------------------------------------------- helpers
-
-
-def _cluster_codes(clusters: Sequence[str | None], n: int) -> npt.NDArray[np.int64]:
-    """Integer cluster code per item; ``None`` puts an item in a cluster of its own."""
-    if len(clusters) != n:
-        raise ValueError(
-            f"`clusters` must have one entry per item ({n}); got {len(clusters)} entries."
-        )
-    codes = np.empty(n, dtype=np.int64)
-    seen: dict[str, int] = {}
-    next_code = 0
-    for i, label in enumerate(clusters):
-        if label is None:
-            codes[i] = next_code
-            next_code += 1
-        else:
-            code = seen.get(label)
-            if code is None:
-                code = seen[label] = next_code
-                next_code += 1
-            codes[i] = code
-    return codes
-
 
 def _common_iv(
     n_resamples: object, confidence_level: object, seed: object, method: object
@@ -426,26 +56,8 @@ def _common_iv(
     b = as_count(n_resamples, "n_resamples", minimum=1)
     cl = as_probability(confidence_level, "confidence_level")
     s = as_count(seed, "seed")
-    m = cast(BootstrapMethod, as_choice(method, "method", _METHODS))
+    m = cast(BootstrapMethod, as_choice(method, "method", BOOTSTRAP_METHODS))
     return b, cl, s, m
-
-
-def _paired_bootstrap_mean_iv(
-    baseline: object, candidate: object, clusters: object
-) -> tuple[FloatArray, FloatArray, npt.NDArray[np.int64] | None]:
-    base = as_float_vector(baseline, "baseline")
-    cand = as_float_vector(candidate, "candidate")
-    if base.size == 0:
-        raise ValueError("`baseline` must contain at least one item; got an empty array.")
-    if base.shape != cand.shape:
-        raise ValueError(
-            "`baseline` and `candidate` must have the same length (one value per paired item); "
-            f"got {base.size} and {cand.size}."
-        )
-    codes = None
-    if clusters is not None:
-        codes = _cluster_codes(cast(Sequence["str | None"], clusters), base.size)
-    return base, cand, codes
 
 
 def paired_bootstrap_mean(
@@ -529,7 +141,7 @@ def paired_bootstrap_mean(
     True
     """
     b, cl, s, m = _common_iv(n_resamples, confidence_level, seed, method)
-    base, cand, codes = _paired_bootstrap_mean_iv(baseline, candidate, clusters)
+    base, cand, codes = paired_values_iv(baseline, candidate, clusters)
     d = cand - base
     base_mean, cand_mean = float(base.mean()), float(cand.mean())
     if codes is None:
@@ -548,7 +160,7 @@ def paired_bootstrap_mean(
             return t[:, 0] / t[:, 1]
 
         resampled = "clusters"
-    return _bootstrap(
+    return run_bootstrap(
         units,
         fn,
         n_resamples=b,
@@ -582,9 +194,9 @@ def _paired_bootstrap_iv(
     baseline: object, candidate: object, metric: object, clusters: object
 ) -> tuple[Metric, dict[str, FloatArray], dict[str, FloatArray], npt.NDArray[np.int64] | None]:
     if isinstance(metric, str):
-        factory = _NAMED_METRICS.get(metric)
+        factory = NAMED_METRICS.get(metric)
         if factory is None:
-            options = ", ".join(repr(k) for k in _NAMED_METRICS)
+            options = ", ".join(repr(k) for k in NAMED_METRICS)
             raise ValueError(f"`metric` must be a Metric or one of {options}; got {metric!r}.")
         metric = factory()
     if not isinstance(metric, Metric):
@@ -601,7 +213,7 @@ def _paired_bootstrap_iv(
         raise ValueError("`baseline` must contain at least one item; got empty columns.")
     codes = None
     if clusters is not None:
-        codes = _cluster_codes(cast(Sequence["str | None"], clusters), n)
+        codes = cluster_codes(cast(Sequence["str | None"], clusters), n)
     return metric, base, cand, codes
 
 
@@ -675,8 +287,26 @@ def paired_bootstrap(
             method=m,
             clusters=clusters,
         )
+    base_value, cand_value = _metric_values(met, base, cand)
+    units, fn, resampled = _metric_units(met, base, cand, codes)
+    return run_bootstrap(
+        units,
+        fn,
+        n_resamples=b,
+        confidence_level=cl,
+        seed=s,
+        method=m,
+        resampled=resampled,
+        baseline_value=base_value,
+        candidate_value=cand_value,
+    )
+
+
+def _metric_values(
+    met: Metric, base: Mapping[str, FloatArray], cand: Mapping[str, FloatArray]
+) -> tuple[float, float]:
+    """The metric on each run; undefined on either (a ratio over a zero sum) is an error."""
     cols = met.columns
-    n_cols = len(cols)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         base_value = float(
             np.asarray(met.function({c: base[c].mean(keepdims=True) for c in cols}))[0]
@@ -690,6 +320,20 @@ def paired_bootstrap(
                 f"The metric {met.name!r} is undefined on the {side} ({value!r}); "
                 "e.g. a ratio whose denominator sums to 0."
             )
+    return base_value, cand_value
+
+
+def _metric_units(
+    met: Metric,
+    base: Mapping[str, FloatArray],
+    cand: Mapping[str, FloatArray],
+    codes: npt.NDArray[np.int64] | None,
+) -> tuple[FloatArray, TotalsStatistic, str]:
+    """The units to resample (the items' columns, both runs side by side; with clusters each
+    cluster's sums and its size), the difference in the metric as a statistic of their
+    totals, and the unit's name."""
+    cols = met.columns
+    n_cols = len(cols)
     per_item = np.column_stack([base[c] for c in cols] + [cand[c] for c in cols])
     if codes is None:
         units = per_item
@@ -715,52 +359,4 @@ def paired_bootstrap(
             met.function(means_b), dtype=np.float64
         )
 
-    return _bootstrap(
-        units,
-        fn,
-        n_resamples=b,
-        confidence_level=cl,
-        seed=s,
-        method=m,
-        resampled=resampled,
-        baseline_value=base_value,
-        candidate_value=cand_value,
-    )
-
-
-def clustered_standard_error(
-    baseline: FloatArray, candidate: FloatArray, clusters: Sequence[str | None]
-) -> float:
-    """Cluster-robust standard error of ``mean(candidate) - mean(baseline)``.
-
-    With per-item differences ``d``, ``N`` items in ``G`` clusters, cluster sums ``D_g`` and
-    sizes ``n_g``: ``SE = sqrt(G / (G - 1) * sum_g (D_g - n_g mean(d))^2) / N``, the CR1
-    sandwich estimator of an intercept-only regression of ``d`` with clustered errors.
-    ``None`` labels are clusters of one item, so with no shared labels this is the usual
-    ``sd(d) / sqrt(N)``.
-
-    References
-    ----------
-    .. [1] A. C. Cameron, D. L. Miller, "A practitioner's guide to cluster-robust
-       inference", Journal of Human Resources 50 (2015), 317-372.
-    .. [2] E. Miller, "Adding error bars to evals: a statistical approach to language model
-       evaluations", arXiv:2411.00640 (2024), §2.2.
-
-    Examples
-    --------
-    >>> from evalbot.stats import clustered_standard_error
-    >>> round(clustered_standard_error([0, 0, 0, 0], [1, 1, 0, 0], ["a", "a", "b", "b"]), 6)
-    0.5
-    """
-    base, cand, codes = _paired_bootstrap_mean_iv(baseline, candidate, clusters)
-    if codes is None:  # pragma: no cover - clusters is required here
-        raise ValueError("`clusters` is required.")
-    g = int(codes.max()) + 1
-    if g < 2:
-        raise ValueError(
-            f"`clusters` must contain at least 2 clusters for a clustered standard error; got {g}."
-        )
-    d = cand - base
-    n = d.size
-    resid = np.bincount(codes, weights=d) - np.bincount(codes).astype(np.float64) * d.mean()
-    return float(math.sqrt(g / (g - 1) * float(np.sum(resid**2))) / n)
+    return units, fn, resampled

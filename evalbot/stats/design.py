@@ -17,7 +17,7 @@ from typing import Literal
 import numpy as np
 
 from evalbot.stats._validation import as_float_vector
-from evalbot.stats.bootstrap import _cluster_codes, clustered_standard_error
+from evalbot.stats.clusters import cluster_codes, clustered_standard_error
 
 __all__ = ["DesignEffectResult", "design_effect", "estimate_design_effect"]
 
@@ -128,7 +128,7 @@ def estimate_design_effect(
     """The design effect of the paired differences, estimated from the data's clusters.
 
     ``deff = SE_CR1^2 / (s^2 / N)``: the squared cluster-robust (CR1) standard error of the
-    mean difference (:func:`~evalbot.stats.bootstrap.clustered_standard_error`) over the
+    mean difference (:func:`~evalbot.stats.clusters.clustered_standard_error`) over the
     squared standard error that treats the ``N`` items as independent, ``s`` the standard
     deviation of the per-item differences (ddof = 1). The intraclass correlation follows from
     Kish's formula, ``rho = (deff - 1) / (m - 1)`` with ``m`` the size-weighted mean cluster
@@ -154,7 +154,7 @@ def estimate_design_effect(
             "`baseline` and `candidate` must have the same, non-zero length; "
             f"got {base.size} and {cand.size}."
         )
-    codes = _cluster_codes(list(clusters), base.size)
+    codes = cluster_codes(list(clusters), base.size)
     sizes = np.bincount(codes).astype(np.float64)
     g = int(sizes.size)
     d = cand - base

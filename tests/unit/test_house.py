@@ -174,8 +174,6 @@ MAX_MODULE_LINES = 400
 LARGE_MODULES = {
     "results/pairing.py": "issue 12: pair() is being rewritten for speed by the results work; "
     "then the join, the missing-items rule and the labels can part",
-    "stats/bootstrap.py": "numpydoc docstrings with worked examples make up about half of it; "
-    "the statistics work is reworking it",
 }
 
 

@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 from scipy import stats
 
 from evalbot.stats import BootstrapResult, ConfidenceInterval, paired_bootstrap_mean
-from evalbot.stats import bootstrap as bootstrap_module
+from evalbot.stats import resampling as resampling_module
 
 BASE_400 = np.repeat([1.0, 0.0, 1.0, 0.0], [266, 31, 14, 89])
 CAND_400 = np.repeat([1.0, 1.0, 0.0, 0.0], [266, 31, 14, 89])
@@ -120,7 +120,7 @@ def test_multinomial_and_index_resamplers_agree(monkeypatch: pytest.MonkeyPatch)
     # The multinomial counts of distinct rows have the same law as index resampling; force
     # the index path and compare the two distributions on the 400-item example.
     fast = paired_bootstrap_mean(BASE_400, CAND_400, n_resamples=20_000, seed=1)
-    monkeypatch.setattr(bootstrap_module, "_MULTINOMIAL_MAX_DISTINCT", 0)
+    monkeypatch.setattr(resampling_module, "_MULTINOMIAL_MAX_DISTINCT", 0)
     slow = paired_bootstrap_mean(BASE_400, CAND_400, n_resamples=20_000, seed=1)
     assert fast != slow  # different paths really ran
     assert fast.standard_error == pytest.approx(slow.standard_error, rel=0.03)
@@ -132,7 +132,7 @@ def test_index_resampler_is_chunked(monkeypatch: pytest.MonkeyPatch) -> None:
     # Chunks of one resample must give the same law as larger chunks (bounded memory path).
     rng = np.random.default_rng(2)
     x = rng.normal(size=200)
-    monkeypatch.setattr(bootstrap_module, "_CHUNK_INDICES", 200)
+    monkeypatch.setattr(resampling_module, "_CHUNK_INDICES", 200)
     res = paired_bootstrap_mean(np.zeros(200), x, n_resamples=3000)
     assert res.standard_error == pytest.approx(np.std(x) / math.sqrt(200), rel=0.06)
 
