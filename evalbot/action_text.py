@@ -118,6 +118,43 @@ def no_baseline_message(
         code(target[:7]),
         code(name),
     )
+    searched = _searched(
+        workflow=workflow,
+        branch=branch,
+        listed=listed,
+        eligible=eligible,
+        missing=missing,
+        max_runs=max_runs,
+    )
+    text = md.format("{} Searched: {}.", lead, md.join(Markdown("; "), searched))
+    if listed < max_runs and not missing.stopped:
+        return Markdown("No baseline yet"), md.format(
+            "{} That covers every such run of the branch, so this is expected for the first "
+            "pull request after installing evalbot: once a push to {} runs the workflow that "
+            "uploads the baseline, later pull requests are compared with it.",
+            text,
+            code(branch),
+        )
+    limits = []
+    if listed >= max_runs:
+        limits.append(md.format("the newest {} runs (input `baseline-search-runs`)", max_runs))
+    if missing.stopped:
+        limits.append(md.format("{} commits back (input `baseline-search-commits`)", max_commits))
+    return Markdown("No baseline in the runs searched"), md.format(
+        "{} Older runs were not searched: the search stops at {}. Raise {} to look further "
+        "back, or run the workflow on {} again so it uploads a fresh baseline.",
+        text,
+        md.join(Markdown(" and "), limits),
+        Markdown("them" if len(limits) > 1 else "it"),
+        code(branch),
+    )
+
+
+def _searched(
+    *, workflow: str, branch: str, listed: int, eligible: int, missing: Missing, max_runs: int
+) -> list[Markdown]:
+    """What the baseline search covered, one clause each: the runs listed, the commits
+    compared, the runs not used and those without the artifact."""
     if listed:
         searched = [
             md.format(
@@ -162,25 +199,4 @@ def no_baseline_message(
                 Markdown(f" and {more} more" if more > 0 else ""),
             )
         )
-    text = md.format("{} Searched: {}.", lead, md.join(Markdown("; "), searched))
-    if listed < max_runs and not missing.stopped:
-        return Markdown("No baseline yet"), md.format(
-            "{} That covers every such run of the branch, so this is expected for the first "
-            "pull request after installing evalbot: once a push to {} runs the workflow that "
-            "uploads the baseline, later pull requests are compared with it.",
-            text,
-            code(branch),
-        )
-    limits = []
-    if listed >= max_runs:
-        limits.append(md.format("the newest {} runs (input `baseline-search-runs`)", max_runs))
-    if missing.stopped:
-        limits.append(md.format("{} commits back (input `baseline-search-commits`)", max_commits))
-    return Markdown("No baseline in the runs searched"), md.format(
-        "{} Older runs were not searched: the search stops at {}. Raise {} to look further "
-        "back, or run the workflow on {} again so it uploads a fresh baseline.",
-        text,
-        md.join(Markdown(" and "), limits),
-        Markdown("them" if len(limits) > 1 else "it"),
-        code(branch),
-    )
+    return searched

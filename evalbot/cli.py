@@ -39,8 +39,12 @@ from evalbot.text import plain  # standard library only
 from evalbot.vocabulary import BOOTSTRAP_METHODS  # standard library only
 
 if TYPE_CHECKING:
+    from evalbot.compare import Comparison
     from evalbot.config import Config
+    from evalbot.policy import Decision
+    from evalbot.report import Inputs
     from evalbot.results.model import Results
+    from evalbot.state import State
 
 # Start-up: argparse runs before anything heavy is imported, so ``--version``/``--help`` cost the
 # standard library and evalbot's shell (this module, cli_args, plan_cli, rates, docs, limits,
@@ -111,6 +115,13 @@ def _add_compare(commands: argparse._SubParsersAction[Parser]) -> None:
         help="text for a terminal, markdown as the PR comment shows it, json for scripts "
         "(default: text)",
     )
+    _add_bootstrap_flags(compare)
+    _add_looks_flags(compare)
+    add_reading_flags(compare, what="the result files")
+
+
+def _add_bootstrap_flags(compare: Parser) -> None:
+    """The bootstrap's flags (the plan's ``bootstrap`` section)."""
     compare.add_argument(
         "--resamples",
         type=positive_int("--resamples", 100, MAX_RESAMPLES),
@@ -138,6 +149,10 @@ def _add_compare(commands: argparse._SubParsersAction[Parser]) -> None:
         help="bootstrap interval: percentile or bias-corrected and accelerated (config "
         "bootstrap.method; default: percentile)",
     )
+
+
+def _add_looks_flags(compare: Parser) -> None:
+    """The flags of the looks: the sealed holdout, the earlier comment and the commit judged."""
     compare.add_argument(
         "--holdout",
         action="store_true",
@@ -153,7 +168,6 @@ def _add_compare(commands: argparse._SubParsersAction[Parser]) -> None:
         metavar="SHA",
         help="the commit being judged (tells looks apart; with --state-from)",
     )
-    add_reading_flags(compare, what="the result files")
 
 
 def _example_paths() -> tuple[str, str]:
@@ -174,9 +188,7 @@ def run_compare(args: argparse.Namespace, out: TextIO) -> int:
     from dataclasses import replace
 
     from evalbot.analysis import analyse
-    from evalbot.config import load_config, with_overrides
     from evalbot.results.sources import load_results
-    from evalbot.state import parse_state
 
     if args.example:
         if args.baseline or args.candidate:
@@ -184,35 +196,20 @@ def run_compare(args: argparse.Namespace, out: TextIO) -> int:
         args.baseline, args.candidate = _example_paths()
     if not args.baseline or not args.candidate:
         raise UsageError("evalbot compare: BASELINE and CANDIDATE are required (or --example)")
-    config: Config = with_overrides(
-        load_config(args.config),
-        resamples=args.resamples,
-        seed=args.seed,
-        confidence=args.confidence,
-        method=args.ci_method,
-    )
-    config = reading_config(config, args)
+    config = _compare_config(args)
     options = config.read_options()
     baseline = load_results(args.baseline, options)
     candidate = load_results(args.candidate, options)
     if args.example:
         baseline = replace(baseline, source=EXAMPLE_NAMES[0])
         candidate = replace(candidate, source=EXAMPLE_NAMES[1])
-    state = None
-    if args.state_from:
-        try:
-            state = parse_state(Path(args.state_from).read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError) as error:
-            raise UsageError(
-                f"{args.state_from}: cannot read the earlier comment ({error})"
-            ) from None
     comparison, decision = analyse(
         baseline,
         candidate,
         config,
         missing=args.missing,
         holdout=args.holdout,
-        state=state,
+        state=_earlier_state(args.state_from),
         head_sha=args.head_sha,
     )
     if args.format == "json":
@@ -221,8 +218,7 @@ def run_compare(args: argparse.Namespace, out: TextIO) -> int:
 
         out.write(dumps_indented(build_json(comparison, decision)) + "\n")
         return EXIT_GATE_FAILED if decision.gate == "fail" else EXIT_OK
-    from evalbot.render import render_markdown, render_text
-    from evalbot.report import Inputs, build_view
+    from evalbot.report import Inputs
 
     inputs = Inputs(
         baseline=comparison.paired.baseline_source,
@@ -230,17 +226,58 @@ def run_compare(args: argparse.Namespace, out: TextIO) -> int:
         baseline_items=_item_count(baseline),
         candidate_items=_item_count(candidate),
     )
+    _write_view(args.format, comparison, decision, config, inputs, out)
+    return EXIT_GATE_FAILED if decision.gate == "fail" else EXIT_OK
+
+
+def _compare_config(args: argparse.Namespace) -> Config:
+    """The plan (``--config``) with the bootstrap and reading flags over it."""
+    from evalbot.config import load_config, with_overrides
+
+    config: Config = with_overrides(
+        load_config(args.config),
+        resamples=args.resamples,
+        seed=args.seed,
+        confidence=args.confidence,
+        method=args.ci_method,
+    )
+    return reading_config(config, args)
+
+
+def _earlier_state(state_from: str | None) -> State | None:
+    """The earlier looks, from the file holding the earlier sticky comment (``--state-from``)."""
+    if not state_from:
+        return None
+    from evalbot.state import parse_state
+
+    try:
+        return parse_state(Path(state_from).read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError) as error:
+        raise UsageError(f"{state_from}: cannot read the earlier comment ({error})") from None
+
+
+def _write_view(
+    form: str,
+    comparison: Comparison,
+    decision: Decision,
+    config: Config,
+    inputs: Inputs,
+    out: TextIO,
+) -> None:
+    """The report as Markdown (the comment, with the plan's template) or text."""
+    from evalbot.render import render_markdown, render_text
+    from evalbot.report import build_view
+
     view = build_view(
         comparison, decision, item_url=config.report.item_url, config=config, inputs=inputs
     )
-    if args.format == "markdown":
+    if form == "markdown":
         template = None
         if config.report.template is not None:
             template = str(Path(config.source).parent / config.report.template)
         out.write(render_markdown(view, template=template))
     else:
         out.write(render_text(view))
-    return EXIT_GATE_FAILED if decision.gate == "fail" else EXIT_OK
 
 
 def run_plan(args: argparse.Namespace, out: TextIO) -> int:

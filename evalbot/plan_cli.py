@@ -45,6 +45,21 @@ def add_plan(commands: argparse._SubParsersAction[Parser]) -> None:
         "--break-rate; or give --items (and a discordance) for the minimum detectable effect.",
         epilog=EPILOG,
     )
+    _add_what(plan)
+    _add_share(plan)
+    _add_test(plan)
+    plan.add_argument(
+        "--format",
+        choices=["text", "markdown", "json"],
+        default="text",
+        help="output: text for a terminal, markdown for a PR or a document, json for "
+        "scripts (default: text)",
+    )
+    add_reading_flags(plan, what="the pilot's and the baseline's files")
+
+
+def _add_what(plan: Parser) -> None:
+    """What to detect: a net difference, fix and break rates, or the items one has."""
     what = plan.add_argument_group("what to detect")
     what.add_argument(
         "--difference",
@@ -72,6 +87,10 @@ def add_plan(commands: argparse._SubParsersAction[Parser]) -> None:
         help="instead: the items you have; prints the minimum detectable effect (needs a "
         "discordance)",
     )
+
+
+def _add_share(plan: Parser) -> None:
+    """Where the share of items expected to change outcome comes from."""
     share = plan.add_argument_group(
         "the share of items expected to change outcome (with --difference or --items; give one)"
     )
@@ -96,6 +115,10 @@ def add_plan(commands: argparse._SubParsersAction[Parser]) -> None:
         "outcomes were independent; runs of similar systems agree more, so the plan is "
         "conservative (more items than a pilot would ask for)",
     )
+
+
+def _add_test(plan: Parser) -> None:
+    """The test's alpha and power, the design effect and the plan they may come from."""
     test = plan.add_argument_group("the test")
     test.add_argument(
         "--alpha",
@@ -124,11 +147,3 @@ def add_plan(commands: argparse._SubParsersAction[Parser]) -> None:
         help="an .evalbot.yml: its plan: section when no rates are given, and its alpha, "
         "plan.power, mcnemar and plan.design_effect (default: none; flags override it)",
     )
-    plan.add_argument(
-        "--format",
-        choices=["text", "markdown", "json"],
-        default="text",
-        help="output: text for a terminal, markdown for a PR or a document, json for "
-        "scripts (default: text)",
-    )
-    add_reading_flags(plan, what="the pilot's and the baseline's files")

@@ -18,11 +18,12 @@ the report words. Each rule is explained for readers in the README (the pre-regi
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 from evalbot.compare import Comparison, plan_alpha
 from evalbot.config import Config
 from evalbot.results.pairing import fingerprint
-from evalbot.rules import Conclusion, Decision, Gate, Outcome, PlannedSize, Reason
+from evalbot.rules import Conclusion, Decision, Gate, LookCount, Outcome, PlannedSize, Reason
 from evalbot.rules.gate import judge_gate
 from evalbot.rules.looks import count_looks, holdout_uses
 from evalbot.rules.notes import disclosures, warnings_of
@@ -121,37 +122,9 @@ def evaluate(
             f"compute it with compute_comparison(paired, config, holdout={holdout})"
         )
     policy = config.policy
-    paired = comparison.paired
     head = head_sha.lower() if head_sha else None
-    planned = plan_sample_size(config)
-    # pairing already hashed these ids (with content hashes it hashed more: recompute then)
-    ids_hash = paired.fingerprint
-    if not ids_hash or paired.content_hashes is not None:
-        ids_hash = fingerprint(paired.ids)
-    violations = (
-        holdout_violations(comparison, config)
-        if holdout
-        else size_violations(comparison, config, planned, ids_hash)
-    )
-    looks = count_looks(
-        state,
-        config,
-        head=head,
-        current=paired.fingerprint or ids_hash,
-        items=comparison.items,
-        holdout=holdout,
-    )
-    violations.extend(looks.violations)
-    if policy.mode == "sequential" and comparison.table is None:
-        violations.append(Reason(code="sequential_score", rule="policy.mode: sequential"))
-    warnings = warnings_of(comparison, config, state)
-    identical = identical_reason(comparison)
-    if identical is not None:
-        warnings.insert(0, identical)
-    uses, overused = holdout_uses(state, config, holdout=holdout, rerun=looks.rerun)
-    if overused is not None:
-        warnings.append(overused)
-
+    found = _apply_plan(comparison, config, state, head=head, holdout=holdout)
+    violations, looks, warnings = found.violations, found.looks, found.warnings
     reasons = disclosures(comparison)
     outcome, mde, underpowered = _outcome(comparison, config, violations, reasons)
     gate = judge_gate(comparison, config, outcome, refused=bool(violations))
@@ -173,8 +146,8 @@ def evaluate(
         agreement=_agreement(comparison),
         mode=policy.mode,
         items=comparison.items,
-        planned=planned,
-        fingerprint=ids_hash,
+        planned=found.planned,
+        fingerprint=found.ids_hash,
         planned_fingerprint=policy.items_sha256,
         head_sha=head,
         looks=looks,
@@ -183,15 +156,73 @@ def evaluate(
         minimum_detectable_effect=mde,
         underpowered=underpowered,
         powerless=any(r.code == "powerless" for r in reasons),
-        identical=identical is not None,
+        identical=found.identical,
         holdout=holdout,
-        holdout_uses=uses,
+        holdout_uses=found.uses,
         holdout_max_uses=config.holdout.max_uses if config.holdout is not None else None,
         margin=config.gate.margin,
         noninferior=gate.noninferior,
         broken=gate.broken,
         broken_limit=gate.broken_limit,
         warnings=warnings,
+    )
+
+
+@dataclass(frozen=True, kw_only=True)
+class _Findings:
+    """What the plan's rules found before the outcome: the reasons a verdict is refused, the
+    looks counted, the warnings, and the item set as judged."""
+
+    planned: PlannedSize | None
+    ids_hash: str
+    violations: list[Reason]
+    looks: LookCount
+    warnings: list[Reason]
+    identical: bool
+    uses: int
+
+
+def _apply_plan(
+    comparison: Comparison, config: Config, state: State, *, head: str | None, holdout: bool
+) -> _Findings:
+    """The plan's rules on size, items and looks (the refusals), and its warnings."""
+    paired = comparison.paired
+    planned = plan_sample_size(config)
+    # pairing already hashed these ids (with content hashes it hashed more: recompute then)
+    ids_hash = paired.fingerprint
+    if not ids_hash or paired.content_hashes is not None:
+        ids_hash = fingerprint(paired.ids)
+    violations = (
+        holdout_violations(comparison, config)
+        if holdout
+        else size_violations(comparison, config, planned, ids_hash)
+    )
+    looks = count_looks(
+        state,
+        config,
+        head=head,
+        current=paired.fingerprint or ids_hash,
+        items=comparison.items,
+        holdout=holdout,
+    )
+    violations.extend(looks.violations)
+    if config.policy.mode == "sequential" and comparison.table is None:
+        violations.append(Reason(code="sequential_score", rule="policy.mode: sequential"))
+    warnings = warnings_of(comparison, config, state)
+    identical = identical_reason(comparison)
+    if identical is not None:
+        warnings.insert(0, identical)
+    uses, overused = holdout_uses(state, config, holdout=holdout, rerun=looks.rerun)
+    if overused is not None:
+        warnings.append(overused)
+    return _Findings(
+        planned=planned,
+        ids_hash=ids_hash,
+        violations=violations,
+        looks=looks,
+        warnings=warnings,
+        identical=identical is not None,
+        uses=uses,
     )
 
 
