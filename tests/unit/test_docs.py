@@ -1,5 +1,6 @@
 """The documents hold together: the README's example plan is the file in docs/ and is coherent,
-and every relative link (and every repository path named) in the documents exists."""
+every relative link (and every repository path named) in the documents exists, and
+CONTRIBUTING.md's tree names every module of evalbot/ with its purpose."""
 
 from __future__ import annotations
 
@@ -238,3 +239,48 @@ def test_the_glossary_explains_the_terms_of_the_report() -> None:
     entries = [line for line in glossary.splitlines() if line.startswith("- <a id=")]
     assert len(entries) == len(ids)  # one anchor per entry
     assert [e for e in entries if len(e) > 100 and "**:" not in e and "**," not in e] == []
+
+
+def contributing_tree() -> dict[str, str]:
+    """The ``evalbot/`` tree of CONTRIBUTING.md's "Where things live": each path named (a
+    folder ends with ``/``) and the purpose written beside it, continuation lines joined."""
+    text = (ROOT / "CONTRIBUTING.md").read_text(encoding="utf-8")
+    block = re.search(r"```text\n(evalbot/ .*?)```", text, re.DOTALL)
+    assert block is not None, "CONTRIBUTING.md has a text block starting with evalbot/"
+    entries: dict[str, str] = {}
+    folders: list[str] = []  # the folder at each depth
+    last = ""
+    for line in block.group(1).splitlines():
+        if not line.strip():
+            continue
+        indent = len(line) - len(line.lstrip(" "))
+        if indent % 2 or indent // 2 > len(folders):  # a purpose's continuation line
+            entries[last] += " " + line.strip()
+            continue
+        name, _, purpose = line.strip().partition(" ")
+        depth = indent // 2
+        if depth == 0 and entries:
+            break  # the tree of evalbot/ ends where the next top-level entry begins
+        del folders[depth:]
+        last = "".join(folders) + name
+        entries[last] = purpose.strip()
+        if name.endswith("/"):
+            folders.append(name)
+    return entries
+
+
+def test_contributing_names_every_module_with_its_purpose() -> None:
+    """A reader can name the one file for any concern from the tree alone: every module of
+    evalbot/ (and every folder) stands in CONTRIBUTING.md's tree with a one-line purpose, and
+    everything the tree names exists."""
+    tree = contributing_tree()
+    package = ROOT / "evalbot"
+    modules = {str(path.relative_to(ROOT)) for path in package.rglob("*.py")}
+    folders = {
+        f"{path.relative_to(ROOT)}/"
+        for path in [package, *package.rglob("*")]
+        if path.is_dir() and any(path.glob("*.py"))
+    }
+    assert sorted((modules | folders) - set(tree)) == []
+    assert sorted(name for name, purpose in tree.items() if not purpose) == []
+    assert sorted(name for name in tree if not (ROOT / name).exists()) == []
