@@ -1,7 +1,7 @@
 """How long evalbot waits for GitHub: urllib3's retries with every wait capped.
 
 PyGithub's :class:`~github.GithubRetry` (the API) and a plain :class:`~urllib3.util.retry.Retry`
-(the artifact download) both get :class:`_CappedWaits`: a ``Retry-After`` or a backoff beyond
+(the artifact download) both stand on :class:`_CappedWaits`: a ``Retry-After`` or a backoff beyond
 ``max_wait`` fails at once (:class:`WaitTooLong`) instead of sleeping, and a POST that got no
 answer is never sent again by urllib3 (the client retries each kind of POST itself:
 :meth:`evalbot.github_io.connection.Connection._post`).
@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import email.utils
 import logging
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from datetime import datetime
 from types import TracebackType
-from typing import Any
+from typing import Any, Self
 
 from github import GithubException, GithubRetry
 from urllib3.exceptions import ProtocolError, ReadTimeoutError
@@ -58,23 +58,28 @@ def retry_after(headers: Mapping[str, str] | None) -> float | None:
     return max(0.0, (when - datetime.now(when.tzinfo)).total_seconds())
 
 
-class _CappedWaits:
-    """For :class:`urllib3.util.retry.Retry` subclasses: a ``Retry-After`` or a backoff beyond
-    ``max_wait`` fails at once (:class:`WaitTooLong`) instead of sleeping for it, and a POST
-    that got no answer is not sent again (the server may have acted on it: a second check run
-    would be an orphan)."""
+class _CappedWaits(Retry):
+    """A :class:`urllib3.util.retry.Retry` whose ``Retry-After`` or backoff beyond ``max_wait``
+    fails at once (:class:`WaitTooLong`) instead of sleeping for it, and a POST that got no
+    answer is not sent again (the server may have acted on it: a second check run would be an
+    orphan)."""
 
-    max_wait: float = MAX_WAIT_SECONDS
+    def __init__(self, max_wait: float = MAX_WAIT_SECONDS, **kwargs: Any) -> None:
+        self.max_wait = max_wait
+        super().__init__(**kwargs)
 
-    def _capped_increment(
+    def new(self, **kw: Any) -> Self:
+        kw["max_wait"] = self.max_wait
+        return super().new(**kw)
+
+    def increment(  # type: ignore[override]
         self,
-        increment: Callable[..., Retry],
-        method: str | None,
-        url: str | None,
-        response: Any,
-        error: Exception | None,
-        _pool: Any,
-        _stacktrace: TracebackType | None,
+        method: str | None = None,
+        url: str | None = None,
+        response: Any = None,
+        error: Exception | None = None,
+        _pool: Any = None,
+        _stacktrace: TracebackType | None = None,
     ) -> Retry:
         # urllib3's "read error": the request went out, so the server may have acted on it
         read_error = isinstance(error, (ReadTimeoutError, ProtocolError))
@@ -85,7 +90,7 @@ class _CappedWaits:
             if asked is not None and asked > self.max_wait:
                 _release(response)
                 raise WaitTooLong(response.status, asked, self.max_wait, dict(response.headers))
-        retry = increment(method, url, response, error, _pool, _stacktrace)
+        retry = super().increment(method, url, response, error, _pool, _stacktrace)
         backoff = retry.get_backoff_time()
         if backoff > self.max_wait:
             status = response.status if response is not None else 0
@@ -108,50 +113,6 @@ def _release(response: Any) -> None:
 class PyGithubRetry(_CappedWaits, GithubRetry):
     """PyGithub's retry policy (secondary rate limits read from 403 bodies), waits capped."""
 
-    def __init__(self, max_wait: float = MAX_WAIT_SECONDS, **kwargs: Any) -> None:
-        self.max_wait = max_wait
-        super().__init__(**kwargs)
 
-    def new(self, **kw: Any) -> PyGithubRetry:
-        retry: PyGithubRetry = super().new(**kw)
-        retry.max_wait = self.max_wait
-        return retry
-
-    def increment(  # type: ignore[override]
-        self,
-        method: str | None = None,
-        url: str | None = None,
-        response: Any = None,
-        error: Exception | None = None,
-        _pool: Any = None,
-        _stacktrace: TracebackType | None = None,
-    ) -> Retry:
-        return self._capped_increment(
-            super().increment, method, url, response, error, _pool, _stacktrace
-        )
-
-
-class DownloadRetry(_CappedWaits, Retry):
+class DownloadRetry(_CappedWaits):
     """urllib3's retry policy for the artifact download, waits capped."""
-
-    def __init__(self, max_wait: float = MAX_WAIT_SECONDS, **kwargs: Any) -> None:
-        self.max_wait = max_wait
-        super().__init__(**kwargs)
-
-    def new(self, **kw: Any) -> DownloadRetry:
-        retry: DownloadRetry = super().new(**kw)
-        retry.max_wait = self.max_wait
-        return retry
-
-    def increment(  # type: ignore[override]
-        self,
-        method: str | None = None,
-        url: str | None = None,
-        response: Any = None,
-        error: Exception | None = None,
-        _pool: Any = None,
-        _stacktrace: TracebackType | None = None,
-    ) -> Retry:
-        return self._capped_increment(
-            super().increment, method, url, response, error, _pool, _stacktrace
-        )

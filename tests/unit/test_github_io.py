@@ -10,6 +10,7 @@ import pytest
 
 from evalbot.errors import PublishError
 from evalbot.github_io import GitHubClient, GitHubRequestError, make_client
+from evalbot.github_io.retry import DownloadRetry, PyGithubRetry
 from tests.fakegithub import READ_ALL, FakeGitHub, Pull, Repo, make_zip
 from tests.fakegithub.plugin import APP_TOKEN, REPO
 
@@ -802,6 +803,25 @@ def test_a_retry_after_beyond_the_cap_fails_at_once_and_says_so(
     assert "asked to wait 86400 s before retrying" in str(info.value)
     assert "more than the 120 s evalbot waits" in str(info.value)
     assert len(fake_github.requests_to(method, COMMENTS)) == 1
+
+
+def test_every_retry_urllib3_copies_keeps_its_cap() -> None:
+    """urllib3 makes a new Retry after each try (``new``): the cap, and PyGithub's wait for a
+    secondary rate limit, go along with it."""
+    api = PyGithubRetry(max_wait=7.0, total=3, secondary_rate_wait=11.0).new(total=2)
+    assert (type(api), api.max_wait, api.secondary_rate_wait, api.total) == (
+        PyGithubRetry,
+        7.0,
+        11.0,
+        2,
+    )
+    download = DownloadRetry(max_wait=5.0, total=3, redirect=False).new(total=1)
+    assert (type(download), download.max_wait, download.total, download.redirect) == (
+        DownloadRetry,
+        5.0,
+        1,
+        False,
+    )
 
 
 def test_an_artifact_retry_after_beyond_the_cap_fails_at_once(
