@@ -6,6 +6,9 @@ outcomes of SWE-bench Verified systems (see tests/data/README.md). The harness's
 ``json.dumps(indent=4)``, the id lists sorted. This writes the reports two of those systems'
 runs would have given, so the README's quick start can compare SWE-bench files as the harness
 writes them. Run: python scripts/make_swebench_reports.py
+
+The tests build their SWE-bench reports with the same :func:`harness_report` and :func:`matrix`,
+and check that the committed reports are what this script writes.
 """
 
 from __future__ import annotations
@@ -49,6 +52,8 @@ def harness_report(outcomes: dict[str, int]) -> str:
 
 
 def matrix() -> dict[str, dict[str, int]]:
+    """The real per-instance outcomes (tests/data/README.md): system -> instance id -> 0 or 1,
+    the ids in the matrix's order."""
     with MATRIX.open(newline="", encoding="utf-8") as handle:
         rows = list(csv.reader(handle))
     ids = rows[0][1:]

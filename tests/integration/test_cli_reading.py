@@ -21,6 +21,7 @@ from pathlib import Path
 import pytest
 
 from evalbot.cli import main
+from scripts.make_swebench_reports import SYSTEMS, harness_report, matrix
 
 DATA = Path(__file__).resolve().parent.parent / "data"
 LM_NAME = "samples_math_perturbed_full_2026-01-21T03-44-18.458309.jsonl"
@@ -187,46 +188,12 @@ def test_swebench_all_ids_hint(cli, tmp_path: Path) -> None:
 # --- real files end to end ---------------------------------------------------------------------
 
 
-def _matrix() -> tuple[list[str], dict[str, dict[str, int]]]:
-    lines = (DATA / "swebench" / "swebench_verified_matrix.excerpt.csv").read_text().splitlines()
-    ids = lines[0].split(",")[1:]
-    rows = {}
-    for line in lines[1:]:
-        name, *values = line.split(",")
-        rows[name] = dict(zip(ids, map(int, values), strict=True))
-    return ids, rows
-
-
-def _harness_report(outcomes: dict[str, int]) -> str:
-    """swebench/harness/reporting.py's layout: keys in its order, json.dumps(indent=4)."""
-    ids = sorted(outcomes)
-    resolved = [i for i in ids if outcomes[i]]
-    unresolved = [i for i in ids if not outcomes[i]]
-    report = {
-        "total_instances": len(ids),
-        "submitted_instances": len(ids),
-        "completed_instances": len(ids),
-        "resolved_instances": len(resolved),
-        "unresolved_instances": len(unresolved),
-        "empty_patch_instances": 0,
-        "error_instances": 0,
-        "completed_ids": ids,
-        "incomplete_ids": [],
-        "empty_patch_ids": [],
-        "submitted_ids": ids,
-        "resolved_ids": resolved,
-        "unresolved_ids": unresolved,
-        "error_ids": [],
-        "schema_version": 2,
-    }
-    return json.dumps(report, indent=4) + "\n"
-
-
 def test_real_swebench_reports_compare_without_a_flag(cli, tmp_path: Path) -> None:
-    ids, rows = _matrix()
+    rows = matrix()
     a, b = rows["20250224_tools_claude-3-7-sonnet"], rows["20250316_augment_agent_v0"]
-    base = write(tmp_path / "claude-3-7.run1.json", _harness_report(a))
-    cand = write(tmp_path / "augment.run1.json", _harness_report(b))
+    ids = list(a)
+    base = write(tmp_path / "claude-3-7.run1.json", harness_report(a))
+    cand = write(tmp_path / "augment.run1.json", harness_report(b))
     report = cli("compare", base, cand, "--format", "json").report()
     # Counted here from the matrix, and equal to realdata's pairs/README reference table
     # (286 / 41 / 30 / 143, exact McNemar p = 0.235098).
@@ -382,12 +349,13 @@ def test_resamples_has_an_upper_bound(cli, tmp_path: Path) -> None:
 def test_the_committed_swebench_reports_are_the_matrix_rows() -> None:
     """tests/data/swebench/*.report.json (the README's quick start) hold exactly the harness
     reports of two real matrix rows (written by scripts/make_swebench_reports.py)."""
-    _, rows = _matrix()
-    for system, name in (
-        ("20240620_sweagent_claude3.5sonnet", "sweagent_claude3.5sonnet.report.json"),
-        ("20250520_openhands_devstral_small", "openhands_devstral_small.report.json"),
-    ):
-        assert (DATA / "swebench" / name).read_text() == _harness_report(rows[system])
+    rows = matrix()
+    assert sorted(SYSTEMS.values()) == [
+        "openhands_devstral_small.report.json",
+        "sweagent_claude3.5sonnet.report.json",
+    ]
+    for system, name in SYSTEMS.items():
+        assert (DATA / "swebench" / name).read_text() == harness_report(rows[system])
 
 
 def test_all_ids_in_the_plan_is_relative_to_the_config_file(

@@ -14,6 +14,7 @@ from evalbot.results.formats.default import parse_jsonl_generic
 from evalbot.results.options import FieldNames, ReadOptions
 from evalbot.results.pairing import pair
 from evalbot.results.sources import load_results
+from scripts.make_swebench_reports import harness_report, matrix
 
 DATA = Path(__file__).resolve().parent.parent / "data"
 OPTIONS = ReadOptions()
@@ -647,48 +648,10 @@ def test_directory_of_two_copies_of_one_inspect_run_is_refused(tmp_path: Path) -
 
 # --- SWE-bench reports in the harness's real layout --------------------------------------------
 
-MATRIX = DATA / "swebench" / "swebench_verified_matrix.excerpt.csv"
-
-
-def matrix_rows() -> tuple[list[str], dict[str, dict[str, int]]]:
-    """The real per-instance outcomes (tests/data/README.md): instance ids and system rows."""
-    lines = MATRIX.read_text().splitlines()
-    ids = lines[0].split(",")[1:]
-    systems = {}
-    for line in lines[1:]:
-        name, *values = line.split(",")
-        systems[name] = dict(zip(ids, map(int, values), strict=True))
-    return ids, systems
-
-
-def harness_report(outcomes: dict[str, int]) -> bytes:
-    """A report as swebench/harness/reporting.py writes it: keys in its order, indent=4."""
-    ids = sorted(outcomes)
-    resolved = [i for i in ids if outcomes[i]]
-    unresolved = [i for i in ids if not outcomes[i]]
-    report = {
-        "total_instances": len(ids),
-        "submitted_instances": len(ids),
-        "completed_instances": len(ids),
-        "resolved_instances": len(resolved),
-        "unresolved_instances": len(unresolved),
-        "empty_patch_instances": 0,
-        "error_instances": 0,
-        "completed_ids": ids,
-        "incomplete_ids": [],
-        "empty_patch_ids": [],
-        "submitted_ids": ids,
-        "resolved_ids": resolved,
-        "unresolved_ids": unresolved,
-        "error_ids": [],
-        "schema_version": 2,
-    }
-    return (json.dumps(report, indent=4) + "\n").encode()
-
 
 def test_real_layout_swebench_report_is_detected_by_structure() -> None:
-    _, systems = matrix_rows()
-    data = harness_report(systems["20250224_tools_claude-3-7-sonnet"])
+    # A report as swebench/harness/reporting.py writes it: keys in its order, indent=4.
+    data = harness_report(matrix()["20250224_tools_claude-3-7-sonnet"]).encode()
     # The old detector looked at the first 8,192 bytes (and swebench's sniff at 4,000 of
     # them); in a real report `resolved_ids` comes far later.
     assert data.index(b'"resolved_ids"') > 30_000
