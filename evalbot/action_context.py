@@ -15,7 +15,7 @@ from datetime import datetime
 from typing import Any, Protocol
 
 from evalbot.actions_env import ActionsEnv
-from evalbot.checks import StatusPublisher
+from evalbot.checks import ChecksPort, StatusPublisher
 from evalbot.events import Event
 from evalbot.github_io import (
     ArtifactInfo,
@@ -33,8 +33,9 @@ from evalbot.settings import Settings
 __all__ = ["Clock", "GitHubPort", "PullTarget", "RunContext", "Workspace"]
 
 
-class GitHubPort(Protocol):
-    """What the action needs from GitHub (:class:`evalbot.github_io.GitHubClient` is one)."""
+class GitHubPort(ChecksPort, Protocol):
+    """What the action needs from GitHub (:class:`evalbot.github_io.GitHubClient` is one): the
+    check run's calls (:class:`evalbot.checks.ChecksPort`) and these."""
 
     def get_pull(self, number: int) -> PullRequestInfo: ...
 
@@ -44,41 +45,13 @@ class GitHubPort(Protocol):
 
     def list_pull_commits(self, number: int) -> list[str]: ...
 
-    def authenticated_login(self) -> str: ...
-
     def list_comments(self, number: int) -> list[CommentInfo]: ...
 
     def upsert_sticky_comment(
         self, number: int, marker: str, body: str, *, author: str, author_type: str
     ) -> str: ...
 
-    def create_check_run(
-        self,
-        head_sha: str,
-        name: str,
-        *,
-        title: str,
-        summary: str,
-        text: str | None = None,
-        conclusion: str | None = None,
-        details_url: str | None = None,
-    ) -> CheckRunInfo: ...
-
-    def complete_check_run(
-        self,
-        check_run_id: int,
-        conclusion: str,
-        *,
-        title: str,
-        summary: str,
-        text: str | None = None,
-    ) -> CheckRunInfo: ...
-
     def list_check_runs(self, head_sha: str, name: str) -> list[CheckRunInfo]: ...
-
-    def create_commit_status(
-        self, sha: str, state: str, context: str, description: str, target_url: str | None = None
-    ) -> StatusInfo: ...
 
     def list_commit_statuses(self, sha: str) -> list[StatusInfo]: ...
 
