@@ -9,8 +9,7 @@ from collections.abc import Iterable
 
 from evalbot import text as md
 from evalbot.baseline import Missing
-from evalbot.report import OUTCOME_LABELS, format_effect, format_pvalue, format_time
-from evalbot.report import Look as LookRow
+from evalbot.report import OUTCOME_LABELS, HistoryRow, format_effect, format_pvalue, format_time
 from evalbot.state import Look
 from evalbot.text import Markdown
 
@@ -37,11 +36,11 @@ def distinct_looks(looks: Iterable[Look]) -> list[Look]:
     return list(latest.values())
 
 
-def history_rows(looks: list[Look], *, commit_url: str | None = None) -> list[LookRow]:
+def history_rows(looks: list[Look], *, commit_url: str | None = None) -> list[HistoryRow]:
     """Earlier looks as the report's rows, newest first (at most :data:`MAX_LOOKS_SHOWN`),
     numbered from the first; ``commit_url`` (``https://github.com/o/r/commit/``) links them.
     A look known from the ledger only (still running, or its record unreadable) says so."""
-    rows: list[LookRow] = []
+    rows: list[HistoryRow] = []
     shown = list(enumerate(looks, start=1))[-MAX_LOOKS_SHOWN:]
     for number, look in reversed(shown):
         labels: tuple[str, str] = OUTCOME_LABELS.get(look.outcome, ("", look.outcome))
@@ -55,7 +54,7 @@ def history_rows(looks: list[Look], *, commit_url: str | None = None) -> list[Lo
         if not look.recorded:
             outcome, pvalue, effect = "⏳ not on record", "—", "—"
         rows.append(
-            LookRow(
+            HistoryRow(
                 label=label,
                 outcome=outcome,
                 effect=effect,

@@ -10,7 +10,9 @@
 - :mod:`.numbers`: number formatting (p-values, effects, rates, times);
 - :mod:`.picture`: the interval drawn on a scale; :mod:`.links`: item ids and their links.
 
-Every name that was importable from the single ``report.py`` module is importable from here.
+Every name that was importable from the single ``report.py`` module is importable from here,
+but ``Look``: the row of an earlier look is :class:`HistoryRow` (the look itself is
+:class:`evalbot.state.Look`).
 """
 
 from __future__ import annotations
@@ -42,10 +44,6 @@ from evalbot.report.records import (
 )
 from evalbot.report.view import OUTCOME_LABELS, build_view
 
-#: The old name of :class:`HistoryRow`, kept for ``evalbot.action`` (``from evalbot.report import
-#: Look as LookRow``); :class:`evalbot.state.Look` is the look itself. New code: ``HistoryRow``.
-Look = HistoryRow
-
 __all__ = [
     "MAX_ID_CHARS",
     "OUTCOME_LABELS",
@@ -55,7 +53,6 @@ __all__ = [
     "Inputs",
     "ItemEntry",
     "ItemList",
-    "Look",
     "Provenance",
     "RepeatsRow",
     "Row",
