@@ -54,7 +54,7 @@ from evalbot.action_publish import (
     summarise_only,
 )
 from evalbot.action_records import Baseline, Neutral, Plan, Skip, Verdict
-from evalbot.action_text import code, history_rows
+from evalbot.action_text import history_rows
 from evalbot.actions_env import ActionsEnv
 from evalbot.analysis import decide
 from evalbot.checks import StatusPublisher
@@ -257,7 +257,7 @@ def _judge(
         )
     notes = [baseline.description, *plan.notes]
     if s.name != "evalbot":
-        notes.append(md.format("Comparison {}.", code(s.name)))
+        notes.append(md.format("Comparison {}.", md.code(s.name)))
     return Verdict(
         comparison=comparison,
         decision=decision,

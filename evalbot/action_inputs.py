@@ -15,7 +15,7 @@ from dataclasses import replace
 from evalbot import text as md
 from evalbot.action_context import RunContext
 from evalbot.action_records import Baseline, BaselineSource, Neutral, Refused
-from evalbot.action_text import code, no_baseline_message
+from evalbot.action_text import no_baseline_message
 from evalbot.analysis import prepare
 from evalbot.baseline import Found, eligible_runs, search_runs
 from evalbot.config import Config
@@ -102,7 +102,7 @@ def find_baseline(run: RunContext) -> BaselineSource | None:
     s = run.settings
     if s.baseline:
         return BaselineSource(
-            description=md.format("Baseline: {}.", code(s.baseline)), path=s.baseline
+            description=md.format("Baseline: {}.", md.code(s.baseline)), path=s.baseline
         )
     if not s.baseline_artifact:
         if run.event.on_pull_request:
@@ -193,9 +193,12 @@ def _found_source(
         if found.behind == 0
         else f"{found.behind} commit{'s' if found.behind != 1 else ''} behind "
     )
-    distance = md.format("{}{} {}", Markdown(behind), Markdown(at), code(target[:7]))
+    distance = md.format("{}{} {}", Markdown(behind), Markdown(at), md.code(target[:7]))
     where = md.format(
-        "run {} of {} at {}", md.link(run.id, run.html_url), code(branch), code(run.head_sha[:7])
+        "run {} of {} at {}",
+        md.link(run.id, run.html_url),
+        md.code(branch),
+        md.code(run.head_sha[:7]),
     )
     if artifact.expired:
         raise Neutral(
@@ -204,13 +207,13 @@ def _found_source(
                 "The baseline artifact {} of {} has expired, so there is nothing to "
                 "compare with. Re-run that workflow (or push to {}) to upload a fresh "
                 "one, or raise its `retention-days`.",
-                code(name),
+                md.code(name),
                 where,
-                code(branch),
+                md.code(branch),
             ),
         )
     return BaselineSource(
-        description=md.format("Baseline: artifact {} from {}, {}.", code(name), where, distance),
+        description=md.format("Baseline: artifact {} from {}, {}.", md.code(name), where, distance),
         artifact=artifact,
         commit=run.head_sha,
         run_url=run.html_url,

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from evalbot import text as md
 from evalbot.action_context import GitHubPort, RunContext
 from evalbot.action_records import Plan
-from evalbot.action_text import code, config_diff
+from evalbot.action_text import config_diff
 from evalbot.config import Config, parse_config
 from evalbot.errors import ConfigError, PublishError
 from evalbot.render import TemplateFolder, UserTemplate
@@ -42,9 +42,9 @@ def load_plan(run: RunContext) -> Plan:
         notes.append(
             md.format(
                 "No {} at {} {}: evalbot's defaults apply.",
-                code(path),
+                md.code(path),
                 Markdown(where),
-                code(ref[:7]),
+                md.code(ref[:7]),
             )
         )
     else:

@@ -15,7 +15,7 @@ from evalbot import text as md
 from evalbot.action_context import RunContext
 from evalbot.action_looks import own_comment
 from evalbot.action_records import Neutral, Rendered, Verdict
-from evalbot.action_text import code, distinct_looks, history_rows
+from evalbot.action_text import distinct_looks, history_rows
 from evalbot.checks import DOCS, FORK_WARNING
 from evalbot.config import Config
 from evalbot.errors import EXIT_BAD_INPUT, EXIT_GATE_FAILED, EXIT_OK, EvalbotError
@@ -259,7 +259,7 @@ def summarise_only(run: RunContext, candidate: Results, notes: list[Markdown]) -
     else:
         mean = float(candidate.scores.mean()) if len(candidate) else 0.0
         line = f"mean score {mean:.3f} over {n} items ({len(candidate)} rows)"
-    text = md.format("{} is valid: {}.", code(run.settings.candidate or ""), Markdown(line))
+    text = md.format("{} is valid: {}.", md.code(run.settings.candidate or ""), Markdown(line))
     extra = md.join("", (md.format("\n{}\n", note) for note in notes))
     run.env.add_summary(
         md.format(

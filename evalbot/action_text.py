@@ -1,6 +1,6 @@
-"""Markdown the action writes around the report: inline code, the rows of the earlier looks,
-the pull request's change to the plan. Pure; built with :mod:`evalbot.text`, so what it quotes
-is escaped."""
+"""Markdown the action writes around the report: the rows of the earlier looks, the message
+when no baseline was found, the pull request's change to the plan. Pure; built with
+:mod:`evalbot.text` (inline code is :func:`evalbot.text.code`), so what it quotes is escaped."""
 
 from __future__ import annotations
 
@@ -15,7 +15,6 @@ from evalbot.text import Markdown
 
 __all__ = [
     "MAX_LOOKS_SHOWN",
-    "code",
     "config_diff",
     "distinct_looks",
     "history_rows",
@@ -67,11 +66,6 @@ def history_rows(looks: list[Look], *, commit_url: str | None = None) -> list[Hi
     return rows
 
 
-def code(text: str) -> Markdown:
-    """``text`` as inline code that its own backticks cannot close (:func:`evalbot.text.code`)."""
-    return md.code(text)
-
-
 def config_diff(path: str, base: str | None, head: str | None) -> str:
     """The pull request's change to the config, as a unified diff (the report fences it)."""
     lines = difflib.unified_diff(
@@ -111,11 +105,11 @@ def no_baseline_message(
     """
     lead = md.format(
         "No successful run of workflow {} on {} at or before {} {} has an artifact named {}.",
-        code(workflow),
-        code(branch),
+        md.code(workflow),
+        md.code(branch),
         at,
-        code(target[:7]),
-        code(name),
+        md.code(target[:7]),
+        md.code(name),
     )
     searched = _searched(
         workflow=workflow,
@@ -132,7 +126,7 @@ def no_baseline_message(
             "pull request after installing evalbot: once a push to {} runs the workflow that "
             "uploads the baseline, later pull requests are compared with it.",
             text,
-            code(branch),
+            md.code(branch),
         )
     limits = []
     if listed >= max_runs:
@@ -145,7 +139,7 @@ def no_baseline_message(
         text,
         md.join(Markdown(" and "), limits),
         Markdown("them" if len(limits) > 1 else "it"),
-        code(branch),
+        md.code(branch),
     )
 
 
@@ -162,15 +156,17 @@ def _searched(
                 Markdown("newest " if listed >= max_runs else ""),
                 listed,
                 Markdown("run" if listed == 1 else "runs"),
-                code(workflow),
-                code(branch),
+                md.code(workflow),
+                md.code(branch),
                 eligible,
             )
         ]
     else:
         searched = [
             md.format(
-                "the successful runs of {} on {}: there are none", code(workflow), code(branch)
+                "the successful runs of {} on {}: there are none",
+                md.code(workflow),
+                md.code(branch),
             )
         ]
     if missing.commits_compared:
