@@ -120,9 +120,7 @@ class StatusPublisher:
         self.identity: Identity | None = None
         self.use_status = False
         self.read_only = False
-        self.finished = False
         self.recorded: Digest | None = None  # the record the check now carries
-        self.url: str | None = None
 
     def start(self, digest: Digest) -> None:
         opened = self._open(
@@ -169,7 +167,6 @@ class StatusPublisher:
             raise
         self._check_id = check.id
         self.ticket = check.id
-        self.url = check.html_url
         if check.app_slug:
             self.identity = Identity(
                 login=f"{check.app_slug}[bot]", user_type="Bot", app_id=check.app_id
@@ -180,13 +177,11 @@ class StatusPublisher:
         if self.read_only:
             return
         if not self.use_status and self._check_id is None:
-            self.finished = True
             if self._open(title=title, summary=summary, digest=digest, conclusion=conclusion):
                 self.recorded = digest
                 return
             if self.read_only:
                 return
-        self.finished = True
         if self.use_status:
             state = {"success": "success", "neutral": "success", "failure": "failure"}[conclusion]
             self._status(state, title if digest.kind == "look" else NO_VERDICT + title)
