@@ -194,7 +194,7 @@ def _write_items(
     if args.format == "json":
         out.write(json.dumps(items_json(plan), indent=2) + "\n")
     elif args.format == "markdown":
-        out.write(items_markdown(plan, _md_name))
+        out.write(items_markdown(plan))
     else:
         out.write(items_text(plan))
     return EXIT_OK
@@ -214,13 +214,6 @@ def _sizer(s: Settings) -> Callable[[float, float], SampleSizeResult]:
     return size
 
 
-def _md_name(path: str) -> str:
-    """A file name in Markdown: its characters escaped (a path is the user's text)."""
-    from evalbot.render import md_escape
-
-    return f"**{md_escape(path)}**"
-
-
 # ---- the minimum detectable effect ------------------------------------------------------------
 
 
@@ -238,7 +231,7 @@ def _write_detectable(
     if args.format == "json":
         out.write(json.dumps(detectable_json(result, found), indent=2) + "\n")
     elif args.format == "markdown":
-        out.write(detectable_markdown(result, found, _md_name))
+        out.write(detectable_markdown(result, found))
     else:
         out.write("".join(line + "\n" for line in detectable_sentences(result, found)))
     return EXIT_OK

@@ -54,10 +54,6 @@ __all__ = [
 
 #: Untrusted text as inert Markdown (:func:`evalbot.text.escape`), as the ``md`` filter does.
 md_escape = md.escape
-#: Untrusted text inside raw HTML (:func:`evalbot.text.html`).
-html_escape = md.html
-#: Untrusted text for a terminal, one line (:func:`evalbot.text.plain`).
-plain_text = md.plain
 
 #: What a user's template may use each time it is rendered (README, "Your own template").
 TEMPLATE_LIMITS = Limits()

@@ -2,7 +2,7 @@
 
 :mod:`evalbot.plan_run` reads the inputs and computes the plan with :mod:`evalbot.stats`; this
 module words it. File names (a pilot's, a run's) are the user's text: every output shows them
-through a ``name`` function (the Markdown output escapes them).
+through a ``name`` function (the Markdown output's, :func:`_markdown_name`, escapes them).
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from evalbot import text as md
 from evalbot.stats import DetectableEffectResult, SampleSizeResult
 
 __all__ = [
@@ -168,10 +169,15 @@ def items_text(plan: ItemsPlan) -> str:
     return "".join(line + "\n" for line in items_sentences(plan))
 
 
-def items_markdown(plan: ItemsPlan, name: Callable[[str], str]) -> str:
+def _markdown_name(path: str) -> str:
+    """A file name in Markdown: bold, its characters escaped (a path is the user's text)."""
+    return f"**{md.escape(path)}**"
+
+
+def items_markdown(plan: ItemsPlan) -> str:
     result = plan.result
     effect = result.fix_rate - result.break_rate
-    first, *rest = items_sentences(plan, name)
+    first, *rest = items_sentences(plan, _markdown_name)
     rows = [
         ("difference to detect", f"{effect * 100:+.1f} pp"),
         ("fix rate / break rate", f"{result.fix_rate:g} / {result.break_rate:g}"),
@@ -247,8 +253,6 @@ def detectable_sentences(
     return lines
 
 
-def detectable_markdown(
-    result: DetectableEffectResult, found: Discordance, name: Callable[[str], str]
-) -> str:
-    lines = detectable_sentences(result, found, name)
+def detectable_markdown(result: DetectableEffectResult, found: Discordance) -> str:
+    lines = detectable_sentences(result, found, _markdown_name)
     return "### Plan: minimum detectable effect\n\n" + "".join(f"- {line}\n" for line in lines)
