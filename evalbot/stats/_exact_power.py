@@ -11,14 +11,20 @@ from typing import Literal, cast
 import numpy as np
 import numpy.typing as npt
 
-from evalbot.stats._normal import normal_quantile
+from evalbot.stats._binomial import cdf as binom_cdf
+from evalbot.stats._binomial import log_pmf, path_cdf, path_tails
+from evalbot.stats._normal import chi2_1_sf, normal_quantile
 from evalbot.stats._validation import as_choice, as_probability
 from evalbot.vocabulary import MCNEMAR_METHODS, McNemarMethod
 
 CEIL_FUZZ = 1e-9
-#: Relative slack when comparing a tail probability with alpha: the float tails of scipy's
-#: incomplete beta agree with the exact rationals of :func:`~evalbot.stats.mcnemar` to ~1e-15.
+#: Relative slack when comparing a tail probability with alpha: the float tails of
+#: :mod:`~evalbot.stats._binomial` agree with the exact rationals of
+#: :func:`~evalbot.stats.mcnemar` to ~1e-14.
 _TAIL_FUZZ = 1e-12
+#: Up to this many discordant pairs a step down from the start recomputes the tail directly
+#: (the term it removes can be a large part of it).
+_DIRECT_COUNTS = 4096
 #: Binomial weights beyond this many standard deviations from the mean are left out
 #: (their mass is below 1e-20); the rest is renormalised.
 _WINDOW_SD = 10.0
@@ -26,6 +32,8 @@ _WINDOW_SD = 10.0
 #: bound's crossing and the answer; when that would cost more than this many binomial
 #: weights (candidates times window width) it bisects instead.
 _SCAN_BUDGET = 4_000_000
+#: The window's weights start from the exact term every this many counts.
+_RUN = 32
 #: Windows of counts wider than this are not summed (the power is reported as nan).
 _MAX_WINDOW = 100_000
 #: Above this many expected discordant pairs (where the sawtooth is far below 1e-3) the
@@ -86,84 +94,122 @@ def critical_counts(d: IntArray, alpha: float, method: McNemarMethod) -> IntArra
     critical count ``k_d``; its p-value is increasing in that count below ``d / 2``.
     ``exact``: ``2 P(X <= k) <= alpha``; ``midp``: ``P(X <= k - 1) + P(X <= k) <= alpha``;
     ``asymptotic``: ``chi2_1.sf(max(0, d - 2k - 1)^2 / d) <= alpha``; ``X ~ Bin(d, 1/2)``.
+
+    The search starts from the normal approximation with continuity correction (the
+    asymptotic test's own boundary) and steps each count up or down until it is the largest
+    that rejects. Over consecutive ``d`` the tails at that start come from one recurrence
+    (:func:`~evalbot.stats._binomial.path_cdf`), and each step adds or removes one term.
     """
-    from scipy.special import bdtr, chdtrc
-
     dd = np.asarray(d, dtype=np.int64)
+    limit = alpha * (1.0 + _TAIL_FUZZ)
+    top = np.maximum((dd - 1) // 2, -1)  # k < d / 2: the two tails stay disjoint
+    if method == "asymptotic":
+        return _asymptotic_counts(dd, limit, top)
     z = normal_quantile(1.0 - alpha / 2.0)
-
-    def rejects(k: IntArray, n: IntArray) -> npt.NDArray[np.bool_]:
-        ok = (k >= 0) & (2 * k < n)  # k < d / 2: the two tails stay disjoint
-        kk = np.where(ok, k, 0)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            if method == "exact":
-                p = 2.0 * bdtr(kk, n, 0.5)
-            elif method == "midp":
-                below = np.where(kk >= 1, bdtr(np.maximum(kk - 1, 0), n, 0.5), 0.0)
-                p = below + bdtr(kk, n, 0.5)
-            else:
-                gap = np.maximum(0, n - 2 * kk - 1).astype(np.float64)
-                p = chdtrc(1.0, gap * gap / np.maximum(n, 1))
-        return cast(npt.NDArray[np.bool_], ok & (p <= alpha * (1.0 + _TAIL_FUZZ)))
-
-    # Start from the normal approximation with continuity correction (the asymptotic test's
-    # own boundary), then step each count up or down until it is the largest that rejects;
-    # only the counts still moving are re-evaluated.
     df = dd.astype(np.float64)
     k = np.floor((df - 1.0 - z * np.sqrt(df)) / 2.0).astype(np.int64)
-    k = np.clip(k, -1, np.maximum((dd - 1) // 2, -1))
-    down = (k >= 0) & ~rejects(k, dd)
+    k = np.clip(k, -1, top)
+    tail = path_cdf(dd, k, 0.5)  # P(X <= k), 0 at k = -1
+    midp = method == "midp"
+
+    def rejects(kk: IntArray, nn: IntArray, tails: FloatArray) -> npt.NDArray[np.bool_]:
+        p = 2.0 * tails
+        if midp:  # P(X <= k - 1) + P(X <= k) = 2 P(X <= k) - P(X = k)
+            p = p - np.exp(log_pmf(kk, nn, 0.5))
+        return (kk >= 0) & (2 * kk < nn) & (p <= limit)
+
+    down = (k >= 0) & ~rejects(k, dd, tail)
+    idx = np.flatnonzero(down)
+    while idx.size:
+        kk, nn = k[idx], dd[idx]
+        lowered = kk - 1
+        # P(X <= k - 1) = P(X <= k) - P(X = k); directly where that term is a large part
+        tails = tail[idx] - np.exp(log_pmf(kk, nn, 0.5))
+        small = nn <= _DIRECT_COUNTS
+        if small.any():
+            tails[small] = binom_cdf(lowered[small], nn[small], 0.5)
+        k[idx] = lowered
+        tail[idx] = np.where(lowered >= 0, tails, 0.0)
+        idx = idx[(lowered >= 0) & ~rejects(lowered, nn, tail[idx])]
+    idx = np.flatnonzero(~down)
+    while idx.size:
+        raised = k[idx] + 1
+        tails = tail[idx] + np.exp(log_pmf(raised, dd[idx], 0.5))
+        up = rejects(raised, dd[idx], tails)
+        idx = idx[up]
+        k[idx] = raised[up]
+        tail[idx] = tails[up]
+    return k
+
+
+def _asymptotic_counts(d: IntArray, limit: float, top: IntArray) -> IntArray:
+    """The asymptotic test rejects when ``(d - 2k - 1)^2 / d >= x*``, with ``x*`` the
+    chi-squared(1) quantile at ``limit``; decided in floats except within 1e-12 of ``x*``,
+    where the test's own ``chi2_1_sf`` (``math.erfc``) decides."""
+    x_star = normal_quantile(1.0 - limit / 2.0) ** 2 if limit < 1.0 else 0.0
+    df = d.astype(np.float64)
+
+    def rejects(kk: IntArray, nn: IntArray) -> npt.NDArray[np.bool_]:
+        gap = np.maximum(0, nn - 2 * kk - 1).astype(np.float64)
+        x = gap * gap / np.maximum(nn, 1)
+        out = x >= x_star
+        close = np.flatnonzero(np.abs(x - x_star) <= 1e-12 * x_star)
+        for i in close.tolist():
+            out[i] = chi2_1_sf(float(x[i])) <= limit
+        return cast(npt.NDArray[np.bool_], (kk >= 0) & (2 * kk < nn) & out)
+
+    k = np.floor((df - 1.0 - np.sqrt(x_star * df)) / 2.0).astype(np.int64)
+    k = np.clip(k, -1, top)
+    down = (k >= 0) & ~rejects(k, d)
     idx = np.flatnonzero(down)
     while idx.size:
         k[idx] -= 1
-        idx = idx[(k[idx] >= 0) & ~rejects(k[idx], dd[idx])]
+        idx = idx[(k[idx] >= 0) & ~rejects(k[idx], d[idx])]
     idx = np.flatnonzero(~down)
     while idx.size:
-        up = rejects(k[idx] + 1, dd[idx])
-        idx = idx[up]
+        idx = idx[rejects(k[idx] + 1, d[idx])]
         k[idx] += 1
     return k
 
 
 def conditional_power(d: IntArray, k: IntArray, share: float) -> FloatArray:
-    """P(reject | D = d) when a discordant item is fixed with probability ``share``."""
-    from scipy.special import bdtr, bdtrc
+    """P(reject | D = d) when a discordant item is fixed with probability ``share``:
+    ``P(fixed <= k) + P(broken <= k)`` (0 where ``k = -1``), over consecutive ``d`` by
+    one recurrence each."""
+    return conditional_power_slope(d, k, share)[0]
 
+
+def conditional_power_slope(
+    d: IntArray, k: IntArray, share: float
+) -> tuple[FloatArray, FloatArray]:
+    """:func:`conditional_power` and its derivative in ``share``: ``d/ds P(Bin(d, s) <= k)
+    = -d P(Bin(d - 1, s) = k)``, and the other tail's mirror image."""
+    d = np.asarray(d, dtype=np.int64)
+    k = np.asarray(k, dtype=np.int64)
+    low, low_term = path_tails(d, k, share)  # fixed <= k
+    if share == 0.5:
+        high, high_term = low, low_term
+    else:
+        high, high_term = path_tails(d, k, 1.0 - share)  # broken <= k: fixed >= d - k
     ok = k >= 0
-    kk = np.where(ok, k, 0)
-    with np.errstate(invalid="ignore"):
-        low = bdtr(kk, d, share)  # fixed <= k
-        high = bdtrc(d - kk - 1, d, share)  # fixed >= d - k
-    return np.where(ok, low + high, 0.0)
+    power = np.where(ok, low + high, 0.0)
+    slope = np.where(ok & (d >= 1), d * (high_term - low_term), 0.0)
+    return power, slope
 
 
 class Binomial:
     """Weights of ``Bin(n, psi)`` over a window of counts (vectorised over several ``n``)."""
 
-    #: Up to this many items the log-factorials come from one cached table (8 bytes each).
-    TABLE_LIMIT = 1 << 21
-
     def __init__(self, psi: float) -> None:
         self.psi = psi
-        self.log_factorial: FloatArray = np.zeros(0, dtype=np.float64)
-
-    def _log_factorials(self, x: IntArray, top: int) -> FloatArray:
-        """``log(x!)`` element-wise: from a cached table up to ``TABLE_LIMIT``."""
-        from scipy.special import gammaln
-
-        if top > self.TABLE_LIMIT:
-            return np.asarray(gammaln(x.astype(np.float64) + 1.0), dtype=np.float64)
-        if self.log_factorial.size <= top:
-            size = min(self.TABLE_LIMIT + 1, max(2 * self.log_factorial.size, top + 1, 1024))
-            self.log_factorial = gammaln(np.arange(size, dtype=np.float64) + 1.0)
-        return self.log_factorial[x]
 
     def window(self, n: IntArray) -> tuple[IntArray, FloatArray]:
         """``(d, w)``, each of shape ``(len(n), width)``: counts and their probabilities.
 
-        Counts outside ``[0, n]`` get weight 0. The weights come from log-factorials and are
-        renormalised per row, which removes the common rounding of the log terms; counts
-        further than 10 standard deviations from the mean (mass below 1e-20) are left out.
+        Counts outside ``[0, n]`` get weight 0. The weights come from
+        :func:`~evalbot.stats._binomial.log_pmf` every 32 counts and the ratio of
+        neighbouring terms between, and are renormalised per row; counts further than 10
+        standard deviations from the mean (mass below 1e-20) are left out.
         """
         psi = self.psi
         if psi in (0.0, 1.0):
@@ -173,22 +219,31 @@ class Binomial:
         half = int(np.ceil(_WINDOW_SD * math.sqrt(float(n.max()) * psi * (1.0 - psi)) + 20.0))
         lo = np.maximum(0, np.floor(nf * psi).astype(np.int64) - half)
         width = min(2 * half + 1, int(n.max()) + 1)
-        raw = lo[:, None] + np.arange(width, dtype=np.int64)[None, :]
-        valid = raw <= n[:, None]
-        d = np.minimum(raw, n[:, None])
-        top = int(n.max())
-        logw = (
-            self._log_factorials(n, top)[:, None]
-            - self._log_factorials(d, top)
-            - self._log_factorials(n[:, None] - d, top)
-            + d * math.log(psi)
-            + (n[:, None] - d) * math.log1p(-psi)
-        )
-        logw[~valid] = -np.inf
-        logw -= logw.max(axis=1, keepdims=True)
-        w = np.exp(logw)
+        # Each run of 32 counts starts from log_pmf and goes on by the ratio of neighbouring
+        # terms, f(d + 1) / f(d) = (n - d) / (d + 1) * psi / (1 - psi): a few ulp each.
+        runs = -(-width // _RUN)
+        raw = lo[:, None] + np.arange(runs * _RUN, dtype=np.int64)[None, :]
+        sizes = n[:, None]
+        valid = raw <= sizes
+        d = np.minimum(raw, sizes)
+        heads = d[:, ::_RUN]
+        log_heads = log_pmf(heads, np.broadcast_to(sizes, heads.shape), psi)
+        log_heads[~valid[:, ::_RUN]] = -np.inf
+        scale = np.exp(log_heads - log_heads.max(axis=1, keepdims=True))
+        previous = (d - 1).astype(np.float64)
+        ratio = (sizes - previous) / np.maximum(previous + 1.0, 1.0) * (psi / (1.0 - psi))
+        ratio = ratio.reshape(len(n), runs, _RUN)
+        ratio[:, :, 0] = scale
+        w = np.cumprod(ratio, axis=2).reshape(len(n), runs * _RUN)[:, :width]
+        w[~valid[:, :width]] = 0.0
         w /= w.sum(axis=1, keepdims=True)
-        return d, w
+        return d[:, :width], cast(FloatArray, w)
+
+    def counts(self, n: int) -> tuple[IntArray, FloatArray]:
+        """The window of one size as consecutive counts (no repeats past ``n``)."""
+        d, w = self.window(np.array([n], dtype=np.int64))
+        keep = min(d.shape[1], int(np.searchsorted(d[0], n, side="left")) + 1)
+        return d[0, :keep], w[0, :keep]
 
 
 class PowerCurve:
@@ -240,10 +295,9 @@ class PowerCurve:
         (for very large sizes, where holding every count from 0 would cost too much)."""
         if 2.0 * _WINDOW_SD * math.sqrt(n * self.psi * (1.0 - self.psi)) > _MAX_WINDOW:
             return math.nan
-        d, w = self.binomial.window(np.array([n], dtype=np.int64))
-        d = d[0]
+        d, w = self.binomial.counts(n)
         cond = conditional_power(d, critical_counts(d, self.alpha, self.method), self.share)
-        return float(min(1.0, np.sum(w[0] * cond)))
+        return float(min(1.0, np.sum(w * cond)))
 
     def weighted(self, n: int, values: FloatArray) -> float:
         d, w = self.binomial.window(np.array([n], dtype=np.int64))

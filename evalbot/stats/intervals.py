@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 from evalbot.stats._normal import normal_quantile
+from evalbot.stats._student import t_quantile
 from evalbot.stats._validation import as_count, as_probability
 from evalbot.vocabulary import CONFIDENCE
 
@@ -182,9 +183,7 @@ def mean_of_means_interval(
     p = float(x.mean())
     p = min(1.0, max(0.0, p))
     if n >= 2:
-        from scipy.special import stdtrit  # the t quantile, lazily (scipy.stats costs ~1 s)
-
-        q = float(stdtrit(n - 1, 0.5 + cl / 2.0))
+        q = t_quantile(n - 1, 0.5 + cl / 2.0)
         var = float(x.var(ddof=1)) / n
     else:
         q = normal_quantile(0.5 + cl / 2.0)

@@ -6,6 +6,9 @@ import math
 from dataclasses import dataclass
 from typing import cast
 
+import numpy as np
+
+from evalbot.stats._binomial import cdf as binom_cdf
 from evalbot.stats._normal import chi2_1_sf
 from evalbot.stats._validation import as_choice, as_count, as_probability
 from evalbot.stats.pvalue import (
@@ -77,7 +80,8 @@ def _two_sided_binomial_half(k: int, n: int, *, midp: bool) -> PValue:
 
     Up to ``_EXACT_INTEGER_LIMIT`` trials the sum is done in integers and rounded once, so
     values such as 22/1024 come out exact, and its ``log10`` is that of the exact rational;
-    above it scipy's incomplete beta gives the float, and a log-space sum
+    above it the float comes from a sum of the tail's terms (:func:`evalbot.stats._binomial.cdf`,
+    a few ulp), and a log-space sum
     (:func:`~evalbot.stats.pvalue.log_binomial_half_tail`) the ``log10`` when it underflows.
     The p-value is capped at 1.
     """
@@ -90,11 +94,9 @@ def _two_sided_binomial_half(k: int, n: int, *, midp: bool) -> PValue:
         # int / int is correctly rounded (to 0.0 below the float range); log10 is exact
         return PValue(value=numerator / (1 << n), log10=math.log10(numerator) - n * _LOG10_2)
     # exact: 2 P(X <= k); mid-p: P(X <= k - 1) + P(X <= k). Sums of tails, no cancellation.
-    # scipy.special's incomplete beta (bdtr), not scipy.stats, which costs ~1 s at start-up.
-    from scipy.special import bdtr
-
-    tail = float(bdtr(k, n, 0.5))
-    tail_below = float(bdtr(k - 1, n, 0.5)) if k > 0 else 0.0
+    tail, tail_below = (
+        float(v) for v in binom_cdf(np.array([k, k - 1]), np.array([n, n]), 0.5).tolist()
+    )
     p = tail_below + tail if midp else 2.0 * tail
     if p >= 1.0:
         return exact_pvalue(1.0)
