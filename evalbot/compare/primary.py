@@ -17,6 +17,7 @@ from evalbot.compare.records import Comparison, Difference, IntervalKind, Side, 
 from evalbot.compare.repeats import compute_repeats
 from evalbot.compare.slices import compute_slices
 from evalbot.config import Config
+from evalbot.results.idarray import id_column
 from evalbot.results.model import FloatArray, Paired
 from evalbot.stats import (
     ConfidenceInterval,
@@ -166,7 +167,7 @@ def _binary_primary(
 
 
 def _compute_binary(paired: Paired, config: Config, alpha: Alpha) -> Comparison:
-    ids = np.asarray(paired.ids, dtype=object)
+    ids = id_column(paired.ids)
     confidence = config.bootstrap.confidence
     table = compute_paired_table(paired.baseline, paired.candidate)
     fixed_mask = paired.candidate > paired.baseline
@@ -250,7 +251,7 @@ def _score_primary(paired: Paired, config: Config) -> tuple[TestResult, Differen
 
 
 def _compute_score(paired: Paired, config: Config, alpha: Alpha) -> Comparison:
-    ids = np.asarray(paired.ids, dtype=object)
+    ids = id_column(paired.ids)
     confidence = config.bootstrap.confidence
     delta = paired.candidate - paired.baseline
     if paired.pass_fail:  # pass/fail with repeats: each value is an item's pass rate

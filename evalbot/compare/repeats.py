@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from evalbot.compare.records import RepeatsSide
+from evalbot.results.idarray import id_column
 from evalbot.results.model import FloatArray, Paired
 from evalbot.stats import (
     BudgetAllocation,
@@ -35,7 +36,7 @@ def compute_repeats(paired: Paired, values: FloatArray, epochs: int) -> RepeatsS
         return None  # items with differing numbers of epochs: no balanced matrix
     matrix = (np.arange(epochs)[None, :] < counts[:, None]).astype(np.float64)
     flaky = (counts > 0) & (counts < epochs)
-    ids = np.asarray(paired.ids, dtype=object)
+    ids = id_column(paired.ids)
     result = analyze_repeats(matrix)
     n = len(values)
     correct = counts.astype(np.int64)

@@ -8,6 +8,7 @@ already averaged per item. Parsers (``evalbot.results.formats``) build ``Results
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -30,7 +31,9 @@ class Results:
     source
         What was read, for messages (a path, or several joined by ", ").
     ids
-        Item id of each row (a string; numeric ids are converted with ``str``).
+        Item id of each row (a string; numeric ids are converted with ``str``): a list, or an
+        :class:`~evalbot.results.idarray.IdArray` (the same ids held as one byte array) when
+        the fast JSONL path read them.
     scores
         The compared value of each row: 0.0 / 1.0 for a binary ``passed`` outcome, any finite
         float for a score. Rows with ``errors[i]`` set carry 0.0 here.
@@ -65,7 +68,7 @@ class Results:
     """
 
     source: str
-    ids: list[str]
+    ids: Sequence[str]
     scores: FloatArray
     kind: MetricKind
     epochs: IntArray | None = None
@@ -112,7 +115,7 @@ class Paired:
     hash where one exists (lm-eval ``doc_hash``); ``fingerprint`` covers ids and those hashes.
     """
 
-    ids: list[str]
+    ids: Sequence[str]
     baseline: FloatArray
     candidate: FloatArray
     kind: MetricKind

@@ -32,6 +32,7 @@ import numpy.typing as npt
 
 from evalbot.errors import PairingError
 from evalbot.results.builder import show
+from evalbot.results.idarray import IdArray, concat
 from evalbot.results.model import BoolArray, FloatArray, IntArray, Paired, Results
 from evalbot.vocabulary import ERRORS_RULES, MISSING_RULES, ErrorsRule, Missing
 
@@ -42,7 +43,7 @@ MISSING_CHOICES = MISSING_RULES
 class PerItem:
     """One side reduced to one value per item (the mean over its epochs), in first-seen order."""
 
-    ids: list[str]
+    ids: Sequence[str]
     values: FloatArray
     epochs: int
     slices: list[str | None] | None
@@ -72,7 +73,7 @@ def reduce_per_item(results: Results) -> PerItem:
             metrics=dict(results.metrics),
             ids_sorted=results.ids_sorted,
         )
-    rows, item_ids, item_hashes = _group_rows(results.ids, results.id_hashes)
+    rows, item_ids, item_hashes = _group_rows(list(results.ids), results.id_hashes)
     n = len(item_ids)
     counts = np.bincount(rows, minlength=n)
     values = np.bincount(rows, weights=results.scores, minlength=n) / counts
@@ -109,7 +110,7 @@ def reduce_per_item(results: Results) -> PerItem:
 
 def _group_rows(
     ids: list[str], cached: IntArray | None
-) -> tuple[IntArray, list[str], IntArray | None]:
+) -> tuple[IntArray, Sequence[str], IntArray | None]:
     """Each row's item number (items numbered in first-seen order), the items' ids and hashes.
 
     With arrays: rows are grouped by the ids' hashes (``np.unique``), and every row's id is
@@ -164,6 +165,8 @@ def fingerprint(
     says the caller has proven ``ids`` sorted (the sort is skipped).
     """
     if hashes is None or list(hashes).count(None) == len(hashes):
+        if isinstance(ids, IdArray):
+            return ids.join_digest(None if ids_sorted or ids.is_sorted() else ids.argsort())
         lines = list(ids) if ids_sorted else sorted(ids)
     else:
         lines = sorted(f"{item_id}\t{h or ''}" for item_id, h in zip(ids, hashes, strict=True))
@@ -171,13 +174,15 @@ def fingerprint(
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
-def _preview(ids: list[str], limit: int = 3) -> str:
-    shown = ", ".join(show(i) for i in ids[:limit])
+def _preview(ids: Sequence[str], limit: int = 3) -> str:
+    shown = ", ".join(show(ids[i]) for i in range(min(limit, len(ids))))
     return shown + (", ..." if len(ids) > limit else "")
 
 
-def _take(values: Sequence[str], positions: IntArray) -> list[str]:
-    """``[values[i] for i in positions]`` at C speed."""
+def _take(values: Sequence[str], positions: IntArray) -> Sequence[str]:
+    """``[values[i] for i in positions]`` at C speed (an :class:`IdArray` stays one)."""
+    if isinstance(values, IdArray):
+        return values[np.asarray(positions, dtype=np.int64)]
     if len(positions) == 0:
         return []
     taken: list[str] = np.array(values, dtype=object)[positions].tolist()
@@ -191,15 +196,19 @@ def _objects(values: Sequence[str | None]) -> npt.NDArray[np.object_]:
     return out
 
 
-def _hash_ids(ids: list[str], cached: IntArray | None) -> IntArray:
+def _hash_ids(ids: Sequence[str], cached: IntArray | None) -> IntArray:
+    """Each id's hash: ``hash()`` of a string, :meth:`IdArray.hashes` of compact ids (the two
+    sides of a join are always of one kind)."""
     if cached is not None and len(cached) == len(ids):
         return cached
+    if isinstance(ids, IdArray):
+        return ids.hashes()
     return np.fromiter(map(hash, ids), dtype=np.int64, count=len(ids))
 
 
 def locate(
-    keys: list[str],
-    queries: list[str],
+    keys: Sequence[str],
+    queries: Sequence[str],
     *,
     key_hashes: IntArray | None = None,
     query_hashes: IntArray | None = None,
@@ -211,22 +220,33 @@ def locate(
     """
     if len(keys) == 0:
         return np.full(len(queries), -1, dtype=np.int64)
+    # Temporaries are dropped as soon as they are used: at millions of ids each is 8 bytes a row.
     hashed_keys = _hash_ids(keys, key_hashes)
-    hashed_queries = _hash_ids(queries, query_hashes)
     key_order = np.argsort(hashed_keys)
     sorted_keys = hashed_keys[key_order]
+    del hashed_keys
     if not (sorted_keys[1:] != sorted_keys[:-1]).all():
         return _locate_exact(keys, queries)
+    hashed_queries = _hash_ids(queries, query_hashes)
     query_order = np.argsort(hashed_queries)
     sorted_queries = hashed_queries[query_order]
-    slots = np.minimum(np.searchsorted(sorted_keys, sorted_queries), len(keys) - 1)
+    del hashed_queries
+    slots = np.searchsorted(sorted_keys, sorted_queries)
+    np.minimum(slots, len(keys) - 1, out=slots)
     found = sorted_keys[slots] == sorted_queries
+    del sorted_keys, sorted_queries
     positions = np.full(len(queries), -1, dtype=np.int64)
     positions[query_order[found]] = key_order[slots[found]]
+    del query_order, key_order, slots, found
     # Equal hashes are not proof of equal strings: compare every matched pair once (object
-    # arrays: the gather and the comparisons run in C).
+    # arrays, or the compact ids' bytes: the gather and the comparisons run in C).
     matched = np.flatnonzero(positions >= 0)
-    if matched.size:
+    if matched.size and isinstance(keys, IdArray) and isinstance(queries, IdArray):
+        for start in range(0, matched.size, 1 << 20):
+            rows = matched[start : start + (1 << 20)]
+            if not (keys.array[positions[rows]] == queries.array[rows]).all():
+                return _locate_exact(keys, queries)
+    elif matched.size:
         left = _objects(keys)[positions[matched]].tolist()
         right = queries if matched.size == len(queries) else _take(queries, matched)
         if left != right:  # list equality: one C loop, identical objects compared first
@@ -234,19 +254,23 @@ def locate(
     return positions
 
 
-def _locate_exact(keys: list[str], queries: list[str]) -> IntArray:
+def _locate_exact(keys: Sequence[str], queries: Sequence[str]) -> IntArray:
     index = dict(zip(keys, range(len(keys)), strict=True))
     return np.fromiter((index.get(q, -1) for q in queries), dtype=np.int64, count=len(queries))
 
 
-def _is_sorted(ids: list[str]) -> bool:
+def _is_sorted(ids: Sequence[str]) -> bool:
+    if isinstance(ids, IdArray):
+        return ids.is_sorted()
     return all(map(operator.le, ids, islice(ids, 1, None)))
 
 
-def _sort_order(ids: list[str]) -> IntArray | None:
+def _sort_order(ids: Sequence[str]) -> IntArray | None:
     """The permutation that sorts ``ids``, or ``None`` when they already are sorted."""
     if _is_sorted(ids):
         return None
+    if isinstance(ids, IdArray):
+        return ids.argsort()
     # Code-point order of numpy's fixed-width unicode equals Python's str order.
     return np.argsort(np.array(ids, dtype=np.str_), kind="stable").astype(np.int64)
 
@@ -257,6 +281,9 @@ def pair(baseline: Results, candidate: Results, *, missing: Missing = "error") -
         raise ValueError(f"`missing` must be one of {MISSING_CHOICES}, got {missing!r}")
     base = reduce_per_item(baseline)
     cand = reduce_per_item(candidate)
+    if isinstance(base.ids, IdArray) != isinstance(cand.ids, IdArray):
+        # one side compact, the other strings (another format): join them as strings
+        base, cand = _as_strings(base), _as_strings(cand)
     n_base = len(base.ids)
     # Fast path, proven: both runs list the same ids in the same order (one C-level list
     # comparison), so every item pairs with the row of the same index and no join is needed.
@@ -303,13 +330,13 @@ def pair(baseline: Results, candidate: Results, *, missing: Missing = "error") -
             extra = np.flatnonzero(~cand_found)
             pos_base = np.concatenate([np.arange(n_base), np.full(extra.size, -1)])
             pos_cand = np.concatenate([in_cand, extra]).astype(np.int64)
-            ids = base.ids + _take(cand.ids, extra) if extra.size else list(base.ids)
+            ids = _joined(base.ids, _take(cand.ids, extra)) if extra.size else base.ids
             follows_base = not extra.size
         else:
             common = np.flatnonzero(hit)
             pos_base = common
             pos_cand = in_cand[common]
-            ids = list(base.ids) if common.size == n_base else _take(base.ids, common)
+            ids = base.ids if common.size == n_base else _take(base.ids, common)
     if not ids:  # pragma: no cover - refused above, before anything was paired
         raise PairingError(nothing_in_common(baseline, candidate, base.ids, cand.ids))
     # sorted: proven by the parser (a strictly increasing id column), or checked here
@@ -395,6 +422,18 @@ def pair(baseline: Results, candidate: Results, *, missing: Missing = "error") -
     )
 
 
+def _as_strings(side: PerItem) -> PerItem:
+    if not isinstance(side.ids, IdArray):
+        return side
+    return replace(side, ids=side.ids.tolist(), id_hashes=None)
+
+
+def _joined(first: Sequence[str], second: Sequence[str]) -> Sequence[str]:
+    if isinstance(first, IdArray) and isinstance(second, IdArray):
+        return concat([first, second])
+    return [*first, *second]
+
+
 def _suffixes(ids: Sequence[str]) -> set[str]:
     return {i.split("/", 1)[1] for i in ids if "/" in i}
 
@@ -458,7 +497,8 @@ def subset(paired: Paired, keep: BoolArray) -> Paired:
         value = getattr(paired, spec.name)
         if spec.name.startswith("dropped_"):
             continue
-        if isinstance(value, np.ndarray) and value.shape[:1] == (n,):
+        column = isinstance(value, np.ndarray) and value.shape[:1] == (n,)
+        if column or (isinstance(value, IdArray) and len(value) == n):
             changes[spec.name] = value[keep]
         elif isinstance(value, list) and len(value) == n:
             changes[spec.name] = [value[i] for i in positions]
@@ -500,7 +540,7 @@ def _count(flags: BoolArray | None) -> int:
 
 
 def _check_same_content(
-    ids: list[str],
+    ids: Sequence[str],
     base_hashes: list[str | None],
     cand_hashes: list[str | None],
     pos_base: IntArray,

@@ -21,7 +21,7 @@ import pytest
 from evalbot.compare import compute_slices
 from evalbot.config import Config
 from evalbot.errors import InputError, PairingError
-from evalbot.results.formats import fast_jsonl, parse_any
+from evalbot.results.formats import fast_jsonl, jsonl_scan, parse_any
 from evalbot.results.formats.fast_jsonl import parse_fast
 from evalbot.results.model import Paired, Results
 from evalbot.results.options import ReadOptions
@@ -305,7 +305,7 @@ def test_reading_in_chunks_changes_nothing(chunk: int, monkeypatch: pytest.Monke
     """Files are scanned and decoded a few megabytes at a time; with tiny chunks every case
     above still gives the same answer (a later chunk's integer id or new field widens the
     whole file's decoding, a later chunk's repeated key still refuses it)."""
-    monkeypatch.setattr(fast_jsonl, "_CHUNK", chunk)
+    monkeypatch.setattr(jsonl_scan, "_CHUNK", chunk)
     later = b"".join(b'{"id": "q%d", "passed": true}\n' % i for i in range(20))
     cases = {
         **ACCEPTED,

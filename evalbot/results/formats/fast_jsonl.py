@@ -34,8 +34,8 @@ file: ``decode_lines`` reads it in place, a few megabytes of lines at a time):
 from __future__ import annotations
 
 import functools
-import json
 import operator
+from collections.abc import Sequence
 from itertools import islice
 from typing import Any
 
@@ -45,10 +45,18 @@ from msgspec import UNSET, UnsetType
 
 from evalbot.errors import InputError
 from evalbot.results.builder import check_unique, parse_error_flag
+from evalbot.results.formats.jsonl_scan import (
+    Body,
+    Unusual,
+    check_lines,
+    chunks,
+    first_record,
+    real_quotes,
+)
+from evalbot.results.idarray import IdArray, compact_ids, concat, distinct
 from evalbot.results.model import MetricKind, Results
 from evalbot.results.options import FieldNames, ReadOptions
 
-_BOM = b"\xef\xbb\xbf"
 _DEFAULT_FIELDS = FieldNames()
 
 
@@ -84,10 +92,6 @@ def _decoder(metric: str, optional: tuple[str, ...], narrow: bool) -> msgspec.js
     return msgspec.json.Decoder(row)
 
 
-class _Unusual(Exception):
-    """Not the common flat case: let the generic path read (and judge) the file."""
-
-
 def applies(options: ReadOptions) -> bool:
     """The fast path reads the default field names only."""
     return (
@@ -102,7 +106,7 @@ def _floats(values: list[Any]) -> Any:
     try:
         return np.array(values, dtype=np.float64)
     except (TypeError, ValueError, OverflowError):
-        raise _Unusual from None
+        raise Unusual from None
 
 
 def _labels(values: list[Any], kinds: set[type]) -> list[str | None] | None:
@@ -132,90 +136,43 @@ def parse_fast(data: bytes, *, source: str, options: ReadOptions) -> Results | N
     """``Results`` for a clean flat JSONL file, or ``None`` to use the generic path."""
     try:
         return _parse(data, source, options)
-    except _Unusual:
+    except Unusual:
         return None
 
 
-def _first_record(body: bytes) -> dict[str, Any]:
-    end = body.find(b"\n")
-    first = body if end < 0 else body[:end]
-    try:
-        record = json.loads(first)
-    except (ValueError, RecursionError):
-        raise _Unusual from None
-    if not isinstance(record, dict):
-        raise _Unusual
-    return record
-
-
-#: Bytes scanned or decoded at a time: bounds the temporaries (a flag per byte, the decoded
-#: rows) to a few megabytes whatever the file's size.
-_CHUNK = 8 << 20
-
-
-def _chunks(body: bytes) -> list[tuple[int, int]]:
-    """``(start, end)`` spans of about ``_CHUNK`` bytes that end at a line break (or the end)."""
-    spans, start = [], 0
-    while start < len(body):
-        end = body.find(b"\n", start + _CHUNK) if start + _CHUNK < len(body) else -1
-        end = len(body) if end < 0 else end
-        spans.append((start, end))
-        start = end + 1
-    return spans
-
-
-def _check_lines(body: bytes, max_line: int) -> int:
-    """The number of lines, once proven that each starts a record and none is too long."""
-    if not body.startswith(b"{") or body.endswith(b"\n"):
-        raise _Unusual
-    octets = np.frombuffer(body, dtype=np.uint8)
-    breaks = np.concatenate(
-        [np.flatnonzero(octets[start:end] == 10) + start for start, end in _blocks(len(body))]
-    )
-    if breaks.size and not (octets[breaks + 1] == 123).all():  # "\n{" (no break ends body)
-        raise _Unusual  # a blank line, or a line that does not start with a record
-    if len(body) > max_line:
-        ends = np.concatenate(([-1], breaks, [len(body)]))
-        if int(np.diff(ends).max()) - 1 > max_line:
-            raise _Unusual  # the generic path names the over-long line
-    return int(breaks.size) + 1
-
-
-def _blocks(size: int) -> list[tuple[int, int]]:
-    return [(start, min(start + _CHUNK, size)) for start in range(0, size, _CHUNK)]
-
-
-def _real_quotes(body: bytes) -> int:
-    """Quote marks that open or close a string (an escaped ``\\"`` is inside one)."""
-    octets = np.frombuffer(body, dtype=np.uint8)
-    quotes = sum(int(np.count_nonzero(octets[a:b] == 34)) for a, b in _blocks(len(body)))
-    if b"\\" not in body:
-        return quotes
-    if b"\\\\" in body:
-        # Escapes pair up left to right inside a string, as replace() finds them: without the
-        # escaped backslashes, every remaining backslash-quote is an escaped quote.
-        body = body.replace(b"\\\\", b"")
-    return quotes - body.count(b'\\"')
-
-
 def _decode(
-    body: bytes, metric: str, optional: tuple[str, ...], narrow: bool = True
-) -> tuple[dict[str, list[Any]], int, tuple[str, ...], bool]:
-    """The decoded columns, the row count, the optional fields and whether the narrow types
-    held. Decoded a chunk of lines at a time, each chunk's rows dropped once its columns are
-    taken, so the rows of a whole large file never exist at once."""
+    body: Body, metric: str, optional: tuple[str, ...], narrow: bool = True, compact: bool = False
+) -> tuple[dict[str, list[Any]], int, tuple[str, ...], bool, IdArray | None]:
+    """The decoded columns, the row count, the optional fields, whether the narrow types
+    held, and with ``compact`` the ids as an :class:`IdArray` (``None``: they are in the
+    ``id`` column). Decoded a chunk of lines at a time, each chunk's rows dropped once its
+    columns are taken, so the rows of a whole large file never exist at once; compact ids
+    are packed a chunk at a time too (their strings never all exist at once)."""
     decoder = _decoder(metric, optional, narrow)
     names = ("id", metric, *optional)
     columns: dict[str, list[Any]] = {name: [] for name in names}
     getters = [(columns[name], operator.attrgetter(name)) for name in names]
-    view = memoryview(body)
+    if compact:
+        getters = getters[1:]
+    id_of = operator.attrgetter("id")
+    packed: list[IdArray] = []
+    view = body.view()
     rows = 0
     try:
-        for start, end in _chunks(body):
+        for start, end in chunks(body):
             chunk = decoder.decode_lines(view[start:end])
             rows += len(chunk)
             for column, getter in getters:
                 column.extend(map(getter, chunk))
+            if compact:
+                ids = list(map(id_of, chunk))
+                part = compact_ids(ids, checked=True) if _usable_ids(ids) else None
+                if part is None:  # an unusual id: every id as a string, as usual
+                    columns["id"] = [i for p in packed for i in p] + ids
+                    getters.insert(0, (columns["id"], id_of))
+                    packed, compact = [], False
+                else:
+                    packed.append(part)
             del chunk
     except msgspec.DecodeError as error:
         message = str(error)
@@ -223,83 +180,98 @@ def _decode(
             return _decode(body, metric, optional, narrow=False)  # e.g. integer ids
         if optional != tuple(_OPTIONAL) and "unknown field" in message:
             # a later row has a known field the first one lacked: read them all
-            return _decode(body, metric, tuple(_OPTIONAL), narrow)
+            return _decode(body, metric, tuple(_OPTIONAL), narrow, compact)
         # Whatever msgspec dislikes, the generic path reads again and reports exactly.
-        raise _Unusual from None
+        raise Unusual from None
     except (RecursionError, ValueError):
-        raise _Unusual from None
-    return columns, rows, optional, narrow
+        raise Unusual from None
+    if compact and packed:
+        return columns, rows, optional, narrow, concat(packed)
+    return columns, rows, optional, narrow, None
+
+
+def _usable_ids(ids: list[str]) -> bool:
+    """No empty or blank id (the generic path names those), and a type ``str`` each."""
+    return all(ids) and not any(map(str.isspace, ids))
 
 
 def _parse(data: bytes, source: str, options: ReadOptions) -> Results:
-    body = data[len(_BOM) :] if data.startswith(_BOM) else data
-    if body.endswith(b"\n"):
-        body = body[:-1]
-    lines = _check_lines(body, options.max_line_bytes)
-    if not body.isascii():
+    body = Body(data)
+    lines = check_lines(body, options.max_line_bytes)
+    is_ascii = body.isascii()
+    if not is_ascii:
         # msgspec checks the UTF-8 of what it decodes; the generic path checks the whole file.
         try:
-            body.decode("utf-8")
+            str(body.view(), "utf-8")
         except UnicodeDecodeError:
-            raise _Unusual from None
-    quotes = _real_quotes(body)
-    first = _first_record(body)
+            raise Unusual from None
+    quotes = real_quotes(body)
+    first = first_record(body)
     metric = options.metric or ("passed" if "passed" in first else "score")
     optional = tuple(name for name in _OPTIONAL if name in first)
-    columns, n, optional, narrow = _decode(body, metric, optional)
+    # Compact ids: an ASCII file without escapes holds each id as its bytes (no NUL, no line
+    # break, nothing beyond ASCII); with epochs, rows are not items and stay as strings.
+    compact = "epoch" not in optional and is_ascii and not body.has(b"\\")
+    columns, n, optional, narrow, packed = _decode(body, metric, optional, compact=compact)
     if n != lines:
-        raise _Unusual
-    ids: list[Any] = columns["id"]
-    id_kinds: set[type] = {str} if narrow else set(map(type, ids))
-    keys, strings = 2 * n, _strings(ids, id_kinds)
-    if id_kinds != {str}:
-        ids = [v if type(v) is str else str(v) for v in ids]
-    if not all(ids) or any(map(str.isspace, ids)):
-        raise _Unusual  # an empty or blank id: the generic path names it
+        raise Unusual
+    ids: Sequence[str]
+    if packed is not None:
+        ids = packed
+        keys, strings = 2 * n, n
+    else:
+        raw_ids: list[Any] = columns["id"]
+        id_kinds: set[type] = {str} if narrow else set(map(type, raw_ids))
+        keys, strings = 2 * n, _strings(raw_ids, id_kinds)
+        if id_kinds != {str}:
+            raw_ids = [v if type(v) is str else str(v) for v in raw_ids]
+        if not _usable_ids(raw_ids):
+            raise Unusual  # an empty or blank id: the generic path names it
+        ids = raw_ids
     present: dict[str, list[Any]] = {}
     types: dict[str, set[type]] = {}
     for name in optional:
         values = columns[name]
         kinds = types[name] = set(map(type, values))
         if not kinds <= _SCALARS:
-            raise _Unusual
+            raise Unusual
         absent = values.count(UNSET) if UnsetType in kinds else 0
         keys += n - absent
         strings += _strings(values, kinds)
         if absent < n:
             present[name] = values
     if quotes != 2 * (keys + strings):
-        raise _Unusual  # a repeated key: the generic path names it
+        raise Unusual  # a repeated key: the generic path names it
     scores = _floats(columns[metric])
     kind: MetricKind
     if metric == "passed":
         if not narrow and not ((scores == 0.0) | (scores == 1.0)).all():
-            raise _Unusual
+            raise Unusual
         kind = "binary"
     else:
         if not np.isfinite(scores).all():
-            raise _Unusual
+            raise Unusual
         kind = "score"
     epochs = None
     if "epoch" in present:
         raw_epochs = present["epoch"]
         missing = raw_epochs.count(None) + raw_epochs.count(UNSET)
         if 0 < missing < n:
-            raise _Unusual
+            raise Unusual
         if missing == 0:
             try:
                 epochs = np.array(raw_epochs, dtype=np.int64)
             except (TypeError, ValueError, OverflowError):
-                raise _Unusual from None
+                raise Unusual from None
             if (epochs < 0).any():
-                raise _Unusual
+                raise Unusual
     costs = None
     if "cost" in present:
         raw_costs = [None if v is UNSET else v for v in present["cost"]]
         if raw_costs.count(None) < n:
             costs = _floats(raw_costs)
             if np.isinf(costs).any():
-                raise _Unusual
+                raise Unusual
     errors = None
     if "error" in present:
         raw_errors = [None if v is UNSET else v for v in present["error"]]
@@ -307,13 +279,20 @@ def _parse(data: bytes, source: str, options: ReadOptions) -> Results:
         if flags.any():
             errors = flags
             scores[flags] = 0.0
-    ids_sorted = epochs is None and _increasing(ids)
     id_hashes = None
-    if not ids_sorted:
-        try:
-            id_hashes = check_unique(ids, epochs, lambda row: f"{source}:{row + 1}")
-        except InputError:
-            raise _Unusual from None
+    if isinstance(ids, IdArray):
+        ids_sorted = ids.is_sorted(strictly=True)
+        if not ids_sorted:
+            id_hashes = ids.hashes()
+            if not distinct(ids, id_hashes):
+                raise Unusual  # a repeated id: the generic path names it
+    else:
+        ids_sorted = epochs is None and _increasing(ids)
+        if not ids_sorted:
+            try:
+                id_hashes = check_unique(ids, epochs, lambda row: f"{source}:{row + 1}")
+            except InputError:
+                raise Unusual from None
     return Results(
         source=source,
         ids=ids,

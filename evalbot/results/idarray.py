@@ -1,0 +1,183 @@
+"""Item ids held compactly: one numpy array of ASCII bytes instead of a Python string each.
+
+Three million ids of nine characters take 216 MB as Python strings (64 bytes per object and
+8 per list slot) and 27 MB as a fixed-width byte array. The fast JSONL path builds an
+:class:`IdArray` when a file is ASCII with no escape anywhere (every id is then its bytes in
+the file: no NUL, no line break, no other code point), the ids are not much longer than
+their mean (a fixed width must not multiply one long id by every row), and rows are items
+(no epochs). Everything else keeps ``list[str]``; both are ``Sequence[str]``.
+
+Pairing, the fingerprint and the fixed/broken lists work on the arrays directly: a 64-bit
+polynomial hash of each row for the join (every match then compared exactly), numpy's
+byte-wise comparison and sort (ASCII byte order is code-point order, as ``str`` sorts), and
+a join of the sorted ids into the fingerprint's text a block of rows at a time.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterator, Sequence
+from typing import Any, overload
+
+import numpy as np
+import numpy.typing as npt
+
+IntArray = npt.NDArray[np.int64]
+
+#: Ids are decoded (iteration, ``tolist``) and joined (fingerprint) this many at a time.
+_BLOCK = 1 << 16
+
+
+class IdArray(Sequence[str]):
+    """A read-only sequence of ids backed by a numpy ``S`` (NUL-padded ASCII) array.
+
+    Indexing with an integer gives a ``str``; with a slice, a boolean mask or an index
+    array, another ``IdArray``. ``==`` with another ``IdArray`` is one array comparison.
+    """
+
+    __slots__ = ("array",)
+
+    def __init__(self, array: npt.NDArray[np.bytes_]) -> None:
+        self.array = array
+
+    def __len__(self) -> int:
+        return int(self.array.shape[0])
+
+    @overload
+    def __getitem__(self, key: int) -> str: ...
+
+    @overload
+    def __getitem__(self, key: slice | npt.NDArray[Any]) -> IdArray: ...
+
+    def __getitem__(self, key: int | slice | npt.NDArray[Any]) -> str | IdArray:
+        if isinstance(key, int | np.integer):
+            return bytes(self.array[key]).decode("ascii")
+        return IdArray(self.array[key])
+
+    def __iter__(self) -> Iterator[str]:
+        for start in range(0, len(self), _BLOCK):
+            yield from self._decoded(start, start + _BLOCK)
+
+    def _decoded(self, start: int, stop: int) -> list[str]:
+        out: list[str] = np.strings.decode(self.array[start:stop], "ascii").tolist()
+        return out
+
+    def tolist(self) -> list[str]:
+        return self._decoded(0, len(self))
+
+    def __array__(self, dtype: Any = None, copy: Any = None) -> npt.NDArray[Any]:
+        """An object array of ``str`` (what ``np.asarray(ids, dtype=object)`` gives a list)."""
+        out = np.empty(len(self), dtype=object)
+        out[:] = self.tolist()
+        return out if dtype is None else out.astype(dtype)
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, IdArray):
+            return len(self) == len(other) and bool(np.array_equal(self.array, other.array))
+        if isinstance(other, Sequence) and not isinstance(other, str | bytes):
+            return len(self) == len(other) and self.tolist() == list(other)
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        shown = ", ".join(repr(i) for i in self._decoded(0, 3))
+        return f"IdArray([{shown}{', ...' if len(self) > 3 else ''}], n={len(self)})"
+
+    def is_sorted(self, *, strictly: bool = False) -> bool:
+        a = self.array
+        return bool((a[1:] > a[:-1]).all() if strictly else (a[1:] >= a[:-1]).all())
+
+    def argsort(self) -> IntArray:
+        return np.argsort(self.array, kind="stable").astype(np.int64)
+
+    def hashes(self) -> IntArray:
+        """A 64-bit hash of each id (``sum byte_j P^j`` modulo 2^64, then mixed); equal ids
+        hash alike whatever the arrays' widths (the NUL padding adds nothing)."""
+        n = len(self)
+        width = self.array.dtype.itemsize
+        octets = self.array.view(np.uint8).reshape(n, width)
+        h = np.zeros(n, dtype=np.uint64)
+        power = 1
+        with np.errstate(over="ignore"):
+            for column in range(width):  # sum of byte_j P^j: trailing NULs add 0
+                h += octets[:, column].astype(np.uint64) * np.uint64(power)
+                power = power * 0x100000001B3 % (1 << 64)
+            h ^= h >> np.uint64(29)
+            h *= np.uint64(0xBF58476D1CE4E5B9)
+            h ^= h >> np.uint64(32)
+        return h.view(np.int64)
+
+    def join_digest(self, order: IntArray | None = None) -> str:
+        """sha256 of the ids (in ``order``), each followed by a line break: the fingerprint's
+        text of sorted ids without building it whole."""
+        digest = hashlib.sha256()
+        width = self.array.dtype.itemsize
+        for start in range(0, len(self), _BLOCK):
+            block = (
+                self.array[start : start + _BLOCK]
+                if order is None
+                else self.array[order[start : start + _BLOCK]]
+            )
+            rows = len(block)
+            lengths = np.strings.str_len(block)
+            grid = np.zeros((rows, width + 1), dtype=np.uint8)
+            grid[:, :width] = block.view(np.uint8).reshape(rows, width)
+            grid[np.arange(rows), lengths] = 10
+            keep = np.arange(width + 1)[None, :] <= lengths[:, None]
+            digest.update(grid[keep].tobytes())
+        return digest.hexdigest()
+
+
+def compact_ids(ids: list[str], *, checked: bool = False) -> IdArray | None:
+    """``ids`` as an :class:`IdArray` when that is safe and smaller, else ``None``.
+
+    ``checked`` says the caller proved every id ASCII without NUL (the fast path: an ASCII
+    file with no backslash); otherwise it is checked here. Refused when the longest id is
+    more than twice as long as the ids are on average plus 16 (a fixed width would multiply
+    it by every row).
+    """
+    n = len(ids)
+    if n == 0:
+        return None
+    text = "\n".join(ids)
+    if not checked and (not text.isascii() or "\x00" in text or text.count("\n") != n - 1):
+        return None
+    octets = np.frombuffer(text.encode("ascii"), dtype=np.uint8)
+    ends = np.concatenate((np.flatnonzero(octets == 10), [octets.size]))
+    starts = np.concatenate(([0], ends[:-1] + 1))
+    lengths = ends - starts
+    width = int(lengths.max())
+    if width == 0 or width * n > 2 * int(lengths.sum()) + 16 * n:
+        return None
+    grid = np.zeros((n, width), dtype=np.uint8)
+    columns = np.arange(width)[None, :]
+    inside = columns < lengths[:, None]
+    grid[inside] = octets[(starts[:, None] + columns)[inside]]
+    return IdArray(grid.view(f"S{width}").reshape(n))
+
+
+def concat(parts: Sequence[IdArray]) -> IdArray:
+    return IdArray(np.concatenate([p.array for p in parts]))
+
+
+def distinct(ids: IdArray, hashes: IntArray) -> bool:
+    """No id repeats: distinct hashes prove it; rows whose hashes agree are compared."""
+    order = np.argsort(hashes, kind="stable")
+    ordered = hashes[order]
+    same = np.flatnonzero(ordered[1:] == ordered[:-1])
+    if not same.size:
+        return True
+    # equal ids hash alike, so only rows sharing a hash can repeat: compare those exactly
+    rows = np.unique(np.concatenate((order[same], order[same + 1])))
+    return int(np.unique(ids.array[rows]).size) == int(rows.size)
+
+
+def id_column(ids: Sequence[str]) -> IdArray | npt.NDArray[np.object_]:
+    """``ids`` indexable by a mask or positions, with ``.tolist()``: compact ids as they are
+    (nothing decoded but what is picked), a list as an object array."""
+    if isinstance(ids, IdArray):
+        return ids
+    out = np.empty(len(ids), dtype=object)
+    out[:] = ids
+    return out
