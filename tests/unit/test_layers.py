@@ -49,6 +49,7 @@ LAYERS = (
         (
             "results/__init__.py",
             "results/model.py",
+            "results/idarray.py",
             "results/options.py",
             "results/builder.py",
             "results/archive.py",
