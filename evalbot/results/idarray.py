@@ -59,8 +59,12 @@ class IdArray(Sequence[str]):
             yield from self._decoded(start, start + _BLOCK)
 
     def _decoded(self, start: int, stop: int) -> list[str]:
-        out: list[str] = np.strings.decode(self.array[start:stop], "ascii").tolist()
-        return out
+        # bytes objects (padding stripped) joined, decoded and split again: three C calls
+        # (no id holds a line break)
+        picked: list[bytes] = self.array[start:stop].tolist()
+        if not picked:
+            return []
+        return b"\n".join(picked).decode("ascii").split("\n")
 
     def tolist(self) -> list[str]:
         return self._decoded(0, len(self))
@@ -120,13 +124,21 @@ class IdArray(Sequence[str]):
                 else self.array[order[start : start + _BLOCK]]
             )
             rows = len(block)
-            lengths = np.strings.str_len(block)
             grid = np.zeros((rows, width + 1), dtype=np.uint8)
             grid[:, :width] = block.view(np.uint8).reshape(rows, width)
+            if (grid[:, width - 1] != 0).all():  # no padding: every id fills the width
+                grid[:, width] = 10
+                digest.update(grid.tobytes())
+                continue
+            lengths = np.strings.str_len(block)
             grid[np.arange(rows), lengths] = 10
             keep = np.arange(width + 1)[None, :] <= lengths[:, None]
             digest.update(grid[keep].tobytes())
         return digest.hexdigest()
+
+
+#: ASCII characters for which ``str.isspace`` is true (a blank id is refused).
+_SPACE = bytes([9, 10, 11, 12, 13, 28, 29, 30, 31, 32])
 
 
 def compact_ids(ids: list[str], *, checked: bool = False) -> IdArray | None:
@@ -135,7 +147,7 @@ def compact_ids(ids: list[str], *, checked: bool = False) -> IdArray | None:
     ``checked`` says the caller proved every id ASCII without NUL (the fast path: an ASCII
     file with no backslash); otherwise it is checked here. Refused when the longest id is
     more than twice as long as the ids are on average plus 16 (a fixed width would multiply
-    it by every row).
+    it by every row), and when an id is empty or blank (the general path names those).
     """
     n = len(ids)
     if n == 0:
@@ -143,34 +155,50 @@ def compact_ids(ids: list[str], *, checked: bool = False) -> IdArray | None:
     text = "\n".join(ids)
     if not checked and (not text.isascii() or "\x00" in text or text.count("\n") != n - 1):
         return None
-    octets = np.frombuffer(text.encode("ascii"), dtype=np.uint8)
-    ends = np.concatenate((np.flatnonzero(octets == 10), [octets.size]))
-    starts = np.concatenate(([0], ends[:-1] + 1))
-    lengths = ends - starts
-    width = int(lengths.max())
-    if width == 0 or width * n > 2 * int(lengths.sum()) + 16 * n:
+    encoded = text.encode("ascii")
+    if len(encoded.translate(None, _SPACE)) < len(encoded) - (n - 1) and _any_blank(ids):
+        return None  # white space besides the separators: a blank id is possible
+    octets = np.frombuffer(encoded, dtype=np.uint8)
+    width = (octets.size + 1) // n - 1
+    if (octets.size + 1) % n == 0 and width > 0 and (octets[width :: width + 1] == 10).all():
+        # every id as long as the others (ids numbered with zero padding, or hashes)
+        rows = np.append(octets, np.uint8(10)).reshape(n, width + 1)[:, :width]
+        return IdArray(np.ascontiguousarray(rows).view(f"S{width}").reshape(n))
+    if not all(ids):
         return None
-    grid = np.zeros((n, width), dtype=np.uint8)
-    columns = np.arange(width)[None, :]
-    inside = columns < lengths[:, None]
-    grid[inside] = octets[(starts[:, None] + columns)[inside]]
-    return IdArray(grid.view(f"S{width}").reshape(n))
+    array = np.array(ids, dtype=np.bytes_)
+    total = octets.size - (n - 1)
+    if array.dtype.itemsize * n > 2 * total + 16 * n:
+        return None
+    return IdArray(array)
+
+
+def _any_blank(ids: list[str]) -> bool:
+    return not all(ids) or any(map(str.isspace, ids))
 
 
 def concat(parts: Sequence[IdArray]) -> IdArray:
     return IdArray(np.concatenate([p.array for p in parts]))
 
 
-def distinct(ids: IdArray, hashes: IntArray) -> bool:
-    """No id repeats: distinct hashes prove it; rows whose hashes agree are compared."""
-    order = np.argsort(hashes, kind="stable")
+def unique_order(ids: IdArray, hashes: IntArray) -> IntArray | None:
+    """The ``argsort`` of ``hashes`` when no id repeats (distinct hashes prove it; rows whose
+    hashes agree are compared), else ``None``."""
+    order = np.argsort(hashes)
     ordered = hashes[order]
     same = np.flatnonzero(ordered[1:] == ordered[:-1])
     if not same.size:
-        return True
+        return order.astype(np.int64, copy=False)
     # equal ids hash alike, so only rows sharing a hash can repeat: compare those exactly
     rows = np.unique(np.concatenate((order[same], order[same + 1])))
-    return int(np.unique(ids.array[rows]).size) == int(rows.size)
+    if int(np.unique(ids.array[rows]).size) != int(rows.size):
+        return None
+    return order.astype(np.int64, copy=False)
+
+
+def distinct(ids: IdArray, hashes: IntArray) -> bool:
+    """No id repeats (see :func:`unique_order`)."""
+    return unique_order(ids, hashes) is not None
 
 
 def id_column(ids: Sequence[str]) -> IdArray | npt.NDArray[np.object_]:

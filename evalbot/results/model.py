@@ -60,6 +60,9 @@ class Results:
     id_hashes
         Optional ``hash()`` of each id, computed while checking for repeats and kept for the
         join in :mod:`.pairing`. Process-local (Python salts string hashes): never persisted.
+    id_order
+        Optional ``argsort`` of ``id_hashes``, when the reader sorted them to prove the ids
+        distinct: the join reuses it instead of sorting them again.
     content_hashes
         Optional per-row content hash written by the harness (lm-eval ``doc_hash``).
     ids_sorted
@@ -81,6 +84,7 @@ class Results:
     content_hashes: list[str | None] | None = None
     lines: IntArray | None = None
     id_hashes: IntArray | None = None
+    id_order: IntArray | None = None
     rows_are_lines: bool = False
     ids_sorted: bool = False
 

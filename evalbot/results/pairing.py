@@ -54,6 +54,7 @@ class PerItem:
     id_hashes: IntArray | None = None
     metrics: dict[str, FloatArray] = field(default_factory=dict)
     ids_sorted: bool = False
+    id_order: IntArray | None = None
 
 
 def reduce_per_item(results: Results) -> PerItem:
@@ -72,6 +73,7 @@ def reduce_per_item(results: Results) -> PerItem:
             id_hashes=results.id_hashes,
             metrics=dict(results.metrics),
             ids_sorted=results.ids_sorted,
+            id_order=results.id_order,
         )
     rows, item_ids, item_hashes = _group_rows(list(results.ids), results.id_hashes)
     n = len(item_ids)
@@ -212,23 +214,28 @@ def locate(
     *,
     key_hashes: IntArray | None = None,
     query_hashes: IntArray | None = None,
+    key_order: IntArray | None = None,
+    query_order: IntArray | None = None,
 ) -> IntArray:
     """For each query, its index in ``keys`` (unique strings), or -1 when absent.
 
     Both hash arrays are sorted and matched with one ``searchsorted`` of sorted values into
-    sorted values (memory-friendly, unlike a lookup of each query in random order).
+    sorted values (memory-friendly, unlike a lookup of each query in random order). An
+    ``*_order`` given with its hashes is their ``argsort``, already computed by the reader.
     """
     if len(keys) == 0:
         return np.full(len(queries), -1, dtype=np.int64)
     # Temporaries are dropped as soon as they are used: at millions of ids each is 8 bytes a row.
     hashed_keys = _hash_ids(keys, key_hashes)
-    key_order = np.argsort(hashed_keys)
+    if key_order is None or hashed_keys is not key_hashes:
+        key_order = np.argsort(hashed_keys)
     sorted_keys = hashed_keys[key_order]
     del hashed_keys
     if not (sorted_keys[1:] != sorted_keys[:-1]).all():
         return _locate_exact(keys, queries)
     hashed_queries = _hash_ids(queries, query_hashes)
-    query_order = np.argsort(hashed_queries)
+    if query_order is None or hashed_queries is not query_hashes:
+        query_order = np.argsort(hashed_queries)
     sorted_queries = hashed_queries[query_order]
     del hashed_queries
     slots = np.searchsorted(sorted_keys, sorted_queries)
@@ -296,7 +303,14 @@ def pair(baseline: Results, candidate: Results, *, missing: Missing = "error") -
         cand_only: list[str] = []
     else:
         # in_base[j]: index in base of the candidate's j-th item, or -1.
-        in_base = locate(base.ids, cand.ids, key_hashes=base.id_hashes, query_hashes=cand.id_hashes)
+        in_base = locate(
+            base.ids,
+            cand.ids,
+            key_hashes=base.id_hashes,
+            query_hashes=cand.id_hashes,
+            key_order=base.id_order,
+            query_order=cand.id_order,
+        )
         cand_found = in_base >= 0
         hit = np.zeros(n_base, dtype=np.bool_)
         hit[in_base[cand_found]] = True
@@ -425,7 +439,7 @@ def pair(baseline: Results, candidate: Results, *, missing: Missing = "error") -
 def _as_strings(side: PerItem) -> PerItem:
     if not isinstance(side.ids, IdArray):
         return side
-    return replace(side, ids=side.ids.tolist(), id_hashes=None)
+    return replace(side, ids=side.ids.tolist(), id_hashes=None, id_order=None)
 
 
 def _joined(first: Sequence[str], second: Sequence[str]) -> Sequence[str]:

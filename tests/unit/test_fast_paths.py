@@ -318,3 +318,19 @@ def test_reading_in_chunks_changes_nothing(chunk: int, monkeypatch: pytest.Monke
     refused = {**REFUSED, "repeated key in a later chunk": later + REFUSED["repeated id key"]}
     for data in refused.values():
         assert parse_fast(data, source="r.jsonl", options=OPTIONS) is None
+
+
+def test_line_lengths_are_checked_exactly() -> None:
+    """check_lines refuses a file exactly when a line is longer than the limit (a brute-force
+    table of line lengths and limits: the shortcut through stretches of half the limit, and
+    the exact measurement it falls back to, both agree with max(lengths) <= limit)."""
+    rng = random.Random(1)
+    for _ in range(3000):
+        limit = rng.randint(1, 20)
+        lengths = [rng.randint(1, 25) for _ in range(rng.randint(1, 12))]
+        body = b"\n".join(b"{" + b"x" * (length - 1) for length in lengths)
+        try:
+            accepted = jsonl_scan.check_lines(jsonl_scan.Body(body), limit) == len(lengths)
+        except jsonl_scan.Unusual:
+            accepted = False
+        assert accepted == (max(lengths) <= limit), (lengths, limit)

@@ -53,7 +53,7 @@ from evalbot.results.formats.jsonl_scan import (
     first_record,
     real_quotes,
 )
-from evalbot.results.idarray import IdArray, compact_ids, concat, distinct
+from evalbot.results.idarray import IdArray, compact_ids, concat, unique_order
 from evalbot.results.model import MetricKind, Results
 from evalbot.results.options import FieldNames, ReadOptions
 
@@ -102,7 +102,9 @@ def applies(options: ReadOptions) -> bool:
     )
 
 
-def _floats(values: list[Any]) -> Any:
+def _floats(values: Any) -> Any:
+    if isinstance(values, np.ndarray):
+        return values  # already floats (the narrow types, read a chunk at a time)
     try:
         return np.array(values, dtype=np.float64)
     except (TypeError, ValueError, OverflowError):
@@ -141,32 +143,45 @@ def parse_fast(data: bytes, *, source: str, options: ReadOptions) -> Results | N
 
 
 def _decode(
-    body: Body, metric: str, optional: tuple[str, ...], narrow: bool = True, compact: bool = False
-) -> tuple[dict[str, list[Any]], int, tuple[str, ...], bool, IdArray | None]:
+    body: Body,
+    metric: str,
+    optional: tuple[str, ...],
+    narrow: bool = True,
+    compact: bool = False,
+    lines: int = 0,
+) -> tuple[dict[str, Any], int, tuple[str, ...], bool, IdArray | None]:
     """The decoded columns, the row count, the optional fields, whether the narrow types
     held, and with ``compact`` the ids as an :class:`IdArray` (``None``: they are in the
     ``id`` column). Decoded a chunk of lines at a time, each chunk's rows dropped once its
     columns are taken, so the rows of a whole large file never exist at once; compact ids
-    are packed a chunk at a time too (their strings never all exist at once)."""
+    are packed a chunk at a time too (their strings never all exist at once), and with the
+    narrow types the compared value goes straight into a float array of ``lines`` rows."""
     decoder = _decoder(metric, optional, narrow)
-    names = ("id", metric, *optional)
-    columns: dict[str, list[Any]] = {name: [] for name in names}
+    names = ("id", *optional) if narrow else ("id", metric, *optional)
+    columns: dict[str, Any] = {name: [] for name in names}
     getters = [(columns[name], operator.attrgetter(name)) for name in names]
     if compact:
         getters = getters[1:]
-    id_of = operator.attrgetter("id")
+    id_of, value_of = operator.attrgetter("id"), operator.attrgetter(metric)
+    values = np.empty(lines, dtype=np.float64)
     packed: list[IdArray] = []
     view = body.view()
     rows = 0
     try:
         for start, end in chunks(body):
             chunk = decoder.decode_lines(view[start:end])
+            if narrow:
+                if rows + len(chunk) > lines:
+                    raise Unusual  # more records than lines
+                values[rows : rows + len(chunk)] = np.fromiter(
+                    map(value_of, chunk), dtype=np.float64, count=len(chunk)
+                )
             rows += len(chunk)
             for column, getter in getters:
                 column.extend(map(getter, chunk))
             if compact:
                 ids = list(map(id_of, chunk))
-                part = compact_ids(ids, checked=True) if _usable_ids(ids) else None
+                part = compact_ids(ids, checked=True)
                 if part is None:  # an unusual id: every id as a string, as usual
                     columns["id"] = [i for p in packed for i in p] + ids
                     getters.insert(0, (columns["id"], id_of))
@@ -180,11 +195,13 @@ def _decode(
             return _decode(body, metric, optional, narrow=False)  # e.g. integer ids
         if optional != tuple(_OPTIONAL) and "unknown field" in message:
             # a later row has a known field the first one lacked: read them all
-            return _decode(body, metric, tuple(_OPTIONAL), narrow, compact)
+            return _decode(body, metric, tuple(_OPTIONAL), narrow, compact, lines)
         # Whatever msgspec dislikes, the generic path reads again and reports exactly.
         raise Unusual from None
     except (RecursionError, ValueError):
         raise Unusual from None
+    if narrow:
+        columns[metric] = values[:rows]
     if compact and packed:
         return columns, rows, optional, narrow, concat(packed)
     return columns, rows, optional, narrow, None
@@ -212,7 +229,9 @@ def _parse(data: bytes, source: str, options: ReadOptions) -> Results:
     # Compact ids: an ASCII file without escapes holds each id as its bytes (no NUL, no line
     # break, nothing beyond ASCII); with epochs, rows are not items and stay as strings.
     compact = "epoch" not in optional and is_ascii and not body.has(b"\\")
-    columns, n, optional, narrow, packed = _decode(body, metric, optional, compact=compact)
+    columns, n, optional, narrow, packed = _decode(
+        body, metric, optional, compact=compact, lines=lines
+    )
     if n != lines:
         raise Unusual
     ids: Sequence[str]
@@ -279,12 +298,13 @@ def _parse(data: bytes, source: str, options: ReadOptions) -> Results:
         if flags.any():
             errors = flags
             scores[flags] = 0.0
-    id_hashes = None
+    id_hashes = id_order = None
     if isinstance(ids, IdArray):
         ids_sorted = ids.is_sorted(strictly=True)
         if not ids_sorted:
             id_hashes = ids.hashes()
-            if not distinct(ids, id_hashes):
+            id_order = unique_order(ids, id_hashes)
+            if id_order is None:
                 raise Unusual  # a repeated id: the generic path names it
     else:
         ids_sorted = epochs is None and _increasing(ids)
@@ -305,6 +325,7 @@ def _parse(data: bytes, source: str, options: ReadOptions) -> Results:
         errors=errors,
         rows_are_lines=True,
         id_hashes=id_hashes,
+        id_order=id_order,
         ids_sorted=ids_sorted,
     )
 

@@ -36,8 +36,9 @@ class Body:
     def octets(self) -> Any:
         return np.frombuffer(self.data, dtype=np.uint8, count=len(self), offset=self.start)
 
-    def find(self, sub: bytes, at: int = 0) -> int:
-        found = self.data.find(sub, self.start + at, self.end)
+    def find(self, sub: bytes, at: int = 0, until: int | None = None) -> int:
+        end = self.end if until is None else min(self.end, self.start + until)
+        found = self.data.find(sub, self.start + at, end)
         return found - self.start if found >= 0 else -1
 
     def has(self, sub: bytes) -> bool:
@@ -87,23 +88,37 @@ def chunks(body: Body) -> list[tuple[int, int]]:
 
 
 def check_lines(body: Body, max_line: int) -> int:
-    """The number of lines, once proven that each starts a record and none is too long.
-    A block at a time: no array of every line break."""
+    """The number of lines, once proven that each starts a record and none is too long:
+    every line break is followed by ``{`` (counted a block at a time), and a line break lies
+    in every stretch of half the longest line allowed (else the gaps between line breaks
+    are measured, a block at a time)."""
     if not body.startswith(b"{") or body.endswith(b"\n"):
         raise Unusual
+    size = len(body)
     octets = body.octets()
-    size, lines, last = len(body), 1, -1  # last: the line break before the current line
+    lines = 1
+    for start, end in _blocks(size):
+        # a "{" after each byte (the body's last byte is no line break: it needs none)
+        breaks = octets[start:end] == 10
+        following = octets[start + 1 : end + 1] == 123
+        found = int(np.count_nonzero(breaks))
+        if int(np.count_nonzero(breaks[: following.size] & following)) != found:
+            raise Unusual  # a blank line, or a line that does not start with a record
+        lines += found
+    half = max(1, (max_line + 1) // 2)
+    if size <= max_line or all(
+        body.find(b"\n", at, at + half) >= 0 for at in range(0, size - half, half)
+    ):
+        # a line break in every stretch of max_line / 2 bytes (bar the last, shorter one):
+        # no two are further apart than max_line
+        return lines
+    last = -1  # the line break before the current line
     for start, end in _blocks(size):
         breaks = np.flatnonzero(octets[start:end] == 10) + start
         if not breaks.size:
             continue
-        if not (octets[breaks + 1] == 123).all():  # "\n{" (no break ends the body)
-            raise Unusual  # a blank line, or a line that does not start with a record
-        if size > max_line:
-            ends = np.concatenate(([last], breaks))
-            if int(np.diff(ends).max()) - 1 > max_line:
-                raise Unusual  # the generic path names the over-long line
-        lines += int(breaks.size)
+        if int(np.diff(breaks, prepend=last).max()) - 1 > max_line:
+            raise Unusual  # the generic path names the over-long line
         last = int(breaks[-1])
     if size - last - 1 > max_line:
         raise Unusual
