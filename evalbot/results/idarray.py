@@ -196,6 +196,25 @@ def unique_order(ids: IdArray, hashes: IntArray) -> IntArray | None:
     return order.astype(np.int64, copy=False)
 
 
+def unique_pairs(ids: IdArray, epochs: IntArray) -> bool:
+    """No (id, epoch) repeats: the ids' hashes mixed with the epochs, sorted; rows whose
+    keys agree are compared exactly (ids and epochs)."""
+    with np.errstate(over="ignore"):
+        keys = ids.hashes().view(np.uint64) ^ (
+            epochs.astype(np.uint64) * np.uint64(0x9E3779B97F4A7C15)
+        )
+    order = np.argsort(keys)
+    ordered = keys[order]
+    same = np.flatnonzero(ordered[1:] == ordered[:-1])
+    if not same.size:
+        return True
+    rows = np.unique(np.concatenate((order[same], order[same + 1])))
+    by_key = np.lexsort((epochs[rows], ids.array[rows]))
+    picked_ids, picked_epochs = ids.array[rows][by_key], epochs[rows][by_key]
+    repeats = (picked_ids[1:] == picked_ids[:-1]) & (picked_epochs[1:] == picked_epochs[:-1])
+    return not bool(repeats.any())
+
+
 def distinct(ids: IdArray, hashes: IntArray) -> bool:
     """No id repeats (see :func:`unique_order`)."""
     return unique_order(ids, hashes) is not None

@@ -32,7 +32,7 @@ import numpy.typing as npt
 
 from evalbot.errors import PairingError
 from evalbot.results.builder import show
-from evalbot.results.idarray import IdArray, concat
+from evalbot.results.idarray import IdArray, concat, unique_order
 from evalbot.results.model import BoolArray, FloatArray, IntArray, Paired, Results
 from evalbot.vocabulary import ERRORS_RULES, MISSING_RULES, ErrorsRule, Missing
 
@@ -75,7 +75,12 @@ def reduce_per_item(results: Results) -> PerItem:
             ids_sorted=results.ids_sorted,
             id_order=results.id_order,
         )
-    rows, item_ids, item_hashes = _group_rows(list(results.ids), results.id_hashes)
+    item_ids: Sequence[str]
+    item_hashes: IntArray | None
+    if isinstance(results.ids, IdArray):
+        rows, item_ids, item_hashes = _group_packed(results.ids)
+    else:
+        rows, item_ids, item_hashes = _group_rows(list(results.ids), results.id_hashes)
     n = len(item_ids)
     counts = np.bincount(rows, minlength=n)
     values = np.bincount(rows, weights=results.scores, minlength=n) / counts
@@ -145,6 +150,23 @@ def _group_rows(
     number[by_first] = np.arange(len(first))
     first_rows = first[by_first]
     return number[inverse], _take(ids, first_rows), hashed[first_rows]
+
+
+def _group_packed(ids: IdArray) -> tuple[IntArray, IdArray, None]:
+    """:func:`_group_rows` for compact ids, with exact byte comparisons (no hash to verify):
+    runs of equal ids each starting one item (the usual layout) are numbered in order;
+    otherwise ``np.unique`` groups them and the groups are numbered by their first row."""
+    a = ids.array
+    starts = np.concatenate(([0], np.flatnonzero(a[1:] != a[:-1]) + 1))
+    runs = ids[starts]
+    if unique_order(runs, runs.hashes()) is not None:  # no id starts two runs
+        lengths = np.diff(np.append(starts, len(a)))
+        return np.repeat(np.arange(starts.size, dtype=np.int64), lengths), runs, None
+    _, first, inverse = np.unique(a, return_index=True, return_inverse=True)
+    by_first = np.argsort(first, kind="stable")
+    number = np.empty(len(first), dtype=np.int64)
+    number[by_first] = np.arange(len(first))
+    return number[inverse.reshape(-1)], ids[first[by_first]], None
 
 
 def _mean_per_item(rows: IntArray, column: FloatArray, n: int) -> FloatArray:

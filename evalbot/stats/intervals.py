@@ -6,6 +6,8 @@ import math
 from dataclasses import dataclass
 from typing import NamedTuple
 
+import numpy as np
+
 from evalbot.stats._normal import normal_quantile
 from evalbot.stats._student import t_quantile
 from evalbot.stats._validation import as_count, as_probability
@@ -173,10 +175,10 @@ def mean_of_means_interval(
     x = as_float_vector(means, "means")
     if x.size == 0:
         raise ValueError("`means` must contain at least one item; got an empty array.")
-    values = x.tolist()
-    bad = [i for i, v in enumerate(values) if not 0.0 <= v <= 1.0]
-    if bad:
-        raise ValueError(f"`means` must lie in [0, 1]; got {values[bad[0]]!r} at index {bad[0]}.")
+    bad = np.flatnonzero(~((x >= 0.0) & (x <= 1.0)))  # NaN too
+    if bad.size:
+        first = int(bad[0])
+        raise ValueError(f"`means` must lie in [0, 1]; got {float(x[first])!r} at index {first}.")
     k = as_count(repeats, "repeats", minimum=1)
     cl = as_probability(confidence_level, "confidence_level")
     n = int(x.size)

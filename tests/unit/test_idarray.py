@@ -157,7 +157,7 @@ def general(data: bytes) -> Results:
         ('{"id": "é", "passed": true}\n{"id": "c", "passed": false}\n'.encode(), False),
         (
             b'{"id": "a", "epoch": 0, "passed": true}\n{"id": "a", "epoch": 1, "passed": true}\n',
-            False,
+            True,
         ),
         (b'{"id": 7, "passed": true}\n{"id": "c", "passed": false}\n', False),  # an integer id
     ],
@@ -175,3 +175,41 @@ def test_the_fast_path_refuses_a_repeated_compact_id() -> None:
         b'{"id": "b", "passed": true}\n{"id": "a", "passed": false}\n{"id": "b", "passed": false}\n'
     )
     assert fast_jsonl.parse_fast(data, source="r.jsonl", options=OPTIONS) is None
+
+
+@pytest.mark.parametrize(
+    "rows",
+    [
+        # item by item (the usual layout), epoch by epoch, and shuffled
+        [(f"i{i}", e) for i in range(40) for e in range(3)],
+        [(f"i{i}", e) for e in range(3) for i in range(40)],
+        random.Random(2).sample([(f"i{i}", e) for i in range(40) for e in range(3)], 120),
+        # items with different numbers of epochs, and an item coming back after another
+        [("a", 0), ("a", 1), ("b", 0), ("a", 2), ("c", 0), ("c", 1)],
+    ],
+)
+def test_repeats_with_compact_ids_pair_as_strings_do(rows: list[tuple[str, int]]) -> None:
+    rng = np.random.default_rng(len(rows))
+    lines = [
+        b'{"id": "%s", "epoch": %d, "passed": %s}' % (i.encode(), e, b"true" if p else b"false")
+        for (i, e), p in zip(rows, rng.integers(0, 2, len(rows)), strict=True)
+    ]
+    data = b"\n".join(lines) + b"\n"
+    fast, slow = parse_any("b.jsonl", data, OPTIONS), general(data)
+    assert isinstance(fast.ids, IdArray) and not isinstance(slow.ids, IdArray)
+    other = general(b"\n".join(reversed(lines)) + b"\n")
+    compact, plain = pair(fast, other), pair(slow, other)
+    assert compact.ids == plain.ids and compact.fingerprint == plain.fingerprint
+    assert compact.baseline.tolist() == plain.baseline.tolist()
+    assert compact.epochs_baseline == plain.epochs_baseline
+    packed_other = parse_any("c.jsonl", b"\n".join(reversed(lines)) + b"\n", OPTIONS)
+    both = pair(fast, packed_other)
+    assert isinstance(both.ids, IdArray) and both.ids == plain.ids
+    assert both.candidate.tolist() == plain.candidate.tolist()
+
+
+def test_a_repeated_id_and_epoch_is_left_to_the_general_path() -> None:
+    data = b'{"id": "a", "epoch": 0, "passed": true}\n{"id": "b", "epoch": 0, "passed": true}\n'
+    assert fast_jsonl.parse_fast(data, source="r.jsonl", options=OPTIONS) is not None
+    repeated = data + b'{"id": "a", "epoch": 0, "passed": false}\n'
+    assert fast_jsonl.parse_fast(repeated, source="r.jsonl", options=OPTIONS) is None

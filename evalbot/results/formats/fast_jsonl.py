@@ -53,7 +53,7 @@ from evalbot.results.formats.jsonl_scan import (
     first_record,
     real_quotes,
 )
-from evalbot.results.idarray import IdArray, compact_ids, concat, unique_order
+from evalbot.results.idarray import IdArray, compact_ids, concat, unique_order, unique_pairs
 from evalbot.results.model import MetricKind, Results
 from evalbot.results.options import FieldNames, ReadOptions
 
@@ -227,8 +227,8 @@ def _parse(data: bytes, source: str, options: ReadOptions) -> Results:
     metric = options.metric or ("passed" if "passed" in first else "score")
     optional = tuple(name for name in _OPTIONAL if name in first)
     # Compact ids: an ASCII file without escapes holds each id as its bytes (no NUL, no line
-    # break, nothing beyond ASCII); with epochs, rows are not items and stay as strings.
-    compact = "epoch" not in optional and is_ascii and not body.has(b"\\")
+    # break, nothing beyond ASCII).
+    compact = is_ascii and not body.has(b"\\")
     columns, n, optional, narrow, packed = _decode(
         body, metric, optional, compact=compact, lines=lines
     )
@@ -299,7 +299,11 @@ def _parse(data: bytes, source: str, options: ReadOptions) -> Results:
             errors = flags
             scores[flags] = 0.0
     id_hashes = id_order = None
-    if isinstance(ids, IdArray):
+    if isinstance(ids, IdArray) and epochs is not None:
+        ids_sorted = False
+        if not unique_pairs(ids, epochs):
+            raise Unusual  # a repeated (id, epoch): the generic path names it
+    elif isinstance(ids, IdArray):
         ids_sorted = ids.is_sorted(strictly=True)
         if not ids_sorted:
             id_hashes = ids.hashes()
