@@ -102,12 +102,19 @@ def _test(r: Reason) -> str:
 def _powerless(r: Reason) -> str:
     assert r.pvalue is not None
     what, have, need = r.details.get("counted"), r.details.get("have"), r.details.get("needed")
+    plural = str(what)
     return (
-        f"powerless: with {_items(have)} {what} the smallest p-value "
+        f"powerless: with {_counted(have, plural)} the smallest p-value "
         f"{_text(r.details.get('test'))} can give is {word_pvalue(r.pvalue)}, above "
         f"{_alpha_clause(r)}, so no outcome could have been significant; at least "
-        f"{_items(need)} {what} are needed"
+        f"{_counted(need, plural)} {'is' if float(need or 0) == 1 else 'are'} needed"
     )
+
+
+def _counted(value: float | str | None, plural: str) -> str:
+    """``"1 discordant pair"``, ``"0 discordant pairs"``: the count and its noun, agreeing."""
+    noun = plural.removesuffix("s") if float(value or 0.0) == 1 else plural
+    return f"{_items(value)} {noun}"
 
 
 def _tripwire(r: Reason) -> str:

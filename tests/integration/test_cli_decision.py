@@ -335,6 +335,10 @@ def test_a_powerless_eval_is_called_so(tmp_path: Path) -> None:
     write_cells(tmp_path, {"both_pass": 20, "fixed": 6, "broken": 0, "both_fail": 15})
     report, _, _ = compare(tmp_path)
     assert not report["test"]["powerless"] and report["verdict"]["outcome"] == "improvement"
+    # one discordant pair: the noun agrees with its count
+    write_cells(tmp_path, {"both_pass": 20, "fixed": 1, "broken": 0, "both_fail": 15})
+    _, _, markdown = compare(tmp_path)
+    assert "with 1 discordant pair the smallest p-value" in markdown
 
 
 def test_a_file_compared_with_itself_is_flagged(tmp_path: Path) -> None:
