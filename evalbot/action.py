@@ -63,8 +63,8 @@ from evalbot.errors import EXIT_OK, EvalbotError, PublishError
 from evalbot.events import Event, parse_event
 from evalbot.ledger import Digest
 from evalbot.policy import next_state
+from evalbot.results.fingerprint import fingerprint
 from evalbot.results.model import Paired
-from evalbot.results.pairing import fingerprint
 from evalbot.settings import ActionInputError, Settings
 from evalbot.state import State
 

@@ -12,8 +12,9 @@ from evalbot.compare import Comparison, compute_comparison
 from evalbot.config import Config
 from evalbot.errors import ConfigError
 from evalbot.policy import Decision, evaluate
+from evalbot.results.errors_rule import apply_errors
 from evalbot.results.model import Paired, Results
-from evalbot.results.pairing import apply_errors, pair
+from evalbot.results.pairing import pair
 from evalbot.results.restrict import restrict_items
 from evalbot.state import State
 from evalbot.vocabulary import Missing

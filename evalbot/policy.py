@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 from evalbot.compare import Comparison, plan_alpha
 from evalbot.config import Config
-from evalbot.results.pairing import fingerprint
+from evalbot.results.fingerprint import fingerprint
 from evalbot.rules import Conclusion, Decision, Gate, LookCount, Outcome, PlannedSize, Reason
 from evalbot.rules.gate import judge_gate
 from evalbot.rules.looks import count_looks, holdout_uses

@@ -31,8 +31,8 @@ from evalbot.config.records import (
 from evalbot.errors import ConfigError, InputError
 from evalbot.limits import MAX_RESAMPLES
 from evalbot.results.builder import show
+from evalbot.results.fingerprint import fingerprint
 from evalbot.results.options import FieldNames
-from evalbot.results.pairing import fingerprint
 from evalbot.vocabulary import (
     BOOTSTRAP_METHODS,
     CONFIDENCE,

@@ -13,7 +13,7 @@ import numpy as np
 
 from evalbot.errors import PairingError
 from evalbot.results.model import Paired
-from evalbot.results.pairing import subset
+from evalbot.results.subset import subset
 
 __all__ = ["restrict_items"]
 

@@ -15,8 +15,8 @@ from evalbot.compare import Comparison, compute_comparison
 from evalbot.config import BootstrapConfig, Config, F1Config, GateConfig, PolicyConfig
 from evalbot.policy import Decision, evaluate
 from evalbot.report import HistoryRow, Provenance, View, build_view
+from evalbot.results.fingerprint import fingerprint
 from evalbot.results.model import Paired
-from evalbot.results.pairing import fingerprint
 from evalbot.text import Markdown, url
 
 MARKER = "<!-- evalbot:evalbot -->"

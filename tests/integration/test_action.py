@@ -1116,7 +1116,7 @@ def test_an_earlier_run_in_progress_on_the_same_commit(world: World, same_items:
     """Two runs on one commit side by side: the later one is a re-run of the earlier one's look
     when it judges the same items, and refused ("shopping") when it judges others."""
     from evalbot.ledger import Digest, render_digest
-    from evalbot.results.pairing import fingerprint
+    from evalbot.results.fingerprint import fingerprint
 
     _one_look_plan(world)
     world.add_baseline_run()

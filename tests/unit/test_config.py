@@ -26,7 +26,7 @@ from evalbot.config import (
 )
 from evalbot.errors import ConfigError
 from evalbot.limits import MAX_RESAMPLES
-from evalbot.results.pairing import fingerprint
+from evalbot.results.fingerprint import fingerprint
 
 FULL = """
 metric: passed

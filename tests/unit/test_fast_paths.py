@@ -25,7 +25,8 @@ from evalbot.results.formats import fast_jsonl, jsonl_scan, parse_any
 from evalbot.results.formats.fast_jsonl import parse_fast
 from evalbot.results.model import Paired, Results
 from evalbot.results.options import ReadOptions
-from evalbot.results.pairing import _group_rows, pair
+from evalbot.results.pairing import pair
+from evalbot.results.per_item import group_rows
 from evalbot.stats import pass_at_k
 
 OPTIONS = ReadOptions(max_line_bytes=200)
@@ -231,7 +232,7 @@ def test_grouping_rows_in_first_seen_order_and_exact_when_hashes_collide(
     ids: list[str], expected: list[int], items: list[str]
 ) -> None:
     for cached in (None, np.zeros(len(ids), dtype=np.int64)):  # every hash equal: a collision
-        rows, got_items, _ = _group_rows(ids, cached)
+        rows, got_items, _ = group_rows(ids, cached)
         assert rows.tolist() == expected
         assert got_items == items
 

@@ -12,11 +12,14 @@ from unittest import mock
 import numpy as np
 import pytest
 
+from evalbot.results.fingerprint import fingerprint
 from evalbot.results.formats import fast_jsonl, parse_any
 from evalbot.results.idarray import IdArray, compact_ids, distinct, id_column
+from evalbot.results.join import locate
 from evalbot.results.model import Results
 from evalbot.results.options import ReadOptions
-from evalbot.results.pairing import fingerprint, locate, pair, subset
+from evalbot.results.pairing import pair
+from evalbot.results.subset import subset
 
 IDS = ["q-3", "q-10", "b", "a/b c", "z" * 20, "q-2"]
 

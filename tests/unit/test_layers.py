@@ -62,7 +62,19 @@ LAYERS = (
     ),
     Layer(
         "paired",
-        ("results/pairing.py", "results/restrict.py"),
+        (
+            "results/idseq.py",
+            "results/per_item.py",
+            "results/join.py",
+            "results/alignment.py",
+            "results/missing.py",
+            "results/labels.py",
+            "results/fingerprint.py",
+            "results/pairing.py",
+            "results/subset.py",
+            "results/errors_rule.py",
+            "results/restrict.py",
+        ),
         "two runs -> Paired items by id, and the sealed holdout set apart",
     ),
     Layer(

@@ -7,10 +7,11 @@ import hashlib
 import pytest
 
 from evalbot.errors import InputError, PairingError
+from evalbot.results.fingerprint import fingerprint
 from evalbot.results.formats.default import parse
 from evalbot.results.model import Results
 from evalbot.results.options import ReadOptions
-from evalbot.results.pairing import fingerprint, pair
+from evalbot.results.pairing import pair
 from evalbot.results.sources import merge
 
 
@@ -147,10 +148,10 @@ def test_output_is_sorted_whatever_the_row_order() -> None:
 
 
 def test_locate_matches_an_exact_dict_join() -> None:
-    from evalbot.results.pairing import _locate_exact, locate
+    from evalbot.results.join import locate, locate_exact
 
     keys = ["a", "b", "c", "é", "\U0001f600"]
     queries = ["c", "z", "a", "\U0001f600", ""]
-    assert locate(keys, queries).tolist() == _locate_exact(keys, queries).tolist()
+    assert locate(keys, queries).tolist() == locate_exact(keys, queries).tolist()
     assert locate(keys, queries).tolist() == [2, -1, 0, 4, -1]
     assert locate([], ["a"]).tolist() == [-1]

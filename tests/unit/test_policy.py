@@ -21,8 +21,9 @@ from evalbot.errors import ConfigError
 from evalbot.policy import Decision, evaluate, next_state
 from evalbot.report import decision_json
 from evalbot.report.reasons import word_disclosure, word_plan, word_reasons
+from evalbot.results.fingerprint import fingerprint
 from evalbot.results.options import ReadOptions
-from evalbot.results.pairing import fingerprint, pair
+from evalbot.results.pairing import pair
 from evalbot.results.sources import load_results
 from evalbot.state import Look, State, parse_state, render_state
 from tests.power_reference import scipy_power

@@ -8,10 +8,11 @@ import pytest
 from evalbot.analysis import analysed_items
 from evalbot.config import parse_config
 from evalbot.errors import ConfigError, PairingError
+from evalbot.results.fingerprint import fingerprint
 from evalbot.results.formats.default import parse
 from evalbot.results.model import Paired, Results
 from evalbot.results.options import ReadOptions
-from evalbot.results.pairing import fingerprint, pair
+from evalbot.results.pairing import pair
 from evalbot.results.restrict import restrict_items
 
 IDS = ["a", "b", "c", "d", "e"]
