@@ -1,10 +1,7 @@
 """The fast path for evalbot's own JSONL: a whole file decoded in one call.
 
-Why msgspec (and not orjson or stdlib ``json``): msgspec decodes JSON straight into a typed
-``Struct`` and checks the types in C while decoding, so a file of a million flat records
-becomes a list of small slot objects (no per-row dict, no Python-level type checks) in one
-call; orjson would still build a dict per row for Python code to inspect. msgspec is also one
-small wheel with no dependencies.
+msgspec decodes the file into columns (:mod:`.fast_decode`, which says why msgspec); this
+module proves them clean and builds the ``Results``, one named step per proof.
 
 This path only *proves* that a file is clean; it never reports a problem. On anything unusual
 (a blank line, an over-long line, a field it does not know, a type the ``Struct`` refuses, a
@@ -33,63 +30,25 @@ file: ``decode_lines`` reads it in place, a few megabytes of lines at a time):
 
 from __future__ import annotations
 
-import functools
 import operator
 from collections.abc import Sequence
+from dataclasses import dataclass
 from itertools import islice
 from typing import Any
 
-import msgspec
 import numpy as np
 from msgspec import UNSET, UnsetType
 
 from evalbot.errors import InputError
 from evalbot.results.builder import check_unique, parse_error_flag
-from evalbot.results.formats.jsonl_scan import (
-    Body,
-    Unusual,
-    check_lines,
-    chunks,
-    first_record,
-    real_quotes,
-)
-from evalbot.results.idarray import IdArray, compact_ids, concat, unique_order, unique_pairs
-from evalbot.results.model import MetricKind, Results
+from evalbot.results.formats.fast_decode import OPTIONAL, Decoded, decode
+from evalbot.results.formats.jsonl_scan import Body, Unusual, check_lines, first_record, real_quotes
+from evalbot.results.idarray import IdArray, unique_order, unique_pairs
+from evalbot.results.model import BoolArray, FloatArray, IntArray, MetricKind, Results
 from evalbot.results.options import FieldNames, ReadOptions
 
 _DEFAULT_FIELDS = FieldNames()
-
-
-#: Optional fields: absent from a row is ``UNSET`` (so keys can be counted), ``null`` is None.
-_OPTIONAL: dict[str, Any] = {
-    "epoch": int | None,
-    "slice": str | int | None,
-    "cluster": str | int | None,
-    "cost": int | float | None,
-    "error": str | bool | int | float | None,
-}
-#: The compared field is required and non-null: a row without it, or with null, is unusual.
-#: First tried with the narrow types (string ids, true/false, float scores: no column needs a
-#: type check then), and with the wide ones when msgspec refuses the narrow.
-_METRIC: dict[str, Any] = {"passed": bool | int | float, "score": int | float}
-_NARROW_METRIC: dict[str, Any] = {"passed": bool, "score": float}
 _SCALARS = frozenset({str, bool, int, float, type(None), UnsetType})
-
-
-@functools.lru_cache(maxsize=64)
-def _decoder(metric: str, optional: tuple[str, ...], narrow: bool) -> msgspec.json.Decoder[Any]:
-    fields: list[tuple[str, Any] | tuple[str, Any, Any]] = [
-        ("id", str if narrow else str | int),
-        (metric, (_NARROW_METRIC if narrow else _METRIC)[metric]),
-    ]
-    fields += [(name, _OPTIONAL[name] | UnsetType, UNSET) for name in optional]
-    row = msgspec.defstruct(
-        f"Row_{metric}_{'_'.join(optional)}{'_narrow' if narrow else ''}",
-        fields,
-        gc=False,
-        forbid_unknown_fields=True,
-    )
-    return msgspec.json.Decoder(row)
 
 
 def applies(options: ReadOptions) -> bool:
@@ -100,6 +59,195 @@ def applies(options: ReadOptions) -> bool:
         and not options.secondary
         and not options.columns
     )
+
+
+def parse_fast(data: bytes, *, source: str, options: ReadOptions) -> Results | None:
+    """``Results`` for a clean flat JSONL file, or ``None`` to use the generic path."""
+    try:
+        return _parse(data, source, options)
+    except Unusual:
+        return None
+
+
+@dataclass(frozen=True, kw_only=True, eq=False)
+class _Optional:
+    """The optional columns some row has (by field name) with the set of their values' types,
+    and the quoted tokens (keys, string values) they account for."""
+
+    present: dict[str, list[Any]]
+    types: dict[str, set[type]]
+    keys: int
+    strings: int
+
+
+@dataclass(frozen=True, kw_only=True, eq=False)
+class _Unique:
+    """How the ids were proven unique: sorted strictly, or by their hashes (kept for the join)."""
+
+    ids_sorted: bool
+    id_hashes: IntArray | None = None
+    id_order: IntArray | None = None
+
+
+def _parse(data: bytes, source: str, options: ReadOptions) -> Results:
+    body = Body(data)
+    lines = check_lines(body, options.max_line_bytes)
+    is_ascii = _check_text(body)
+    quotes = real_quotes(body)
+    first = first_record(body)
+    metric = options.metric or ("passed" if "passed" in first else "score")
+    optional = tuple(name for name in OPTIONAL if name in first)
+    # Compact ids: an ASCII file without escapes holds each id as its bytes (no NUL, no line
+    # break, nothing beyond ASCII).
+    compact = is_ascii and not body.has(b"\\")
+    decoded = decode(body, metric, optional, compact=compact, lines=lines)
+    if decoded.rows != lines:
+        raise Unusual
+    ids, id_strings = _ids(decoded)
+    extra = _optional_columns(decoded)
+    if quotes != 2 * (2 * decoded.rows + id_strings + extra.keys + extra.strings):
+        raise Unusual  # a repeated key: the generic path names it
+    scores, kind = _scores(decoded.columns[metric], metric, decoded.narrow)
+    epochs = _epochs(extra.present.get("epoch"), decoded.rows)
+    errors = _errors(extra.present.get("error"), decoded.rows)
+    if errors is not None:
+        scores[errors] = 0.0
+    unique = _unique(ids, epochs, source)
+    present, types = extra.present, extra.types
+    return Results(
+        source=source,
+        ids=ids,
+        scores=scores,
+        kind=kind,
+        epochs=epochs,
+        slices=_labels(present["slice"], types["slice"]) if "slice" in present else None,
+        clusters=_labels(present["cluster"], types["cluster"]) if "cluster" in present else None,
+        costs=_costs(present.get("cost"), decoded.rows),
+        errors=errors,
+        rows_are_lines=True,
+        id_hashes=unique.id_hashes,
+        id_order=unique.id_order,
+        ids_sorted=unique.ids_sorted,
+    )
+
+
+def _check_text(body: Body) -> bool:
+    """Whether the file is ASCII; a file that is not must be UTF-8 (msgspec checks the UTF-8 of
+    what it decodes; the generic path checks the whole file)."""
+    if body.isascii():
+        return True
+    try:
+        str(body.view(), "utf-8")
+    except UnicodeDecodeError:
+        raise Unusual from None
+    return False
+
+
+def _ids(decoded: Decoded) -> tuple[IdArray | list[str], int]:
+    """The id column, and how many of its values were strings (each one quoted token)."""
+    if decoded.packed is not None:
+        return decoded.packed, decoded.rows
+    raw_ids: list[Any] = decoded.columns["id"]
+    id_kinds: set[type] = {str} if decoded.narrow else set(map(type, raw_ids))
+    strings = _strings(raw_ids, id_kinds)
+    if id_kinds != {str}:
+        raw_ids = [v if type(v) is str else str(v) for v in raw_ids]
+    if not _usable_ids(raw_ids):
+        raise Unusual  # an empty or blank id: the generic path names it
+    return raw_ids, strings
+
+
+def _optional_columns(decoded: Decoded) -> _Optional:
+    """The optional columns some row has, each only of scalar values."""
+    n = decoded.rows
+    present: dict[str, list[Any]] = {}
+    types: dict[str, set[type]] = {}
+    keys = strings = 0
+    for name in decoded.optional:
+        values = decoded.columns[name]
+        kinds = types[name] = set(map(type, values))
+        if not kinds <= _SCALARS:
+            raise Unusual
+        absent = values.count(UNSET) if UnsetType in kinds else 0
+        keys += n - absent
+        strings += _strings(values, kinds)
+        if absent < n:
+            present[name] = values
+    return _Optional(present=present, types=types, keys=keys, strings=strings)
+
+
+def _scores(values: Any, metric: str, narrow: bool) -> tuple[FloatArray, MetricKind]:
+    """The compared column as floats: 0/1 for ``passed``, finite for ``score``."""
+    scores = _floats(values)
+    if metric == "passed":
+        if not narrow and not ((scores == 0.0) | (scores == 1.0)).all():
+            raise Unusual
+        return scores, "binary"
+    if not np.isfinite(scores).all():
+        raise Unusual
+    return scores, "score"
+
+
+def _epochs(raw: list[Any] | None, n: int) -> IntArray | None:
+    """Every row's epoch (a non-negative integer), or ``None`` when no row has one."""
+    if raw is None:
+        return None
+    missing = raw.count(None) + raw.count(UNSET)
+    if 0 < missing < n:
+        raise Unusual
+    if missing:
+        return None
+    try:
+        epochs = np.array(raw, dtype=np.int64)
+    except (TypeError, ValueError, OverflowError):
+        raise Unusual from None
+    if (epochs < 0).any():
+        raise Unusual
+    return epochs
+
+
+def _costs(raw: list[Any] | None, n: int) -> FloatArray | None:
+    if raw is None:
+        return None
+    costs = [None if v is UNSET else v for v in raw]
+    if costs.count(None) == n:
+        return None
+    floats: FloatArray = _floats(costs)
+    if np.isinf(floats).any():
+        raise Unusual
+    return floats
+
+
+def _errors(raw: list[Any] | None, n: int) -> BoolArray | None:
+    """The harness-error flag of each row, ``None`` when no row errored."""
+    if raw is None:
+        return None
+    values = [None if v is UNSET else v for v in raw]
+    flags = np.fromiter(map(parse_error_flag, values), dtype=np.bool_, count=n)
+    return flags if flags.any() else None
+
+
+def _unique(ids: IdArray | list[str], epochs: IntArray | None, source: str) -> _Unique:
+    """Proof that the ids (or the (id, epoch) pairs) are unique; repeats are unusual."""
+    if isinstance(ids, IdArray) and epochs is not None:
+        if not unique_pairs(ids, epochs):
+            raise Unusual  # a repeated (id, epoch): the generic path names it
+        return _Unique(ids_sorted=False)
+    if isinstance(ids, IdArray):
+        if ids.is_sorted(strictly=True):
+            return _Unique(ids_sorted=True)
+        hashes = ids.hashes()
+        order = unique_order(ids, hashes)
+        if order is None:
+            raise Unusual  # a repeated id: the generic path names it
+        return _Unique(ids_sorted=False, id_hashes=hashes, id_order=order)
+    if epochs is None and _increasing(ids):
+        return _Unique(ids_sorted=True)
+    try:
+        id_hashes = check_unique(ids, epochs, lambda row: f"{source}:{row + 1}")
+    except InputError:
+        raise Unusual from None
+    return _Unique(ids_sorted=False, id_hashes=id_hashes)
 
 
 def _floats(values: Any) -> Any:
@@ -134,206 +282,11 @@ def _strings(values: list[Any], kinds: set[type]) -> int:
     return list(map(type, values)).count(str)
 
 
-def parse_fast(data: bytes, *, source: str, options: ReadOptions) -> Results | None:
-    """``Results`` for a clean flat JSONL file, or ``None`` to use the generic path."""
-    try:
-        return _parse(data, source, options)
-    except Unusual:
-        return None
-
-
-def _decode(
-    body: Body,
-    metric: str,
-    optional: tuple[str, ...],
-    narrow: bool = True,
-    compact: bool = False,
-    lines: int = 0,
-) -> tuple[dict[str, Any], int, tuple[str, ...], bool, IdArray | None]:
-    """The decoded columns, the row count, the optional fields, whether the narrow types
-    held, and with ``compact`` the ids as an :class:`IdArray` (``None``: they are in the
-    ``id`` column). Decoded a chunk of lines at a time, each chunk's rows dropped once its
-    columns are taken, so the rows of a whole large file never exist at once; compact ids
-    are packed a chunk at a time too (their strings never all exist at once), and with the
-    narrow types the compared value goes straight into a float array of ``lines`` rows."""
-    decoder = _decoder(metric, optional, narrow)
-    names = ("id", *optional) if narrow else ("id", metric, *optional)
-    columns: dict[str, Any] = {name: [] for name in names}
-    getters = [(columns[name], operator.attrgetter(name)) for name in names]
-    if compact:
-        getters = getters[1:]
-    id_of, value_of = operator.attrgetter("id"), operator.attrgetter(metric)
-    values = np.empty(lines, dtype=np.float64)
-    packed: list[IdArray] = []
-    view = body.view()
-    rows = 0
-    try:
-        for start, end in chunks(body):
-            chunk = decoder.decode_lines(view[start:end])
-            if narrow:
-                if rows + len(chunk) > lines:
-                    raise Unusual  # more records than lines
-                values[rows : rows + len(chunk)] = np.fromiter(
-                    map(value_of, chunk), dtype=np.float64, count=len(chunk)
-                )
-            rows += len(chunk)
-            for column, getter in getters:
-                column.extend(map(getter, chunk))
-            if compact:
-                ids = list(map(id_of, chunk))
-                part = compact_ids(ids, checked=True)
-                if part is None:  # an unusual id: every id as a string, as usual
-                    columns["id"] = [i for p in packed for i in p] + ids
-                    getters.insert(0, (columns["id"], id_of))
-                    packed, compact = [], False
-                else:
-                    packed.append(part)
-            del chunk
-    except msgspec.DecodeError as error:
-        message = str(error)
-        if narrow and message.endswith((".id`", f".{metric}`")):
-            return _decode(body, metric, optional, narrow=False)  # e.g. integer ids
-        if optional != tuple(_OPTIONAL) and "unknown field" in message:
-            # a later row has a known field the first one lacked: read them all
-            return _decode(body, metric, tuple(_OPTIONAL), narrow, compact, lines)
-        # Whatever msgspec dislikes, the generic path reads again and reports exactly.
-        raise Unusual from None
-    except (RecursionError, ValueError):
-        raise Unusual from None
-    if narrow:
-        columns[metric] = values[:rows]
-    if compact and packed:
-        return columns, rows, optional, narrow, concat(packed)
-    return columns, rows, optional, narrow, None
-
-
 def _usable_ids(ids: list[str]) -> bool:
     """No empty or blank id (the generic path names those), and a type ``str`` each."""
     return all(ids) and not any(map(str.isspace, ids))
 
 
-def _parse(data: bytes, source: str, options: ReadOptions) -> Results:
-    body = Body(data)
-    lines = check_lines(body, options.max_line_bytes)
-    is_ascii = body.isascii()
-    if not is_ascii:
-        # msgspec checks the UTF-8 of what it decodes; the generic path checks the whole file.
-        try:
-            str(body.view(), "utf-8")
-        except UnicodeDecodeError:
-            raise Unusual from None
-    quotes = real_quotes(body)
-    first = first_record(body)
-    metric = options.metric or ("passed" if "passed" in first else "score")
-    optional = tuple(name for name in _OPTIONAL if name in first)
-    # Compact ids: an ASCII file without escapes holds each id as its bytes (no NUL, no line
-    # break, nothing beyond ASCII).
-    compact = is_ascii and not body.has(b"\\")
-    columns, n, optional, narrow, packed = _decode(
-        body, metric, optional, compact=compact, lines=lines
-    )
-    if n != lines:
-        raise Unusual
-    ids: Sequence[str]
-    if packed is not None:
-        ids = packed
-        keys, strings = 2 * n, n
-    else:
-        raw_ids: list[Any] = columns["id"]
-        id_kinds: set[type] = {str} if narrow else set(map(type, raw_ids))
-        keys, strings = 2 * n, _strings(raw_ids, id_kinds)
-        if id_kinds != {str}:
-            raw_ids = [v if type(v) is str else str(v) for v in raw_ids]
-        if not _usable_ids(raw_ids):
-            raise Unusual  # an empty or blank id: the generic path names it
-        ids = raw_ids
-    present: dict[str, list[Any]] = {}
-    types: dict[str, set[type]] = {}
-    for name in optional:
-        values = columns[name]
-        kinds = types[name] = set(map(type, values))
-        if not kinds <= _SCALARS:
-            raise Unusual
-        absent = values.count(UNSET) if UnsetType in kinds else 0
-        keys += n - absent
-        strings += _strings(values, kinds)
-        if absent < n:
-            present[name] = values
-    if quotes != 2 * (keys + strings):
-        raise Unusual  # a repeated key: the generic path names it
-    scores = _floats(columns[metric])
-    kind: MetricKind
-    if metric == "passed":
-        if not narrow and not ((scores == 0.0) | (scores == 1.0)).all():
-            raise Unusual
-        kind = "binary"
-    else:
-        if not np.isfinite(scores).all():
-            raise Unusual
-        kind = "score"
-    epochs = None
-    if "epoch" in present:
-        raw_epochs = present["epoch"]
-        missing = raw_epochs.count(None) + raw_epochs.count(UNSET)
-        if 0 < missing < n:
-            raise Unusual
-        if missing == 0:
-            try:
-                epochs = np.array(raw_epochs, dtype=np.int64)
-            except (TypeError, ValueError, OverflowError):
-                raise Unusual from None
-            if (epochs < 0).any():
-                raise Unusual
-    costs = None
-    if "cost" in present:
-        raw_costs = [None if v is UNSET else v for v in present["cost"]]
-        if raw_costs.count(None) < n:
-            costs = _floats(raw_costs)
-            if np.isinf(costs).any():
-                raise Unusual
-    errors = None
-    if "error" in present:
-        raw_errors = [None if v is UNSET else v for v in present["error"]]
-        flags = np.fromiter(map(parse_error_flag, raw_errors), dtype=np.bool_, count=n)
-        if flags.any():
-            errors = flags
-            scores[flags] = 0.0
-    id_hashes = id_order = None
-    if isinstance(ids, IdArray) and epochs is not None:
-        ids_sorted = False
-        if not unique_pairs(ids, epochs):
-            raise Unusual  # a repeated (id, epoch): the generic path names it
-    elif isinstance(ids, IdArray):
-        ids_sorted = ids.is_sorted(strictly=True)
-        if not ids_sorted:
-            id_hashes = ids.hashes()
-            id_order = unique_order(ids, id_hashes)
-            if id_order is None:
-                raise Unusual  # a repeated id: the generic path names it
-    else:
-        ids_sorted = epochs is None and _increasing(ids)
-        if not ids_sorted:
-            try:
-                id_hashes = check_unique(ids, epochs, lambda row: f"{source}:{row + 1}")
-            except InputError:
-                raise Unusual from None
-    return Results(
-        source=source,
-        ids=ids,
-        scores=scores,
-        kind=kind,
-        epochs=epochs,
-        slices=_labels(present["slice"], types["slice"]) if "slice" in present else None,
-        clusters=_labels(present["cluster"], types["cluster"]) if "cluster" in present else None,
-        costs=costs,
-        errors=errors,
-        rows_are_lines=True,
-        id_hashes=id_hashes,
-        id_order=id_order,
-        ids_sorted=ids_sorted,
-    )
-
-
-def _increasing(ids: list[str]) -> bool:
+def _increasing(ids: Sequence[str]) -> bool:
     """Strictly increasing (so sorted and free of repeats), in one C-level pass."""
     return all(map(operator.lt, ids, islice(ids, 1, None)))
