@@ -250,3 +250,16 @@ def check_unique(ids: list[str], epochs: Any, where: Callable[[int], str]) -> In
                 "repeats need an `epoch` field"
             )
     return hashed  # equal hashes, distinct keys (a collision): still unique
+
+
+def epochs_in_order(item_ids: list[str]) -> list[int | None]:
+    """Each row's epoch for a log that repeats an item once per completion: 1, 2, ... per id in
+    row order when some id repeats; ``None`` for every row when none does."""
+    seen: dict[str, int] = {}
+    numbers: list[int | None] = []
+    for item_id in item_ids:
+        seen[item_id] = seen.get(item_id, 0) + 1
+        numbers.append(seen[item_id])
+    if len(seen) == len(item_ids):
+        return [None] * len(item_ids)
+    return numbers

@@ -208,8 +208,6 @@ _RESULTS_WORK = (
 LONG_FUNCTIONS = {
     "report/view.py:build_view": "one keyword per field of the View, the templates' contract "
     "(60 fields); every value is computed by a named helper",
-    "results/formats/lm_eval.py:parse": _RESULTS_WORK,
-    "results/formats/openai_evals.py:parse": _RESULTS_WORK,
     "results/sources.py:merge": _RESULTS_WORK,
 }
 

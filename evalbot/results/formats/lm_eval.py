@@ -24,6 +24,7 @@ import math
 import re
 import shlex
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from evalbot.errors import InputError
@@ -134,6 +135,18 @@ def _value(value: object, where: str, metric: str) -> tuple[float, bool]:
     raise InputError(f"{where}: `{metric}` must be a number, got {show(value)}")
 
 
+@dataclass(frozen=True, kw_only=True)
+class _Item:
+    """One document's row, read: its compared value and whether it is 0/1 by definition."""
+
+    where: str
+    item_id: str
+    value: float
+    binary: bool
+    doc_hash: str | None
+    extra: dict[str, float]
+
+
 def parse(data: bytes, *, source: str, options: ReadOptions) -> Results:
     """Parse one lm-eval samples file."""
     if is_aggregate(source):
@@ -142,24 +155,9 @@ def parse(data: bytes, *, source: str, options: ReadOptions) -> Results:
     rows = _rows(text, source, options.max_line_bytes)
     if not rows:
         raise InputError(f"{source}: no items")
-    filters = list(dict.fromkeys(_filter_of(r, w) for w, r in rows))
-    chosen = options.filter
-    if chosen is None:
-        if len(filters) > 1:
-            raise InputError(
-                f"{source}: holds several filters ({', '.join(filters)}); choose one, e.g. "
-                f"--filter {shlex.quote(filters[0])} (config `filter:`)"
-            )
-        chosen = filters[0]
-    elif chosen not in filters:
-        raise InputError(
-            f"{source}: no rows with filter {show(chosen)}; the file has {', '.join(filters)} "
-            f"(choose one with --filter NAME, config `filter:`)"
-        )
+    chosen = _chosen_filter(rows, options.filter, source)
     file_task = task_of(source)
-    builder = ResultsBuilder(source)
-    kinds: list[bool] = []
-    values: list[tuple[str, str, float, str | None, dict[str, float]]] = []
+    items: list[_Item] = []
     # `passed` (evalbot's own default name) means "the row's only metric".
     metric = None if options.metric == "passed" else options.metric
     for where, record in rows:
@@ -167,47 +165,82 @@ def parse(data: bytes, *, source: str, options: ReadOptions) -> Results:
             continue
         names = _metric_names(record, where)
         if metric is None:
-            if not names:
-                raise InputError(f"{where}: lists no metrics (its `metrics` list is empty)")
-            if len(names) > 1:
-                raise InputError(
-                    f"{where}: lists metrics {', '.join(names)}; choose one, e.g. "
-                    f"--metric {shlex.quote(names[0])} (config `metric:`)"
-                )
-            metric = names[0]
-        doc_id = record.get("doc_id")
-        if isinstance(doc_id, bool) or not isinstance(doc_id, int | str) or doc_id == "":
-            raise InputError(
-                f"{where}: `doc_id` must be an integer or a string, got {show(doc_id)}"
-            )
-        task = record.get("task")
-        if not isinstance(task, str) or not task:
-            task = file_task
-        item_id = f"{task}/{doc_id}" if options.several_files else str(doc_id)
-        if metric not in record:
-            raise InputError(f"{where}: item {show(item_id)} has no `{metric}`")
-        number, binary = _value(record[metric], where, metric)
-        kinds.append(binary)
-        doc_hash = record.get("doc_hash")
-        if doc_hash is not None and not isinstance(doc_hash, str):
-            raise InputError(f"{where}: `doc_hash` must be a string, got {show(doc_hash)}")
-        extra = {
-            name: float(record[name])
-            for name in names
-            if name != metric
-            and isinstance(record.get(name), int | float)
-            and not isinstance(record.get(name), bool)
-            and math.isfinite(record[name])
-        }
-        values.append((where, item_id, number, doc_hash, extra))
-    kind: MetricKind = "binary" if all(kinds) else "score"
-    for where, item_id, number, doc_hash, extra in values:
+            metric = _only_metric(names, where)
+        item_id = _item_id(record, where, file_task, several_files=options.several_files)
+        items.append(_item(record, where, item_id, metric, names))
+    kind: MetricKind = "binary" if all(item.binary for item in items) else "score"
+    builder = ResultsBuilder(source)
+    for item in items:
         builder.add(
-            where=where,
-            item_id=item_id,
-            score=number,
+            where=item.where,
+            item_id=item.item_id,
+            score=item.value,
             kind=kind,
-            content_hash=doc_hash,
-            metrics=extra or None,
+            content_hash=item.doc_hash,
+            metrics=item.extra or None,
         )
     return builder.build()
+
+
+def _chosen_filter(rows: list[tuple[str, dict[str, Any]]], wanted: str | None, source: str) -> str:
+    """The filter whose rows are read: the one asked for, or the file's only one."""
+    filters = list(dict.fromkeys(_filter_of(r, w) for w, r in rows))
+    if wanted is None:
+        if len(filters) > 1:
+            raise InputError(
+                f"{source}: holds several filters ({', '.join(filters)}); choose one, e.g. "
+                f"--filter {shlex.quote(filters[0])} (config `filter:`)"
+            )
+        return filters[0]
+    if wanted not in filters:
+        raise InputError(
+            f"{source}: no rows with filter {show(wanted)}; the file has {', '.join(filters)} "
+            f"(choose one with --filter NAME, config `filter:`)"
+        )
+    return wanted
+
+
+def _only_metric(names: list[str], where: str) -> str:
+    """The row's one metric, when none was asked for."""
+    if not names:
+        raise InputError(f"{where}: lists no metrics (its `metrics` list is empty)")
+    if len(names) > 1:
+        raise InputError(
+            f"{where}: lists metrics {', '.join(names)}; choose one, e.g. "
+            f"--metric {shlex.quote(names[0])} (config `metric:`)"
+        )
+    return names[0]
+
+
+def _item_id(record: Mapping[str, Any], where: str, file_task: str, *, several_files: bool) -> str:
+    """``doc_id``, or ``<task>/<doc_id>`` when the run is read from several files."""
+    doc_id = record.get("doc_id")
+    if isinstance(doc_id, bool) or not isinstance(doc_id, int | str) or doc_id == "":
+        raise InputError(f"{where}: `doc_id` must be an integer or a string, got {show(doc_id)}")
+    task = record.get("task")
+    if not isinstance(task, str) or not task:
+        task = file_task
+    return f"{task}/{doc_id}" if several_files else str(doc_id)
+
+
+def _item(
+    record: Mapping[str, Any], where: str, item_id: str, metric: str, names: list[str]
+) -> _Item:
+    """The row's compared value, its document hash and its other numeric metrics."""
+    if metric not in record:
+        raise InputError(f"{where}: item {show(item_id)} has no `{metric}`")
+    number, binary = _value(record[metric], where, metric)
+    doc_hash = record.get("doc_hash")
+    if doc_hash is not None and not isinstance(doc_hash, str):
+        raise InputError(f"{where}: `doc_hash` must be a string, got {show(doc_hash)}")
+    extra = {
+        name: float(record[name])
+        for name in names
+        if name != metric
+        and isinstance(record.get(name), int | float)
+        and not isinstance(record.get(name), bool)
+        and math.isfinite(record[name])
+    }
+    return _Item(
+        where=where, item_id=item_id, value=number, binary=binary, doc_hash=doc_hash, extra=extra
+    )

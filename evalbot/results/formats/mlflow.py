@@ -37,7 +37,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from evalbot.errors import InputError
-from evalbot.results.builder import ResultsBuilder, parse_item_id, show
+from evalbot.results.builder import ResultsBuilder, epochs_in_order, parse_item_id, show
 from evalbot.results.formats.jsontext import (
     NOTHING,
     UnreadableError,
@@ -232,47 +232,48 @@ def parse_records(
     if not rows:
         raise InputError(f"{source}: no items")
     scorer = _choose(source, rows, options.scorer or options.metric)
-    parsed: list[tuple[str, str, float, bool, bool]] = []
-    for where, record, feedbacks in rows:
-        item_id = _item_id(record, where, options.fields)
-        app_failed = record.get("state") == "ERROR"
-        chosen = [a for a in feedbacks if _name(a) == scorer]
-        if len(chosen) > 1:
-            raise InputError(
-                f"{where}: item {show(item_id)} has {len(chosen)} valid `{scorer}` assessments; "
-                "which one counts? (mark the others invalid in MLflow)"
-            )
-        feedback = chosen[0].get("feedback") if chosen else None
-        if feedback is not None and not isinstance(feedback, Mapping):
-            raise InputError(f"{where}: `feedback` must be an object, got {show(feedback)}")
-        scorer_failed = feedback is not None and bool(feedback.get("error"))
-        value = None if feedback is None else feedback.get("value")
-        if app_failed or scorer_failed:
-            parsed.append((where, item_id, 0.0, True, True))
-            continue
-        if not chosen:
-            raise InputError(f"{where}: item {show(item_id)} has no `{scorer}` assessment")
-        if value is None:
-            raise InputError(
-                f"{where}: item {show(item_id)}: assessment `{scorer}` has no value and no error"
-            )
-        number, binary = _value(value, where, scorer)
-        parsed.append((where, item_id, number, binary, False))
+    parsed = [
+        _outcome(where, record, feedbacks, scorer, options) for where, record, feedbacks in rows
+    ]
     kind: MetricKind = "binary" if all(r[3] for r in parsed) else "score"
-    counts: dict[str, int] = {}
-    for _, item_id, _, _, _ in parsed:
-        counts[item_id] = counts.get(item_id, 0) + 1
-    repeated = any(c > 1 for c in counts.values())
-    seen: dict[str, int] = {}
+    epochs = epochs_in_order([item_id for _, item_id, _, _, _ in parsed])
     builder = ResultsBuilder(source)
-    for where, item_id, number, _, errored in parsed:
-        seen[item_id] = seen.get(item_id, 0) + 1
+    for (where, item_id, number, _, errored), epoch in zip(parsed, epochs, strict=True):
         builder.add(
-            where=where,
-            item_id=item_id,
-            score=number,
-            kind=kind,
-            epoch=seen[item_id] if repeated else None,
-            error=errored,
+            where=where, item_id=item_id, score=number, kind=kind, epoch=epoch, error=errored
         )
     return builder.build()
+
+
+def _outcome(
+    where: str,
+    record: Mapping[str, Any],
+    feedbacks: list[Any],
+    scorer: str,
+    options: ReadOptions,
+) -> tuple[str, str, float, bool, bool]:
+    """(where, item id, value, whether it is pass/fail, whether it errored) of one trace: the
+    app's or the scorer's error is a harness error (value 0)."""
+    item_id = _item_id(record, where, options.fields)
+    app_failed = record.get("state") == "ERROR"
+    chosen = [a for a in feedbacks if _name(a) == scorer]
+    if len(chosen) > 1:
+        raise InputError(
+            f"{where}: item {show(item_id)} has {len(chosen)} valid `{scorer}` assessments; "
+            "which one counts? (mark the others invalid in MLflow)"
+        )
+    feedback = chosen[0].get("feedback") if chosen else None
+    if feedback is not None and not isinstance(feedback, Mapping):
+        raise InputError(f"{where}: `feedback` must be an object, got {show(feedback)}")
+    scorer_failed = feedback is not None and bool(feedback.get("error"))
+    value = None if feedback is None else feedback.get("value")
+    if app_failed or scorer_failed:
+        return where, item_id, 0.0, True, True
+    if not chosen:
+        raise InputError(f"{where}: item {show(item_id)} has no `{scorer}` assessment")
+    if value is None:
+        raise InputError(
+            f"{where}: item {show(item_id)}: assessment `{scorer}` has no value and no error"
+        )
+    number, binary = _value(value, where, scorer)
+    return where, item_id, number, binary, False
