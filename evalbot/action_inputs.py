@@ -22,10 +22,11 @@ from evalbot.config import Config
 from evalbot.errors import InputError, PairingError
 from evalbot.github_io import ArtifactInfo, WorkflowRunInfo
 from evalbot.limits import MAX_ARTIFACT_MEMBERS
+from evalbot.results.merge import merge
 from evalbot.results.model import Paired, Results
 from evalbot.results.options import ReadOptions
 from evalbot.results.pairing import pair
-from evalbot.results.sources import merge, parse_zip
+from evalbot.results.sources import parse_zip
 from evalbot.settings import ActionInputError
 from evalbot.text import Markdown
 

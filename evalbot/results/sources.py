@@ -2,8 +2,8 @@
 
 ``load_results`` reads every file a spec names, parses each with its format (forced by
 ``format:`` or detected from the name and first bytes), and merges the shards into one
-:class:`Results`. Archives are read in memory as untrusted input (:mod:`.archive`). This is the
-IO edge of ``evalbot.results``.
+:class:`Results` (:mod:`.merge`). Archives are read in memory as untrusted input
+(:mod:`.archive`). This is the IO edge of ``evalbot.results``.
 """
 
 from __future__ import annotations
@@ -12,15 +12,13 @@ import glob
 from dataclasses import replace
 from pathlib import Path
 
-import numpy as np
-
 from evalbot.errors import InputError
 from evalbot.results.archive import Archive, ArchiveBudget
-from evalbot.results.builder import check_unique
 from evalbot.results.formats import parse_any
 from evalbot.results.formats.lm_eval import AGGREGATE
 from evalbot.results.ids import parse_id_list
-from evalbot.results.model import FloatArray, Results
+from evalbot.results.merge import merge
+from evalbot.results.model import Results
 from evalbot.results.options import ReadOptions
 
 RESULT_SUFFIXES = (".jsonl", ".ndjson", ".json", ".csv", ".tsv", ".eval", ".xml", ".zip")
@@ -126,73 +124,3 @@ def load_results(spec: str, options: ReadOptions) -> Results:
         options = replace(options, several_files=True)
     shards = [shard for path in paths for shard in parse_file(str(path), read_bytes(path), options)]
     return merge(shards, spec)
-
-
-def merge(shards: list[Results], spec: str) -> Results:
-    """One ``Results`` from several shards; a repeated (id, epoch) across shards is an error."""
-    if len(shards) == 1:
-        return shards[0]
-    kinds = {s.kind for s in shards}
-    if len(kinds) > 1:
-        first = next(s for s in shards if s.kind == "binary")
-        other = next(s for s in shards if s.kind == "score")
-        raise InputError(
-            f"{other.source}: has a score metric but {first.source} has pass/fail; "
-            "shards of one run must use one kind"
-        )
-    with_epochs = [s.epochs is not None for s in shards]
-    if any(with_epochs) and not all(with_epochs):
-        bad = shards[with_epochs.index(False)]
-        raise InputError(f"{bad.source}: rows have no `epoch` but other shards do")
-    ids = [i for s in shards for i in s.ids]
-    locations = [
-        loc
-        for s in shards
-        for loc in (s.locations if s.locations is not None else map(s.location, range(len(s))))
-    ]
-    epochs = (
-        np.concatenate([s.epochs for s in shards if s.epochs is not None])
-        if all(with_epochs)
-        else None
-    )
-    id_hashes = check_unique(ids, epochs, locations.__getitem__)
-
-    def labels(name: str) -> list[str | None] | None:
-        columns = [getattr(s, name) for s in shards]
-        if all(c is None for c in columns):
-            return None
-        return [v for s, c in zip(shards, columns, strict=True) for v in (c or [None] * len(s))]
-
-    def floats(name: str, fill: float) -> FloatArray | None:
-        columns = [getattr(s, name) for s in shards]
-        if all(c is None for c in columns):
-            return None
-        return np.concatenate(
-            [
-                np.asarray(c, dtype=np.float64) if c is not None else np.full(len(s), fill)
-                for s, c in zip(shards, columns, strict=True)
-            ]
-        )
-
-    metric_names = list(dict.fromkeys(name for s in shards for name in s.metrics))
-    metrics = {
-        name: np.concatenate([s.metrics.get(name, np.full(len(s), np.nan)) for s in shards])
-        for name in metric_names
-    }
-
-    errors = floats("errors", 0.0)
-    return Results(
-        source=", ".join(s.source for s in shards),
-        ids=ids,
-        scores=np.concatenate([s.scores for s in shards]),
-        kind=shards[0].kind,
-        epochs=epochs,
-        slices=labels("slices"),
-        clusters=labels("clusters"),
-        costs=floats("costs", np.nan),
-        errors=None if errors is None else errors.astype(np.bool_),
-        metrics=metrics,
-        locations=locations,
-        content_hashes=labels("content_hashes"),
-        id_hashes=id_hashes,
-    )

@@ -12,9 +12,10 @@ from typing import Any
 from evalbot.action import run_action
 from evalbot.actions_env import ActionsEnv
 from evalbot.github_io import GitHubClient, make_client
+from evalbot.results.merge import merge
 from evalbot.results.model import Results
 from evalbot.results.options import ReadOptions
-from evalbot.results.sources import merge, parse_file
+from evalbot.results.sources import parse_file
 from evalbot.settings import Settings, parse_settings
 from evalbot.state import parse_state
 from tests.fakegithub import FakeGitHub

@@ -54,6 +54,7 @@ LAYERS = (
             "results/builder.py",
             "results/archive.py",
             "results/ids.py",
+            "results/merge.py",
             "results/sources.py",
             "results/formats/*.py",
         ),

@@ -9,10 +9,10 @@ import pytest
 from evalbot.errors import InputError, PairingError
 from evalbot.results.fingerprint import fingerprint
 from evalbot.results.formats.default import parse
+from evalbot.results.merge import merge
 from evalbot.results.model import Results
 from evalbot.results.options import ReadOptions
 from evalbot.results.pairing import pair
-from evalbot.results.sources import merge
 
 
 def results(text: str, source: str = "r.jsonl") -> Results:
