@@ -116,6 +116,45 @@ class _Ctx:
 _Handler = Callable[["FakeGitHub", _Ctx], Reply]
 
 
+@dataclass(frozen=True)
+class _Request:
+    """One request as logged and routed: its path without the prefix (``outside``: it was not
+    under the prefix), query, body (JSON when it parses) and ``Authorization`` header."""
+
+    entry: LoggedRequest
+    path: str
+    outside: bool
+    query: dict[str, list[str]]
+    body: Any
+    auth: str | None
+
+    @classmethod
+    def read(
+        cls,
+        method: str,
+        raw_path: str,
+        headers: Mapping[str, str],
+        raw_body: bytes,
+        split_path: tuple[str, bool],
+    ) -> _Request:
+        split = urlsplit(raw_path)
+        path, outside = split_path
+        query = parse_qs(split.query, keep_blank_values=True)
+        body: Any = None
+        if raw_body:
+            try:
+                body = json.loads(raw_body)
+            except ValueError:
+                body = raw_body.decode("utf-8", "replace")
+        logged_headers = {
+            k: (v.split(" ", 1)[0] + " <redacted>" if k.lower() == "authorization" else v)
+            for k, v in headers.items()
+        }
+        entry = LoggedRequest(method, path, query, logged_headers, body, raw_path=split.path)
+        auth = next((v for k, v in headers.items() if k.lower() == "authorization"), None)
+        return cls(entry, path, outside, query, body, auth)
+
+
 @dataclass
 class _Route:
     method: str
@@ -455,61 +494,27 @@ class FakeGitHub:
     def _handle(
         self, method: str, raw_path: str, headers: Mapping[str, str], raw_body: bytes
     ) -> Reply:
-        split = urlsplit(raw_path)
-        path = split.path
-        outside = False
-        if self.prefix:
-            if path.startswith(self.prefix + "/"):
-                path = path[len(self.prefix) :]
-            else:
-                outside = True
-        query = parse_qs(split.query, keep_blank_values=True)
-        body: Any = None
-        if raw_body:
-            try:
-                body = json.loads(raw_body)
-            except ValueError:
-                body = raw_body.decode("utf-8", "replace")
-        logged_headers = {
-            k: (v.split(" ", 1)[0] + " <redacted>" if k.lower() == "authorization" else v)
-            for k, v in headers.items()
-        }
-        entry = LoggedRequest(method, path, query, logged_headers, body, raw_path=split.path)
-        auth_value = next((v for k, v in headers.items() if k.lower() == "authorization"), None)
+        request = _Request.read(method, raw_path, headers, raw_body, self._split(raw_path))
+        path, entry = request.path, request.entry
         with self.world.lock:
             self.requests.append(entry)
-            if outside:  # GHES answers paths outside /api/v3 with its web UI: not the API
+            if request.outside:  # GHES answers paths outside /api/v3 with its web UI: not the API
                 entry.status = 404
                 return Reply(404, templates.error(templates.NOT_FOUND_MESSAGE))
-            after_hooks: list[Callable[[], object]] = []
-            delay = next((r.delay for r in self._rules if r.delay and r.take(method, path)), 0.0)
-            for rule in list(self._rules):
-                if rule.reply is None and rule.hook is not None and rule.take(method, path):
-                    assert rule.hook is not None
-                    if rule.when == "before":
-                        rule.hook()
-                    else:
-                        after_hooks.append(rule.hook)
-            fault = next(
-                (r for r in self._rules if r.reply is not None and r.take(method, path)), None
-            )
+            delay, after_hooks, fault = self._apply_rules(method, path)
             if path.startswith("/_blob/"):
-                reply = (
-                    self._blob(path, auth_value)
-                    if fault is None or fault.reply is None
-                    else fault.reply
-                )
+                reply = self._blob(path, request.auth) if fault is None else fault
                 self._rules = [r for r in self._rules if r.times != 0]
                 entry.status = reply.status
                 return Reply(reply.status, reply.body, dict(reply.headers))
             self._used += 1
-            token = self._authenticate(auth_value, entry)
-            if fault is not None and fault.reply is not None:
-                reply = Reply(fault.reply.status, fault.reply.body, dict(fault.reply.headers))
+            token = self._authenticate(request.auth, entry)
+            if fault is not None:
+                reply = Reply(fault.status, fault.body, dict(fault.headers))
             elif isinstance(token, Reply):
                 reply = token
             else:
-                reply = self._dispatch(method, path, query, body, token)
+                reply = self._dispatch(method, path, request.query, request.body, token)
             for hook in after_hooks:
                 hook()
             self._rules = [r for r in self._rules if r.times != 0]
@@ -517,6 +522,22 @@ class FakeGitHub:
             reply.headers = {**self._rate_headers(), **reply.headers}
             reply.delay = delay
             return reply
+
+    def _apply_rules(
+        self, method: str, path: str
+    ) -> tuple[float, list[Callable[[], object]], Reply | None]:
+        """The rules matching a request (under the lock): its delay; the ``before`` hooks run
+        now, the ``after`` hooks returned; and the fault's reply, if one is set up."""
+        delay = next((r.delay for r in self._rules if r.delay and r.take(method, path)), 0.0)
+        after_hooks: list[Callable[[], object]] = []
+        for rule in list(self._rules):
+            if rule.reply is None and rule.hook is not None and rule.take(method, path):
+                if rule.when == "before":
+                    rule.hook()
+                else:
+                    after_hooks.append(rule.hook)
+        fault = next((r for r in self._rules if r.reply is not None and r.take(method, path)), None)
+        return delay, after_hooks, None if fault is None else fault.reply
 
     def _authenticate(self, value: str | None, entry: LoggedRequest) -> Token | Reply:
         if not value:
