@@ -68,22 +68,14 @@ def join(base: PerItem, cand: PerItem) -> Join:
     cand_found = in_base >= 0
     hit = np.zeros(n_base, dtype=np.bool_)
     hit[in_base[cand_found]] = True
-    if not hit.any():  # nothing in common: the caller says why, no list to build
-        return Join(
-            in_base=in_base,
-            cand_found=cand_found,
-            hit=hit,
-            same_order=False,
-            base_only=[],
-            cand_only=[],
-        )
+    common = bool(hit.any())  # nothing in common: the caller says why, no list to build
     return Join(
         in_base=in_base,
         cand_found=cand_found,
         hit=hit,
         same_order=False,
-        base_only=sorted(take(base.ids, np.flatnonzero(~hit))),
-        cand_only=sorted(take(cand.ids, np.flatnonzero(~cand_found))),
+        base_only=sorted(take(base.ids, np.flatnonzero(~hit))) if common else [],
+        cand_only=sorted(take(cand.ids, np.flatnonzero(~cand_found))) if common else [],
     )
 
 
