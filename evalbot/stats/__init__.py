@@ -17,7 +17,8 @@ bootstrap   Paired bootstrap (items or clusters) of any metric of column means, 
             or BCa, with the p-value that inverts the same interval; metrics the metrics of
             column means (mean, ratio, micro F1); resampling the engine; bootstrap_intervals
             the percentile and BCa intervals and their p-value; clusters the cluster codes and
-            the clustered (CR1) standard error.
+            the clustered (CR1) standard error; clustered_mean the test whose units are
+            clusters (cluster sign-flip, then the cluster-robust t) and its interval.
 power       Sample size by exact power search (McNemar, each method), the normal
             approximation beside; simulated power. detectable: the minimum detectable effect.
 design      Design effects of clustered items (configured or estimated).
@@ -32,6 +33,11 @@ from __future__ import annotations
 
 from evalbot.stats.agreement import Agreement, interval_agreement
 from evalbot.stats.bootstrap import paired_bootstrap, paired_bootstrap_mean
+from evalbot.stats.clustered_mean import (
+    ClusteredMeanResult,
+    cluster_sign_flip_pvalue,
+    clustered_mean_test,
+)
 from evalbot.stats.clusters import clustered_standard_error
 from evalbot.stats.design import DesignEffectResult, design_effect, estimate_design_effect
 from evalbot.stats.intervals import (
@@ -107,6 +113,7 @@ __all__ = [
     "BootstrapResult",
     "BudgetAllocation",
     "ChurnResult",
+    "ClusteredMeanResult",
     "ColumnsLike",
     "ConfidenceInterval",
     "ConfidenceSequenceResult",
@@ -132,6 +139,8 @@ __all__ = [
     "analyze_repeats",
     "benjamini_hochberg",
     "churn",
+    "cluster_sign_flip_pvalue",
+    "clustered_mean_test",
     "clustered_standard_error",
     "cohens_dz",
     "compute_paired_table",

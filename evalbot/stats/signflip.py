@@ -57,10 +57,23 @@ class _SignFlip:
     statistic ``|sum(d - delta)|``; the sampled version reuses one set of sign patterns for
     every ``delta``, so its p-value, like the exact one, never increases as ``delta`` moves
     away from ``mean(d)`` and the accepted shifts form an interval.
+
+    With unit ``weights`` ``w`` (clusters: ``d`` holds each cluster's total of the per-item
+    differences and ``w`` its size) the shifted values are ``d - w delta``: the same argument
+    holds, since no pattern's sum moves faster in ``delta`` than the observed one
+    (``|sum(s_g w_g)| <= sum(w_g)``).
     """
 
-    def __init__(self, d: FloatArray, n_resamples: int, seed: int, exact: bool) -> None:
+    def __init__(
+        self,
+        d: FloatArray,
+        n_resamples: int,
+        seed: int,
+        exact: bool,
+        weights: FloatArray | None = None,
+    ) -> None:
         self.d = d
+        self.w = weights
         self.n = d.size
         self.exact = exact
         self.n_resamples = 0 if exact else n_resamples
@@ -70,9 +83,10 @@ class _SignFlip:
             self.signs = (rng.integers(0, 2, size=(n_resamples, self.n), dtype=np.int8) * 2) - 1
 
     def pvalue(self, delta: float) -> float:
-        a = np.abs(self.d - delta)
+        shifted = self.d - delta if self.w is None else self.d - self.w * delta
+        a = np.abs(shifted)
         scale = float(a.sum())
-        observed = abs(float(np.sum(self.d - delta)))
+        observed = abs(float(np.sum(shifted)))
         threshold = observed - _TIE * scale
         if threshold <= 0.0:
             return 1.0
@@ -88,16 +102,21 @@ class _SignFlip:
 
 
 def _invert(
-    pvalue: Callable[[float], float], d: FloatArray, alpha: float, p_zero: float
+    pvalue: Callable[[float], float],
+    d: FloatArray,
+    alpha: float,
+    p_zero: float,
+    centre: float | None = None,
 ) -> ConfidenceInterval:
     """``[lo, hi]``: the shifts whose p-value exceeds ``alpha``, by bisection on each side.
 
-    The p-value never increases as the shift moves away from ``mean(d)`` (where it is 1), so
-    each side has one boundary. 0 seeds the bracket on its side, so the interval contains 0
-    exactly when ``p_zero > alpha``. A side whose farthest shift is still accepted is
-    unbounded.
+    The p-value never increases as the shift moves away from ``centre`` (``mean(d)``, where
+    it is 1), so each side has one boundary. 0 seeds the bracket on its side, so the interval
+    contains 0 exactly when ``p_zero > alpha``. A side whose farthest shift is still accepted
+    is unbounded. For clusters ``d`` holds the cluster means and ``centre`` the mean over
+    items.
     """
-    centre = float(d.mean())
+    centre = float(d.mean()) if centre is None else centre
     spread = float(d.max() - d.min())
     scale = max(spread, abs(centre), 1e-300)
     ends = []
