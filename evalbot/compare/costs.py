@@ -19,13 +19,22 @@ from evalbot.config import Config
 from evalbot.errors import InputError
 from evalbot.results.model import FloatArray, Paired
 from evalbot.stats import clustered_standard_error, f1_metric, ratio_metric
+from evalbot.stats.clusters import cluster_codes
 
-__all__ = ["compute_clusters", "compute_cost", "compute_f1", "has_clusters"]
+__all__ = ["changed_clusters", "compute_clusters", "compute_cost", "compute_f1", "has_clusters"]
 
 
 def has_clusters(paired: Paired) -> bool:
     """Some items share a ``cluster`` label (an item without one is a cluster of its own)."""
     return paired.clusters is not None and any(label is not None for label in paired.clusters)
+
+
+def changed_clusters(paired: Paired) -> int:
+    """Clusters whose total of the per-item differences is not 0 (an item without a label is
+    a cluster of its own): the units the cluster sign-flip test can flip."""
+    codes = cluster_codes(paired.clusters or [None] * len(paired), len(paired))
+    totals = np.bincount(codes, weights=paired.candidate - paired.baseline)
+    return int(np.count_nonzero(totals))
 
 
 def compute_clusters(paired: Paired, difference: Difference) -> ClusterResult | None:

@@ -36,6 +36,7 @@ from evalbot.stats import (
     two_proportion_ztest,
     wilson_interval,
 )
+from evalbot.stats.clustered_mean import clustered_mean_test
 from evalbot.stats.pvalue import exact_pvalue
 
 __all__ = ["compute_primary"]
@@ -111,9 +112,10 @@ def _binary_primary(
     - ``policy.mode: sequential``: the mixture SPRT and its always-valid confidence sequence
       at ``1 - alpha``;
     - ``test: bootstrap``: the bootstrap's p-value and its own interval (by cluster);
+    - items that share clusters: the cluster sign-flip test and the interval that inverts it
+      (:func:`_clustered_primary`);
     - McNemar's test with Tango's score interval with continuity correction (which excludes 0
-      exactly when McNemar's continuity-corrected test rejects), or with the cluster
-      bootstrap's interval when items share clusters.
+      exactly when McNemar's continuity-corrected test rejects).
     """
     se = _paired_standard_error(table)
     if config.policy.mode == "sequential":
@@ -134,36 +136,77 @@ def _binary_primary(
             standard_error=se,
             pvalue_detail=sprt.pvalue_detail,
         )
-    if config.test == "bootstrap" or has_clusters(paired):
+    if config.test == "bootstrap":
         boot = plan_bootstrap_mean(
             paired.baseline, paired.candidate, config, clusters=paired.clusters
         )
-        difference = Difference.from_bootstrap(boot)
-        if config.test == "bootstrap":
-            name = f"paired bootstrap ({boot.method})"
-            return TestResult(name=name, pvalue=boot.pvalue_detail), difference
-    else:
-        tango = paired_difference_interval(
-            table.both_pass,
-            table.fixed,
-            table.broken,
-            table.both_fail,
-            confidence_level=config.bootstrap.confidence,
-        )
-        difference = Difference(
-            statistic=tango.statistic,
-            confidence_interval=tango.confidence_interval,
-            confidence_level=tango.confidence_level,
-            interval="tango-cc",
-            method="Tango score interval, continuity-corrected",
-            standard_error=se,
-            pvalue_detail=mcnemar(table.fixed, table.broken, method="asymptotic").pvalue_detail,
-        )
+        name = f"paired bootstrap ({boot.method})"
+        return TestResult(name=name, pvalue=boot.pvalue_detail), Difference.from_bootstrap(boot)
+    if has_clusters(paired):
+        return _clustered_primary(paired, config)
+    tango = paired_difference_interval(
+        table.both_pass,
+        table.fixed,
+        table.broken,
+        table.both_fail,
+        confidence_level=config.bootstrap.confidence,
+    )
+    difference = Difference(
+        statistic=tango.statistic,
+        confidence_interval=tango.confidence_interval,
+        confidence_level=tango.confidence_level,
+        interval="tango-cc",
+        method="Tango score interval, continuity-corrected",
+        standard_error=se,
+        pvalue_detail=mcnemar(table.fixed, table.broken, method="asymptotic").pvalue_detail,
+    )
     return TestResult(
         name=f"McNemar ({test.method})",
         pvalue=test.pvalue_detail,
         smallest_pvalue=mcnemar_smallest_pvalue(table.discordant, method=test.method),
     ), difference
+
+
+def _clustered_primary(paired: Paired, config: Config) -> tuple[TestResult, Difference]:
+    """Items that share clusters (pass/fail or scores): the test whose units are clusters
+    (:func:`evalbot.stats.clustered_mean_test`: the sign-flip test of the clusters' totals of
+    the per-item differences, exact to 24 clusters, sampled to 1,000, the cluster-robust t
+    above) with the interval that inverts it; the only candidate that held alpha at every
+    number of clusters simulated (``tests/sim/test_clusters.py``)."""
+    boot = config.bootstrap
+    found = clustered_mean_test(
+        paired.baseline,
+        paired.candidate,
+        paired.clusters,
+        confidence_level=boot.confidence,
+        n_resamples=boot.resamples,
+        seed=boot.seed,
+    )
+    smallest: PValue | None = None
+    interval: IntervalKind = "cluster-t"
+    if "sign-flip" in found.method:
+        interval = "cluster-sign-flip"
+        # every changed cluster moved the same way: 2^(1 - changed clusters); sampled sign
+        # patterns give at least 1 / (B + 1)
+        changed = found.changed_clusters
+        floor = min(1.0, 2.0 ** (1 - changed)) if changed else 1.0
+        if found.n_resamples:
+            floor = max(floor, 1.0 / (found.n_resamples + 1))
+        smallest = exact_pvalue(floor)
+    return TestResult(
+        name=found.method, pvalue=found.pvalue_detail, smallest_pvalue=smallest
+    ), Difference(
+        statistic=found.statistic,
+        confidence_interval=found.confidence_interval,
+        confidence_level=found.confidence_level,
+        interval=interval,
+        method=found.method,
+        standard_error=found.standard_error,
+        pvalue_detail=found.pvalue_detail,
+        n_resamples=found.n_resamples or None,
+        seed=found.seed,
+        n_units=found.n_clusters,
+    )
 
 
 def _compute_binary(paired: Paired, config: Config, alpha: Alpha) -> Comparison:
@@ -207,14 +250,16 @@ def _compute_binary(paired: Paired, config: Config, alpha: Alpha) -> Comparison:
 def _score_primary(paired: Paired, config: Config) -> tuple[TestResult, Difference]:
     """Numeric scores (and pass rates over repeats): the paired test valid at every n
     (:func:`evalbot.stats.paired_mean_test`: sign-flip up to 1,000 items, paired t above) with
-    the interval that inverts it and Cohen's d_z; the bootstrap (by cluster) when items share
-    clusters or the plan says ``test: bootstrap``."""
-    if config.test == "bootstrap" or has_clusters(paired):
+    the interval that inverts it and Cohen's d_z; the bootstrap (by cluster) when the plan
+    says ``test: bootstrap``; the cluster sign-flip when items share clusters."""
+    if config.test == "bootstrap":
         boot = plan_bootstrap_mean(
             paired.baseline, paired.candidate, config, clusters=paired.clusters
         )
         name = f"paired bootstrap ({boot.method})"
         return TestResult(name=name, pvalue=boot.pvalue_detail), Difference.from_bootstrap(boot)
+    if has_clusters(paired):
+        return _clustered_primary(paired, config)
     boot_config = config.bootstrap
     found = paired_mean_test(
         paired.baseline,

@@ -24,6 +24,7 @@ from evalbot.stats import (
 from evalbot.vocabulary import RESAMPLES, SEED
 
 __all__ = [
+    "CLUSTER_INTERVALS",
     "ClusterResult",
     "Comparison",
     "CostResult",
@@ -41,10 +42,21 @@ __all__ = [
 ]
 
 #: How the primary difference's interval was made: Tango's score interval with continuity
-#: correction (pass/fail), the paired bootstrap (percentile or BCa; clusters, ``test:
-#: bootstrap``), the sign-flip or paired-t interval (scores), the always-valid confidence
-#: sequence (``policy.mode: sequential``).
-IntervalKind = Literal["tango-cc", "bootstrap", "sign-flip", "t", "confidence-sequence"]
+#: correction (pass/fail), the paired bootstrap (percentile or BCa; ``test: bootstrap``), the
+#: sign-flip or paired-t interval (scores), the cluster sign-flip or cluster-robust t interval
+#: (items that share clusters, pass/fail or scores), the always-valid confidence sequence
+#: (``policy.mode: sequential``).
+IntervalKind = Literal[
+    "tango-cc",
+    "bootstrap",
+    "sign-flip",
+    "t",
+    "cluster-sign-flip",
+    "cluster-t",
+    "confidence-sequence",
+]
+#: The intervals (and tests) whose units are clusters.
+CLUSTER_INTERVALS: tuple[IntervalKind, ...] = ("cluster-sign-flip", "cluster-t")
 
 
 @dataclass(frozen=True, kw_only=True)

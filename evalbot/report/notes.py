@@ -14,6 +14,7 @@ from evalbot.compare import (
     F1Result,
     RepeatsSide,
 )
+from evalbot.compare.records import CLUSTER_INTERVALS
 from evalbot.report.numbers import Scale, maybe_none
 from evalbot.stats import BootstrapResult
 from evalbot.text import Markdown
@@ -40,12 +41,25 @@ def effect_size_note(difference: Difference) -> Markdown | None:
     )
 
 
-def clusters_note(clusters: ClusterResult | None, scale: Scale) -> Markdown | None:
+def clusters_note(
+    clusters: ClusterResult | None, scale: Scale, interval: str = "bootstrap"
+) -> Markdown | None:
+    """What the clusters change: the primary test's unit (``interval`` is the primary
+    difference's :data:`~evalbot.compare.records.IntervalKind`) and the CR1 standard error."""
     if clusters is None:
         return None
+    unit = (
+        "the bootstrap resamples whole clusters"
+        if interval == "bootstrap"
+        else "the test and its interval take each cluster as one unit, and any bootstrap "
+        "resamples whole clusters"
+        if interval in CLUSTER_INTERVALS
+        else "the sequential test counts items as independent; any bootstrap resamples whole "
+        "clusters"
+    )
     note = (
         f"Items share clusters ({clusters.labelled_items} labelled items in "
-        f"{clusters.clusters:,} clusters): the bootstrap resamples whole clusters"
+        f"{clusters.clusters:,} clusters): {unit}"
     )
     if clusters.standard_error is not None:
         se = clusters.standard_error * scale.factor

@@ -251,9 +251,19 @@ def _identical(r: Reason) -> str:
 def _clusters(r: Reason) -> str:
     clusters = r.details.get("clusters")
     return (
-        f"items share clusters ({_items(clusters)} clusters): McNemar's test (test: mcnemar) "
-        "treats them as independent, so its p-value is too small when clustered items move "
-        "together; the interval shown resamples clusters, and test: bootstrap decides with it"
+        f"items share clusters ({_items(clusters)} clusters): the test and its interval take "
+        "each cluster as one unit (the sign-flip test of the clusters' totals), since clustered "
+        "items move together; McNemar's test, which counts items as independent, does not "
+        "decide"
+    )
+
+
+def _clusters_sequential(r: Reason) -> str:
+    clusters = r.details.get("clusters")
+    return (
+        f"items share clusters ({_items(clusters)} clusters): the sequential test "
+        "(policy.mode: sequential) counts them as independent, so its p-value is too small when "
+        "clustered items move together; policy.mode: fixed tests whole clusters"
     )
 
 
@@ -308,6 +318,7 @@ _WORDS: dict[str, Callable[[Reason], str]] = {
         "refresh it"
     ),
     "clusters_mcnemar": _clusters,
+    "clusters_sequential": _clusters_sequential,
 }
 
 

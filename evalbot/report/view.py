@@ -135,7 +135,7 @@ def build_view(
         dropped=dropped_text(c),
         disclosure=plan.disclosure,
         notes=tuple(notes),
-        clusters_note=clusters_note(c.clusters, scale),
+        clusters_note=clusters_note(c.clusters, scale, c.difference.interval),
         cost_note=cost_note(c.cost, verdict.confidence),
         f1_note=f1_note(c.f1, verdict.confidence),
         repeats_notes=repeats_notes(c, percent=scale.percent),

@@ -1,10 +1,11 @@
 """Pure: what the decision discloses (items dropped or filled, harness errors, the looks
 correction) and warns about (an unreadable state block, a registered items file not read,
-clustered items under McNemar's test)."""
+the units of the clustered test; clustered items under the sequential test)."""
 
 from __future__ import annotations
 
 from evalbot.compare import Comparison, has_clusters
+from evalbot.compare.records import CLUSTER_INTERVALS
 from evalbot.config import Config
 from evalbot.rules.reasons import Reason
 from evalbot.state import State
@@ -62,6 +63,9 @@ def disclosures(comparison: Comparison) -> list[Reason]:
                 rule="policy.errors: drop",
             )
         )
+    if comparison.table is not None and comparison.difference.interval in CLUSTER_INTERVALS:
+        clusters = comparison.clusters.clusters if comparison.clusters is not None else None
+        found.append(Reason(code="clusters_mcnemar", rule="test", details={"clusters": clusters}))
     return found
 
 
@@ -97,8 +101,10 @@ def warnings_of(comparison: Comparison, config: Config, state: State) -> list[Re
         comparison.table is not None
         and has_clusters(paired)
         and config.test == "mcnemar"
-        and policy.mode == "fixed"
+        and policy.mode == "sequential"
     ):
         clusters = comparison.clusters.clusters if comparison.clusters is not None else None
-        found.append(Reason(code="clusters_mcnemar", rule="test", details={"clusters": clusters}))
+        found.append(
+            Reason(code="clusters_sequential", rule="policy.mode", details={"clusters": clusters})
+        )
     return found

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 from evalbot.compare import Comparison
 from evalbot.compare.alpha import Significance
+from evalbot.compare.costs import changed_clusters
 from evalbot.config import Config
 from evalbot.rules.reasons import Reason, ReasonCode
 from evalbot.stats import (
@@ -55,6 +56,10 @@ def _needed_for_alpha(comparison: Comparison, config: Config) -> tuple[str, int,
     alpha at all)."""
     alpha = comparison.alpha.effective
     table = comparison.table
+    if comparison.difference.interval == "cluster-sign-flip":
+        # the cluster sign-flip test's smallest p is 2^(1 - changed clusters)
+        changed = changed_clusters(comparison.paired)
+        return "changed clusters", changed, 1 + math.ceil(math.log2(1.0 / alpha) - 1e-12)
     if table is None:
         changed = int((comparison.paired.candidate != comparison.paired.baseline).sum())
         # the exact sign-flip test's smallest p is 2^(1 - changed)

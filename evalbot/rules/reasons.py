@@ -46,13 +46,14 @@ ReasonCode = Literal[
     "dropped_missing",
     "filled_missing",
     "dropped_errors",
+    "clusters_mcnemar",
     # warnings
     "identical_runs",
     "state_ignored",
     "items_file_unread",
     "harness_errors",
     "holdout_overused",
-    "clusters_mcnemar",
+    "clusters_sequential",
 ]
 REASON_CODES: tuple[ReasonCode, ...] = get_args(ReasonCode)
 
@@ -84,12 +85,13 @@ KINDS: dict[ReasonCode, Kind] = {
     "dropped_missing": "note",
     "filled_missing": "note",
     "dropped_errors": "note",
+    "clusters_mcnemar": "note",
     "identical_runs": "warning",
     "state_ignored": "warning",
     "items_file_unread": "warning",
     "harness_errors": "warning",
     "holdout_overused": "warning",
-    "clusters_mcnemar": "warning",
+    "clusters_sequential": "warning",
 }
 
 #: The unit of ``observed`` and ``threshold``: ``pp`` a difference in pass rate (a fraction,
