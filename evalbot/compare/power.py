@@ -52,6 +52,7 @@ def compute_power(
     significant: bool,
     method: str = "exact",
     design: DesignEffectResult | None = None,
+    clusters: int | None = None,
 ) -> PowerResult | None:
     """The minimum detectable effect of this eval and, when not ``significant``, the items
     needed to detect the observed change.
@@ -59,6 +60,12 @@ def compute_power(
     Both by exact power of the McNemar test ``method`` (the plan's ``mcnemar:``) at ``alpha``
     (the effective alpha), with ``design``'s design effect; defined for every table: one
     item, every item changed, none changed.
+
+    ``clusters``: the test that decides takes this many clusters as its units (the cluster
+    sign-flip test). Its power is approximated by McNemar's on ``items / design_effect``
+    independent items (the design effect estimated from the same clusters); with so few
+    clusters that even every cluster moving one way cannot reach ``alpha``
+    (``2^(1 - clusters) > alpha``) no effect is detectable.
     """
     n = table.items
     if n == 0:
@@ -71,6 +78,8 @@ def compute_power(
             n, psi, alpha=alpha, power=REPORT_POWER, method=method, design_effect=deff
         )
         mde = found.effect if found.detectable else None
+    if clusters is not None and 2.0 ** (1 - clusters) > alpha:
+        mde = None
     needed: int | None = None
     if not significant and table.fixed != table.broken:
         needed = mcnemar_sample_size(
@@ -82,6 +91,8 @@ def compute_power(
             design_effect=deff,
         ).items
     clustered = "" if design is None else f", design effect {deff:.3g} ({design.method})"
+    if clusters is not None:
+        clustered += f", approximating the cluster sign-flip test over {clusters:,} clusters"
     return PowerResult(
         items=n,
         alpha=alpha,

@@ -13,7 +13,14 @@ from evalbot.compare.alpha import Alpha
 from evalbot.compare.bootstrap import plan_bootstrap_mean
 from evalbot.compare.costs import has_clusters
 from evalbot.compare.power import compute_design, compute_power
-from evalbot.compare.records import Comparison, Difference, IntervalKind, Side, TestResult
+from evalbot.compare.records import (
+    CLUSTER_INTERVALS,
+    Comparison,
+    Difference,
+    IntervalKind,
+    Side,
+    TestResult,
+)
 from evalbot.compare.repeats import compute_repeats
 from evalbot.compare.slices import compute_slices
 from evalbot.config import Config
@@ -243,6 +250,7 @@ def _compute_binary(paired: Paired, config: Config, alpha: Alpha) -> Comparison:
             significant=alpha.rejects(primary.pvalue),
             method=config.mcnemar,
             design=compute_design(paired, config),
+            clusters=difference.n_units if difference.interval in CLUSTER_INTERVALS else None,
         ),
     )
 
