@@ -40,8 +40,11 @@ import pytest
 from scipy.special import chdtrc, ndtri
 from scipy.stats import binom
 
+from evalbot.compare import compute_comparison
 from evalbot.compare.bootstrap import plan_bootstrap_mean
 from evalbot.config import BootstrapConfig, Config
+from evalbot.policy import evaluate
+from evalbot.results.model import Paired
 from evalbot.stats import cluster_sign_flip_pvalue, clustered_mean_test
 from evalbot.stats.clustered_mean import CLUSTER_SIGN_FLIP_MAX
 from evalbot.stats.signflip import EXACT_MAX_ITEMS
@@ -213,7 +216,7 @@ def cover_reps(g: int) -> int:
 
 
 def boot_reps(g: int) -> int:
-    return reps(300) if g <= 100 else reps(150)
+    return reps(200) if g <= 100 else reps(100)
 
 
 def test_pass_fail_false_positives_and_coverage() -> None:
@@ -265,13 +268,13 @@ def test_pass_fail_false_positives_and_coverage() -> None:
                 cover_rows.append([layout, icc, g, boot_cover, wald, flip_cover[key]])
     table(
         "Clustered pass/fail, no difference: false-positive rate at alpha = 0.05 (datasets: "
-        "2000 per row, 600 at 1,000 clusters; bootstrap 300, 150)",
+        "2000 per row, 600 at 1,000 clusters; bootstrap 200, 100)",
         ["sizes", "icc", "clusters", "McNemar", "bootstrap", "Durkalski", "sign-flip"],
         fp_rows,
     )
     table(
         "Clustered pass/fail: coverage of the 95 % interval at fix share 0.7 (difference "
-        "+0.12; datasets: 1000, 600 at 1,000 clusters; bootstrap 300, 150)",
+        "+0.12; datasets: 1000, 600 at 1,000 clusters; bootstrap 200, 100)",
         ["sizes", "icc", "clusters", "bootstrap", "Obuchowski", "sign-flip"],
         cover_rows,
     )
@@ -331,7 +334,7 @@ def test_scores_false_positives_and_coverage() -> None:
         "Clustered scores (unequal sizes), no difference: false-positive rate of the item "
         "sign-flip (ignoring clusters), the cluster bootstrap and the cluster sign-flip; the "
         "cluster sign-flip's coverage at a shift of 0.5 (datasets: 1000, 300 at 1,000 "
-        "clusters; bootstrap 300, 150; 300 for the t at 2,000 clusters)",
+        "clusters; bootstrap 200, 100; 300 for the t at 2,000 clusters)",
         ["icc", "clusters", "item flip", "bootstrap", "sign-flip", "coverage"],
         rows,
     )
@@ -341,3 +344,61 @@ def test_scores_false_positives_and_coverage() -> None:
         assert cover >= 1 - ALPHA - slack(ALPHA, r), (_icc, g_)
     assert t_fp <= ALPHA + slack(ALPHA, r_t)
     assert t_cover >= 1 - ALPHA - slack(ALPHA, r_t)
+
+
+# ---------------------------------------------------------------- the wired path
+
+
+def clustered_paired(fixed: np.ndarray, broken: np.ndarray, sizes: np.ndarray) -> Paired:
+    """A pass/fail run with these per-cluster counts (unchanged items pass on both sides)."""
+    d = items_of(fixed, broken, sizes)
+    base = np.where(d > 0, 0.0, 1.0)
+    cand = np.where(d < 0, 0.0, 1.0)
+    return Paired(
+        ids=[f"i{k:05d}" for k in range(d.size)],
+        baseline=base,
+        candidate=cand,
+        kind="binary",
+        pass_fail=True,
+        baseline_source="b",
+        candidate_source="c",
+        fingerprint="0" * 64,
+        clusters=labels(sizes),
+    )
+
+
+def test_wired_pass_fail_with_clusters() -> None:
+    """``compute_comparison`` then ``evaluate`` on clustered pass/fail runs (unequal sizes,
+    intraclass correlation 0.6, 500 sign patterns): the share of verdicts under no difference,
+    and of shown intervals holding the true difference at fix share 0.7."""
+    config = Config(bootstrap=BootstrapConfig(resamples=500, seed=0))
+    rng = np.random.default_rng(20261213)
+    rows = []
+    for g in (10, 50):
+        sizes = sizes_for("unequal", g, rng)
+        r = reps(200)
+        verdicts = covered = 0
+        methods = set()
+        null = draw_binary(rng, r, sizes, 0.6, 0.5)
+        alt = draw_binary(rng, r, sizes, 0.6, 0.7)
+        truth = PSI * (2 * 0.7 - 1)
+        for i in range(r):
+            comparison = compute_comparison(clustered_paired(null[0][i], null[1][i], sizes), config)
+            decision = evaluate(comparison, config)
+            verdicts += decision.outcome in ("improvement", "regression")
+            methods.add((comparison.test, comparison.difference.interval))
+            shown = compute_comparison(clustered_paired(alt[0][i], alt[1][i], sizes), config)
+            ci = shown.difference.confidence_interval
+            covered += ci.low <= truth <= ci.high
+        (method,) = methods
+        rows.append([g, method[0], verdicts / r, covered / r, r])
+        assert method[1] == "cluster-sign-flip"
+    table(
+        "Clustered pass/fail through compute_comparison + evaluate (unequal sizes, icc 0.6): "
+        "false-positive rate, coverage at fix share 0.7",
+        ["clusters", "test", "false positives", "coverage", "datasets"],
+        rows,
+    )
+    for g, _, fp, cover, r in rows:
+        assert fp <= ALPHA + slack(ALPHA, r), g
+        assert cover >= (0.90 if g < 30 else 1 - ALPHA - slack(ALPHA, r)), g
