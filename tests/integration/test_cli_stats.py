@@ -106,7 +106,8 @@ def test_clusters_standard_error_and_count(run_cli: Run, tmp_path: Path) -> None
     )
     report = compare_json(run_cli)
     diff = report["difference"]
-    assert diff["method"] == "paired bootstrap (percentile, resampling clusters)"
+    assert diff["method"] == "exact cluster sign-flip"
+    assert diff["interval"] == "cluster-sign-flip"
     assert diff["clusters"] == 8
     # Reference 1: the CR1 formula by numpy on the same data,
     # sqrt(G/(G-1) * sum_g (D_g - n_g mean(d))^2) / N
@@ -114,6 +115,8 @@ def test_clusters_standard_error_and_count(run_cli: Run, tmp_path: Path) -> None
     sums = np.array([d[g * 5 : g * 5 + 5].sum() for g in range(8)])
     cr1 = math.sqrt(8 / 7 * float(np.sum((sums - 5 * d.mean()) ** 2))) / n
     assert diff["clustered_standard_error"] == pytest.approx(cr1, rel=1e-12)
+    # the cluster test's own standard error is the same CR1
+    assert diff["standard_error"] == pytest.approx(cr1, rel=1e-12)
     # Reference 2: statsmodels OLS of d on a constant with cluster-robust errors; its default
     # small-sample factor G/(G-1) * (N-1)/(N-K) is CR1's G/(G-1) for K = 1 regressor.
     import statsmodels.api as sm  # an oracle: fails, never skips, when missing
@@ -123,8 +126,9 @@ def test_clusters_standard_error_and_count(run_cli: Run, tmp_path: Path) -> None
     assert diff["clustered_standard_error"] == pytest.approx(float(fit.bse[0]), rel=1e-9)
     markdown = run_cli("compare", "b.jsonl", "c.jsonl", "--format", "markdown").stdout
     assert (
-        "Items share clusters (40 labelled items in 8 clusters): the bootstrap resamples whole "
-        f"clusters; cluster-robust (CR1) standard error of the difference {cr1 * 100:.1f} pp."
+        "Items share clusters (40 labelled items in 8 clusters): the test and its interval take "
+        "each cluster as one unit, and any bootstrap resamples whole clusters; cluster-robust "
+        f"(CR1) standard error of the difference {cr1 * 100:.1f} pp."
     ) in markdown
     # without labels there is nothing to report
     write_jsonl(
