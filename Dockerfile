@@ -18,32 +18,66 @@ COPY evalbot /tmp/build/src/evalbot
 RUN pip wheel --no-cache-dir --no-deps --no-build-isolation --wheel-dir /tmp/build/wheels \
       /tmp/build/src
 
-FROM ${BASE_IMAGE}
-ENV PYTHONUNBUFFERED=1 \
-    PIP_DISABLE_PIP_VERSION_CHECK=1 \
+# Install and trim on the pinned base; the final image is this stage's file system copied into
+# one layer, so what is deleted here is gone from the image (deleted in a layer on top of the
+# base, a file is only hidden and the image does not shrink).
+FROM ${BASE_IMAGE} AS install
+ENV PIP_DISABLE_PIP_VERSION_CHECK=1 \
     PIP_ROOT_USER_ACTION=ignore
-# Pinned, hash-checked dependencies first: this layer is cached until requirements.lock
-# changes. The test suites inside numpy and scipy (about 50 MB) are not shipped.
 COPY requirements.lock /tmp/evalbot/requirements.lock
 RUN pip install --no-cache-dir --no-compile --require-hashes --only-binary=:all: \
-      -r /tmp/evalbot/requirements.lock \
- && rm -rf /tmp/evalbot \
- && site="$(python -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')" \
- && find "$site/numpy" "$site/scipy" -depth -type d -name tests -exec rm -rf {} +
+      -r /tmp/evalbot/requirements.lock
 COPY --from=build /tmp/build/wheels /tmp/wheels
-# Byte-compile everything but numpy and scipy, and of those two what a run imports (the
-# action, a comparison, every report): a cold start compiles nothing, and the many modules of
-# scipy that evalbot never imports cost no .pyc in the image.
 RUN pip install --no-cache-dir --no-compile --no-deps --no-index /tmp/wheels/evalbot-*.whl \
- && rm -rf /tmp/wheels \
- && site="$(python -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')" \
+ && rm -rf /tmp/wheels /tmp/evalbot
+# Trim what a run never loads:
+# * scipy but for its top-level modules, scipy._lib and scipy.special (evalbot imports only
+#   `from scipy.special import ...`; tests/integration/test_scipy_surface.py pins it);
+# * test suites, type stubs (*.pyi), and pip, setuptools and wheel (nothing installs at run
+#   time), the standard library's test suite, IDLE, tkinter, ensurepip and lib2to3;
+# * apt's caches and lists, documentation (the copyright files stay), man pages, translations.
+RUN site="$(python -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')" \
+ && stdlib="$(python -c 'import sysconfig; print(sysconfig.get_paths()["stdlib"])')" \
+ && find "$site/scipy" -mindepth 1 -maxdepth 1 -type d \
+      ! -name _lib ! -name special ! -name __pycache__ -exec rm -rf {} + \
+ && find "$site" -depth -type d -name tests -exec rm -rf {} + \
+ && find "$site" -name '*.pyi' -delete \
+ && python -c "import importlib.util as u, pathlib, shutil, sys; \
+[shutil.rmtree(p) for name in ('pip', 'setuptools', 'wheel', 'pkg_resources', '_distutils_hack') \
+ for s in [u.find_spec(name)] if s and s.origin for d in [pathlib.Path(s.origin).parent] \
+ for p in [d, *d.parent.glob(name + '-*.dist-info'), *d.parent.glob(name + '-*.egg-info')] \
+ if p.is_dir()]; \
+[p.unlink() for d in sys.path if d for p in pathlib.Path(d).glob('distutils-precedence.pth')]" \
+ && rm -rf /usr/local/bin/pip* /usr/bin/pip* /usr/share/python-wheels \
+      "$stdlib/test" "$stdlib/idlelib" "$stdlib/tkinter" "$stdlib/turtledemo" \
+      "$stdlib/ensurepip" "$stdlib/lib2to3" \
+      /var/lib/apt/lists/* /var/cache/apt/* /var/cache/debconf/*-old /usr/share/man/* \
+      /usr/share/info/* /usr/share/locale/* \
+ && find /usr/share/doc -type f ! -name copyright -delete \
+ && find /usr/share/doc -depth -type d -empty -delete
+# Byte-compile everything but numpy and scipy, and of those two what a run imports (the
+# action, a comparison, every report): a cold start compiles nothing, and the modules of numpy
+# and scipy that evalbot never imports cost no .pyc in the image. Then a smoke check: every
+# scipy.special function evalbot calls (kept equal to test_scipy_surface.SPECIAL) and the CLI.
+RUN site="$(python -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')" \
  && python -m compileall -q -j 0 -x '/(numpy|scipy)/' "$site" \
  && python -c "import io, py_compile, sys, sysconfig; \
 import evalbot.action, evalbot.github_io; from evalbot.cli import main; \
 [main(['compare', '--example', '--format', f], io.StringIO()) for f in ('json', 'text', 'markdown')]; \
+from scipy.special import ndtr, ndtri, stdtr, stdtrit, nctdtr, nctdtrinc, betaln; \
+assert abs(ndtr(ndtri(0.975)) - 0.975) < 1e-12 and abs(stdtr(10, stdtrit(10, 0.9)) - 0.9) < 1e-12; \
+assert abs(nctdtr(10, nctdtrinc(10, 0.3, 1.5), 1.5) - 0.3) < 1e-8 and betaln(1, 1) == 0; \
 site = sysconfig.get_paths()['purelib']; \
 [py_compile.compile(m.__file__) for m in list(sys.modules.values()) \
  if (getattr(m, '__file__', None) or '').startswith(site) and m.__file__.endswith('.py')]" \
  && evalbot --version
 
+# The whole file system on purpose (hadolint's DL3067): the trimmed stage as one layer.
+FROM scratch
+# hadolint ignore=DL3067
+COPY --from=install / /
+# The base's settings a run needs (a copied file system does not carry its image's ENV).
+ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
+    LANG=C.UTF-8 \
+    PYTHONUNBUFFERED=1
 ENTRYPOINT ["evalbot", "action"]

@@ -9,7 +9,8 @@ Each round runs, in turn: the reference, ``podman run --rm --entrypoint python I
 (container start-up and interpreter start, nothing of evalbot), then the container test
 (tests/container/run_container_test.py: the action against the fake GitHub, twice: a pull
 request's first look and a re-run). The medians are printed, and the action's own time as the
-difference. Standard library only. Also prints the image's size.
+difference. Standard library only. Also prints the image's size (uncompressed, as podman
+counts it) and its base's.
 """
 
 from __future__ import annotations
@@ -60,33 +61,43 @@ def action_runs(image: str) -> list[float]:
     return [float(s) for s in re.findall(r"container run \d: exit 0 in ([0-9.]+) s", text)]
 
 
+def image_mb(image: str) -> float:
+    """The image's size in MB (10^6 bytes, as podman prints it), uncompressed."""
+    out = subprocess.run(
+        ["podman", "image", "inspect", "--format", "{{.Size}}", image],
+        capture_output=True,
+        text=True,
+        check=True,
+        env=podman_env(),
+    ).stdout
+    return int(out.split()[0]) / 1e6
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--image", default="localhost/evalbot-action:test")
     parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument(
+        "--base",
+        default="localhost/python:3.11-bookworm",
+        help="the base image the action's image was built from, for its size ('' to skip)",
+    )
     args = parser.parse_args()
-    size = (
-        subprocess.run(
-            ["podman", "images", "--format", "{{.Size}}", args.image],
-            capture_output=True,
-            text=True,
-            check=True,
-            env=podman_env(),
-        )
-        .stdout.split("\n", 1)[0]
-        .strip()
-    )  # one line even when the image has several tags
+    size = image_mb(args.image)
+    base = image_mb(args.base) if args.base else None
     starts, first, again = [], [], []
     for _ in range(args.runs):
         starts.append(reference(args.image))
         runs = action_runs(args.image)
         first.append(runs[0])
         again.append(runs[1])
-    base, cold, warm = (statistics.median(v) for v in (starts, first, again))
-    print(f"image {args.image}: {size}")
-    print(f"container start + python -c pass: {base:.2f} s (median of {args.runs})")
-    print(f"action, first look:               {cold:.2f} s (evalbot's own: {cold - base:.2f} s)")
-    print(f"action, re-run of the same head:  {warm:.2f} s (evalbot's own: {warm - base:.2f} s)")
+    start, cold, warm = (statistics.median(v) for v in (starts, first, again))
+    print(f"image {args.image}: {size:.0f} MB")
+    if base is not None:
+        print(f"its base {args.base}: {base:.0f} MB")
+    print(f"container start + python -c pass: {start:.2f} s (median of {args.runs})")
+    print(f"action, first look:               {cold:.2f} s (evalbot's own: {cold - start:.2f} s)")
+    print(f"action, re-run of the same head:  {warm:.2f} s (evalbot's own: {warm - start:.2f} s)")
     return 0
 
 
