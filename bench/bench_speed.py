@@ -8,11 +8,12 @@ Run from the repository root (the checkout's code is what runs: ``PYTHONPATH`` i
 
 Every measurement is a whole process (interpreter start, imports, reading, statistics, report),
 timed from outside: the command and its reference run alternately (A B A B ...) after one
-warm-up pair, so a machine that slows down slows both; each pair gives one ratio A/B and the
-median of those ratios is the figure. Peak memory is the child's own peak resident set size
-(``wait4``'s ``ru_maxrss``). Data files are generated into a temporary directory from a fixed
-seed, except the 500-item pair, which is real (``bench/data/swebench-verified``: two systems'
-SWE-bench Verified outcomes).
+warm-up pair (which also writes the compiled code an installed evalbot has: the runs are made
+without ``PYTHONDONTWRITEBYTECODE``), so a machine that slows down slows both; each pair gives
+one ratio A/B and the median of those ratios is the figure. Peak memory is the child's own
+peak resident set size (``wait4``'s ``ru_maxrss``). Data files are generated into a temporary
+directory from a fixed seed, except the 500-item pair, which is real
+(``bench/data/swebench-verified``: two systems' SWE-bench Verified outcomes).
 
 Cases and goals (the reference is in brackets):
 
@@ -274,6 +275,11 @@ class Bench:
         self.folder = folder
         self.env = {**os.environ, "PYTHONPATH": str(ROOT)}
         self.env.pop("EVALBOT_DEBUG", None)
+        # Python's default: compiled code is kept (``__pycache__``, and evalbot's compiled
+        # templates), as for an installed evalbot (pip byte-compiles on install; the image is
+        # byte-compiled when built). A PYTHONDONTWRITEBYTECODE=1 in the environment would make
+        # every run compile all of evalbot anew, which no installed copy does.
+        self.env.pop("PYTHONDONTWRITEBYTECODE", None)
         self.py = sys.executable
         self.evalbot = evalbot_argv()
         self.figures: list[Figure] = []

@@ -25,6 +25,7 @@ from evalbot.limits import MAX_CHECK_TEXT_CHARS as GITHUB_CHECK_SUMMARY_LIMIT
 from evalbot.limits import MAX_COMMENT_CHARS as GITHUB_COMMENT_LIMIT
 from evalbot.report import HistoryRow, View, p_clause
 from evalbot.sandbox import (
+    BUNDLED_CODE,
     Limits,
     Sandbox,
     TemplateFolder,
@@ -61,7 +62,9 @@ TEMPLATE_LIMITS = Limits()
 
 @functools.cache
 def _bundled(mode: str) -> Sandbox:
-    return environment("markdown" if mode == "markdown" else "text", bundled_loader())
+    return environment(
+        "markdown" if mode == "markdown" else "text", bundled_loader(), code_cache=BUNDLED_CODE
+    )
 
 
 #: Item ids shown per list in a PR comment (the job summary shows all the view holds).

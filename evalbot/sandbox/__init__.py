@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from evalbot.sandbox.environment import Sandbox, environment
 from evalbot.sandbox.files import (
+    BUNDLED_CODE,
     BUNDLED_MACROS,
     TemplateFolder,
     bundled_loader,
@@ -31,6 +32,7 @@ from evalbot.sandbox.files import (
 from evalbot.sandbox.guards import Limits, TemplateLimitError, TemplateTimeout, render_limited
 
 __all__ = [
+    "BUNDLED_CODE",
     "BUNDLED_MACROS",
     "Limits",
     "Sandbox",

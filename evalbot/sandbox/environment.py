@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any, Literal
 
 import jinja2
@@ -13,6 +14,7 @@ from jinja2.sandbox import SandboxedEnvironment
 
 from evalbot import text as md
 from evalbot.report import p_clause
+from evalbot.sandbox.files import BundledCodeCache
 from evalbot.sandbox.guards import Limits, TemplateLimitError
 
 __all__ = ["Mode", "Sandbox", "environment"]
@@ -173,8 +175,16 @@ def _check_size(operator: str, left: Any, right: Any, most: int) -> None:
                 raise TemplateLimitError(f"{operator}: a sequence over {most:,} items")
 
 
-def environment(mode: Mode, loader: jinja2.BaseLoader, *, limits: Limits | None = None) -> Sandbox:
-    """The environment of evalbot's templates (``mode``: Markdown or plain text)."""
+def environment(
+    mode: Mode,
+    loader: jinja2.BaseLoader,
+    *,
+    limits: Limits | None = None,
+    code_cache: Path | None = None,
+) -> Sandbox:
+    """The environment of evalbot's templates (``mode``: Markdown or plain text).
+    ``code_cache``: a folder to keep the compiled templates in between runs
+    (:class:`BundledCodeCache`; only for evalbot's own templates)."""
     env = Sandbox(
         limits=limits,
         loader=loader,
@@ -187,4 +197,39 @@ def environment(mode: Mode, loader: jinja2.BaseLoader, *, limits: Limits | None 
     )
     env.filters.update(_filters(mode))
     env.globals.pop("lipsum", None)  # text for nothing, and as much as one asks for
+    if code_cache is not None:
+        env.bytecode_cache = BundledCodeCache(_fingerprint(env, mode), code_cache)
     return env
+
+
+def _fingerprint(env: Sandbox, mode: Mode) -> str:
+    """What a template's compiled code depends on besides its text and Python's version."""
+    settings = (
+        jinja2.__version__,
+        f"{type(env).__module__}.{type(env).__qualname__}",
+        mode,
+        env.block_start_string,
+        env.block_end_string,
+        env.variable_start_string,
+        env.variable_end_string,
+        env.comment_start_string,
+        env.comment_end_string,
+        env.line_statement_prefix,
+        env.line_comment_prefix,
+        env.trim_blocks,
+        env.lstrip_blocks,
+        env.newline_sequence,
+        env.keep_trailing_newline,
+        env.autoescape,
+        env.finalize is not None,
+        env.optimized,
+        sorted(env.extensions),
+        sorted(env.intercepted_binops),
+        sorted(env.intercepted_unops),
+        env.is_async,
+        env.policies.get("compiler.ascii_str"),
+        # a filter's or test's name, and what jinja2 passes it first: both are compiled in
+        sorted((n, str(getattr(f, "jinja_pass_arg", None))) for n, f in env.filters.items()),
+        sorted((n, str(getattr(f, "jinja_pass_arg", None))) for n, f in env.tests.items()),
+    )
+    return repr(settings)

@@ -4,17 +4,26 @@ files of its own folder (no absolute path, no ``..``, no symbolic link out of it
 
 from __future__ import annotations
 
+import hashlib
+import importlib.util
+import marshal
+import sys
+import tempfile
 from collections.abc import Callable
 from importlib import resources
 from pathlib import Path
+from types import CodeType
 
 import jinja2
 import jinja2.meta
+from jinja2.bccache import Bucket, BytecodeCache
 
 from evalbot.sandbox.guards import Limits, TemplateLimitError
 
 __all__ = [
+    "BUNDLED_CODE",
     "BUNDLED_MACROS",
+    "BundledCodeCache",
     "TemplateFolder",
     "bundled_loader",
     "prefetch",
@@ -35,6 +44,74 @@ def _bundled_source(name: str) -> str | None:
 def bundled_loader() -> jinja2.BaseLoader:
     """evalbot's own templates, by their bare names."""
     return jinja2.FunctionLoader(_bundled_source)
+
+
+#: Where the compiled bundled templates are kept (beside the templates, as Python keeps a
+#: module's compiled code in ``__pycache__`` beside it).
+BUNDLED_CODE = Path(__file__).resolve().parent.parent / "templates" / "__pycache__"
+
+
+#: An entry starts with this, then the SHA-1 of the template's text (jinja2's checksum) and a
+#: line break, then the code (:mod:`marshal`, whose format is Python's own: hence its magic).
+_CODE_MAGIC = b"evalbot-jinja2-code\n" + importlib.util.MAGIC_NUMBER + b"\n"
+
+
+class BundledCodeCache(BytecodeCache):
+    """The compiled code of evalbot's own templates, kept between runs (issue 12: compiling
+    them costs more than rendering). Only for the bundled templates: a user's template is
+    compiled afresh each time.
+
+    An entry is found by the template's name and everything its compiled code depends on
+    besides its text: jinja2's version, the environment's class and its lexer and compiler
+    settings (``fingerprint``). An entry is used only when it names the same template text
+    (a SHA-1 of it) and Python's bytecode version, and holds readable code; otherwise the
+    template is compiled afresh (no pickle: an entry holds only :mod:`marshal` data). Entries
+    are written as Python writes ``.pyc`` files: not when ``sys.dont_write_bytecode`` is set
+    (``PYTHONDONTWRITEBYTECODE``), and silently not where the folder cannot be written.
+    """
+
+    def __init__(self, fingerprint: str, folder: Path) -> None:
+        self.fingerprint = fingerprint
+        self.folder = folder
+
+    def _path(self, bucket: Bucket) -> Path:
+        key = hashlib.sha256(f"{self.fingerprint}|{bucket.key}".encode()).hexdigest()[:32]
+        return self.folder / f"{key}.jinja2.cache"
+
+    def load_bytecode(self, bucket: Bucket) -> None:
+        try:
+            data = self._path(bucket).read_bytes()
+        except OSError:
+            return
+        head = _CODE_MAGIC + bucket.checksum.encode("ascii") + b"\n"
+        if not data.startswith(head):
+            return
+        try:
+            code = marshal.loads(data[len(head) :])
+        except (EOFError, ValueError, TypeError):
+            return
+        if isinstance(code, CodeType):
+            bucket.code = code
+
+    def dump_bytecode(self, bucket: Bucket) -> None:
+        if sys.dont_write_bytecode or bucket.code is None:
+            return
+        path = self._path(bucket)
+        data = _CODE_MAGIC + bucket.checksum.encode("ascii") + b"\n" + marshal.dumps(bucket.code)
+        aside: Path | None = None
+        try:
+            self.folder.mkdir(exist_ok=True)
+            # written aside, then moved in whole: a reader never sees half an entry
+            with tempfile.NamedTemporaryFile(
+                "wb", dir=self.folder, prefix=path.name, suffix=".tmp", delete=False
+            ) as handle:
+                aside = Path(handle.name)
+                handle.write(data)
+            aside.chmod(0o644)  # readable by all, as Python's own .pyc files
+            aside.replace(path)
+        except OSError:
+            if aside is not None:
+                aside.unlink(missing_ok=True)
 
 
 def _relative(name: str) -> str:
