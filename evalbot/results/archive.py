@@ -20,13 +20,16 @@ from __future__ import annotations
 import io
 import stat
 import struct
-import zipfile
 import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from evalbot.errors import InputError
 from evalbot.results.builder import show
+
+if TYPE_CHECKING:
+    import zipfile
 
 _CHUNK = 1 << 20
 _EOCD = b"PK\x05\x06"
@@ -155,6 +158,8 @@ class Archive:
             # Every entry starts with this signature: counting them bounds what zipfile would
             # build, whatever the end record claims.
             budget.check_count(source, data.count(_CENTRAL_ENTRY, start, end))
+        import zipfile  # here: only a ZIP input needs it (issue 12: start-up time)
+
         try:
             self._zip = zipfile.ZipFile(io.BytesIO(data))
             infos = self._zip.infolist()
@@ -187,6 +192,8 @@ class Archive:
             if found is None:
                 raise InputError(f"{self.source}: has no member {show(member)}")
             member = found
+        import zipfile  # loaded already, by __init__
+
         where = f"{self.source}: member {show(member.name)}"
         out = bytearray()
         try:

@@ -10,7 +10,6 @@ import marshal
 import sys
 import tempfile
 from collections.abc import Callable
-from importlib import resources
 from pathlib import Path
 from types import CodeType
 
@@ -33,12 +32,15 @@ __all__ = [
 #: The one bundled template a user's template may import.
 BUNDLED_MACROS = "macros.md.j2"
 _BUNDLED = frozenset({"comment.md.j2", "macros.md.j2", "notice.md.j2", "text.j2"})
+#: The bundled templates' folder: package data of an installed (unpacked) evalbot, read as
+#: files (``importlib.resources`` would load ``zipfile`` and more on every report).
+BUNDLED_TEMPLATES = Path(__file__).resolve().parent.parent / "templates"
 
 
 def _bundled_source(name: str) -> str | None:
     if name not in _BUNDLED:
         return None
-    return (resources.files("evalbot") / "templates" / name).read_text(encoding="utf-8")
+    return (BUNDLED_TEMPLATES / name).read_text(encoding="utf-8")
 
 
 def bundled_loader() -> jinja2.BaseLoader:
@@ -48,7 +50,7 @@ def bundled_loader() -> jinja2.BaseLoader:
 
 #: Where the compiled bundled templates are kept (beside the templates, as Python keeps a
 #: module's compiled code in ``__pycache__`` beside it).
-BUNDLED_CODE = Path(__file__).resolve().parent.parent / "templates" / "__pycache__"
+BUNDLED_CODE = BUNDLED_TEMPLATES / "__pycache__"
 
 
 #: An entry starts with this, then the SHA-1 of the template's text (jinja2's checksum) and a

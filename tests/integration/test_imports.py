@@ -3,8 +3,9 @@
 Each case runs ``evalbot.cli.main`` in a fresh interpreter (a subprocess: imports are
 process-wide) and reads ``sys.modules`` afterwards. ``--version`` and ``--help`` load the
 standard library and evalbot's shell only; ``compare`` loads no heavy module its output does
-not need (issue 12): no yaml without a config file, no jinja2 or template resources for JSON,
-no PyGithub or requests outside the action, no ``scipy.stats`` anywhere.
+not need (issue 12): no yaml without a config file, no jinja2 for JSON, no PyGithub or
+requests outside the action, no ``scipy.stats`` anywhere, and for a JSONL pair no ``zipfile``,
+no XML parser and no ``importlib.resources`` (the templates are read as files).
 """
 
 from __future__ import annotations
@@ -89,7 +90,8 @@ def test_compare_loads_only_what_its_output_needs(fmt: str, tmp_path: Path) -> N
     )  # fmt: skip
     assert code == 0
     assert {"numpy", "msgspec", "evalbot.analysis"} <= modules  # the probe sees real imports
-    for name in (*NEVER, "yaml"):
+    # nor what only other inputs need: ZIP archives, XML, templates read as resources
+    for name in (*NEVER, "yaml", "zipfile", "xml", "importlib.resources"):
         assert not present(modules, name), name
     templates = fmt != "json"
     assert present(modules, "jinja2") == templates

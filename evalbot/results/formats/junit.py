@@ -13,7 +13,7 @@ UTF-8 (or ASCII) documents are read, so that check sees the text the parser sees
 from __future__ import annotations
 
 import re
-import xml.etree.ElementTree as ET
+from typing import TYPE_CHECKING
 
 from evalbot.errors import InputError
 from evalbot.results.builder import ResultsBuilder, show
@@ -21,6 +21,9 @@ from evalbot.results.formats.jsontext import UnreadableError, decode_text
 from evalbot.results.formats.probe import Probe
 from evalbot.results.model import Results
 from evalbot.results.options import ReadOptions
+
+if TYPE_CHECKING:
+    import xml.etree.ElementTree as ET
 
 NAME = "junit"
 
@@ -34,6 +37,8 @@ def sniff(probe: Probe) -> bool:
 
 
 def _root(data: bytes, source: str) -> ET.Element:
+    import xml.etree.ElementTree as ET  # here: only an XML input needs it (issue 12)
+
     text = decode_text(data, source)
     declared = _DECLARED.match(text)
     if declared and declared.group(1).strip().lower() not in _UTF8:
