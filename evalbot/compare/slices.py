@@ -1,5 +1,12 @@
 """Pure: each ``slice`` (stratum) compared on its own, with Benjamini-Hochberg q-values over
-the slices."""
+the slices.
+
+Without clusters a pass/fail slice is tested by McNemar's test and a score slice by the paired
+bootstrap. When items share clusters, each slice is tested like the primary metric, restricted
+to the slice's items: the cluster sign-flip test (:func:`evalbot.stats.clustered_mean_test`),
+or the cluster bootstrap under ``test: bootstrap``. A cluster whose items fall in several
+slices contributes, in each slice, the unit made of its items there (a slice's test sees only
+its own items; the units of one slice stay independent of each other)."""
 
 from __future__ import annotations
 
@@ -9,10 +16,13 @@ import numpy as np
 import numpy.typing as npt
 
 from evalbot.compare.bootstrap import plan_bootstrap_mean
+from evalbot.compare.costs import has_clusters
 from evalbot.compare.records import SliceResult
 from evalbot.config import Config
 from evalbot.results.model import Paired
 from evalbot.stats import PairedTable, PValue, benjamini_hochberg, compute_paired_table, mcnemar
+from evalbot.stats.clustered_mean import clustered_test
+from evalbot.stats.clusters import cluster_codes
 
 __all__ = ["compute_slices"]
 
@@ -48,10 +58,17 @@ def compute_slices(paired: Paired, config: Config) -> tuple[SliceResult, ...]:
     if paired.clusters is not None:
         clusters = np.empty(len(paired.clusters), dtype=object)
         clusters[:] = paired.clusters
-    rows = [
-        _slice_test(paired, config, name, by_code[bounds[i] : bounds[i + 1]], clusters)
-        for i, name in enumerate(names)
-    ]
+    if has_clusters(paired) and paired.clusters is not None:
+        units = cluster_codes(paired.clusters, len(paired))
+        rows = [
+            _clustered_slice_test(paired, config, name, by_code[bounds[i] : bounds[i + 1]], units)
+            for i, name in enumerate(names)
+        ]
+    else:
+        rows = [
+            _slice_test(paired, config, name, by_code[bounds[i] : bounds[i + 1]], clusters)
+            for i, name in enumerate(names)
+        ]
     # a p-value known only as a bound enters as its bound: the q-value is then a bound too
     qvalues = benjamini_hochberg([row.pvalue.reportable for row in rows])
     return tuple(
@@ -99,3 +116,48 @@ def _slice_test(
         pvalue=pvalue,
         test=test,
     )
+
+
+def _clustered_slice_test(
+    paired: Paired,
+    config: Config,
+    name: str | None,
+    idx: npt.NDArray[np.intp],
+    units: npt.NDArray[np.int64],
+) -> _SliceTest:
+    """A slice of items that share clusters, tested like the primary metric on the slice's
+    items alone: the cluster sign-flip test (the cluster-robust t above 1,000 clusters), or
+    the cluster bootstrap under ``test: bootstrap``. ``units`` are every item's cluster
+    codes; a cluster's items in this slice form one unit."""
+    base, cand = paired.baseline[idx], paired.candidate[idx]
+    table = compute_paired_table(base, cand) if paired.kind == "binary" else None
+    boot = config.bootstrap
+    if config.test == "bootstrap":
+        assert paired.clusters is not None
+        labels = [paired.clusters[i] for i in idx.tolist()]
+        found = plan_bootstrap_mean(base, cand, config, clusters=labels)
+        pvalue, test = found.pvalue_detail, f"paired bootstrap ({found.method})"
+    else:
+        codes = _first_seen(units[idx])
+        result = clustered_test(base, cand, codes, boot.confidence, boot.resamples, boot.seed)
+        pvalue, test = result.pvalue_detail, result.method
+    return _SliceTest(
+        name=name,
+        items=len(idx),
+        baseline_rate=float(base.mean()),
+        candidate_rate=float(cand.mean()),
+        table=table,
+        pvalue=pvalue,
+        test=test,
+    )
+
+
+def _first_seen(codes: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
+    """``codes`` renumbered 0, 1, ... in order of first appearance: the numbering
+    :func:`evalbot.stats.clustered_mean_test` gives the slice's own labels, so the sampled
+    sign patterns, and the p-value, are the ones it finds on the slice alone."""
+    _, first, inverse = np.unique(codes, return_index=True, return_inverse=True)
+    rank = np.empty(first.size, dtype=np.int64)
+    rank[np.argsort(first, kind="stable")] = np.arange(first.size, dtype=np.int64)
+    out: npt.NDArray[np.int64] = rank[inverse.reshape(-1)]
+    return out
