@@ -26,7 +26,7 @@ from evalbot.results.fingerprint import fingerprint
 from evalbot.rules import Conclusion, Decision, Gate, LookCount, Outcome, PlannedSize, Reason
 from evalbot.rules.gate import judge_gate
 from evalbot.rules.looks import count_looks, holdout_uses
-from evalbot.rules.notes import disclosures, warnings_of
+from evalbot.rules.notes import disclosures, sequential_violations, warnings_of
 from evalbot.rules.plan import holdout_violations, plan_sample_size, size_violations
 from evalbot.rules.power import identical_reason, power_check, powerless_reason, test_reason
 from evalbot.state import Look, State, with_look
@@ -206,8 +206,7 @@ def _apply_plan(
         holdout=holdout,
     )
     violations.extend(looks.violations)
-    if config.policy.mode == "sequential" and comparison.table is None:
-        violations.append(Reason(code="sequential_score", rule="policy.mode: sequential"))
+    violations.extend(sequential_violations(comparison, config))
     warnings = warnings_of(comparison, config, state)
     identical = identical_reason(comparison)
     if identical is not None:

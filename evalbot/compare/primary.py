@@ -117,7 +117,8 @@ def _binary_primary(
     """The test that decides and the interval shown, from one method where possible:
 
     - ``policy.mode: sequential``: the mixture SPRT and its always-valid confidence sequence
-      at ``1 - alpha``;
+      at ``1 - alpha`` (not for items that share clusters: the plan refuses that verdict,
+      ``clusters_sequential``, and the cluster test is shown for information);
     - ``test: bootstrap``: the bootstrap's p-value and its own interval (by cluster);
     - items that share clusters: the cluster sign-flip test and the interval that inverts it
       (:func:`_clustered_primary`);
@@ -125,7 +126,7 @@ def _binary_primary(
       exactly when McNemar's continuity-corrected test rejects).
     """
     se = _paired_standard_error(table)
-    if config.policy.mode == "sequential":
+    if config.policy.mode == "sequential" and not has_clusters(paired):
         sprt = mixture_sprt(table.fixed, table.broken)
         seq = confidence_sequence(
             table.fixed, table.broken, table.items, confidence_level=1.0 - alpha.effective

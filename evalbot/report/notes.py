@@ -14,7 +14,6 @@ from evalbot.compare import (
     F1Result,
     RepeatsSide,
 )
-from evalbot.compare.records import CLUSTER_INTERVALS
 from evalbot.report.numbers import Scale, maybe_none
 from evalbot.stats import BootstrapResult
 from evalbot.text import Markdown
@@ -48,14 +47,13 @@ def clusters_note(
     difference's :data:`~evalbot.compare.records.IntervalKind`) and the CR1 standard error."""
     if clusters is None:
         return None
+    # with clusters the primary is the cluster bootstrap (test: bootstrap) or the cluster
+    # test (every mode: sequential mode refuses clustered items and shows the cluster test)
     unit = (
         "the bootstrap resamples whole clusters"
         if interval == "bootstrap"
         else "the test and its interval take each cluster as one unit, and any bootstrap "
         "resamples whole clusters"
-        if interval in CLUSTER_INTERVALS
-        else "the sequential test counts items as independent; any bootstrap resamples whole "
-        "clusters"
     )
     note = (
         f"Items share clusters ({clusters.labelled_items} labelled items in "

@@ -261,9 +261,9 @@ def _clusters(r: Reason) -> str:
 def _clusters_sequential(r: Reason) -> str:
     clusters = r.details.get("clusters")
     return (
-        f"items share clusters ({_items(clusters)} clusters): the sequential test "
-        "(policy.mode: sequential) counts them as independent, so its p-value is too small when "
-        "clustered items move together; policy.mode: fixed tests whole clusters"
+        f"sequential mode cannot account for clusters ({_items(clusters)} clusters): its test "
+        "counts items as independent, and a cluster's items arrive over several looks; use "
+        "policy.mode: fixed, which tests whole clusters"
     )
 
 

@@ -1,6 +1,6 @@
 """Pure: what the decision discloses (items dropped or filled, harness errors, the looks
 correction) and warns about (an unreadable state block, a registered items file not read,
-the units of the clustered test; clustered items under the sequential test)."""
+the units of the clustered test)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from evalbot.config import Config
 from evalbot.rules.reasons import Reason
 from evalbot.state import State
 
-__all__ = ["disclosures", "warnings_of"]
+__all__ = ["disclosures", "sequential_violations", "warnings_of"]
 
 
 def disclosures(comparison: Comparison) -> list[Reason]:
@@ -97,14 +97,24 @@ def warnings_of(comparison: Comparison, config: Config, state: State) -> list[Re
                 },
             )
         )
-    if (
-        comparison.table is not None
-        and has_clusters(paired)
-        and config.test == "mcnemar"
-        and policy.mode == "sequential"
-    ):
-        clusters = comparison.clusters.clusters if comparison.clusters is not None else None
-        found.append(
-            Reason(code="clusters_sequential", rule="policy.mode", details={"clusters": clusters})
-        )
     return found
+
+
+def sequential_violations(comparison: Comparison, config: Config) -> list[Reason]:
+    """``policy.mode: sequential`` refuses a score metric (its test is on discordant pairs)
+    and items that share clusters: the mixture SPRT needs units that arrive once and for all,
+    while a cluster's items arrive over several looks (README, "Clustered items")."""
+    if config.policy.mode != "sequential":
+        return []
+    if comparison.table is None:
+        return [Reason(code="sequential_score", rule="policy.mode: sequential")]
+    if has_clusters(comparison.paired):
+        clusters = comparison.clusters.clusters if comparison.clusters is not None else None
+        return [
+            Reason(
+                code="clusters_sequential",
+                rule="policy.mode: sequential",
+                details={"clusters": clusters},
+            )
+        ]
+    return []

@@ -35,6 +35,7 @@ ReasonCode = Literal[
     "item_shopping",
     "too_many_looks",
     "sequential_score",
+    "clusters_sequential",
     # the gate
     "gate_refused",
     "gate_regression",
@@ -53,7 +54,6 @@ ReasonCode = Literal[
     "items_file_unread",
     "harness_errors",
     "holdout_overused",
-    "clusters_sequential",
 ]
 REASON_CODES: tuple[ReasonCode, ...] = get_args(ReasonCode)
 
@@ -76,6 +76,7 @@ KINDS: dict[ReasonCode, Kind] = {
     "item_shopping": "violation",
     "too_many_looks": "violation",
     "sequential_score": "violation",
+    "clusters_sequential": "violation",
     "gate_refused": "gate",
     "gate_regression": "gate",
     "gate_not_improvement": "gate",
@@ -91,7 +92,6 @@ KINDS: dict[ReasonCode, Kind] = {
     "items_file_unread": "warning",
     "harness_errors": "warning",
     "holdout_overused": "warning",
-    "clusters_sequential": "warning",
 }
 
 #: The unit of ``observed`` and ``threshold``: ``pp`` a difference in pass rate (a fraction,
