@@ -9,6 +9,7 @@ evalbot's own :func:`clustered_mean_test` on the slice alone (the same patterns)
 from __future__ import annotations
 
 import itertools
+from collections.abc import Sequence
 from fractions import Fraction
 
 import numpy as np
@@ -55,7 +56,7 @@ def enumerate_pvalue(totals: list[float]) -> Fraction:
 # unlabelled items (1 fixed, 1 unchanged); slice "y": the other 3 items of s (all broken),
 # d and f (4 fixed each), e (4 unchanged). Cluster s spans both slices: in each it is one unit made of
 # its items there.
-ROWS: list[tuple[str, str | None, float, float]] = (
+ROWS: Sequence[tuple[str, str | None, float, float]] = (
     [("x", "a", 0, 1)] * 4
     + [("x", "b", 0, 1)] * 3
     + [("x", "b", 1, 0)]
