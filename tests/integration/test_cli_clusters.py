@@ -157,3 +157,104 @@ def test_too_few_clusters_is_powerless(tmp_path: Path) -> None:
     assert powerless and "changed clusters" in json.dumps(powerless[0])
     assert r["power"]["minimum_detectable_effect"] is None
     assert "changed cluster" in markdown
+
+
+def write_sliced(tmp: Path, clusters: bool = True) -> None:
+    """Two slices of clustered items. Slice "docs": 6 clusters of 4 items, 5 fixed and 1
+    broken, and 2 fixed items of cluster "shared"; slice "code": the other 2 items of
+    "shared" (broken), 3 clusters of 4 fixed items and one unchanged."""
+    rows: list[tuple[str, str, str]] = []  # (slice, cluster, kind)
+    for g in range(6):
+        rows += [("docs", f"d{g}", "fixed" if g < 5 else "broken")] * 4
+    rows += [("docs", "shared", "fixed")] * 2 + [("code", "shared", "broken")] * 2
+    for g in range(4):
+        rows += [("code", f"k{g}", "fixed" if g < 3 else "same")] * 4
+    base, cand = [], []
+    for i, (name, cluster, kind) in enumerate(rows):
+        item: dict[str, Any] = {"id": f"i{i:03d}", "slice": name}
+        if clusters:
+            item["cluster"] = cluster
+        base.append({**item, "passed": kind != "fixed"})
+        cand.append({**item, "passed": kind != "broken"})
+    for name, lines in (("b.jsonl", base), ("c.jsonl", cand)):
+        (tmp / name).write_text("".join(json.dumps(r) + "\n" for r in lines))
+
+
+def bh(pvalues: list[Fraction]) -> list[Fraction]:
+    """Benjamini-Hochberg by hand: q_(i) = min over j >= i of p_(j) m / j."""
+    m = len(pvalues)
+    order = sorted(range(m), key=lambda i: pvalues[i])
+    q = [Fraction(0)] * m
+    running = Fraction(1)
+    for rank in range(m, 0, -1):
+        i = order[rank - 1]
+        running = min(running, pvalues[i] * m / rank)
+        q[i] = running
+    return q
+
+
+def test_slices_of_clustered_items_take_clusters_as_units(tmp_path: Path) -> None:
+    write_sliced(tmp_path)
+    r, markdown = report(tmp_path)
+    slices = {s["slice"]: s for s in r["slices"]}
+    # docs: units +4 (5), -4, and "shared"'s 2 fixed items there (+2); code: "shared"'s 2
+    # broken items (-2), +4 (3) and 0. Enumerated over every sign pattern of the units.
+    docs = enumerate_pvalue([4.0] * 5 + [-4.0, 2.0])
+    code = enumerate_pvalue([-2.0, 4.0, 4.0, 4.0, 0.0])
+    # by hand, docs: |sum| >= 18 with the six 4s all one way (either sign of the 2: 2
+    # patterns) or five of them and the 2 with them (6), and the mirrors: 16 of 128; code:
+    # |4a + 4b + 4c - 2s| >= 10 needs the three 4s together, 2 x 2 = 4 of 16 patterns of the
+    # non-zero units
+    assert (docs, code) == (Fraction(16, 128), Fraction(4, 16))
+    assert slices["docs"]["test"] == slices["code"]["test"] == "exact cluster sign-flip"
+    assert slices["docs"]["pvalue"] == pytest.approx(float(docs), abs=1e-15)
+    assert slices["code"]["pvalue"] == pytest.approx(float(code), abs=1e-15)
+    q_docs, q_code = bh([docs, code])
+    assert slices["docs"]["qvalue"] == pytest.approx(float(q_docs), abs=1e-15)
+    assert slices["code"]["qvalue"] == pytest.approx(float(q_code), abs=1e-15)
+    assert slices["docs"]["table"]["fixed"] == 22 and slices["docs"]["table"]["broken"] == 4
+    assert "exact cluster sign-flip" in markdown
+    # the same items without cluster labels: McNemar on each slice, far smaller on docs
+    # (22 fixed, 4 broken)
+    write_sliced(tmp_path, clusters=False)
+    r, _ = report(tmp_path)
+    plain = {s["slice"]: s for s in r["slices"]}
+    assert plain["docs"]["test"] == "McNemar (exact)"
+    assert plain["docs"]["pvalue"] == pytest.approx(float(exact_mcnemar(22, 4)), rel=1e-12)
+    assert plain["docs"]["pvalue"] < 0.001
+
+
+def test_sequential_mode_refuses_clustered_items(tmp_path: Path) -> None:
+    write_clusters(tmp_path, KINDS)
+    (tmp_path / "plan.yml").write_text("policy: {mode: sequential}\n")
+    code, out = run(tmp_path, "compare", "b.jsonl", "c.jsonl", "--config", "plan.yml")
+    assert code == 1, out  # a refusal fails the gate, as every refusal of the plan does
+    first = out.splitlines()[0]
+    assert first.startswith("Inconclusive:") and "gate fail" in first
+    assert "sequential mode cannot account for clusters (12 clusters)" in out
+    assert "use policy.mode: fixed" in out
+    r, _ = report(tmp_path, "--config", "plan.yml")
+    assert r["verdict"]["outcome"] == "inconclusive"
+    assert r["verdict"]["conclusion"] == "failure"
+    refused = [x for x in r["decision"]["reasons"] if x["code"] == "clusters_sequential"]
+    assert refused and refused[0]["kind"] == "violation"
+    assert refused[0]["rule"] == "policy.mode: sequential"
+    assert refused[0]["details"] == {"clusters": 12}
+    # shown for information: the cluster test (the one mode: fixed decides by), not the SPRT
+    assert r["test"]["name"] == "exact cluster sign-flip"
+    assert r["test"]["pvalue"] == pytest.approx(112 / 1024, abs=1e-15)
+    # gate.on_refused: neutral leaves the check neutral, as for every refusal
+    (tmp_path / "plan.yml").write_text("policy: {mode: sequential}\ngate: {on_refused: neutral}\n")
+    code, out = run(tmp_path, "compare", "b.jsonl", "c.jsonl", "--config", "plan.yml")
+    assert code == 0, out
+    r, _ = report(tmp_path, "--config", "plan.yml")
+    assert r["verdict"]["conclusion"] == "neutral"
+    # without cluster labels the sequential test decides, as before
+    for name in ("b.jsonl", "c.jsonl"):
+        rows = [json.loads(line) for line in (tmp_path / name).read_text().splitlines()]
+        text = "".join(json.dumps({k: v for k, v in row.items() if k != "cluster"}) + "\n"
+                       for row in rows)  # fmt: skip
+        (tmp_path / name).write_text(text)
+    r, _ = report(tmp_path, "--config", "plan.yml")
+    assert r["test"]["name"] == "mixture SPRT (always valid)"
+    assert "clusters_sequential" not in [x["code"] for x in r["decision"]["reasons"]]
