@@ -21,7 +21,7 @@ from evalbot.compare.records import SliceResult
 from evalbot.config import Config
 from evalbot.results.model import Paired
 from evalbot.stats import PairedTable, PValue, benjamini_hochberg, compute_paired_table, mcnemar
-from evalbot.stats.clustered_mean import clustered_test
+from evalbot.stats.clustered_mean import clustered_pvalue
 from evalbot.stats.clusters import cluster_codes
 
 __all__ = ["compute_slices"]
@@ -139,8 +139,7 @@ def _clustered_slice_test(
         pvalue, test = found.pvalue_detail, f"paired bootstrap ({found.method})"
     else:
         codes = _first_seen(units[idx])
-        result = clustered_test(base, cand, codes, boot.confidence, boot.resamples, boot.seed)
-        pvalue, test = result.pvalue_detail, result.method
+        test, pvalue = clustered_pvalue(base, cand, codes, boot.resamples, boot.seed)
     return _SliceTest(
         name=name,
         items=len(idx),

@@ -46,6 +46,7 @@ __all__ = [
     "ClusteredMeanResult",
     "cluster_sign_flip_pvalue",
     "clustered_mean_test",
+    "clustered_pvalue",
     "clustered_test",
 ]
 
@@ -211,62 +212,87 @@ def clustered_test(
     g = totals.size
     mean = float(d.mean())
     se = _cr1(totals, sizes, mean)
-    alpha = 1.0 - cl
+    method, p, detail, flip = _test(totals, sizes, mean, se, b, s)
+    if flip is None:
+        ci = _t_interval(mean, se, g, cl)
+    elif float(np.ptp(totals / sizes)) == 0.0:
+        ci = ConfidenceInterval(mean, mean)
+        # every cluster's mean equal: every other shift rejected as far as the data allow
+        if min(1.0, 2.0 ** (1 - g)) > 1.0 - cl:
+            ci = ConfidenceInterval(-math.inf, math.inf)
+    else:
+        ci = _invert(flip.pvalue, totals / sizes, 1.0 - cl, p, centre=mean)
+    sampled = flip.n_resamples if flip is not None else 0
+    return ClusteredMeanResult(
+        statistic=mean,
+        pvalue=p,
+        confidence_interval=ci,
+        method=method,
+        confidence_level=cl,
+        n_items=d.size,
+        standard_error=se,
+        n_resamples=sampled,
+        seed=s if sampled else None,
+        pvalue_detail=detail,
+        effect_size=dz_from_differences(d, cl),
+        baseline_value=float(base.mean()),
+        candidate_value=float(cand.mean()),
+        n_clusters=g,
+        changed_clusters=int(np.count_nonzero(totals)),
+    )
 
-    def result(
-        method: str, p: float, ci: ConfidenceInterval, detail: PValue, sampled: int
-    ) -> ClusteredMeanResult:
-        return ClusteredMeanResult(
-            statistic=mean,
-            pvalue=p,
-            confidence_interval=ci,
-            method=method,
-            confidence_level=cl,
-            n_items=d.size,
-            standard_error=se,
-            n_resamples=sampled,
-            seed=s if sampled else None,
-            pvalue_detail=detail,
-            effect_size=dz_from_differences(d, cl),
-            baseline_value=float(base.mean()),
-            candidate_value=float(cand.mean()),
-            n_clusters=g,
-            changed_clusters=int(np.count_nonzero(totals)),
-        )
 
+def clustered_pvalue(
+    base: FloatArray, cand: FloatArray, codes: npt.NDArray[np.int64], b: int, s: int
+) -> tuple[str, PValue]:
+    """The method and p-value of :func:`clustered_test` alone, without its interval (the
+    interval's search costs most of the time; a slice reports no interval)."""
+    d = cand - base
+    totals, sizes = _units(d, codes)
+    mean = float(d.mean())
+    method, _, detail, _ = _test(totals, sizes, mean, _cr1(totals, sizes, mean), b, s)
+    return method, detail
+
+
+def _test(
+    totals: FloatArray, sizes: FloatArray, mean: float, se: float, b: int, s: int
+) -> tuple[str, float, PValue, _SignFlip | None]:
+    """The test of the clusters' totals: method, p-value, its detail, and the sign-flip
+    (``None`` for the cluster-robust t) whose inversion gives the interval."""
+    g = totals.size
     if g > CLUSTER_SIGN_FLIP_MAX:
-        p, ci = _cluster_t(mean, se, g, cl)
+        p = _t_pvalue(mean, se, g)
         detail = exact_pvalue(p) if p > 1e-290 else upper_bound_pvalue(1e-290)
-        return result("cluster-robust t", p, ci, detail, 0)
+        return "cluster-robust t", p, detail, None
     exact = g <= EXACT_MAX_ITEMS
     flip = _SignFlip(totals, b, s, exact, sizes)
     p = flip.pvalue(0.0)
-    means = totals / sizes
-    if float(np.ptp(means)) == 0.0:
-        ci = ConfidenceInterval(mean, mean)
-        # every cluster's mean equal: every other shift rejected as far as the data allow
-        if min(1.0, 2.0 ** (1 - g)) > alpha:
-            ci = ConfidenceInterval(-math.inf, math.inf)
-    else:
-        ci = _invert(flip.pvalue, means, alpha, p, centre=mean)
     if exact:
         detail = exact_pvalue(p, resolution=min(1.0, 2.0 ** (1 - g)))
-        return result("exact cluster sign-flip", p, ci, detail, 0)
+        return "exact cluster sign-flip", p, detail, flip
     step = 1.0 / (1.0 + b)
     detail = (
         upper_bound_pvalue(step, resolution=step) if p <= step else exact_pvalue(p, resolution=step)
     )
-    return result("Monte Carlo cluster sign-flip", p, ci, detail, b)
+    return "Monte Carlo cluster sign-flip", p, detail, flip
 
 
-def _cluster_t(mean: float, se: float, g: int, cl: float) -> tuple[float, ConfidenceInterval]:
-    """The cluster-robust t test's p-value and interval (``G - 1`` degrees of freedom)."""
-    from scipy.special import stdtr, stdtrit
+def _t_pvalue(mean: float, se: float, g: int) -> float:
+    """The cluster-robust t test's p-value (``G - 1`` degrees of freedom)."""
+    from scipy.special import stdtr
 
     if se == 0.0 or not math.isfinite(se):
         # every cluster's mean equal to the overall mean (g > 1000: the sign-flip floor
         # 2^(1 - g) is below any alpha)
-        return (1.0 if mean == 0.0 else 2.0 ** (1 - g)), ConfidenceInterval(mean, mean)
-    p = min(1.0, 2.0 * float(stdtr(g - 1, -abs(mean / se))))
+        return 1.0 if mean == 0.0 else 2.0 ** (1 - g)
+    return min(1.0, 2.0 * float(stdtr(g - 1, -abs(mean / se))))
+
+
+def _t_interval(mean: float, se: float, g: int, cl: float) -> ConfidenceInterval:
+    """The cluster-robust t interval, ``mean +- t SE`` (a point when ``SE`` is 0)."""
+    from scipy.special import stdtrit
+
+    if se == 0.0 or not math.isfinite(se):
+        return ConfidenceInterval(mean, mean)
     half = float(stdtrit(g - 1, 0.5 + cl / 2.0)) * se
-    return p, ConfidenceInterval(mean - half, mean + half)
+    return ConfidenceInterval(mean - half, mean + half)
