@@ -5,7 +5,7 @@ Pass/fail data as in ``tests/sim/test_clusters.py`` (unequal cluster sizes, mean
 per cluster a share of changed items with mean 0.3 and a share of fixed among them with mean
 0.5, both with intraclass correlation ``icc``): no difference. Three slices, laid out two ways:
 
-- **whole**: every cluster in one slice (drawn at random);
+- **whole**: every cluster in one slice, a third of the clusters in each (drawn at random);
 - **spanning**: every item in a slice of its own (drawn at random), so each cluster spreads
   over the slices and, in each slice, its items there form the unit.
 
@@ -45,7 +45,7 @@ def draw(
     cand = np.where(broken, 0.0, 1.0)
     cluster = np.repeat(np.arange(g), sizes)
     if layout == "whole":
-        codes = rng.integers(0, len(SLICES), g)[cluster]
+        codes = rng.permutation(np.arange(g) % len(SLICES))[cluster]
     else:
         codes = rng.integers(0, len(SLICES), n)
     paired = Paired(
