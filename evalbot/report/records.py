@@ -198,6 +198,8 @@ class View:
     unpaired_note: Markdown = EMPTY
     picture: Markdown | None = None
     slices: list[SliceRow] = field(default_factory=list)
+    # what a slice's p-value tests when items share clusters (None otherwise)
+    slice_units: Markdown | None = None
     secondary: list[SecondaryRow] = field(default_factory=list)
     repeats: list[RepeatsRow] = field(default_factory=list)
     flaky: ItemList | None = None

@@ -20,6 +20,7 @@ __all__ = [
     "repeats_part",
     "secondary_rows",
     "slice_rows",
+    "slice_units",
     "table_text",
 ]
 
@@ -103,6 +104,14 @@ def slice_rows(c: Comparison, scale: Scale) -> list[SliceRow]:
         )
         for s in c.slices
     ]
+
+
+def slice_units(c: Comparison) -> Markdown | None:
+    """When items share clusters, what each slice's p-value tests: the slice's own items, a
+    cluster's items there as one unit (``None`` without clusters: McNemar or the bootstrap)."""
+    if not any("cluster" in s.test for s in c.slices):
+        return None
+    return Markdown("p: the cluster test, a cluster's items in the slice as one unit")
 
 
 def secondary_rows(c: Comparison) -> list[SecondaryRow]:

@@ -27,6 +27,7 @@ from evalbot.report.tables import (
     repeats_part,
     secondary_rows,
     slice_rows,
+    slice_units,
     table_text,
 )
 from evalbot.report.verdict import verdict_text
@@ -119,6 +120,7 @@ def build_view(
         unpaired_note=unpaired.note,
         picture=picture(c, scale),
         slices=slice_rows(c, scale),
+        slice_units=slice_units(c),
         secondary=secondary_rows(c),
         repeats=repeats.rows,
         flaky=repeats.flaky,

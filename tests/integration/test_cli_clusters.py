@@ -213,11 +213,14 @@ def test_slices_of_clustered_items_take_clusters_as_units(tmp_path: Path) -> Non
     assert slices["docs"]["qvalue"] == pytest.approx(float(q_docs), abs=1e-15)
     assert slices["code"]["qvalue"] == pytest.approx(float(q_code), abs=1e-15)
     assert slices["docs"]["table"]["fixed"] == 22 and slices["docs"]["table"]["broken"] == 4
-    assert "exact cluster sign-flip" in markdown
+    assert (
+        "By slice** (p: the cluster test, a cluster's items in the slice as one unit;" in markdown
+    )
     # the same items without cluster labels: McNemar on each slice, far smaller on docs
     # (22 fixed, 4 broken)
     write_sliced(tmp_path, clusters=False)
-    r, _ = report(tmp_path)
+    r, markdown = report(tmp_path)
+    assert "By slice** (q: Benjamini-Hochberg over 2 slices;" in markdown
     plain = {s["slice"]: s for s in r["slices"]}
     assert plain["docs"]["test"] == "McNemar (exact)"
     assert plain["docs"]["pvalue"] == pytest.approx(float(exact_mcnemar(22, 4)), rel=1e-12)
