@@ -1,12 +1,14 @@
 """Pure: each ``slice`` (stratum) compared on its own, with Benjamini-Hochberg q-values over
 the slices.
 
-Without clusters a pass/fail slice is tested by McNemar's test and a score slice by the paired
-bootstrap. When items share clusters, each slice is tested like the primary metric, restricted
-to the slice's items: the cluster sign-flip test (:func:`evalbot.stats.clustered_mean_test`),
-or the cluster bootstrap under ``test: bootstrap``. A cluster whose items fall in several
-slices contributes, in each slice, the unit made of its items there (a slice's test sees only
-its own items; the units of one slice stay independent of each other)."""
+Without clusters a pass/fail slice is tested by McNemar's test and a score slice by the
+primary's test for scores (sign-flip up to 1,000 items, paired t above; the paired bootstrap
+under ``test: bootstrap``). When items share clusters, each slice is tested like the primary
+metric, restricted to the slice's items: the cluster sign-flip test
+(:func:`evalbot.stats.clustered_mean_test`), or the cluster bootstrap under
+``test: bootstrap``. A cluster whose items fall in several slices contributes, in each slice,
+the unit made of its items there (a slice's test sees only its own items; the units of one
+slice stay independent of each other)."""
 
 from __future__ import annotations
 
@@ -23,6 +25,7 @@ from evalbot.results.model import Paired
 from evalbot.stats import PairedTable, PValue, benjamini_hochberg, compute_paired_table, mcnemar
 from evalbot.stats.clustered_mean import clustered_pvalue
 from evalbot.stats.clusters import cluster_codes
+from evalbot.stats.paired_mean import paired_mean_pvalue
 
 __all__ = ["compute_slices"]
 
@@ -95,7 +98,9 @@ def _slice_test(
     idx: npt.NDArray[np.intp],
     cluster_labels: npt.NDArray[np.object_] | None,
 ) -> _SliceTest:
-    """McNemar's test on a pass/fail slice; the paired bootstrap (by cluster) otherwise.
+    """McNemar's test on a pass/fail slice; on a score slice the primary's test for scores
+    (:func:`evalbot.stats.paired_mean_test`'s p-value), or the paired bootstrap under
+    ``test: bootstrap``.
     ``idx`` are the slice's items, in item order."""
     base, cand = paired.baseline[idx], paired.candidate[idx]
     table: PairedTable | None = None
@@ -103,10 +108,16 @@ def _slice_test(
         table = compute_paired_table(base, cand)
         result = mcnemar(table.fixed, table.broken, method=config.mcnemar)
         pvalue, test = result.pvalue_detail, f"McNemar ({result.method})"
-    else:
+    elif config.test == "bootstrap":
         clusters = None if cluster_labels is None else cluster_labels[idx].tolist()
         boot = plan_bootstrap_mean(base, cand, config, clusters=clusters)
         pvalue, test = boot.pvalue_detail, f"paired bootstrap ({boot.method})"
+    else:
+        # the primary's test for scores, valid at every n (a slice is often small, where the
+        # percentile bootstrap's p-value rejects too often)
+        test, pvalue = paired_mean_pvalue(
+            base, cand, n_resamples=config.bootstrap.resamples, seed=config.bootstrap.seed
+        )
     return _SliceTest(
         name=name,
         items=len(idx),

@@ -31,7 +31,14 @@ from evalbot.stats._validation import FloatArray, as_choice, as_count, as_probab
 from evalbot.stats.effect_size import EffectSizeResult, cohens_dz, dz_from_differences
 from evalbot.stats.intervals import ConfidenceInterval
 from evalbot.stats.pvalue import PValue, exact_pvalue, upper_bound_pvalue
-from evalbot.stats.signflip import EXACT_MAX_ITEMS, sign_flip, sign_flip_pvalue, sign_flip_test
+from evalbot.stats.signflip import (
+    EXACT_MAX_ITEMS,
+    _SignFlip,
+    flip_pvalue_detail,
+    sign_flip,
+    sign_flip_pvalue,
+    sign_flip_test,
+)
 from evalbot.vocabulary import CONFIDENCE, RESAMPLES
 
 __all__ = [
@@ -40,6 +47,7 @@ __all__ = [
     "EffectSizeResult",
     "PairedMeanResult",
     "cohens_dz",
+    "paired_mean_pvalue",
     "paired_mean_test",
     "sign_flip_pvalue",
     "sign_flip_test",
@@ -220,3 +228,35 @@ def paired_mean_test(
     if m == "studentized" or (m == "auto" and base.size > SIGN_FLIP_MAX_ITEMS):
         return _studentized(base, cand, cl)
     return sign_flip(base, cand, cl, b, s)
+
+
+def paired_mean_pvalue(
+    baseline: object,
+    candidate: object,
+    *,
+    n_resamples: int = RESAMPLES,
+    seed: int = 0,
+) -> tuple[str, PValue]:
+    """The method and p-value of :func:`paired_mean_test` (``method="auto"``) alone, without
+    its interval, whose search costs most of the time (a slice reports no interval). The
+    same sign patterns for the same ``seed``, so the same p-value.
+
+    Examples
+    --------
+    >>> from evalbot.stats.paired_mean import paired_mean_pvalue
+    >>> method, p = paired_mean_pvalue([0.5] * 8, [0.6, 0.7, 0.6, 0.8, 0.6, 0.7, 0.9, 0.6])
+    >>> method, p.value
+    ('exact sign-flip', 0.0078125)
+    """
+    b = as_count(n_resamples, "n_resamples", minimum=1)
+    s = as_count(seed, "seed")
+    base, cand = pair_iv(baseline, candidate)
+    if base.size > SIGN_FLIP_MAX_ITEMS:
+        found = _studentized(base, cand, CONFIDENCE)
+        return found.method, found.pvalue_detail
+    d = cand - base
+    exact = d.size <= EXACT_MAX_ITEMS
+    p = _SignFlip(d, b, s, exact).pvalue(0.0)
+    return ("exact sign-flip" if exact else "Monte Carlo sign-flip"), flip_pvalue_detail(
+        p, d.size, b, exact
+    )

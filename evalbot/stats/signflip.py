@@ -18,7 +18,7 @@ from evalbot.stats._paired_common import PairedMeanResult, pair_iv, standard_err
 from evalbot.stats._validation import FloatArray, as_count, as_probability
 from evalbot.stats.effect_size import dz_from_differences
 from evalbot.stats.intervals import ConfidenceInterval
-from evalbot.stats.pvalue import exact_pvalue, upper_bound_pvalue
+from evalbot.stats.pvalue import PValue, exact_pvalue, upper_bound_pvalue
 from evalbot.vocabulary import CONFIDENCE, RESAMPLES
 
 __all__ = ["EXACT_MAX_ITEMS", "sign_flip_pvalue", "sign_flip_test"]
@@ -264,15 +264,7 @@ def sign_flip(base: FloatArray, cand: FloatArray, cl: float, b: int, s: int) -> 
             ci = ConfidenceInterval(-math.inf, math.inf)
     else:
         ci = _invert(flip.pvalue, d, alpha, p)
-    if exact:
-        detail = exact_pvalue(p, resolution=min(1.0, 2.0 ** (1 - n)))
-    else:
-        step = 1.0 / (1.0 + b)
-        detail = (
-            upper_bound_pvalue(step, resolution=step)
-            if p <= step
-            else exact_pvalue(p, resolution=step)
-        )
+    detail = flip_pvalue_detail(p, n, b, exact)
     return PairedMeanResult(
         statistic=float(d.mean()),
         pvalue=p,
@@ -288,3 +280,15 @@ def sign_flip(base: FloatArray, cand: FloatArray, cl: float, b: int, s: int) -> 
         baseline_value=float(base.mean()),
         candidate_value=float(cand.mean()),
     )
+
+
+def flip_pvalue_detail(p: float, n: int, b: int, exact: bool) -> PValue:
+    """The sign-flip p-value ``p`` of ``n`` items with its resolution: ``2^(1 - n)`` when
+    every pattern was enumerated, ``1 / (1 + B)`` when ``B`` were sampled (at that floor it is
+    only a bound)."""
+    if exact:
+        return exact_pvalue(p, resolution=min(1.0, 2.0 ** (1 - n)))
+    step = 1.0 / (1.0 + b)
+    if p <= step:
+        return upper_bound_pvalue(step, resolution=step)
+    return exact_pvalue(p, resolution=step)
