@@ -28,7 +28,9 @@ from evalbot.results.idarray import id_column
 from evalbot.results.model import FloatArray, Paired
 from evalbot.stats import (
     ConfidenceInterval,
+    EffectSizeResult,
     McNemarResult,
+    PairedMeanResult,
     PairedTable,
     PValue,
     churn,
@@ -190,13 +192,34 @@ def _clustered_primary(paired: Paired, config: Config) -> tuple[TestResult, Diff
         n_resamples=boot.resamples,
         seed=boot.seed,
     )
+    return _from_mean_test(
+        found,
+        found.changed_clusters,
+        flip="cluster-sign-flip",
+        other="cluster-t",
+        n_units=found.n_clusters,
+        effect_size=None,  # d_z of items assumes them independent
+    )
+
+
+def _from_mean_test(
+    found: PairedMeanResult,
+    changed: int,
+    *,
+    flip: IntervalKind,
+    other: IntervalKind,
+    n_units: int,
+    effect_size: EffectSizeResult | None,
+) -> tuple[TestResult, Difference]:
+    """The test and the interval of a paired mean test (items or clusters): ``flip`` names
+    the interval of a sign-flip test, ``other`` that of the t test above it. ``changed``: the
+    units whose difference is not 0 (only they can be flipped)."""
     smallest: PValue | None = None
-    interval: IntervalKind = "cluster-t"
+    interval = other
     if "sign-flip" in found.method:
-        interval = "cluster-sign-flip"
-        # every changed cluster moved the same way: 2^(1 - changed clusters); sampled sign
-        # patterns give at least 1 / (B + 1)
-        changed = found.changed_clusters
+        interval = flip
+        # every changed unit moved the same way: 2^(1 - changed); sampled sign patterns give
+        # at least 1 / (B + 1)
         floor = min(1.0, 2.0 ** (1 - changed)) if changed else 1.0
         if found.n_resamples:
             floor = max(floor, 1.0 / (found.n_resamples + 1))
@@ -213,7 +236,8 @@ def _clustered_primary(paired: Paired, config: Config) -> tuple[TestResult, Diff
         pvalue_detail=found.pvalue_detail,
         n_resamples=found.n_resamples or None,
         seed=found.seed,
-        n_units=found.n_clusters,
+        n_units=n_units,
+        effect_size=effect_size,
     )
 
 
@@ -277,30 +301,9 @@ def _score_primary(paired: Paired, config: Config) -> tuple[TestResult, Differen
         n_resamples=boot_config.resamples,
         seed=boot_config.seed,
     )
-    smallest: PValue | None = None
-    interval: IntervalKind = "t"
-    if "sign-flip" in found.method:
-        interval = "sign-flip"
-        # every changed item moved the same way: 2^(1 - changed) (zeros cannot be flipped);
-        # sampled sign patterns give at least 1 / (B + 1)
-        changed = int(np.count_nonzero(paired.candidate != paired.baseline))
-        floor = min(1.0, 2.0 ** (1 - changed)) if changed else 1.0
-        if found.n_resamples:
-            floor = max(floor, 1.0 / (found.n_resamples + 1))
-        smallest = exact_pvalue(floor)
-    return TestResult(
-        name=found.method, pvalue=found.pvalue_detail, smallest_pvalue=smallest
-    ), Difference(
-        statistic=found.statistic,
-        confidence_interval=found.confidence_interval,
-        confidence_level=found.confidence_level,
-        interval=interval,
-        method=found.method,
-        standard_error=found.standard_error,
-        pvalue_detail=found.pvalue_detail,
-        n_resamples=found.n_resamples or None,
-        seed=found.seed,
-        effect_size=found.effect_size,
+    changed = int(np.count_nonzero(paired.candidate != paired.baseline))
+    return _from_mean_test(
+        found, changed, flip="sign-flip", other="t", n_units=0, effect_size=found.effect_size
     )
 
 
