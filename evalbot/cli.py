@@ -341,6 +341,9 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
     out = out or sys.stdout
     try:
         args = build_parser().parse_args(argv)
+        from evalbot.classcode import install  # before the first record class is made
+
+        install()
         handler = {"compare": run_compare, "plan": run_plan, "action": run_action}[args.command]
         code = handler(args, out)
         if getattr(args, "format", None) == "markdown" and _is_terminal(out):
