@@ -87,6 +87,10 @@ REFUSED = {
     "not an object": b"[1, 2]\n",
     "epoch on some rows": b'{"id": "a", "passed": true, "epoch": 1}\n{"id": "b", "passed": true}\n',
     "negative epoch": b'{"id": "a", "passed": true, "epoch": -1}\n',
+    # the epochs are counted for null and absent only when some row's is (the types say so)
+    "null epoch on some rows": b'{"id": "a", "passed": true, "epoch": 1}\n{"id": "b", "passed": true, "epoch": null}\n',
+    "epoch absent from a later row": b'{"id": "a", "passed": true, "epoch": 0}\n{"id": "a", "passed": true, "epoch": 1}\n{"id": "b", "passed": true}\n',
+    "boolean epoch": b'{"id": "a", "passed": true, "epoch": true}\n{"id": "a", "passed": true, "epoch": 0}\n',
     "no metric": b'{"id": "a"}\n',
 }
 
@@ -113,6 +117,8 @@ ACCEPTED = {
     ),
     "null and empty labels": b'{"id": "a", "passed": true, "slice": null, "cluster": ""}\n{"id": "b", "passed": true, "slice": 3, "cluster": "c"}\n',
     "epochs": b'{"id": "a", "epoch": 0, "passed": true}\n{"id": "a", "epoch": 1, "passed": false}\n',
+    "null epoch on every row": b'{"id": "a", "epoch": null, "passed": true}\n{"id": "b", "epoch": null, "passed": false}\n',
+    "passed as true/false, read as 1.0/0.0": b'{"id": "a", "passed": false}\n{"id": "b", "passed": true}\n{"id": "c", "passed": true}\n',
     "scores": b'{"id": "a", "score": 1}\n{"id": "b", "score": 0.25}\n{"id": "c", "score": -3e-7}\n',
     "values named like keys": b'{"id": "id", "passed": true, "slice": "passed"}\n',
 }

@@ -49,6 +49,8 @@ from evalbot.results.options import FieldNames, ReadOptions
 
 _DEFAULT_FIELDS = FieldNames()
 _SCALARS = frozenset({str, bool, int, float, type(None), UnsetType})
+#: The types of a value that is missing: ``null`` and a field the row lacks.
+_ABSENT = frozenset({type(None), UnsetType})
 
 
 def applies(options: ReadOptions) -> bool:
@@ -108,7 +110,7 @@ def _parse(data: bytes, source: str, options: ReadOptions) -> Results:
     if quotes != 2 * (2 * decoded.rows + id_strings + extra.keys + extra.strings):
         raise Unusual  # a repeated key: the generic path names it
     scores, kind = _scores(decoded.columns[metric], metric, decoded.narrow)
-    epochs = _epochs(extra.present.get("epoch"), decoded.rows)
+    epochs = _epochs(extra.present.get("epoch"), decoded.rows, extra.types.get("epoch", set()))
     errors = _errors(extra.present.get("error"), decoded.rows)
     if errors is not None:
         scores[errors] = 0.0
@@ -188,11 +190,14 @@ def _scores(values: Any, metric: str, narrow: bool) -> tuple[FloatArray, MetricK
     return scores, "score"
 
 
-def _epochs(raw: list[Any] | None, n: int) -> IntArray | None:
-    """Every row's epoch (a non-negative integer), or ``None`` when no row has one."""
+def _epochs(raw: list[Any] | None, n: int, kinds: set[type]) -> IntArray | None:
+    """Every row's epoch (a non-negative integer), or ``None`` when no row has one.
+
+    ``kinds``: the types of ``raw``'s values (one of them ``None`` or ``UNSET`` when they are
+    counted; otherwise none is missing, and counting them is skipped)."""
     if raw is None:
         return None
-    missing = raw.count(None) + raw.count(UNSET)
+    missing = raw.count(None) + raw.count(UNSET) if kinds & _ABSENT else 0
     if 0 < missing < n:
         raise Unusual
     if missing:
