@@ -40,9 +40,11 @@ LAYERS = (
             "text.py",
             "rates.py",
             "docs.py",
+            "classcode.py",
         ),
         "the words every layer shares (errors and exit codes, the plan's defaults and choices, "
-        "size limits, Markdown and its escaping, rates, the README's URLs); they know no data",
+        "size limits, Markdown and its escaping, rates, the README's URLs) and the compiled "
+        "code of every layer's record classes kept between runs; they know no data",
     ),
     Layer(
         "results",
