@@ -69,6 +69,20 @@ def test_sorting_and_order_are_those_of_strings() -> None:
     assert not array.is_sorted()
 
 
+@pytest.mark.parametrize("at", [0, 1, 500, 1023, 1024, 1025, 1026, 4000, 4998])
+def test_is_sorted_finds_a_step_back_anywhere(at: int) -> None:
+    # the first 1,025 rows are looked at first, then all: a step back before, at and after
+    # that boundary is found, and so is a repeat where the order must be strict
+    ids = [f"q-{i:05d}" for i in range(5000)]
+    assert packed(ids).is_sorted(strictly=True) and packed(ids).is_sorted()
+    back = ids.copy()
+    back[at], back[at + 1] = back[at + 1], back[at]
+    assert not packed(back).is_sorted() and not packed(back).is_sorted(strictly=True)
+    repeat = ids.copy()
+    repeat[at + 1] = repeat[at]
+    assert packed(repeat).is_sorted() and not packed(repeat).is_sorted(strictly=True)
+
+
 def test_hashes_do_not_depend_on_the_arrays_width() -> None:
     # "ab" is padded to 3 bytes in one array and to 20 in the other: the same hash
     narrow, wide = packed(["ab", "abc"]), packed(["ab", "z" * 20])
