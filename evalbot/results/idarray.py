@@ -23,6 +23,7 @@ import numpy as np
 import numpy.typing as npt
 
 IntArray = npt.NDArray[np.int64]
+UIntArray = npt.NDArray[np.uint64]
 
 #: Ids are decoded (iteration, ``tolist``) and joined (fingerprint) this many at a time.
 _BLOCK = 1 << 16
@@ -186,6 +187,33 @@ def _any_blank(ids: list[str]) -> bool:
 
 def concat(parts: Sequence[IdArray]) -> IdArray:
     return IdArray(np.concatenate([p.array for p in parts]))
+
+
+def exact_keys(left: IdArray, right: IdArray) -> tuple[UIntArray, UIntArray] | None:
+    """Both arrays' ids as 64-bit unsigned integers, equal exactly where the ids are equal and
+    ordered as they are, when that is possible: past the bytes every id of both begins with
+    (``q-0`` of ``q-0000001``) at most 8 are left of the wider array's width, read as one
+    big-endian number (the NUL padding of shorter ids reads as zeros, as numpy compares
+    them). ``None`` otherwise (the caller joins on hashes)."""
+    if not len(left) or not len(right):
+        return None
+    width = max(left.array.dtype.itemsize, right.array.dtype.itemsize)
+    sides = [
+        side.array.astype(f"S{width}", copy=False).view(np.uint8).reshape(len(side), width)
+        for side in (left, right)
+    ]
+    first = sides[0][0]
+    start = 0
+    while width - start > 8:  # a leading byte shared by every id of both is left out
+        if not all((octets[:, start] == first[start]).all() for octets in sides):
+            return None
+        start += 1
+    keys: list[UIntArray] = []
+    for octets in sides:
+        padded = np.zeros((len(octets), 8), dtype=np.uint8)
+        padded[:, 8 - (width - start) :] = octets[:, start:]
+        keys.append(padded.view(">u8").reshape(len(octets)).astype(np.uint64))
+    return keys[0], keys[1]
 
 
 def unique_order(ids: IdArray, hashes: IntArray) -> IntArray | None:

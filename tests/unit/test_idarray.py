@@ -14,8 +14,8 @@ import pytest
 
 from evalbot.results.fingerprint import fingerprint
 from evalbot.results.formats import fast_jsonl, parse_any
-from evalbot.results.idarray import IdArray, compact_ids, distinct, id_column
-from evalbot.results.join import locate
+from evalbot.results.idarray import IdArray, compact_ids, distinct, exact_keys, id_column
+from evalbot.results.join import locate, locate_exact
 from evalbot.results.model import Results
 from evalbot.results.options import ReadOptions
 from evalbot.results.pairing import pair
@@ -148,13 +148,78 @@ def test_pairing_compact_ids_gives_what_lists_give(missing: str) -> None:
 
 
 def test_locate_checks_every_match_exactly() -> None:
-    keys, queries = packed(["a", "b", "c"]), packed(["c", "d", "a"])
+    # ten bytes that no two ids share from the start: joined on hashes, not as numbers
+    a, b, c, d = (letter * 10 for letter in "abcd")
+    keys, queries = packed([a, b, c]), packed([c, d, a])
+    assert exact_keys(keys, queries) is None
     assert locate(keys, queries).tolist() == [2, -1, 0]
     # hashes that claim "d" is "b": the exact comparison catches it and the dict join decides
     fake_keys = np.array([1, 2, 3], dtype=np.int64)
     fake_queries = np.array([3, 2, 1], dtype=np.int64)
     found = locate(keys, queries, key_hashes=fake_keys, query_hashes=fake_queries)
     assert found.tolist() == [2, -1, 0]
+
+
+def numbered(prefix: str, numbers: list[int], digits: int = 0) -> IdArray:
+    return packed([f"{prefix}{n:0{digits}d}" for n in numbers])
+
+
+def test_exact_keys_are_equal_and_ordered_as_the_ids() -> None:
+    rng = random.Random(5)
+    # unpadded numbers (ids of 1 to 5 digits: NUL-padded to one width), a shared prefix
+    # longer than the array's width less 8, and ids of 8 bytes that share nothing
+    cases = [
+        ("q-", [rng.randrange(10 ** rng.randrange(1, 6)) for _ in range(300)], 0),
+        ("swe-bench/django__django-", [rng.randrange(10**6) for _ in range(300)], 6),
+        ("", [rng.randrange(10**8) for _ in range(300)], 8),
+    ]
+    for prefix, numbers, digits in cases:
+        left = numbered(prefix, numbers[:200], digits)
+        right = numbered(prefix, numbers[100:], digits)
+        found = exact_keys(left, right)
+        assert found is not None
+        ids = left.tolist() + right.tolist()
+        values = found[0].tolist() + found[1].tolist()
+        for i in range(0, len(ids), 7):
+            for j in range(0, len(ids), 5):
+                assert (values[i] == values[j]) == (ids[i] == ids[j])
+                assert (values[i] < values[j]) == (ids[i] < ids[j])
+
+
+@pytest.mark.parametrize(
+    ("left", "right"),
+    [
+        (["q-000000001", "q-100000002"], ["q-00000001"]),  # 9 bytes after "q-"
+        (["a-000000001", "q-000000002"], ["q-000000001"]),  # 11 bytes, first not shared
+        (["q-000000001"], ["q-100000002", "r-000000001"]),  # the other side differs
+        (["a" * 9], ["a" * 8 + "b", "b" + "a" * 8]),
+    ],
+)
+def test_exact_keys_refused_unless_at_most_8_bytes_differ(
+    left: list[str], right: list[str]
+) -> None:
+    assert exact_keys(packed(left), packed(right)) is None
+
+
+@pytest.mark.parametrize(
+    ("keys", "queries"),
+    [
+        # a baseline in order, a shuffled candidate, ids on one side only
+        ([f"q-{i:07d}" for i in range(50)], [f"q-{i:07d}" for i in range(60, 20, -1)]),
+        # keys out of order, ids of several lengths (NUL padding), none in common
+        (["q-10", "q-3", "q-200", "q-1"], ["q-1", "q-30", "q-10", "q-2000"]),
+        (["q-1", "q-2"], ["q-3", "q-4"]),
+        # widths 11 and 10: the narrower padded with NUL (8 bytes left after "q-0")
+        (["q-000000001", "q-000000002"], ["q-00000001", "q-000000002", "q-0000002"]),
+        # a repeated key: the dict join, as on the hashes' path
+        (["q-5", "q-1", "q-5"], ["q-5", "q-1", "q-9"]),
+    ],
+)
+def test_locate_on_exact_keys_is_the_dict_join(keys: list[str], queries: list[str]) -> None:
+    left, right = packed(keys), packed(queries)
+    assert exact_keys(left, right) is not None
+    assert locate(left, right).tolist() == locate_exact(keys, queries).tolist()
+    assert locate(keys, queries).tolist() == locate_exact(keys, queries).tolist()  # strings
 
 
 OPTIONS = ReadOptions()
