@@ -5,6 +5,9 @@ Speed: at a million items the join must not cost a Python dict per side. Ids are
 their (process-salted, cached) ``hash()`` with numpy ``argsort``/``searchsorted``, then every
 matched pair of strings is compared for equality in one C-level pass; any hash collision falls
 back to an exact dict join. Two runs listing the same ids in the same order need no join at all.
+Compact ids that differ only in their last 8 bytes (``q-0000001``: a shared prefix, then a
+number) are joined on those bytes read as one integer, which is exact: no hashing, no check of
+the matches as strings, and no sort of a baseline already listed by id.
 """
 
 from __future__ import annotations
