@@ -210,9 +210,10 @@ def exact_keys(left: IdArray, right: IdArray) -> tuple[UIntArray, UIntArray] | N
         start += 1
     keys: list[UIntArray] = []
     for octets in sides:
-        padded = np.zeros((len(octets), 8), dtype=np.uint8)
-        padded[:, 8 - (width - start) :] = octets[:, start:]
-        keys.append(padded.view(">u8").reshape(len(octets)).astype(np.uint64))
+        # the last byte is the lowest: written straight into a little-endian number's bytes
+        key = np.zeros(len(octets), dtype="<u8")
+        key.view(np.uint8).reshape(len(octets), 8)[:, : width - start] = octets[:, start:][:, ::-1]
+        keys.append(key.astype(np.uint64, copy=False))
     return keys[0], keys[1]
 
 
