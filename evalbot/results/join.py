@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from evalbot.results.idarray import IdArray, UIntArray, exact_keys
+from evalbot.results.idarray import IdArray, exact_keys
 from evalbot.results.idseq import hash_ids, objects, take
 from evalbot.results.model import BoolArray, IntArray
 from evalbot.results.per_item import PerItem
@@ -100,9 +100,9 @@ def locate(
     if len(keys) == 0:
         return np.full(len(queries), -1, dtype=np.int64)
     if isinstance(keys, IdArray) and isinstance(queries, IdArray):
-        exact = exact_keys(keys, queries)
-        if exact is not None:
-            return _locate_exact_keys(keys, queries, *exact)
+        found = _locate_exact_keys(keys, queries)
+        if found is not None:
+            return found
     # Temporaries are dropped as soon as they are used: at millions of ids each is 8 bytes a row.
     hashed_keys = hash_ids(keys, key_hashes)
     if key_order is None or hashed_keys is not key_hashes:
@@ -128,12 +128,15 @@ def locate(
     return positions
 
 
-def _locate_exact_keys(
-    keys: IdArray, queries: IdArray, key_values: UIntArray, query_values: UIntArray
-) -> IntArray:
-    """:func:`locate` on ids that are numbers (:func:`~evalbot.results.idarray.exact_keys`):
-    equal numbers are equal ids, so no match needs checking as strings; a key column already
-    in order (a baseline listed by id) needs no sort."""
+def _locate_exact_keys(keys: IdArray, queries: IdArray) -> IntArray | None:
+    """:func:`locate` on ids that are numbers (:func:`~evalbot.results.idarray.exact_keys`;
+    ``None`` when they are not): equal numbers are equal ids, so no match needs checking as
+    strings; a key column already in order (a baseline listed by id) needs no sort."""
+    exact = exact_keys(keys, queries)
+    if exact is None:
+        return None
+    key_values, query_values = exact
+    del exact  # temporaries are dropped as soon as they are used, as in locate
     if (key_values[1:] > key_values[:-1]).all():
         key_order: IntArray | None = None
         sorted_keys = key_values
@@ -142,12 +145,15 @@ def _locate_exact_keys(
         sorted_keys = key_values[key_order]
         if not (sorted_keys[1:] != sorted_keys[:-1]).all():
             return locate_exact(keys, queries)  # a repeated key: as the hashes' path does
+    del key_values
     query_order = np.argsort(query_values)
     sorted_queries = query_values[query_order]
+    del query_values
     slots = np.searchsorted(sorted_keys, sorted_queries)
     np.minimum(slots, len(sorted_keys) - 1, out=slots)
     found = sorted_keys[slots] == sorted_queries
-    positions = np.full(len(query_values), -1, dtype=np.int64)
+    del sorted_keys, sorted_queries
+    positions = np.full(len(queries), -1, dtype=np.int64)
     matched = slots[found]
     positions[query_order[found]] = matched if key_order is None else key_order[matched]
     return positions
