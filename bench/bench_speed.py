@@ -2,7 +2,7 @@
 
 Run from the repository root (the checkout's code is what runs: ``PYTHONPATH`` is set to it)::
 
-    python bench/bench_speed.py                       # every case (about 15 minutes on 2 cores)
+    python bench/bench_speed.py                       # every case (about 3-4 minutes on 2 cores)
     python bench/bench_speed.py --case startup --case compare500 --runs 9
     python bench/bench_speed.py --list                # the cases and their goals
 
@@ -383,7 +383,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--case", action="append", choices=CASES, help="run only these")
     parser.add_argument("--runs", type=int, default=7, help="pairs for the small cases")
     parser.add_argument("--big-runs", type=int, default=3, help="pairs for the large cases")
-    parser.add_argument("--continuous-runs", type=int, default=1, help="pairs (continuous)")
+    parser.add_argument("--continuous-runs", type=int, default=3, help="pairs (continuous)")
     parser.add_argument("--items", type=int, default=1_000_000, help="items per side (million)")
     parser.add_argument("--json", type=Path, help="also write the figures here")
     parser.add_argument("--list", action="store_true")
