@@ -6,6 +6,7 @@ test."""
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -48,7 +49,7 @@ from evalbot.stats import (
 from evalbot.stats.clustered_mean import clustered_mean_test
 from evalbot.stats.pvalue import exact_pvalue
 
-__all__ = ["compute_primary"]
+__all__ = ["compute_primary", "score_test"]
 
 
 def side_binary(values: FloatArray, confidence: float) -> Side:
@@ -178,16 +179,25 @@ def _binary_primary(
 
 
 def _clustered_primary(paired: Paired, config: Config) -> tuple[TestResult, Difference]:
-    """Items that share clusters (pass/fail or scores): the test whose units are clusters
-    (:func:`evalbot.stats.clustered_mean_test`: the sign-flip test of the clusters' totals of
-    the per-item differences, exact to 24 clusters, sampled to 1,000, the cluster-robust t
-    above) with the interval that inverts it; the only candidate that held alpha at every
-    number of clusters simulated (``tests/sim/test_clusters.py``)."""
+    """Items that share clusters (pass/fail or scores): :func:`_clustered_test` of the
+    primary values."""
+    assert paired.clusters is not None
+    return _clustered_test(paired.baseline, paired.candidate, paired.clusters, config)
+
+
+def _clustered_test(
+    baseline: FloatArray, candidate: FloatArray, clusters: Sequence[str | None], config: Config
+) -> tuple[TestResult, Difference]:
+    """The test whose units are clusters (:func:`evalbot.stats.clustered_mean_test`: the
+    sign-flip test of the clusters' totals of the per-item differences, exact to 24 clusters,
+    sampled to 1,000, the cluster-robust t above) with the interval that inverts it; the only
+    candidate that held alpha at every number of clusters simulated
+    (``tests/sim/test_clusters.py``)."""
     boot = config.bootstrap
     found = clustered_mean_test(
-        paired.baseline,
-        paired.candidate,
-        paired.clusters,
+        baseline,
+        candidate,
+        clusters,
         confidence_level=boot.confidence,
         n_resamples=boot.resamples,
         seed=boot.seed,
@@ -281,27 +291,38 @@ def _compute_binary(paired: Paired, config: Config, alpha: Alpha) -> Comparison:
 
 
 def _score_primary(paired: Paired, config: Config) -> tuple[TestResult, Difference]:
-    """Numeric scores (and pass rates over repeats): the paired test valid at every n
-    (:func:`evalbot.stats.paired_mean_test`: sign-flip up to 1,000 items, paired t above) with
-    the interval that inverts it and Cohen's d_z; the bootstrap (by cluster) when the plan
-    says ``test: bootstrap``; the cluster sign-flip when items share clusters."""
+    """Numeric scores (and pass rates over repeats): :func:`score_test` of the primary
+    values."""
+    return score_test(paired.baseline, paired.candidate, paired.clusters, config)
+
+
+def score_test(
+    baseline: FloatArray,
+    candidate: FloatArray,
+    clusters: Sequence[str | None] | None,
+    config: Config,
+) -> tuple[TestResult, Difference]:
+    """The test of a paired mean difference the plan runs, with the interval from the same
+    method: the paired test valid at every n (:func:`evalbot.stats.paired_mean_test`:
+    sign-flip up to 1,000 items, paired t above) with the interval that inverts it and Cohen's
+    d_z; the bootstrap (by cluster) when the plan says ``test: bootstrap``; the cluster
+    sign-flip when items share clusters (``clusters`` labels them). The primary score and
+    every secondary metric are tested by it."""
     if config.test == "bootstrap":
-        boot = plan_bootstrap_mean(
-            paired.baseline, paired.candidate, config, clusters=paired.clusters
-        )
+        boot = plan_bootstrap_mean(baseline, candidate, config, clusters=clusters)
         name = f"paired bootstrap ({boot.method})"
         return TestResult(name=name, pvalue=boot.pvalue_detail), Difference.from_bootstrap(boot)
-    if has_clusters(paired):
-        return _clustered_primary(paired, config)
+    if clusters is not None and any(label is not None for label in clusters):
+        return _clustered_test(baseline, candidate, clusters, config)
     boot_config = config.bootstrap
     found = paired_mean_test(
-        paired.baseline,
-        paired.candidate,
+        baseline,
+        candidate,
         confidence_level=boot_config.confidence,
         n_resamples=boot_config.resamples,
         seed=boot_config.seed,
     )
-    changed = int(np.count_nonzero(paired.candidate != paired.baseline))
+    changed = int(np.count_nonzero(candidate != baseline))
     return _from_mean_test(
         found, changed, flip="sign-flip", other="t", n_units=0, effect_size=found.effect_size
     )

@@ -154,12 +154,15 @@ class SliceResult:
 
 @dataclass(frozen=True, kw_only=True)
 class SecondaryResult:
-    """A secondary metric: paired bootstrap difference, Holm-adjusted over the secondaries."""
+    """A secondary metric: each side's mean, the difference (candidate - baseline) with the
+    test and interval a primary score would get (:class:`Difference`: its ``method``,
+    ``interval`` kind, p-value, and resamples and seed where sampled), and its p-value
+    Holm-adjusted over the secondaries."""
 
     name: str
     baseline: float
     candidate: float
-    difference: BootstrapResult
+    difference: Difference
     adjusted_pvalue: float
 
     @property

@@ -1,5 +1,7 @@
-"""Pure: secondary metrics, each a paired bootstrap of its difference, Holm-adjusted over the
-secondaries (the primary metric alone gates)."""
+"""Pure: secondary metrics, each tested like a primary score (the paired test valid at every n,
+the cluster sign-flip when items share clusters, the paired bootstrap under ``test:
+bootstrap``) with the interval from the same test, Holm-adjusted over the secondaries (the
+primary metric alone gates)."""
 
 from __future__ import annotations
 
@@ -7,7 +9,7 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from evalbot.compare.bootstrap import plan_bootstrap_mean
+from evalbot.compare.primary import score_test
 from evalbot.compare.records import SecondaryResult
 from evalbot.config import Config
 from evalbot.errors import InputError
@@ -45,21 +47,24 @@ def compute_secondary(
     clusters: Sequence[str | None] | None,
 ) -> tuple[SecondaryResult, ...]:
     """Secondary metrics (name -> per-item baseline, candidate values, aligned with the
-    primary pairing): a paired bootstrap each (by cluster when ``clusters`` labels the items),
-    p-values Holm-adjusted over the secondaries. A bootstrap p of 0 enters the adjustment as
-    its bound ``2 / B``, so the adjusted value is a bound too, never 0."""
+    primary pairing): each tested like a primary score (:func:`evalbot.compare.primary.
+    score_test`: sign-flip up to 1,000 items, paired t above; the cluster sign-flip when
+    ``clusters`` labels items that share clusters; the paired bootstrap, by cluster, under
+    ``test: bootstrap``), its interval from the same test, p-values Holm-adjusted over the
+    secondaries. A p-value known only as a bound (a bootstrap p with no resample past zero)
+    enters the adjustment as its bound, so the adjusted value is a bound too, never 0."""
     results = [
-        (name, plan_bootstrap_mean(base, cand, config, clusters=clusters))
+        (name, base, cand, score_test(base, cand, clusters, config)[1])
         for name, (base, cand) in sorted(metrics.items())
     ]
-    adjusted = holm([r.pvalue_detail.reportable for _, r in results])
+    adjusted = holm([d.pvalue_detail.reportable for _, _, _, d in results])
     return tuple(
         SecondaryResult(
             name=name,
-            baseline=float(r.baseline_value),
-            candidate=float(r.candidate_value),
-            difference=r,
+            baseline=float(base.mean()),
+            candidate=float(cand.mean()),
+            difference=difference,
             adjusted_pvalue=float(a),
         )
-        for (name, r), a in zip(results, adjusted, strict=True)
+        for (name, base, cand, difference), a in zip(results, adjusted, strict=True)
     )

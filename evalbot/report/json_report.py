@@ -216,13 +216,21 @@ def _slices_json(c: Comparison) -> list[JSONObject]:
 
 
 def _secondary_json(c: Comparison) -> list[JSONObject]:
+    """Each secondary metric with the test a primary score would get: ``method`` names it,
+    ``interval`` the kind of interval that inverts it (as the primary ``difference``);
+    ``resamples`` and ``seed`` are set only when that test sampled."""
     return [
         {
             "metric": m.name,
             "baseline": m.baseline,
             "candidate": m.candidate,
-            "estimate": m.difference.statistic,
-            "ci": list(m.difference.confidence_interval),
+            "estimate": finite(m.difference.statistic),
+            "ci": finite_pair(m.difference.confidence_interval),
+            "method": m.difference.method,
+            "interval": m.difference.interval,
+            "confidence": m.difference.confidence_level,
+            "resamples": m.difference.n_resamples,
+            "seed": m.difference.seed if m.difference.n_resamples else None,
             **pvalue_json(m.difference.pvalue_detail),
             "adjusted_pvalue": m.adjusted_pvalue,
             "adjustment": "holm",

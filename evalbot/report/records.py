@@ -80,6 +80,7 @@ class SecondaryRow:
     baseline: Markdown
     candidate: Markdown
     effect: Markdown
+    test: Markdown  # the test's name (a fixed vocabulary of method names)
     pvalue: Markdown
     adjusted_pvalue: Markdown
     significant: bool

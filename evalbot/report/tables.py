@@ -126,6 +126,7 @@ def secondary_rows(c: Comparison) -> list[SecondaryRow]:
                 m.difference.confidence_interval.high,
                 percent=False,
             ),
+            test=Markdown(m.difference.method),
             pvalue=format_pvalue(m.difference.pvalue_detail),
             adjusted_pvalue=format_pvalue(m.adjusted_pvalue),
             significant=m.adjusted_pvalue <= c.alpha.effective,
