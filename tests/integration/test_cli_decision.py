@@ -413,12 +413,8 @@ def cluster_bootstrap_pvalue(d: np.ndarray, groups: np.ndarray, b: int, seed: in
     return float(min(1.0, 2 * min(np.mean(boot <= 0), np.mean(boot >= 0))))
 
 
-def test_secondary_metrics_resample_clusters(tmp_path: Path) -> None:
-    """The Holm-adjusted p-values of secondary metrics come from a cluster bootstrap when items
-    share clusters (before, the secondaries alone resampled items one by one, so their
-    p-values came out far too small)."""
-    from statsmodels.stats.multitest import multipletests
-
+def clustered_secondary_rows() -> tuple[list[dict[str, Any]], list[dict[str, Any]], np.ndarray]:
+    """200 items in 20 clusters of 10, two secondary metrics shifted per cluster."""
     rng = np.random.default_rng(13)
     groups = np.repeat(np.arange(20), 10)  # 20 clusters of 10 items
     shift = rng.normal(0.05, 0.3, 20)[groups]  # a shift shared within each cluster
@@ -436,13 +432,24 @@ def test_secondary_metrics_resample_clusters(tmp_path: Path) -> None:
                 "quality": 0.5 + quality[i],
             }
         )
+    return rows_b, rows_c, groups
+
+
+def test_secondary_metrics_resample_clusters(tmp_path: Path) -> None:
+    """Under ``test: bootstrap`` the Holm-adjusted p-values of secondary metrics come from a
+    cluster bootstrap when items share clusters (before, the secondaries alone resampled items
+    one by one, so their p-values came out far too small)."""
+    from statsmodels.stats.multitest import multipletests
+
+    rows_b, rows_c, groups = clustered_secondary_rows()
     write_rows(tmp_path, "b.jsonl", rows_b)
     write_rows(tmp_path, "c.jsonl", rows_c)
-    (tmp_path / "p.yml").write_text("secondary_metrics: [latency, quality]\n")
+    (tmp_path / "p.yml").write_text("test: bootstrap\nsecondary_metrics: [latency, quality]\n")
     report, _, _ = compare(tmp_path, "--config", "p.yml")
     secondary = {m["metric"]: m for m in report["secondary"]}
-    d_latency = (1.0 + latency) - 1.0
-    d_quality = (0.5 + quality) - 0.5
+    assert {m["interval"] for m in secondary.values()} == {"bootstrap"}
+    d_latency = np.array([r["latency"] for r in rows_c]) - 1.0
+    d_quality = np.array([r["quality"] for r in rows_c]) - 0.5
     for name, d in (("latency", d_latency), ("quality", d_quality)):
         reference = cluster_bootstrap_pvalue(d, groups, 40_000, seed=5)
         # Monte Carlo standard error of the difference of the two estimates (10,000 and
@@ -466,3 +473,55 @@ def test_secondary_metrics_resample_clusters(tmp_path: Path) -> None:
     unclustered, _, _ = compare(tmp_path, "--config", "p.yml")
     items_p = {m["metric"]: m["pvalue"] for m in unclustered["secondary"]}
     assert items_p["latency"] < 0.01 < secondary["latency"]["pvalue"]
+
+
+def cluster_sign_flip_reference(d: np.ndarray, groups: np.ndarray) -> float:
+    """Reference: the exact two-sided cluster sign-flip p-value written here, every one of the
+    2^G sign patterns of the clusters' totals enumerated (share with |sum| >= |observed|)."""
+    totals = np.array([d[groups == g].sum() for g in np.unique(groups)])
+    signs = 1 - 2 * ((np.arange(2**totals.size)[:, None] >> np.arange(totals.size)) & 1)
+    sums = np.abs(signs @ totals)
+    return float(np.mean(sums >= abs(totals.sum()) * (1 - 1e-9)))
+
+
+def test_secondary_metrics_tested_like_a_primary_score(tmp_path: Path) -> None:
+    """By default each secondary metric gets the test a primary score would: the cluster
+    sign-flip when items share clusters (exact at 20 clusters), the item sign-flip without
+    labels; JSON names the method and the interval, the comment and the text the test."""
+    from statsmodels.stats.multitest import multipletests
+
+    rows_b, rows_c, groups = clustered_secondary_rows()
+    write_rows(tmp_path, "b.jsonl", rows_b)
+    write_rows(tmp_path, "c.jsonl", rows_c)
+    (tmp_path / "p.yml").write_text("secondary_metrics: [latency, quality]\n")
+    report, text, markdown = compare(tmp_path, "--config", "p.yml")
+    secondary = {m["metric"]: m for m in report["secondary"]}
+    for name, base in (("latency", 1.0), ("quality", 0.5)):
+        m = secondary[name]
+        d = np.array([r[name] for r in rows_c]) - base
+        assert m["method"] == "exact cluster sign-flip"
+        assert m["interval"] == "cluster-sign-flip"
+        assert (m["resamples"], m["seed"]) == (None, None)  # enumerated, nothing sampled
+        assert m["pvalue"] == pytest.approx(cluster_sign_flip_reference(d, groups), rel=1e-9)
+        assert m["pvalue_kind"] == "exact"
+        assert m["estimate"] == pytest.approx(d.mean())
+        # the interval inverts the same test: it excludes 0 exactly when p <= 0.05
+        low, high = m["ci"]
+        assert (m["pvalue"] <= 0.05) == (low > 0 or high < 0)
+        assert m["confidence"] == 0.95
+    names = sorted(secondary)
+    adjusted = multipletests([secondary[n]["pvalue"] for n in names], method="holm")[1]
+    for name, value in zip(names, adjusted, strict=True):
+        assert secondary[name]["adjusted_pvalue"] == pytest.approx(value, rel=1e-12)
+    assert "exact cluster sign-flip p" in text
+    assert "| exact cluster sign-flip |" in markdown
+    # without the labels: 200 items, the sampled item sign-flip with the plan's seed
+    for rows in (rows_b, rows_c):
+        for row in rows:
+            del row["cluster"]
+    write_rows(tmp_path, "b.jsonl", rows_b)
+    write_rows(tmp_path, "c.jsonl", rows_c)
+    unclustered, _, _ = compare(tmp_path, "--config", "p.yml")
+    for m in unclustered["secondary"]:
+        assert (m["method"], m["interval"]) == ("Monte Carlo sign-flip", "sign-flip")
+        assert (m["resamples"], m["seed"]) == (10_000, 0)
