@@ -58,6 +58,7 @@ def view() -> View:
                 baseline=m("0.5"),
                 candidate=m("0.6"),
                 effect=m("+0.100 [0.010, 0.190]"),
+                test=m("exact sign-flip"),
                 pvalue=m("0.030"),
                 adjusted_pvalue=m("0.060"),
                 significant=False,
