@@ -246,15 +246,7 @@ def _judge(
     new_state = next_state(earlier, comparison, decision, at=at)
     record = None
     if head is not None and len(new_state.looks) > len(earlier.looks):
-        look = new_state.looks[-1]
-        record = Digest(
-            kind="look",
-            head_sha=look.head_sha,
-            holdout=look.holdout,
-            fingerprint=look.fingerprint,
-            items=look.items,
-            look=look,
-        )
+        record = Digest.of_look(new_state.looks[-1])
     notes = [baseline.description, *plan.notes]
     if s.name != "evalbot":
         notes.append(md.format("Comparison {}.", md.code(s.name)))

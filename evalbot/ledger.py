@@ -102,6 +102,18 @@ class Digest:
     items: int | None = None
     look: Look | None = None
 
+    @classmethod
+    def of_look(cls, look: Look) -> Digest:
+        """The record of the verdict ``look``."""
+        return cls(
+            kind="look",
+            head_sha=look.head_sha,
+            holdout=look.holdout,
+            fingerprint=look.fingerprint,
+            items=look.items,
+            look=look,
+        )
+
 
 def render_digest(digest: Digest) -> str:
     """The digest as the one-line hidden block a check run's ``output.text`` holds."""
@@ -144,14 +156,7 @@ def parse_digest(text: str | None) -> Digest | None:
             look = look_from_json({k: v for k, v in data.items() if k not in ("v", "kind")})
             if not look.recorded:
                 return None
-            return Digest(
-                kind="look",
-                head_sha=look.head_sha,
-                holdout=look.holdout,
-                fingerprint=look.fingerprint,
-                items=look.items,
-                look=look,
-            )
+            return Digest.of_look(look)
         if kind not in ("start", "none"):
             return None
         head_sha = _field(data, "head_sha", str)

@@ -62,3 +62,16 @@ def as_float_vector(value: object, name: str) -> FloatArray:
         bad = int(np.flatnonzero(~np.isfinite(arr))[0])
         raise ValueError(f"`{name}` must be finite; got {arr[bad]!r} at index {bad}.")
     return arr
+
+
+def as_table_counts(fixed: object, broken: object, items: object) -> tuple[int, int, int]:
+    """``fixed``, ``broken`` and ``items`` as counts of one paired table: ``items >= 1`` and
+    ``fixed + broken <= items``."""
+    b = as_count(fixed, "fixed")
+    c = as_count(broken, "broken")
+    n = as_count(items, "items", minimum=1)
+    if b + c > n:
+        raise ValueError(
+            f"`fixed` + `broken` must be at most `items` ({n}); got {b} + {c} = {b + c}."
+        )
+    return b, c, n

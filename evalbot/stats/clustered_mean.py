@@ -72,6 +72,17 @@ class ClusteredMeanResult(PairedMeanResult):
     changed_clusters: int
 
 
+def _clustered_iv(
+    baseline: object, candidate: object, clusters: object
+) -> tuple[FloatArray, FloatArray, npt.NDArray[np.int64]]:
+    """The paired values and every item's cluster code (``clusters`` is required)."""
+    if clusters is None:
+        raise ValueError("`clusters` must label every item; got None.")
+    base, cand, codes = paired_values_iv(baseline, candidate, clusters)
+    assert codes is not None
+    return base, cand, codes
+
+
 def _units(d: FloatArray, codes: npt.NDArray[np.int64]) -> tuple[FloatArray, FloatArray]:
     """Each cluster's total of ``d`` and its size (float)."""
     totals = np.bincount(codes, weights=d).astype(np.float64)
@@ -156,10 +167,7 @@ def clustered_mean_test(
     cl = as_probability(confidence_level, "confidence_level")
     b = as_count(n_resamples, "n_resamples", minimum=1)
     s = as_count(seed, "seed")
-    if clusters is None:
-        raise ValueError("`clusters` must label every item; got None.")
-    base, cand, codes = paired_values_iv(baseline, candidate, clusters)
-    assert codes is not None
+    base, cand, codes = _clustered_iv(baseline, candidate, clusters)
     return clustered_test(base, cand, codes, cl, b, s)
 
 
@@ -184,10 +192,7 @@ def cluster_sign_flip_pvalue(
     """
     b = as_count(n_resamples, "n_resamples", minimum=1)
     s = as_count(seed, "seed")
-    if clusters is None:
-        raise ValueError("`clusters` must label every item; got None.")
-    base, cand, codes = paired_values_iv(baseline, candidate, clusters)
-    assert codes is not None
+    base, cand, codes = _clustered_iv(baseline, candidate, clusters)
     try:
         delta = float(shift)
     except (TypeError, ValueError):

@@ -15,7 +15,8 @@ from typing import cast
 import numpy as np
 import numpy.typing as npt
 
-from evalbot.stats._validation import FloatArray, as_float_vector
+from evalbot.stats._paired_common import pair_iv
+from evalbot.stats._validation import FloatArray
 
 __all__ = ["cluster_codes", "clustered_standard_error", "paired_values_iv"]
 
@@ -47,15 +48,7 @@ def paired_values_iv(
 ) -> tuple[FloatArray, FloatArray, npt.NDArray[np.int64] | None]:
     """Two aligned, non-empty vectors of per-item values and, when ``clusters`` is given, the
     items' cluster codes (:func:`cluster_codes`)."""
-    base = as_float_vector(baseline, "baseline")
-    cand = as_float_vector(candidate, "candidate")
-    if base.size == 0:
-        raise ValueError("`baseline` must contain at least one item; got an empty array.")
-    if base.shape != cand.shape:
-        raise ValueError(
-            "`baseline` and `candidate` must have the same length (one value per paired item); "
-            f"got {base.size} and {cand.size}."
-        )
+    base, cand = pair_iv(baseline, candidate)
     codes = None
     if clusters is not None:
         codes = cluster_codes(cast(Sequence["str | None"], clusters), base.size)

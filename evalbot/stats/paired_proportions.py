@@ -19,7 +19,13 @@ import numpy as np
 import numpy.typing as npt
 
 from evalbot.stats._normal import normal_quantile
-from evalbot.stats._validation import FloatArray, as_choice, as_count, as_probability
+from evalbot.stats._validation import (
+    FloatArray,
+    as_choice,
+    as_count,
+    as_probability,
+    as_table_counts,
+)
 from evalbot.stats.intervals import ConfidenceInterval
 from evalbot.vocabulary import CONFIDENCE
 
@@ -256,13 +262,7 @@ def tango_interval(
     >>> [round(x, 3) for x in r.confidence_interval]
     [-0.096, 0.037]
     """
-    b = as_count(fixed, "fixed")
-    c = as_count(broken, "broken")
-    n = as_count(items, "items", minimum=1)
-    if b + c > n:
-        raise ValueError(
-            f"`fixed` + `broken` must be at most `items` ({n}); got {b} + {c} = {b + c}."
-        )
+    b, c, n = as_table_counts(fixed, broken, items)
     cl = as_probability(confidence_level, "confidence_level")
     cc = _continuity_iv(continuity)
     z = normal_quantile(0.5 + cl / 2.0)

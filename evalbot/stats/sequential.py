@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from evalbot.stats._validation import FloatArray, as_count, as_probability
+from evalbot.stats._validation import FloatArray, as_count, as_probability, as_table_counts
 from evalbot.stats.intervals import ConfidenceInterval
 from evalbot.stats.pvalue import P_ONE, PValue, log10_pvalue
 from evalbot.vocabulary import CONFIDENCE
@@ -335,13 +335,7 @@ def confidence_sequence(
     >>> bool(r.split_interval.low > 0.5), bool(r.confidence_interval.low > 0)
     (True, True)
     """
-    b = as_count(fixed, "fixed")
-    k = as_count(broken, "broken")
-    n = as_count(items, "items", minimum=1)
-    if b + k > n:
-        raise ValueError(
-            f"`fixed` + `broken` must be at most `items` ({n}); got {b} + {k} = {b + k}."
-        )
+    b, k, n = as_table_counts(fixed, broken, items)
     cl = as_probability(confidence_level, "confidence_level")
     c = _concentration_iv(concentration)
     psi_alpha = as_probability(discordance_alpha, "discordance_alpha")

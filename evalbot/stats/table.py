@@ -7,7 +7,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from evalbot.stats._validation import as_count, as_float_vector
+from evalbot.stats._validation import as_float_vector, as_table_counts
 
 __all__ = ["ChurnResult", "PairedTable", "churn", "compute_paired_table"]
 
@@ -126,13 +126,7 @@ def churn(fixed: int, broken: int, items: int) -> ChurnResult:
     >>> r.net, r.discordant, r.churn
     (0, 62, 0.155)
     """
-    b = as_count(fixed, "fixed")
-    c = as_count(broken, "broken")
-    n = as_count(items, "items", minimum=1)
-    if b + c > n:
-        raise ValueError(
-            f"`fixed` + `broken` must be at most `items` ({n}); got {b} + {c} = {b + c}."
-        )
+    b, c, n = as_table_counts(fixed, broken, items)
     return ChurnResult(
         fixed=b,
         broken=c,
