@@ -42,6 +42,26 @@ class _SliceTest:
     pvalue: PValue
     test: str
 
+    @classmethod
+    def of(
+        cls,
+        name: str | None,
+        base: npt.NDArray[np.float64],
+        cand: npt.NDArray[np.float64],
+        table: PairedTable | None,
+        pvalue: PValue,
+        test: str,
+    ) -> _SliceTest:
+        return cls(
+            name=name,
+            items=len(base),
+            baseline_rate=float(base.mean()),
+            candidate_rate=float(cand.mean()),
+            table=table,
+            pvalue=pvalue,
+            test=test,
+        )
+
 
 def compute_slices(paired: Paired, config: Config) -> tuple[SliceResult, ...]:
     """Each ``slice`` compared on its own, with BH q-values over the slices (none: empty)."""
@@ -118,15 +138,7 @@ def _slice_test(
         test, pvalue = paired_mean_pvalue(
             base, cand, n_resamples=config.bootstrap.resamples, seed=config.bootstrap.seed
         )
-    return _SliceTest(
-        name=name,
-        items=len(idx),
-        baseline_rate=float(base.mean()),
-        candidate_rate=float(cand.mean()),
-        table=table,
-        pvalue=pvalue,
-        test=test,
-    )
+    return _SliceTest.of(name, base, cand, table, pvalue, test)
 
 
 def _clustered_slice_test(
@@ -151,15 +163,7 @@ def _clustered_slice_test(
     else:
         codes = _first_seen(units[idx])
         test, pvalue = clustered_pvalue(base, cand, codes, boot.resamples, boot.seed)
-    return _SliceTest(
-        name=name,
-        items=len(idx),
-        baseline_rate=float(base.mean()),
-        candidate_rate=float(cand.mean()),
-        table=table,
-        pvalue=pvalue,
-        test=test,
-    )
+    return _SliceTest.of(name, base, cand, table, pvalue, test)
 
 
 def _first_seen(codes: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
