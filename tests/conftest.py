@@ -24,6 +24,17 @@ REPO = Path(__file__).resolve().parent.parent
 
 pytest_plugins = ["tests.fakegithub.plugin"]
 
+#: The slow tiers, by folder, each a marker (pyproject.toml): ``-m "not sim and not integration"``
+#: runs the rest.
+TIERS = {"sim": "sim", "integration": "integration", "attacks": "integration"}
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        parts = item.path.relative_to(REPO).parts
+        if len(parts) > 2 and parts[0] == "tests" and parts[1] in TIERS:
+            item.add_marker(TIERS[parts[1]])
+
 
 def run_in_process(argv: list[str], *, cwd: Path) -> subprocess.CompletedProcess[str]:
     """``evalbot ARGV`` through ``evalbot.cli.main`` in this process; a process's results."""

@@ -661,45 +661,39 @@ def billion_laughs(levels: int = 9, width: int = 10) -> str:
     return "\n".join(lines) + "\n"
 
 
-def test_billion_laughs_stays_small_and_fast() -> None:
-    import time
+def test_billion_laughs_stays_small() -> None:
     import tracemalloc
 
     text = billion_laughs()
     assert len(text) < 1_000
     tracemalloc.start()
-    started = time.perf_counter()
     with pytest.raises(ConfigError) as caught:
         parse_config(text, "c.yml")
-    elapsed = time.perf_counter() - started
     _, peak = tracemalloc.get_traced_memory()
     tracemalloc.stop()
     assert str(caught.value) == (
         "c.yml:2: YAML aliases are not accepted (alias 'a0'); write the value out"
     )
-    assert peak < 5_000_000  # bytes: the expansion (gigabytes) never happens
-    assert elapsed < 5.0  # a generous bound: it takes milliseconds
+    assert peak < 5_000_000  # bytes allocated (traced): the expansion (gigabytes) never happens
 
 
-@pytest.mark.parametrize(
-    "text",
-    [
-        "metric: " + "[" * 100_000,
-        "metric: " + "{a: " * 25_000,
-        "".join(" " * i + f"k{i}:\n" for i in range(440)),
-        "- " * 50_000,
-        "metric: !" + "x" * 100_000 + " passed\n",
-        "metric: '" + "''" * 50_000 + "'\n",
-    ],
-)
-def test_hostile_yaml_is_one_line_and_fast(text: str) -> None:
-    import time
+def hostile_yaml(n: int = 100_000) -> list[str]:
+    """Documents of about ``n`` characters built to nest deep or scan twice."""
+    return [
+        "metric: " + "[" * n,
+        "metric: " + "{a: " * (n // 4),
+        "".join(" " * i + f"k{i}:\n" for i in range(int((2 * n) ** 0.5) - 7)),
+        "- " * (n // 2),
+        "metric: !" + "x" * n + " passed\n",
+        "metric: '" + "''" * (n // 2) + "'\n",
+    ]
 
-    started = time.perf_counter()
+
+@pytest.mark.parametrize("text", hostile_yaml())
+def test_hostile_yaml_is_one_line(text: str) -> None:
     try:
         parse_config(text, "c.yml")  # the last one is a valid (odd) metric name
     except ConfigError as error:
         message = str(error)
         assert "\n" not in message
         assert len(message) < 400
-    assert time.perf_counter() - started < 5.0  # generous: each takes well under a second

@@ -1,5 +1,5 @@
-"""The house rules that keep the code livable: pure layers do no IO, modules and functions stay
-small, and the independent oracles of the tests are installed (a missing test extra fails,
+"""The house rules that keep the code livable: pure layers do no IO, functions stay short, and
+the independent oracles of the tests are installed (a missing test extra fails,
 never skips)."""
 
 from __future__ import annotations
@@ -178,24 +178,6 @@ def test_only_github_io_imports_the_http_libraries() -> None:
     inside = {name for path in (PACKAGE / "github_io").glob("*.py") for name in _http_imports(path)}
     assert outside == {}
     assert {name.split(".")[0] for name in inside} == set(HTTP_LIBRARIES)  # the check sees them
-
-
-#: Lines a module may have before it must be cut up or say why it is not.
-MAX_MODULE_LINES = 400
-#: Modules over the limit, each with its reason. Remove an entry when the module is cut up.
-LARGE_MODULES: dict[str, str] = {}  # none today
-
-
-def test_modules_stay_small() -> None:
-    large = {
-        str(path.relative_to(PACKAGE)): lines
-        for path in sorted(PACKAGE.rglob("*.py"))
-        if (lines := len(path.read_text(encoding="utf-8").splitlines())) > MAX_MODULE_LINES
-    }
-    unexplained = {name: lines for name, lines in large.items() if name not in LARGE_MODULES}
-    assert unexplained == {}, f"cut these up, or give a reason in LARGE_MODULES: {unexplained}"
-    stale = sorted(set(LARGE_MODULES) - set(large))
-    assert stale == [], f"small now: remove them from LARGE_MODULES: {stale}"
 
 
 #: Lines a function's body may have (its docstring not counted) before it must be cut up or

@@ -8,7 +8,7 @@ import os
 import signal
 import sys
 import threading
-import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -29,10 +29,12 @@ from tests.golden.scenarios import MARKER, SCENARIOS
 from tests.inert import assert_inert
 
 VIEW = SCENARIOS["hostile"]().view()
-FAST = Limits(seconds=0.5, output_chars=100_000, memory_bytes=256 << 20, macro_depth=20)
+#: Small limits; time enough that only the tests of the time limit (``TIMED``) meet it.
+SMALL = Limits(seconds=600, output_chars=100_000, memory_bytes=256 << 20, macro_depth=20)
+TIMED = replace(SMALL, seconds=0.5)
 
 
-def render(source: str, limits: Limits = FAST, **context: Any) -> str:
+def render(source: str, limits: Limits = SMALL, **context: Any) -> str:
     env = environment("markdown", user_loader(None), limits=limits)
     return render_limited(env, source, {"v": VIEW, **context}, limits)
 
@@ -188,10 +190,8 @@ LOOP = "{% for i in range(99999) %}{% for j in range(99999) %}{% endfor %}{% end
 
 def test_a_loop_without_output_is_stopped_on_the_main_thread() -> None:
     before = signal.getsignal(signal.SIGALRM)
-    started = time.monotonic()
     with pytest.raises(TemplateTimeout):
-        render(LOOP)
-    assert time.monotonic() - started < 5
+        render(LOOP, TIMED)
     assert signal.getsignal(signal.SIGALRM) is before
     assert signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)
 
@@ -205,24 +205,22 @@ def test_a_loop_over_a_list_is_stopped_off_the_main_thread() -> None:
 
     def work() -> None:
         try:
-            render(source)
+            render(source, TIMED)
         except BaseException as error:
             caught.append(error)
 
-    started = time.monotonic()
     thread = threading.Thread(target=work)
     thread.start()
-    thread.join(30)
+    thread.join(600)  # against a hang, not a budget: the limit is 0.5 s
     assert not thread.is_alive()
     assert [type(e) for e in caught] == [TemplateTimeout]
-    assert time.monotonic() - started < 5
     assert render("{{ 1 + 1 }}") == "2"  # nothing pending is left behind
 
 
 def test_a_quick_rendering_leaves_no_timer_behind() -> None:
     before = signal.getsignal(signal.SIGALRM)
     for _ in range(20):
-        assert render("{{ v.items }}", Limits(seconds=1.0)) == str(VIEW.items)
+        assert render("{{ v.items }}", SMALL) == str(VIEW.items)
         assert signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)
         assert signal.getsignal(signal.SIGALRM) is before
     # off the main thread: the tracer is the thread's own and is taken back with the rendering
@@ -252,10 +250,8 @@ def test_a_quick_rendering_leaves_no_timer_behind() -> None:
     ],
 )
 def test_output_past_the_limit_is_stopped(source: str) -> None:
-    started = time.monotonic()
     with pytest.raises((TemplateLimitError, MemoryError)):
         render(source)
-    assert time.monotonic() - started < 5
 
 
 def test_memory_past_the_limit_is_stopped() -> None:
@@ -291,14 +287,15 @@ def test_a_macro_calling_itself_is_stopped() -> None:
 def test_each_failure_is_one_line_naming_the_template(
     tmp_path: Path, source: str, files: dict[str, str], says: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(render_module, "TEMPLATE_LIMITS", Limits(seconds=0.5))
+    seconds = 0.5 if source == LOOP else 600  # the others stop long before
+    monkeypatch.setattr(render_module, "TEMPLATE_LIMITS", Limits(seconds=seconds))
     message = failure(user(tmp_path, source, **files))
     assert message.startswith(f"{tmp_path / 'mine.md.j2'}: report template failed: ")
     assert says in message
 
 
 def test_macros_made_by_the_template_are_markdown() -> None:
-    env = environment("markdown", user_loader(None), limits=FAST)
-    out = render_limited(env, "{% macro b(x) %}**{{ x }}**{% endmacro %}{{ b('@a') }}", {}, FAST)
+    env = environment("markdown", user_loader(None), limits=SMALL)
+    out = render_limited(env, "{% macro b(x) %}**{{ x }}**{% endmacro %}{{ b('@a') }}", {}, SMALL)
     assert out == "**\\@\u2060a**"
     assert isinstance(render("{% macro b() %}x{% endmacro %}{% set y = b() %}{{ y }}"), str)
