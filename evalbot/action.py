@@ -22,10 +22,11 @@ reader of the runner's files and a clock) as parameters (:mod:`evalbot.action_co
    edited or deleted), the job summary and the outputs.
 
 Every failure after step 2 completes the check (failure) and writes the job summary: bad input
-exits 2 and leaves the comment alone; an internal error exits 3. No baseline or an expired
-artifact end *neutral* (exit 0); a verdict the plan refuses (another look, other items, a
-baseline with another item set) fails the check unless ``gate.on_refused: neutral``. A fork's
-read-only token leaves summary and outputs and a warning explaining the two-workflow setup.
+exits 2 and leaves the comment alone; an internal error exits 3; SIGTERM or SIGINT (a cancelled
+job) completes it ``cancelled``. No baseline or an expired artifact end *neutral* (exit 0); a
+verdict the plan refuses (another look, other items, a baseline with another item set) fails
+the check unless ``gate.on_refused: neutral``. A fork's read-only token leaves summary and
+outputs and a warning explaining the two-workflow setup.
 The ways a run ends are the records of :mod:`evalbot.action_records`.
 """
 
@@ -45,6 +46,7 @@ from evalbot.action_inputs import (
 from evalbot.action_looks import earlier_looks
 from evalbot.action_plan import load_plan
 from evalbot.action_publish import (
+    publish_cancelled,
     publish_failure,
     publish_internal_error,
     publish_neutral,
@@ -59,7 +61,7 @@ from evalbot.actions_env import ActionsEnv
 from evalbot.analysis import decide
 from evalbot.checks import StatusPublisher
 from evalbot.config import Config
-from evalbot.errors import EXIT_OK, EvalbotError, PublishError
+from evalbot.errors import EXIT_OK, Cancelled, EvalbotError, PublishError
 from evalbot.events import Event, parse_event
 from evalbot.ledger import Digest
 from evalbot.policy import next_state
@@ -179,6 +181,12 @@ class _Story:
         self.writing = False
 
     def execute(self) -> int:
+        try:
+            return self._settle()
+        except Cancelled as cancelled:  # also while a failure was being published
+            return publish_cancelled(self.run, cancelled)
+
+    def _settle(self) -> int:
         run = self.run
         try:
             return self._tell()

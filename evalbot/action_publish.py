@@ -10,6 +10,7 @@ keeps the earlier looks in the comment as they were; a failure leaves the commen
 from __future__ import annotations
 
 import contextlib
+import signal
 
 from evalbot import text as md
 from evalbot.action_context import RunContext
@@ -18,7 +19,7 @@ from evalbot.action_records import Neutral, Rendered, Verdict
 from evalbot.action_text import distinct_looks, history_rows
 from evalbot.checks import DOCS, FORK_WARNING
 from evalbot.config import Config
-from evalbot.errors import EXIT_BAD_INPUT, EXIT_GATE_FAILED, EXIT_OK, EvalbotError
+from evalbot.errors import EXIT_BAD_INPUT, EXIT_GATE_FAILED, EXIT_OK, Cancelled, EvalbotError
 from evalbot.github_io import GitHubRequestError
 from evalbot.limits import MAX_COMMENT_CHARS
 from evalbot.render import render_check, render_comment, render_notice, render_summary
@@ -30,6 +31,7 @@ from evalbot.text import Markdown
 __all__ = [
     "MAX_IDS",
     "fail_check",
+    "publish_cancelled",
     "publish_failure",
     "publish_internal_error",
     "publish_neutral",
@@ -185,17 +187,34 @@ def _notice_comment(run: RunContext, neutral: Neutral, *, failed: bool) -> str:
     )
 
 
-def fail_check(run: RunContext, title: str, summary: Markdown) -> None:
-    """Complete the check as failure, keeping its record (a look already shown stays a
-    look); an error on the way is annotated, never raised over the original one."""
+def fail_check(
+    run: RunContext, title: str, summary: Markdown, *, conclusion: str = "failure"
+) -> None:
+    """Complete the check as failure, keeping its record (a look already shown, or being
+    sent, stays a look). When GitHub keeps refusing that, a new check run is created completed
+    as failure in its place. An error on the way is annotated, never raised over the original
+    one."""
     status = run.status
     if status is None:
         return
     digest = status.recorded if status.recorded is not None else run.no_look()
     try:
-        status.finish("failure", title=title, summary=summary, digest=digest)
+        status.finish(conclusion, title=title, summary=summary, digest=digest)
+        return
     except Exception as error:  # the original error says more
         run.env.error(f"could not complete the check: {error}", title="evalbot")
+        why = str(error)
+    instead = md.format(
+        "{}\n\nevalbot could not complete its check run ({}), so this one, created completed, "
+        "takes its place.\n",
+        summary,
+        why,
+    )
+    try:
+        if status.replace(title=title, summary=instead, digest=digest):
+            run.env.warning("created a completed check run in place of the one GitHub kept open")
+    except Exception as error:
+        run.env.error(f"could not create a completed check run either: {error}", title="evalbot")
 
 
 def publish_failure(run: RunContext, error: EvalbotError) -> int:
@@ -216,6 +235,33 @@ def publish_failure(run: RunContext, error: EvalbotError) -> int:
     run.env.set_output("gate", "fail")
     run.env.set_output("conclusion", "failure")
     return EXIT_BAD_INPUT
+
+
+def publish_cancelled(run: RunContext, cancelled: Cancelled) -> int:
+    """SIGTERM or SIGINT (a cancelled job, a newer run of its concurrency group): the check is
+    completed ``cancelled`` (unless it already carries the result) and the summary says so."""
+    signal_name = signal.Signals(cancelled.signum).name
+    status = run.status
+    title = Markdown("evalbot was stopped before it finished")
+    summary = md.format(
+        "### ❌ {}\n\nThe job got {} (cancelled, or replaced by a newer run of its concurrency "
+        "group) before evalbot {}. Re-run the job for a verdict.\n",
+        title,
+        signal_name,
+        Markdown(
+            "had updated its comment"
+            if status is not None and status.completed
+            else "had published a verdict"
+        ),
+    )
+    run.env.error(f"stopped by {signal_name} before the run finished", title="evalbot")
+    if status is not None and not status.completed:
+        fail_check(run, title, summary, conclusion="cancelled")
+    with contextlib.suppress(OSError):
+        run.env.add_summary(summary)
+    run.env.set_output("gate", "fail")
+    run.env.set_output("conclusion", "cancelled")
+    return cancelled.exit_code
 
 
 def publish_internal_error(run: RunContext, error: BaseException) -> None:

@@ -7,20 +7,25 @@ runner's ``toolkit/core`` does, so a message cannot end the command early or inj
 An annotation's message and title, and every log line, are one line of plain text
 (:func:`evalbot.text.plain`): their control characters (newlines, terminal escapes) are shown
 as ``?``, so no text, quoted from input or not, can recolour the log, start a line of its own
-or issue a workflow command.
+or issue a workflow command. :func:`cancel_on_signals` turns the runner's stop signals (a
+cancelled job) into :class:`~evalbot.errors.Cancelled`.
 """
 
 from __future__ import annotations
 
+import contextlib
 import secrets
+import signal
 import sys
-from collections.abc import Mapping
+import threading
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import TextIO
 
+from evalbot.errors import Cancelled
 from evalbot.text import plain
 
-__all__ = ["ActionsEnv", "escape_data", "escape_property", "format_command"]
+__all__ = ["ActionsEnv", "cancel_on_signals", "escape_data", "escape_property", "format_command"]
 
 
 def escape_data(text: str) -> str:
@@ -124,3 +129,28 @@ def parse_output_file(text: str) -> dict[str, str]:
             result[name] = value
         i += 1
     return result
+
+
+_STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT)
+
+
+@contextlib.contextmanager
+def cancel_on_signals() -> Iterator[None]:
+    """SIGTERM or SIGINT (a cancelled job, a newer run of its concurrency group) raises
+    :class:`Cancelled` once; later ones are ignored while the run completes its check (the
+    runner sends SIGKILL in the end). The previous handlers come back afterwards."""
+
+    def stop(signum: int, frame: object) -> None:
+        for number in _STOP_SIGNALS:
+            signal.signal(number, signal.SIG_IGN)
+        raise Cancelled(signum)
+
+    if threading.current_thread() is not threading.main_thread():
+        yield  # only the main thread may set handlers (the action runs there)
+        return
+    previous = {number: signal.signal(number, stop) for number in _STOP_SIGNALS}
+    try:
+        yield
+    finally:
+        for number, handler in previous.items():
+            signal.signal(number, handler)

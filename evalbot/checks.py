@@ -44,6 +44,15 @@ FORK_WARNING = (
 )
 
 
+#: A check run's conclusion as a commit status's state.
+_STATUS_STATES = {
+    "success": "success",
+    "neutral": "success",
+    "failure": "failure",
+    "cancelled": "error",
+}
+
+
 class ChecksPort(Protocol):
     """What the publisher needs from GitHub (:class:`evalbot.github_io.GitHubClient` has it)."""
 
@@ -120,7 +129,9 @@ class StatusPublisher:
         self.identity: Identity | None = None
         self.use_status = False
         self.read_only = False
-        self.recorded: Digest | None = None  # the record the check now carries
+        # the record the check carries, or was being sent when the write failed (fail closed)
+        self.recorded: Digest | None = None
+        self.completed = False  # the check (or the final status) was written
 
     def start(self, digest: Digest) -> None:
         opened = self._open(
@@ -176,14 +187,15 @@ class StatusPublisher:
     def finish(self, conclusion: str, *, title: str, summary: str, digest: Digest) -> None:
         if self.read_only:
             return
+        self.recorded = digest
         if not self.use_status and self._check_id is None:
             if self._open(title=title, summary=summary, digest=digest, conclusion=conclusion):
-                self.recorded = digest
+                self.completed = True
                 return
             if self.read_only:
                 return
         if self.use_status:
-            state = {"success": "success", "neutral": "success", "failure": "failure"}[conclusion]
+            state = _STATUS_STATES[conclusion]
             self._status(state, title if digest.kind == "look" else NO_VERDICT + title)
         else:
             assert self._check_id is not None
@@ -194,7 +206,17 @@ class StatusPublisher:
                 summary=summary,
                 text=render_digest(digest),
             )
-        self.recorded = digest
+        self.completed = True
+
+    def replace(self, *, title: str, summary: str, digest: Digest) -> bool:
+        """The last resort when the check run cannot be completed: a new check run of the same
+        name, created completed as failure with ``digest`` (GitHub shows the newest of a name;
+        the old one stays in progress). ``False`` when there is no check run to replace."""
+        if self.read_only or self.use_status or self._check_id is None:
+            return False
+        self._check_id = None
+        self.finish("failure", title=title, summary=summary, digest=digest)
+        return True
 
 
 # ---- GitHub's records as tickets --------------------------------------------------------------

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import signal
 import sys
 from collections.abc import Sequence
 from datetime import UTC, datetime
@@ -30,6 +31,7 @@ from evalbot.errors import (
     EXIT_INTERNAL,
     EXIT_INTERRUPTED,
     EXIT_OK,
+    Cancelled,
     EvalbotError,
     UsageError,
 )
@@ -290,7 +292,7 @@ def run_action(args: argparse.Namespace, out: TextIO) -> int:
     """The GitHub Actions entrypoint: the runner's environment in, the real adapters built here."""
     from evalbot.action import GitHubPort
     from evalbot.action import run_action as action  # PyGithub loads only for the action
-    from evalbot.actions_env import ActionsEnv
+    from evalbot.actions_env import ActionsEnv, cancel_on_signals
     from evalbot.github_io import make_client
     from evalbot.settings import Settings, parse_settings
     from evalbot.workspace import LocalWorkspace
@@ -313,13 +315,14 @@ def run_action(args: argparse.Namespace, out: TextIO) -> int:
         )
 
     try:
-        return action(
-            settings,
-            connect=connect,
-            env=env,
-            files=files,
-            clock=lambda: datetime.now(UTC),
-        )
+        with cancel_on_signals():
+            return action(
+                settings,
+                connect=connect,
+                env=env,
+                files=files,
+                clock=lambda: datetime.now(UTC),
+            )
     except EvalbotError as error:
         # the action already published what it could; the annotation makes it visible
         env.mask(settings.token)
@@ -356,6 +359,9 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
     except KeyboardInterrupt:
         print("evalbot: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
+    except Cancelled as cancelled:
+        print(f"evalbot: stopped by {signal.Signals(cancelled.signum).name}", file=sys.stderr)
+        return cancelled.exit_code
     except BrokenPipeError:
         return EXIT_OK
     except Exception as error:  # a bug of ours: one line, and the traceback only on request

@@ -12,6 +12,8 @@ __all__ = [
     "EXIT_INTERNAL",
     "EXIT_INTERRUPTED",
     "EXIT_OK",
+    "EXIT_TERMINATED",
+    "Cancelled",
     "ConfigError",
     "EvalbotError",
     "InputError",
@@ -31,6 +33,8 @@ EXIT_BAD_INPUT = 2
 EXIT_INTERNAL = 3
 #: Interrupted (Ctrl-C), as shells report SIGINT: 128 + 2.
 EXIT_INTERRUPTED = 130
+#: Stopped by SIGTERM (a cancelled job, a newer run of its concurrency group): 128 + 15.
+EXIT_TERMINATED = 143
 
 
 class EvalbotError(Exception):
@@ -57,3 +61,16 @@ class PairingError(EvalbotError):
 
 class PublishError(EvalbotError):
     """GitHub refused or failed a request that evalbot needed."""
+
+
+class Cancelled(BaseException):
+    """The action was told to stop (SIGTERM or SIGINT: a cancelled job). Like
+    ``KeyboardInterrupt`` it is no ``Exception``, so no error handler on the way swallows it."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+    @property
+    def exit_code(self) -> int:
+        return 128 + self.signum  # as shells report it: EXIT_INTERRUPTED, EXIT_TERMINATED
