@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, NoReturn
 from evalbot.docs import GLOSSARY_URL, README_URL
 from evalbot.errors import EvalbotError, UsageError
 from evalbot.rates import DIFFERENCE_HINT, RATE_HINT, parse_difference, parse_rate
-from evalbot.vocabulary import MISSING_RULES
+from evalbot.vocabulary import ERRORS_RULES, MISSING_RULES
 
 if TYPE_CHECKING:
     from evalbot.config import Config
@@ -215,6 +215,13 @@ def add_reading_flags(parser: argparse.ArgumentParser, *, what: str) -> None:
         help="items present on one side only: stop with an error, count them as failures of "
         "the side that lacks them, or drop them (config policy.missing; default: error)",
     )
+    reading.add_argument(
+        "--errors",
+        choices=ERRORS_RULES,
+        help="items a run did not evaluate (never run, skipped, cancelled, a harness error): "
+        "compare the items both runs evaluated, or count the others as failures (the "
+        "leaderboard convention, for full runs) (config policy.errors; default: drop)",
+    )
 
 
 def reading_config(config: Config, args: argparse.Namespace) -> Config:
@@ -223,6 +230,8 @@ def reading_config(config: Config, args: argparse.Namespace) -> Config:
 
     if args.format_in is not None:
         config = replace(config, format=args.format_in)
+    if args.errors is not None:
+        config = replace(config, policy=replace(config.policy, errors=args.errors))
     return with_reading(
         config,
         fields={role: getattr(args, f"{role}_field") for role, _ in FIELD_FLAGS},

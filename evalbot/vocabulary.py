@@ -81,8 +81,9 @@ LOOKS_RULES: tuple[LooksRule, ...] = get_args(LooksRule)
 Missing = Literal["error", "fail", "drop"]
 MISSING_RULES: tuple[Missing, ...] = get_args(Missing)
 
-#: ``policy.errors``: items with a harness error count as failures, or are left out.
-ErrorsRule = Literal["fail", "drop"]
+#: ``policy.errors`` (``--errors``): items a run did not evaluate (never run, skipped, cancelled,
+#: a harness error) are left out, or count as failures of that run (the leaderboard convention).
+ErrorsRule = Literal["drop", "fail"]
 ERRORS_RULES: tuple[ErrorsRule, ...] = get_args(ErrorsRule)
 
 #: ``gate.fail_on``: which outcome fails the check.

@@ -50,6 +50,7 @@ def build_json(comparison: Comparison, decision: Decision) -> JSONObject:
         "fixed_ids": c.fixed_ids,
         "broken_ids": c.broken_ids,
         "pairing": _pairing_json(c),
+        "not_evaluated": _not_evaluated_json(c),
         "policy": {"ok": decision.policy_ok, "violations": word_reasons(decision.violations)},
         "verdict": _verdict_json(decision),
         "decision": decision_json(decision, c),
@@ -154,6 +155,7 @@ def _mcnemar_json(c: Comparison) -> JSONObject | None:
 
 def _pairing_json(c: Comparison) -> JSONObject:
     paired = c.paired
+    skipped = paired.not_evaluated
     return {
         "fingerprint": paired.fingerprint,
         "dropped_baseline_only": len(paired.dropped_baseline_only),
@@ -161,7 +163,23 @@ def _pairing_json(c: Comparison) -> JSONObject:
         "filled_as_failures": paired.filled_as_failures,
         "errors_baseline": paired.errors_baseline,
         "errors_candidate": paired.errors_candidate,
-        "dropped_errors": paired.dropped_errors,
+        "dropped_errors": skipped.items if skipped and skipped.rule == "drop" else 0,
+    }
+
+
+def _not_evaluated_json(c: Comparison) -> JSONObject | None:
+    """Items a run did not evaluate, and what ``policy.errors`` did with them."""
+    skipped = c.paired.not_evaluated
+    if skipped is None:
+        return None
+    return {
+        "rule": skipped.rule,
+        "items": skipped.items,
+        "baseline": skipped.baseline,
+        "candidate": skipped.candidate,
+        "both": skipped.both,
+        "baseline_ids": list(skipped.baseline_ids),
+        "candidate_ids": list(skipped.candidate_ids),
     }
 
 

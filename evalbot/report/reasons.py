@@ -226,15 +226,39 @@ def _dropped(r: Reason) -> str:
     )
 
 
-def _harness_errors(r: Reason) -> str:
+def not_evaluated_words(r: Reason) -> str:
+    """The ``not_evaluated`` disclosure without its leading words (the comment's line)."""
+    d = r.details
     sides = [
-        f"{_items(count)} in the {side}"
-        for side in ("baseline", "candidate")
-        if (count := r.details.get(side))
+        f"{_items(count)} by the {side} only"
+        for side, count in (
+            ("baseline", d.get("baseline_only")),
+            ("candidate", d.get("candidate_only")),
+        )
+        if count
     ]
+    if d.get("both"):
+        sides.append(f"{_items(d.get('both'))} by neither")
+    what = (
+        f"{_items(r.observed)} items (never run, skipped, cancelled or a harness error), "
+        + " and ".join(sides)
+    )
+    if r.rule == "policy.errors: fail":
+        return what + f"; counted as failures of the run that did not evaluate them ({r.rule})"
     return (
-        "harness errors (timeouts, exceptions), counted as failures of the side that errored: "
-        f"{' and '.join(sides)} ({r.rule}; `drop` leaves them out)"
+        what + f"; left out, so the comparison is over the {_items(d.get('compared'))} items "
+        f"both runs evaluated ({r.rule}; {r.flag} fail counts them as failures, the "
+        "leaderboard convention for full runs)"
+    )
+
+
+def _fixed_items_not_evaluated(r: Reason) -> str:
+    d = r.details
+    return (
+        f"the plan fixes the item set ({r.rule}), but {_items(r.observed)} items were not "
+        f"evaluated (the baseline did not evaluate {_items(d.get('baseline'))}, the candidate "
+        f"{_items(d.get('candidate'))}): evaluate every item, or count those as failures with "
+        f"policy.errors: fail ({r.flag} fail)"
     )
 
 
@@ -277,6 +301,7 @@ _WORDS: dict[str, Callable[[Reason], str]] = {
     "sample_size": _sample_size,
     "sequential_cap": _sequential_cap,
     "item_set": _item_set,
+    "fixed_items_not_evaluated": _fixed_items_not_evaluated,
     "holdout_unconfigured": lambda r: (
         "the holdout was requested (--holdout) but the plan has no readable holdout.ids_file: "
         "add one to the base branch's plan"
@@ -304,14 +329,10 @@ _WORDS: dict[str, Callable[[Reason], str]] = {
         f"{_items(r.observed)} items present on one side only were counted as failures of "
         f"the other ({r.rule}, {r.flag})"
     ),
-    "dropped_errors": lambda r: (
-        f"{_items(r.observed)} items with a harness error (timeout, exception) on either "
-        f"side were left out ({r.rule})"
-    ),
+    "not_evaluated": lambda r: f"not evaluated: {not_evaluated_words(r)}",
     "identical_runs": _identical,
     "state_ignored": lambda r: _text(r.details.get("why")),
     "items_file_unread": lambda r: f"`policy.items_file` ({r.details.get('file')}) was not read",
-    "harness_errors": _harness_errors,
     "holdout_overused": lambda r: (
         f"the sealed holdout has now been used {_items(r.observed)} times, more than "
         f"holdout.max_uses = {_items(r.threshold)}: it no longer gives an unbiased check; "

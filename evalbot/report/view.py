@@ -11,15 +11,17 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from evalbot import __version__
+from evalbot import text as md
 from evalbot.compare import Comparison
 from evalbot.config import Config
 from evalbot.docs import GLOSSARY_URL
 from evalbot.policy import Decision
+from evalbot.report.links import item_entry
 from evalbot.report.notes import clusters_note, cost_note, effect_size_note, f1_note, repeats_notes
 from evalbot.report.numbers import Scale, format_pvalue, p_clause
 from evalbot.report.picture import interval_picture
 from evalbot.report.plan import plan_rows
-from evalbot.report.reasons import word_reasons
+from evalbot.report.reasons import not_evaluated_words, word_reasons
 from evalbot.report.records import HistoryRow, InputRow, Inputs, Provenance, View
 from evalbot.report.tables import (
     item_lists,
@@ -92,7 +94,7 @@ def build_view(
         pvalue=verdict.pvalue,
         test=verdict.test,
         gate=Markdown(decision.gate),
-        reasons=word_reasons(decision.reasons),
+        reasons=word_reasons([r for r in decision.reasons if r.code != "not_evaluated"]),
         items=c.items,
         metric=Markdown(c.metric),
         baseline_rate=scale.rate(c.baseline.rate),
@@ -146,6 +148,7 @@ def build_view(
         glossary_url=Markdown(GLOSSARY_URL),
         effect_size_note=effect_size_note(c.difference),
         difference_method=difference_method(c),
+        not_evaluated=not_evaluated_line(c, decision),
     )
 
 
@@ -247,6 +250,25 @@ def difference_method(c: Comparison) -> Markdown:
     if diff.n_resamples:
         return Markdown(f"{diff.method}, {diff.n_resamples:,} sign patterns, seed {diff.seed}")
     return Markdown(diff.method)
+
+
+def not_evaluated_line(c: Comparison, decision: Decision) -> Markdown | None:
+    """The items a run did not evaluate, in words, with the first few of each side's."""
+    skipped = c.paired.not_evaluated
+    reason = next((r for r in decision.reasons if r.code == "not_evaluated"), None)
+    if skipped is None or reason is None:
+        return None
+    # evalbot's words: counts and the plan's key, no text from a result file
+    parts = [Markdown(f"**Not evaluated:** {not_evaluated_words(reason)}.")]
+    for side, ids, count in (
+        ("baseline", skipped.baseline_ids, skipped.baseline - skipped.both),
+        ("candidate", skipped.candidate_ids, skipped.candidate - skipped.both),
+    ):
+        if ids:
+            more = Markdown(f", … ({count:,} in all)") if count > len(ids) else EMPTY
+            shown = md.join(Markdown(", "), (md.code(item_entry(i, None).text) for i in ids))
+            parts.append(md.format("Not evaluated by the {} only: {}{}.", side, shown, more))
+    return md.join(Markdown(" "), parts)
 
 
 def dropped_text(c: Comparison) -> Markdown:

@@ -1,5 +1,6 @@
-"""Harness errors (timeouts, exceptions) under the plan's ``policy.errors`` rule: ``fail``
-keeps them as failures, ``drop`` removes the items that errored."""
+"""Items a run did not evaluate (never run, skipped, cancelled, a harness error) under the plan's
+``policy.errors`` rule: ``drop`` (the default) compares the items both runs evaluated, ``fail``
+counts the others as failures of the run that lacks them (the leaderboard convention)."""
 
 from __future__ import annotations
 
@@ -8,32 +9,58 @@ from dataclasses import replace
 import numpy as np
 
 from evalbot.errors import PairingError
-from evalbot.results.model import Paired
+from evalbot.results.model import BoolArray, NotEvaluated, Paired
 from evalbot.results.subset import subset
 from evalbot.vocabulary import ERRORS_RULES, ErrorsRule
 
 ERRORS_CHOICES = ERRORS_RULES
 
+#: Items named per side in the report.
+EXAMPLES = 5
+
 
 def apply_errors(paired: Paired, rule: ErrorsRule) -> Paired:
-    """Harness errors (timeouts, exceptions) under the plan's ``policy.errors`` rule.
+    """Items not evaluated under the plan's ``policy.errors`` rule, recorded in
+    ``not_evaluated``.
 
-    ``fail`` (the default) keeps an errored item as a failure of the side that errored (its
-    value is already 0); ``drop`` removes every item that errored on either side from the
-    analysis and counts them in ``dropped_errors``.
+    ``drop`` removes every item either run did not evaluate; ``fail`` keeps them as failures
+    of the run that did not evaluate them (their value is already 0).
     """
     if rule not in ERRORS_CHOICES:
         raise ValueError(f"`rule` must be one of {ERRORS_CHOICES}, got {rule!r}")
-    if rule == "fail" or (paired.baseline_errors is None and paired.candidate_errors is None):
+    none = np.zeros(len(paired.ids), dtype=np.bool_)
+    base = none if paired.baseline_errors is None else paired.baseline_errors
+    cand = none if paired.candidate_errors is None else paired.candidate_errors
+    either = base | cand
+    if not either.any():
         return paired
-    errored = np.zeros(len(paired.ids), dtype=np.bool_)
-    for flags in (paired.baseline_errors, paired.candidate_errors):
-        if flags is not None:
-            errored |= flags
-    if errored.all():
+    record = NotEvaluated(
+        rule=rule,
+        baseline=int(base.sum()),
+        candidate=int(cand.sum()),
+        both=int((base & cand).sum()),
+        baseline_ids=_first(paired, base & ~cand),
+        candidate_ids=_first(paired, cand & ~base),
+    )
+    if rule == "fail":
+        return replace(paired, not_evaluated=record)
+    if either.all():
         raise PairingError(
-            f"{paired.candidate_source}: every item errored on at least one side; "
-            "nothing is left to compare (policy.errors: drop)"
+            f"{paired.candidate_source}: no item was evaluated by both runs "
+            f"(the baseline did not evaluate {record.baseline}, the candidate "
+            f"{record.candidate} of {len(paired.ids)}); nothing is left to compare "
+            "(policy.errors: drop)"
         )
-    kept = subset(paired, ~errored)
-    return replace(kept, dropped_errors=int(errored.sum()), errors_baseline=0, errors_candidate=0)
+    kept = subset(paired, ~either)
+    return replace(
+        kept,
+        baseline_errors=None,
+        candidate_errors=None,
+        errors_baseline=0,
+        errors_candidate=0,
+        not_evaluated=record,
+    )
+
+
+def _first(paired: Paired, flags: BoolArray) -> tuple[str, ...]:
+    return tuple(paired.ids[int(i)] for i in np.flatnonzero(flags)[:EXAMPLES])

@@ -102,6 +102,30 @@ class Results:
         return f"{self.source}: row {row + 1}"
 
 
+@dataclass(frozen=True, kw_only=True)
+class NotEvaluated:
+    """Items a run did not evaluate (never run, skipped, cancelled, a harness error), and what
+    ``policy.errors`` did with them: ``drop`` left every such item out (the comparison is over
+    the items both runs evaluated), ``fail`` kept them as failures of the run that lacks them.
+
+    ``baseline``/``candidate`` count the items each run did not evaluate, ``both`` those neither
+    did; ``baseline_ids``/``candidate_ids`` are the first few items only that run did not
+    evaluate (the other did), for the report.
+    """
+
+    rule: Literal["drop", "fail"]
+    baseline: int
+    candidate: int
+    both: int
+    baseline_ids: tuple[str, ...] = ()
+    candidate_ids: tuple[str, ...] = ()
+
+    @property
+    def items(self) -> int:
+        """Items at least one run did not evaluate."""
+        return self.baseline + self.candidate - self.both
+
+
 @dataclass(frozen=True, kw_only=True, eq=False)
 class Paired:
     """Baseline and candidate matched by item id; one entry per item, ids sorted.
@@ -111,11 +135,11 @@ class Paired:
     so every value is exactly 0 or 1. ``pass_fail`` is true when both sides were pass/fail
     outcomes (with repeats, each value is then the item's pass rate over its epochs).
 
-    Harness errors are not failures: ``baseline_errors``/``candidate_errors`` flag the items
-    where the harness errored (any epoch), ``errors_baseline``/``errors_candidate`` count them
-    (their values are 0 in ``baseline``/``candidate``; the analysis decides whether to drop
-    them). ``baseline_costs``/``candidate_costs`` are per-item costs (the mean over epochs;
-    ``nan`` where an item has none). ``content_hashes`` holds the harness's per-item content
+    Items a run did not evaluate are not failures: ``baseline_errors``/``candidate_errors`` flag
+    them (any epoch), ``errors_baseline``/``errors_candidate`` count them (their values are 0 in
+    ``baseline``/``candidate``); ``not_evaluated`` says what ``policy.errors`` did with them.
+    ``baseline_costs``/``candidate_costs`` are per-item costs (the mean over epochs; ``nan``
+    where an item has none). ``content_hashes`` holds the harness's per-item content
     hash where one exists (lm-eval ``doc_hash``); ``fingerprint`` covers ids and those hashes.
     """
 
@@ -143,7 +167,7 @@ class Paired:
     content_hashes: list[str | None] | None = None
     baseline_metrics: dict[str, FloatArray] = field(default_factory=dict)
     candidate_metrics: dict[str, FloatArray] = field(default_factory=dict)
-    dropped_errors: int = 0
+    not_evaluated: NotEvaluated | None = None
 
     def __len__(self) -> int:
         return len(self.ids)

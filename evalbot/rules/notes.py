@@ -1,4 +1,4 @@
-"""Pure: what the decision discloses (items dropped or filled, harness errors, the looks
+"""Pure: what the decision discloses (items dropped or filled, items not evaluated, the looks
 correction) and warns about (an unreadable state block, a registered items file not read,
 the units of the clustered test)."""
 
@@ -14,7 +14,7 @@ __all__ = ["disclosures", "sequential_violations", "warnings_of"]
 
 
 def disclosures(comparison: Comparison) -> list[Reason]:
-    """How pairing handled items on one side only and items with harness errors, and the
+    """How pairing handled items on one side only and items a run did not evaluate, and the
     alpha every look is tested at under ``policy.looks: bonferroni``."""
     paired = comparison.paired
     found: list[Reason] = []
@@ -54,13 +54,21 @@ def disclosures(comparison: Comparison) -> list[Reason]:
                 flag="--missing",
             )
         )
-    if paired.dropped_errors:
+    skipped = paired.not_evaluated
+    if skipped is not None:
         found.append(
             Reason(
-                code="dropped_errors",
-                observed=paired.dropped_errors,
+                code="not_evaluated",
+                observed=skipped.items,
                 unit="items",
-                rule="policy.errors: drop",
+                rule=f"policy.errors: {skipped.rule}",
+                flag="--errors",
+                details={
+                    "baseline_only": skipped.baseline - skipped.both,
+                    "candidate_only": skipped.candidate - skipped.both,
+                    "both": skipped.both,
+                    "compared": len(paired.ids),
+                },
             )
         )
     if comparison.table is not None and comparison.difference.interval in CLUSTER_INTERVALS:
@@ -71,7 +79,6 @@ def disclosures(comparison: Comparison) -> list[Reason]:
 
 def warnings_of(comparison: Comparison, config: Config, state: State) -> list[Reason]:
     """What the report shows as warnings, in order."""
-    paired = comparison.paired
     found: list[Reason] = []
     if state.warning:
         found.append(Reason(code="state_ignored", details={"why": state.warning}))
@@ -82,19 +89,6 @@ def warnings_of(comparison: Comparison, config: Config, state: State) -> list[Re
                 code="items_file_unread",
                 rule="policy.items_file",
                 details={"file": policy.items_file},
-            )
-        )
-    if paired.errors_baseline or paired.errors_candidate:
-        found.append(
-            Reason(
-                code="harness_errors",
-                observed=paired.errors_baseline + paired.errors_candidate,
-                unit="items",
-                rule="policy.errors: fail",
-                details={
-                    "baseline": paired.errors_baseline,
-                    "candidate": paired.errors_candidate,
-                },
             )
         )
     return found

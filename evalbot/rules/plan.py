@@ -51,7 +51,7 @@ def size_violations(
     """The regular (not holdout) eval against the registered size and item set."""
     policy = config.policy
     items = comparison.items
-    found: list[Reason] = []
+    found = _not_evaluated(comparison, config, planned)
     if planned is not None:
         rule = planned.source
         if policy.mode == "sequential" and items > planned.items:
@@ -87,6 +87,32 @@ def size_violations(
             )
         )
     return found
+
+
+def _not_evaluated(
+    comparison: Comparison, config: Config, planned: PlannedSize | None
+) -> list[Reason]:
+    """A plan that fixes the item set refuses a comparison that left items out because a run
+    did not evaluate them."""
+    skipped = comparison.paired.not_evaluated
+    fixed = planned is not None and config.policy.mode == "fixed"
+    if skipped is None or skipped.rule != "drop" or not (fixed or config.policy.items_sha256):
+        return []
+    rule: str
+    if fixed and planned is not None:
+        rule = planned.source
+    else:
+        rule = "policy.items_file" if config.policy.items_file else "policy.items_sha256"
+    return [
+        Reason(
+            code="fixed_items_not_evaluated",
+            observed=skipped.items,
+            unit="items",
+            rule=rule,
+            flag="--errors",
+            details={"baseline": skipped.baseline, "candidate": skipped.candidate},
+        )
+    ]
 
 
 def holdout_violations(comparison: Comparison, config: Config) -> list[Reason]:

@@ -30,6 +30,7 @@ ReasonCode = Literal[
     "sample_size",
     "sequential_cap",
     "item_set",
+    "fixed_items_not_evaluated",
     "holdout_unconfigured",
     "holdout_missing",
     "item_shopping",
@@ -46,13 +47,12 @@ ReasonCode = Literal[
     "bonferroni",
     "dropped_missing",
     "filled_missing",
-    "dropped_errors",
+    "not_evaluated",
     "clusters_mcnemar",
     # warnings
     "identical_runs",
     "state_ignored",
     "items_file_unread",
-    "harness_errors",
     "holdout_overused",
 ]
 REASON_CODES: tuple[ReasonCode, ...] = get_args(ReasonCode)
@@ -71,6 +71,7 @@ KINDS: dict[ReasonCode, Kind] = {
     "sample_size": "violation",
     "sequential_cap": "violation",
     "item_set": "violation",
+    "fixed_items_not_evaluated": "violation",
     "holdout_unconfigured": "violation",
     "holdout_missing": "violation",
     "item_shopping": "violation",
@@ -85,12 +86,11 @@ KINDS: dict[ReasonCode, Kind] = {
     "bonferroni": "note",
     "dropped_missing": "note",
     "filled_missing": "note",
-    "dropped_errors": "note",
+    "not_evaluated": "note",
     "clusters_mcnemar": "note",
     "identical_runs": "warning",
     "state_ignored": "warning",
     "items_file_unread": "warning",
-    "harness_errors": "warning",
     "holdout_overused": "warning",
 }
 

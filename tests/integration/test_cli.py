@@ -471,24 +471,36 @@ def test_secondary_metric_missing_is_a_clear_error(run_cli: Run, tmp_path: Path)
     )
 
 
-def test_harness_errors_fail_or_drop(run_cli: Run, tmp_path: Path) -> None:
+def test_items_not_evaluated_are_left_out_or_failures(run_cli: Run, tmp_path: Path) -> None:
     base = [{"id": f"q{i}", "passed": True} for i in range(20)]
     cand = [{"id": f"q{i}", "passed": True} for i in range(20)]
     cand[3] = {"id": "q3", "passed": None, "error": "timeout"}
     cand[4] = {"id": "q4", "passed": None, "error": "exception"}
     (tmp_path / "b.jsonl").write_text("".join(json.dumps(r) + "\n" for r in base))
     (tmp_path / "c.jsonl").write_text("".join(json.dumps(r) + "\n" for r in cand))
-    failed = json.loads(run_cli("compare", "b.jsonl", "c.jsonl", "--format", "json").stdout)
-    assert failed["items"] == 20
-    assert failed["table"]["broken"] == 2  # an error counts as a failure by default
-    assert failed["pairing"]["errors_candidate"] == 2
-    (tmp_path / "p.yml").write_text("policy: {errors: drop}\n")
-    proc = run_cli("compare", "b.jsonl", "c.jsonl", "--config", "p.yml", "--format", "json")
-    dropped = json.loads(proc.stdout)
-    assert dropped["items"] == 18
+    dropped = json.loads(run_cli("compare", "b.jsonl", "c.jsonl", "--format", "json").stdout)
+    assert dropped["items"] == 18  # a harness error is not a failure by default
     assert dropped["table"]["broken"] == 0
     assert dropped["pairing"]["dropped_errors"] == 2
-    assert any("harness error" in r for r in dropped["verdict"]["reasons"])
+    assert dropped["not_evaluated"] == {
+        "rule": "drop",
+        "items": 2,
+        "baseline": 0,
+        "candidate": 2,
+        "both": 0,
+        "baseline_ids": [],
+        "candidate_ids": ["q3", "q4"],
+    }
+    assert any("not evaluated" in r for r in dropped["verdict"]["reasons"])
+    (tmp_path / "p.yml").write_text("policy: {errors: fail}\n")
+    by_plan = run_cli("compare", "b.jsonl", "c.jsonl", "--config", "p.yml", "--format", "json")
+    by_flag = run_cli("compare", "b.jsonl", "c.jsonl", "--errors", "fail", "--format", "json")
+    for proc in (by_plan, by_flag):
+        failed = json.loads(proc.stdout)
+        assert failed["items"] == 20
+        assert failed["table"]["broken"] == 2  # the leaderboard convention
+        assert failed["pairing"]["errors_candidate"] == 2
+        assert failed["not_evaluated"]["rule"] == "fail"
 
 
 def test_format_in_and_item_links(run_cli: Run, tmp_path: Path) -> None:

@@ -332,8 +332,9 @@ def test_error_zero_or_false_is_not_a_harness_error(
     clean = write(
         tmp_path / "clean.jsonl", "".join(json.dumps({**r, "error": 0}) + "\n" for r in rows)
     )
-    pairing = cli("compare", clean, errored, "--format", "json").report()["pairing"]
-    assert pairing["errors_candidate"] == 1  # type: ignore[index]
+    skipped = cli("compare", clean, errored, "--format", "json").report()["not_evaluated"]
+    assert skipped["candidate"] == 1  # type: ignore[index]
+    assert skipped["candidate_ids"] == ["q0"]  # type: ignore[index]
 
 
 def test_resamples_has_an_upper_bound(cli, tmp_path: Path) -> None:

@@ -581,7 +581,7 @@ def test_ci_method_and_f1_keys() -> None:
         ),
         (
             "policy: {errors: ignore}",
-            "c.yml: `policy.errors` must be one of fail, drop, got 'ignore'",
+            "c.yml: `policy.errors` must be one of drop, fail, got 'ignore'",
         ),
         (
             "bootstrap: {method: bc}",

@@ -5,8 +5,9 @@ One row per sample record: item id ``samples[].id`` (int or string), repeat ``sa
 ``value_to_float`` maps it: ``"C"`` 1, ``"I"`` 0, ``"P"`` 0.5, ``"N"`` 0, booleans and numbers
 as they are, and the strings "yes"/"true"/"no"/"false" or a numeral. Unlike inspect (which
 warns and uses 0), anything else is an error. The run is binary when every value is ``C``/``I``
-or a boolean, else a score. A sample with an ``error`` is a harness error (the ``errors``
-column), not a failure.
+or a boolean, else a score. A sample with an ``error``, and in a log that did not finish
+(``status`` ``cancelled`` or ``error``) every sample of ``eval.dataset.sample_ids`` it lacks,
+was not evaluated (the ``errors`` column: ``policy.errors`` decides), which is not a failure.
 
 A ``.eval`` file is a ZIP with ``header.json`` and ``samples/<id>_epoch_<n>.json``; it is read in
 memory as an untrusted archive (:mod:`evalbot.results.archive`). ``reductions.json`` (epoch
@@ -189,6 +190,30 @@ def _value(sample: Mapping[str, Any], scorer: str) -> tuple[bool, object]:
     return False, None
 
 
+def _unfinished(
+    log: Mapping[str, Any], rows: list[tuple[str, str, int, float, bool, bool]], source: str
+) -> list[tuple[str, str, int, float, bool, bool]]:
+    """Rows (not evaluated) for the scheduled samples a cancelled or failed log lacks."""
+    if log.get("status") not in ("cancelled", "error"):
+        return []
+    spec = log.get("eval")
+    dataset = spec.get("dataset") if isinstance(spec, Mapping) else None
+    scheduled = dataset.get("sample_ids") if isinstance(dataset, Mapping) else None
+    if not isinstance(scheduled, list):
+        return []
+    config = spec.get("config") if isinstance(spec, Mapping) else None
+    epochs = config.get("epochs") if isinstance(config, Mapping) else None
+    count = epochs if isinstance(epochs, int) and not isinstance(epochs, bool) else 1
+    where = f"{source}: eval.dataset.sample_ids"
+    present = {(item_id, epoch) for _, item_id, epoch, *_ in rows}
+    return [
+        (where, item_id, epoch, 0.0, True, True)
+        for item_id in dict.fromkeys(parse_item_id(raw, where) for raw in scheduled)
+        for epoch in range(1, max(count, 1) + 1)
+        if (item_id, epoch) not in present
+    ]
+
+
 def parse(data: bytes, *, source: str, options: ReadOptions) -> Results:
     """Parse an inspect_ai log (``.eval`` ZIP or ``.json``)."""
     if is_zip(data[:4]) or source.lower().endswith(".eval"):
@@ -233,6 +258,7 @@ def parse_log(
             raise InputError(f"{where}: item {show(item_id)} has no score from scorer `{scorer}`")
         number, binary = to_float(value, where, scorer)
         rows.append((where, item_id, epoch, number, binary, errored))
+    rows += _unfinished(log, rows, source)
     kind: MetricKind = "binary" if all(r[4] for r in rows) else "score"
     builder = ResultsBuilder(source)
     for where, item_id, epoch, number, _, errored in rows:

@@ -1,9 +1,9 @@
 """JUnit XML (pytest ``--junitxml``, Maven surefire, Jest, Go's gotestsum, ...).
 
 Each ``<testcase>`` is an item ``classname::name`` (``name`` alone without a classname), in the
-slice of its ``<testsuite name>``. A ``<failure>`` child is a fail; an ``<error>`` child a
-harness error (the ``errors`` column), not a fail; a ``<skipped>`` testcase is left out of the
-run. Anything else passed.
+slice of its ``<testsuite name>``. A ``<failure>`` child is a fail; an ``<error>`` or a
+``<skipped>`` child means the test was not evaluated (the ``errors`` column: ``policy.errors``
+decides), not a fail. Anything else passed.
 
 The XML is untrusted: a document with a DTD (``<!DOCTYPE``) or an entity declaration
 (``<!ENTITY``) is refused before parsing (no billion laughs, no external entities), and only
@@ -84,9 +84,7 @@ def parse(data: bytes, *, source: str, options: ReadOptions) -> Results:
             classname = case.get("classname") or ""
             item_id = f"{classname}::{name}" if classname else name
             children = {child.tag for child in case}
-            if "skipped" in children:
-                continue
-            errored = "error" in children
+            errored = "error" in children or "skipped" in children
             failed = "failure" in children
             builder.add(
                 where=where,
@@ -96,6 +94,4 @@ def parse(data: bytes, *, source: str, options: ReadOptions) -> Results:
                 slice=suite_name or None,
                 error=errored,
             )
-    if not builder.ids and number:
-        raise InputError(f"{source}: every testcase was skipped")
     return builder.build()

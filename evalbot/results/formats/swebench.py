@@ -7,8 +7,12 @@ Accepted shapes:
 - the older ``results.json`` ``{"resolved": [...], "applied": [...], "no_generation": [...], ...}``;
 - a per-instance report ``{"<instance_id>": {"resolved": true, ...}, ...}``.
 
-Every instance is an item; resolved is a pass and everything else a fail, except ``error_ids``
-(the evaluation itself errored), which go to the ``errors`` column. The full set of instances
+Every instance is an item; resolved is a pass and everything else a fail (an empty patch, an
+``ambiguous_failure_ids`` instance), except the instances the report says were not evaluated:
+``incomplete_ids`` (never submitted; with ``all_ids``, any instance a report with
+``submitted_ids`` does not list there), ``error_ids`` (the evaluation errored) and
+``infra_failure_ids`` (the environment failed), which go to the ``errors`` column (not
+evaluated: ``policy.errors`` decides). The full set of instances
 comes from ``all_ids:`` (a file naming every id, read by the caller with
 :func:`evalbot.results.ids.parse_id_list` into ``known_ids``) or, when
 that is not given, from the union of the lists in the report; a report that lists only resolved
@@ -36,7 +40,8 @@ NAME = "swebench"
 
 RESOLVED_KEYS = ("resolved_ids", "resolved")
 _ALL_IDS_HINT = "--all-ids FILE (config `all_ids: FILE`; one id per line, or a JSON list)"
-ERROR_KEYS = ("error_ids",)
+#: The lists of instances the report did not evaluate.
+NOT_EVALUATED_KEYS = ("incomplete_ids", "error_ids", "infra_failure_ids")
 
 
 def sniff(probe: Probe) -> bool:
@@ -95,7 +100,12 @@ def _outcomes(document: Mapping[str, Any], source: str) -> tuple[list[str], list
         raise UnreadableError(f"{source}: no `resolved_ids` (or `resolved`) list")
     key = found
     resolved = _ids(document[key], f"{source}: `{key}`")
-    errors = [i for k in ERROR_KEYS if k in document for i in _ids(document[k], f"{source}: `{k}`")]
+    errors = [
+        i
+        for k in NOT_EVALUATED_KEYS
+        if k in document
+        for i in _ids(document[k], f"{source}: `{k}`")
+    ]
     for name, value in document.items():
         if isinstance(value, list) and (name.endswith("_ids") or key == "resolved"):
             named.extend(_ids(value, f"{source}: `{name}`"))
@@ -117,7 +127,10 @@ def parse_document(document: object, *, source: str, options: ReadOptions) -> Re
     if options.known_ids is not None:
         universe = list(options.known_ids)
         known = set(universe)
-        stray = [i for i in [*resolved, *errors] if i not in known]
+        unsubmitted = document.get("incomplete_ids")
+        never = set(unsubmitted) if isinstance(unsubmitted, list) else set()
+        # an instance never submitted may lie outside a list of the instances of interest
+        stray = [i for i in [*resolved, *errors] if i not in known and i not in never]
         if stray:
             raise InputError(
                 f"{source}: instance {show(stray[0])} is not in the list of all ids "
@@ -138,6 +151,9 @@ def parse_document(document: object, *, source: str, options: ReadOptions) -> Re
             )
     passed = set(resolved)
     errored = set(errors)
+    submitted = document.get("submitted_ids")
+    if options.known_ids is not None and isinstance(submitted, list):
+        errored |= set(universe) - set(_ids(submitted, f"{source}: `submitted_ids`"))
     builder = ResultsBuilder(source)
     for number, item_id in enumerate(universe, start=1):
         builder.add(
