@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pytest
 
+from evalbot.docs import DOCS_URL, PROJECT_URL
 from tests.attacks.helpers import BOT, MARKER, RESAMPLES, plan
 from tests.fakegithub import FakeGitHub, Run
 from tests.inert import assert_inert, assert_own_commands, assert_plain_lines, unescape
@@ -79,7 +80,7 @@ def rows(ids: dict[int, str] | None = None, **extra: object) -> str:
 
 def run_links(href: str) -> bool:
     """evalbot's own links: runs and commits of the repository, and its documentation."""
-    return href.startswith(("https://github.com/octo/evals/", "https://github.com/evalbot/"))
+    return href.startswith(("https://github.com/octo/evals/", PROJECT_URL, DOCS_URL))
 
 
 def assert_every_output_inert(world: World, result: StepResult) -> None:

@@ -20,7 +20,9 @@ from evalbot.cli import MARKDOWN_IN_TERMINAL, build_parser
 from evalbot.docs import GLOSSARY_URL
 
 REPO = Path(__file__).resolve().parents[2]
-README = (REPO / "README.md").read_text(encoding="utf-8")
+CLI_DOCS = "".join(
+    (REPO / "docs" / name).read_text(encoding="utf-8") for name in ("cli.md", "planning.md")
+)
 EXAMPLE = REPO / "evalbot" / "data" / "example"
 
 
@@ -44,13 +46,15 @@ def test_every_flag_is_documented_in_help(command: str) -> None:
             unnamed.append(action.dest)  # the help would say --seed SEED
     assert undocumented == []
     assert unnamed == []
-    # a flag with a default says it; every flag is in the README's command line section
+    # a flag with a default says it; every flag is in the docs' command line pages
     for action in parser._actions:
         if action.option_strings and action.default not in (None, False, argparse.SUPPRESS):
             assert "default" in (action.help or ""), action.dest
         for flag in action.option_strings:
             if flag.startswith("--") and flag != "--help":
-                assert f"`{flag}" in README or f"[{flag}" in README or f" {flag} " in README, flag
+                assert (
+                    f"`{flag}" in CLI_DOCS or f"[{flag}" in CLI_DOCS or f" {flag} " in CLI_DOCS
+                ), flag
     text = parser.format_help()
     assert GLOSSARY_URL in text  # the epilog: where the words are explained
     assert "0.05 or 5%" in text

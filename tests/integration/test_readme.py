@@ -1,4 +1,5 @@
-"""The README says what evalbot does: its commands and numbers are checked against real runs."""
+"""The README and the docs say what evalbot does: their commands and numbers are checked
+against real runs."""
 
 from __future__ import annotations
 
@@ -14,11 +15,16 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 README = (ROOT / "README.md").read_text(encoding="utf-8")
+DOCS = {path.name: path.read_text(encoding="utf-8") for path in (ROOT / "docs").glob("*.md")}
 Run = Callable[..., CompletedProcess[str]]
 
 
 def blocks(language: str) -> list[str]:
-    return re.findall(rf"^```{language}\n(.*?)^```", README, flags=re.S | re.M)
+    return [
+        block
+        for text in (README, *DOCS.values())
+        for block in re.findall(rf"^```{language}\n(.*?)^```", text, flags=re.S | re.M)
+    ]
 
 
 def test_readme_opens_with_exactly_two_setup_commands() -> None:
@@ -99,7 +105,7 @@ def compare_shown(shown: Any, actual: Any, path: str) -> None:
 
 
 def test_json_example_is_the_real_report(run_cli: Run) -> None:
-    section = README.split("### The JSON report", 1)[1]
+    section = DOCS["cli.md"].split("## The JSON report", 1)[1]
     shown = json.loads(re.search(r"```json\n(.*?)```", section, flags=re.S).group(1))  # type: ignore[union-attr]
     proc = run_cli("compare", "--example", "--format", "json")
     assert proc.returncode == 0, proc.stderr
@@ -122,8 +128,9 @@ VERDICT = re.compile(r"^(Improvement|Regression|No significant difference|Inconc
 
 
 def quick_start() -> dict[str, str]:
-    """harness -> the command of its row in "## Quick start with your harness"."""
-    section = README.split("\n## Quick start with your harness\n", 1)[1].split("\n## ", 1)[0]
+    """harness -> the command of its row in docs/formats.md's "Quick start with your harness"."""
+    section = DOCS["formats.md"].split("\n## Quick start with your harness\n", 1)[1]
+    section = section.split("\n## ", 1)[0]
     rows = re.findall(r"^\| ([^|`]+?) \| [^\n]*\| `(evalbot [^`]+)` \|$", section, re.M)
     return dict(rows)
 
@@ -158,7 +165,7 @@ def test_quick_start_command_runs_as_written(run_cli: Run, harness: str) -> None
 
 
 def test_quick_start_numbers_in_the_prose(run_cli: Run) -> None:
-    """The README's words on the SWE-bench and JUnit pairs, against the real output."""
+    """The quick start's words on the SWE-bench and JUnit pairs, against the real output."""
     from fractions import Fraction
     from math import comb
 
@@ -169,8 +176,8 @@ def test_quick_start_numbers_in_the_prose(run_cli: Run) -> None:
     exact = 2 * sum(Fraction(comb(130, i), 2**130) for i in range(33))  # fixed + broken = 130
     assert report["mcnemar"]["pvalue"] == pytest.approx(float(exact), rel=1e-9)
     assert f"{float(exact):.2g}" == "5.6e-09"
-    assert "exact McNemar p = 5.6e-9" in README
+    assert "exact McNemar p = 5.6e-9" in DOCS["formats.md"]
     junit = shlex.split(QUICK_START["JUnit XML"])[1:]
     report = json.loads(run_cli(*junit, "--format", "json", cwd=ROOT).stdout)
     assert (report["table"]["fixed"], report["table"]["broken"]) == (11, 0)
-    assert "(11 tests\n  fixed)" in README
+    assert "(11 tests\n  fixed)" in DOCS["formats.md"]

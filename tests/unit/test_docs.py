@@ -20,6 +20,7 @@ from tests.golden.scenarios import paired_from_cells
 
 ROOT = Path(__file__).resolve().parents[2]
 README = ROOT / "README.md"
+PLAN_DOC = ROOT / "docs" / "plan.md"
 EXAMPLE = ROOT / "docs" / "evalbot.example.yml"
 #: The documents a reader follows links in.
 DOCUMENTS = sorted(
@@ -34,8 +35,8 @@ DOCUMENTS = sorted(
 )
 
 
-def test_the_readme_example_is_the_example_file() -> None:
-    text = README.read_text(encoding="utf-8")
+def test_the_plan_docs_example_is_the_example_file() -> None:
+    text = PLAN_DOC.read_text(encoding="utf-8")
     blocks = re.findall(r"^```yaml\n(# \.evalbot\.yml — .*?)^```", text, flags=re.S | re.M)
     assert len(blocks) == 1
     assert blocks[0] == EXAMPLE.read_text(encoding="utf-8")
@@ -166,17 +167,38 @@ REPO_PATH = re.compile(
 )
 def test_named_repository_paths_exist(document: Path) -> None:
     named = set(REPO_PATH.findall(document.read_text(encoding="utf-8")))
-    assert named, "the pattern still finds the paths the document names"
     placeholders = {p for p in named if "NAME" in p}  # e.g. evalbot/results/formats/NAME.py
     assert sorted(p for p in named - placeholders if not (ROOT / p).exists()) == []
 
 
-def test_the_readme_states_the_limits_evalbot_enforces() -> None:
-    """The numbers the README gives for the archive, GitHub and report-template limits are the
+def test_the_pattern_finds_the_paths_the_documents_name() -> None:
+    assert REPO_PATH.findall(README.read_text(encoding="utf-8"))
+    assert "docs/evalbot.example.yml" in REPO_PATH.findall("see docs/evalbot.example.yml.")
+
+
+#: Links into the repository from the docs site (where relative paths leave the site).
+BLOB = re.compile(r"\]\(https://github\.com/evalbot/evalbot/blob/main/([^)#]+)")
+
+
+def test_the_docs_links_into_the_repository_exist() -> None:
+    named = {m for doc in (ROOT / "docs").glob("*.md") for m in BLOB.findall(doc.read_text())}
+    assert "CONTRIBUTING.md" in named
+    assert sorted(p for p in named if not (ROOT / p).exists()) == []
+
+
+def docs_text() -> str:
+    return " ".join(
+        " ".join(doc.read_text(encoding="utf-8").split())
+        for doc in sorted((ROOT / "docs").glob("*.md"))
+    )
+
+
+def test_the_docs_state_the_limits_evalbot_enforces() -> None:
+    """The numbers the docs give for the archive, GitHub and report-template limits are the
     ones in ``evalbot/limits.py`` (the one place they are defined)."""
     from evalbot import limits
 
-    text = " ".join(README.read_text(encoding="utf-8").split())
+    text = docs_text()
     assert (
         f"{limits.MAX_FILE_ARCHIVE_BYTES // 1024**3} GiB inflated and "
         f"{limits.MAX_FILE_ARCHIVE_MEMBERS:,} entries for files on disk"
@@ -200,17 +222,17 @@ def test_the_readme_states_the_limits_evalbot_enforces() -> None:
     ) in text
 
 
-def test_the_documentation_urls_point_at_readme_sections() -> None:
-    """evalbot.docs names sections of the README on the project's repository: each anchor is
-    a heading of the README (the comment's "terms" link, --help's epilog, error messages)."""
+def test_the_documentation_urls_point_at_pages_of_the_docs_site() -> None:
+    """evalbot.docs names pages of the docs site (the comment's "terms" link, --help's
+    epilog, error messages): each is a page built from docs/ (mkdocs' directory URLs)."""
     from evalbot import docs
 
-    found = anchors(README)
     for url in (docs.ACTION_DOCS, docs.GLOSSARY_URL):
-        base, _, fragment = url.partition("#")
-        assert base == docs.PROJECT_URL
-        assert fragment in found, url
+        assert url.startswith(docs.DOCS_URL) and url.endswith("/"), url
+        page = url.removeprefix(docs.DOCS_URL).rstrip("/")
+        assert (ROOT / "docs" / f"{page}.md").exists(), url
     assert f"{docs.PROJECT_URL}#readme" == docs.README_URL  # GitHub's own anchor
+    assert f"site_url: {docs.DOCS_URL}" in (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
 
 
 GLOSSARY_TERMS = [
@@ -232,8 +254,7 @@ GLOSSARY_TERMS = [
 
 
 def test_the_glossary_explains_the_terms_of_the_report() -> None:
-    text = README.read_text(encoding="utf-8")
-    glossary = text.split("\n## Glossary\n", 1)[1].split("\n## ", 1)[0]
+    glossary = (ROOT / "docs" / "glossary.md").read_text(encoding="utf-8")
     ids = set(HTML_ANCHOR.findall(glossary))
     assert set(GLOSSARY_TERMS) <= ids, set(GLOSSARY_TERMS) - ids
     entries = [line for line in glossary.splitlines() if line.startswith("- <a id=")]
@@ -284,3 +305,15 @@ def test_contributing_names_every_module_with_its_purpose() -> None:
     assert sorted((modules | folders) - set(tree)) == []
     assert sorted(name for name, purpose in tree.items() if not purpose) == []
     assert sorted(name for name in tree if not (ROOT / name).exists()) == []
+
+
+def test_the_readmes_plan_is_a_valid_plan(tmp_path: Path) -> None:
+    """The keys the README shows parse as a plan, sized as the example's (fix 8 % / break 3 %:
+    367 items, the exact test's size recomputed in tests/unit/stats/test_power.py)."""
+    text = README.read_text(encoding="utf-8")
+    blocks = re.findall(r"^```yaml\n(# \.evalbot\.yml, .*?)^```", text, flags=re.S | re.M)
+    assert len(blocks) == 1
+    path = tmp_path / ".evalbot.yml"
+    path.write_text(blocks[0], encoding="utf-8")
+    planned = plan_sample_size(load_config(str(path)))
+    assert planned is not None and planned.items == 367
