@@ -22,7 +22,7 @@ __all__ = [
     "UsageError",
 ]
 
-# The exit codes of every entry point (the README's "Exit codes"): the one table.
+# The exit codes of every entry point (docs/cli.md, "Exit codes"): the one table.
 #: The comparison ran (whatever the verdict) and the gate passed; also: nothing to do.
 EXIT_OK = 0
 #: The gate failed (by default: a significant regression).
