@@ -21,7 +21,8 @@ from evalbot.baseline import Found, eligible_runs, search_runs
 from evalbot.config import Config
 from evalbot.errors import InputError, PairingError
 from evalbot.github_io import ArtifactInfo, WorkflowRunInfo
-from evalbot.limits import MAX_ARTIFACT_MEMBERS
+from evalbot.limits import MAX_ARTIFACT_MEMBERS, MAX_ARTIFACT_RATIO, artifact_inflate_limit
+from evalbot.results.archive import ArchiveBudget
 from evalbot.results.merge import merge
 from evalbot.results.model import Paired, Results
 from evalbot.results.options import ReadOptions
@@ -46,11 +47,23 @@ def load_results_from_zip(
 
     The archive is read in memory by :func:`evalbot.results.sources.parse_zip`, which refuses
     symbolic links, paths outside the archive, encrypted members, nested archives and zip
-    bombs; here at most ``max_total`` uncompressed bytes (``EVALBOT_MAX_ARTIFACT_BYTES``) and
-    :data:`evalbot.limits.MAX_ARTIFACT_MEMBERS` entries.
+    bombs; here it inflates to at most :func:`evalbot.limits.artifact_inflate_limit` bytes
+    (proportional to the zip's size, within ``max_total``: ``EVALBOT_MAX_ARTIFACT_BYTES``) in
+    at most :data:`evalbot.limits.MAX_ARTIFACT_MEMBERS` entries.
     """
+    limit = artifact_inflate_limit(len(data), max_total)
+    why = ""
+    if limit < max_total:
+        why = (
+            f", the most a zip of {len(data)} bytes may hold ({MAX_ARTIFACT_RATIO} times its "
+            "size, at least 1 MiB: real result files compress far less)"
+        )
+    budget = ArchiveBudget(max_bytes=limit, max_members=MAX_ARTIFACT_MEMBERS, why=why)
     limited = replace(
-        options, max_archive_bytes=max_total, max_archive_members=MAX_ARTIFACT_MEMBERS
+        options,
+        max_archive_bytes=limit,
+        max_archive_members=MAX_ARTIFACT_MEMBERS,
+        archive_budget=budget,
     )
     return merge(parse_zip(label, data, limited), label)
 

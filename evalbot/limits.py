@@ -10,8 +10,10 @@ user's ``report.template`` are enforced by :mod:`evalbot.sandbox`.
 from __future__ import annotations
 
 __all__ = [
+    "ARTIFACT_INFLATE_FLOOR",
     "MAX_ARTIFACT_BYTES",
     "MAX_ARTIFACT_MEMBERS",
+    "MAX_ARTIFACT_RATIO",
     "MAX_CHECK_TEXT_CHARS",
     "MAX_COMMENT_CHARS",
     "MAX_FILE_ARCHIVE_BYTES",
@@ -24,6 +26,7 @@ __all__ = [
     "TEMPLATE_MEMORY_BYTES",
     "TEMPLATE_OUTPUT_CHARS",
     "TEMPLATE_SECONDS",
+    "artifact_inflate_limit",
 ]
 
 # ---- statistics ------------------------------------------------------------------------------
@@ -61,6 +64,20 @@ MAX_FILE_ARCHIVE_MEMBERS = 100_000
 MAX_ARTIFACT_BYTES = 200 * 1024**2
 #: Entries of one artifact's zip, nested archives included.
 MAX_ARTIFACT_MEMBERS = 10_000
+#: Bytes one artifact may inflate to per byte downloaded. Real result files deflate 9 to 18
+#: times (every file of tests/data, level 9); deflate itself reaches 1,032 times, and a reader
+#: holds up to ~50 bytes per byte it reads (millions of tiny rows): a 28 KB artifact of tiny
+#: CSV rows inflated to 28 MB and cost 1.3 GB of memory.
+MAX_ARTIFACT_RATIO = 100
+#: ... but any artifact may inflate to this many bytes.
+ARTIFACT_INFLATE_FLOOR = 1024**2
+
+
+def artifact_inflate_limit(downloaded: int, cap: int) -> int:
+    """The bytes an artifact of ``downloaded`` bytes may inflate to: proportional to it, so
+    memory is too, within ``cap`` (``EVALBOT_MAX_ARTIFACT_BYTES``)."""
+    return min(cap, max(ARTIFACT_INFLATE_FLOOR, MAX_ARTIFACT_RATIO * downloaded))
+
 
 # ---- a user's report template (evalbot's) -----------------------------------------------------
 # Each rendering of `report.template` (the plan's own layout of the comment, code that evalbot

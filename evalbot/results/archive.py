@@ -55,11 +55,13 @@ class ArchiveBudget:
 
     ``max_bytes`` bounds the bytes inflated (declared sizes are checked before reading, actual
     bytes while reading); ``max_members`` bounds the entries of all its archives together.
+    ``why`` follows the byte limit in a refusal (where the limit comes from).
     """
 
-    def __init__(self, *, max_bytes: int, max_members: int) -> None:
+    def __init__(self, *, max_bytes: int, max_members: int, why: str = "") -> None:
         self.max_bytes = max_bytes
         self.max_members = max_members
+        self.why = why
         self.members = 0
         self.declared = 0
         self.inflated = 0
@@ -81,14 +83,16 @@ class ArchiveBudget:
         self.declared += size
         if self.declared > self.max_bytes:
             raise InputError(
-                f"{source}: archive expands to more than {self.max_bytes} bytes "
+                f"{source}: archive expands to more than {self.max_bytes} bytes{self.why} "
                 f"(at member {show(member)})"
             )
 
     def add_inflated(self, where: str, size: int) -> None:
         self.inflated += size
         if self.inflated > self.max_bytes:
-            raise InputError(f"{where}: archive expands to more than {self.max_bytes} bytes")
+            raise InputError(
+                f"{where}: archive expands to more than {self.max_bytes} bytes{self.why}"
+            )
 
 
 def _is_zip_magic(head: bytes) -> bool:
