@@ -18,6 +18,7 @@ __all__ = [
     "MAX_COMMENT_CHARS",
     "MAX_FILE_ARCHIVE_BYTES",
     "MAX_FILE_ARCHIVE_MEMBERS",
+    "MAX_NUMBER_DIGITS",
     "MAX_RESAMPLES",
     "MAX_STATUS_DESCRIPTION_CHARS",
     "TEMPLATE_FILES",
@@ -38,6 +39,12 @@ __all__ = [
 #: bound but 8 GB at a billion, and the time grows alike: a typo such as ``1e12`` would hang the
 #: job instead of failing fast.
 MAX_RESAMPLES = 1_000_000
+
+# ---- numbers ---------------------------------------------------------------------------------
+
+#: Digits of an integer in a results file or the plan; a longer one is refused where it is read.
+#: No id, count or score needs more; a float holds 308, and Python converts at most 4,300.
+MAX_NUMBER_DIGITS = 100
 
 # ---- GitHub's ---------------------------------------------------------------------------------
 

@@ -1,4 +1,5 @@
-"""The plan's YAML, read strictly: ``yaml.safe_load`` refusing aliases and repeated keys.
+"""The plan's YAML, read strictly: ``yaml.safe_load`` refusing aliases, repeated keys and
+integers longer than :data:`evalbot.limits.MAX_NUMBER_DIGITS`.
 
 Every problem is one :class:`evalbot.errors.ConfigError` line naming the file and the line.
 yaml itself is imported only when a config file is read (a run without one never loads it).
@@ -11,6 +12,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from evalbot.errors import ConfigError
+from evalbot.limits import MAX_NUMBER_DIGITS
 from evalbot.results.builder import show
 
 __all__ = ["MAX_FLOW_BRACKETS", "load_yaml"]
@@ -62,6 +64,16 @@ def _strict_loader() -> type[Any]:
                     seen[key] = line
             return super().construct_mapping(node, deep=deep)
 
+        def construct_yaml_int(self, node: Any) -> Any:
+            digits = sum(c.isdigit() for c in node.value)
+            if digits > MAX_NUMBER_DIGITS:
+                raise ConfigError(
+                    f"{self.source}:{node.start_mark.line + 1}: a number of {digits} digits "
+                    f"(more than {MAX_NUMBER_DIGITS}): no setting takes one that long"
+                )
+            return super().construct_yaml_int(node)
+
+    _StrictLoader.add_constructor("tag:yaml.org,2002:int", _StrictLoader.construct_yaml_int)
     return _StrictLoader
 
 

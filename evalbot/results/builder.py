@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from evalbot.errors import InputError
+from evalbot.limits import MAX_NUMBER_DIGITS
 from evalbot.results.model import IntArray, MetricKind, Results
 
 _TRUE_STRINGS = frozenset({"true", "1", "pass", "passed", "yes"})
@@ -22,6 +23,8 @@ _FALSE_STRINGS = frozenset({"false", "0", "fail", "failed", "no"})
 
 def show(value: object, limit: int = 40) -> str:
     """A short, single-line rendering of a bad value for an error message."""
+    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 128:
+        return f"a number of {len(str(abs(value)))} digits"
     text = repr(value)
     text = text.replace("\n", "\\n").replace("\r", "\\r")
     return text if len(text) <= limit else text[: limit - 3] + "..."
@@ -63,7 +66,10 @@ def parse_score(value: object, where: str, field: str = "score", *, strings: boo
     if isinstance(value, bool):
         raise InputError(f"{where}: `{field}` must be a number, got {show(value)}")
     if isinstance(value, int | float):
-        number = float(value)
+        try:
+            number = float(value)
+        except OverflowError:  # an integer beyond the float range
+            number = math.inf
     elif strings and isinstance(value, str):
         try:
             number = float(value.strip())
@@ -80,8 +86,10 @@ def parse_epoch(value: object, where: str, field: str = "epoch", *, strings: boo
     """A repeat index: a non-negative integer."""
     if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
         return value
-    if strings and isinstance(value, str) and value.strip().isdigit():
-        return int(value.strip())
+    if strings and isinstance(value, str):
+        text = value.strip()
+        if text.isdecimal() and len(text) <= MAX_NUMBER_DIGITS:
+            return int(text)
     raise InputError(f"{where}: `{field}` must be a non-negative integer, got {show(value)}")
 
 

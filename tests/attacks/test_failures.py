@@ -19,21 +19,6 @@ def assert_completed_as_failure_with_a_summary(world: World, code: int, summary:
         assert "internal error" in summary
 
 
-def test_a_400_digit_number_in_the_results(world: World) -> None:
-    """A score of 400 digits: float() overflows (OverflowError) while the results are read.
-    (If the reader learns to refuse it with a message, exit 2 is as good.)"""
-    world.add_baseline_run(
-        files={"b.jsonl": '{"id": "a", "score": 0.5}\n{"id": "b", "score": 0.25}\n'}
-    )
-    huge = "9" * 400
-    (world.workspace / "results" / "candidate.jsonl").write_text(
-        f'{{"id": "a", "score": {huge}}}\n{{"id": "b", "score": 0.25}}\n'
-    )
-    result = world.run()
-    assert "Traceback" not in result.stderr
-    assert_completed_as_failure_with_a_summary(world, result.code, result.summary)
-
-
 def test_template_recursion_in_a_users_report_template(world: World) -> None:
     """`report.template` (read at the base commit) recurses without end: RecursionError while
     the comment is rendered, after the check run was created."""

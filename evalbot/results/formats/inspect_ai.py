@@ -130,7 +130,7 @@ def to_float(value: object, where: str, scorer: str) -> tuple[float, bool]:
             return 1.0, False
         if lowered in ("no", "false"):
             return 0.0, False
-        if lowered.replace(".", "", 1).isdigit():
+        if lowered.replace(".", "", 1).isdecimal():
             return float(lowered), False
     if isinstance(value, Mapping):
         keys = ", ".join(str(k) for k in list(value)[:6])

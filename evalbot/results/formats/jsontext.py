@@ -1,11 +1,13 @@
-"""Text and JSON as every parser reads them: UTF-8, and JSON whose objects repeat no key.
+"""Text and JSON as every parser reads them: UTF-8, and JSON whose objects repeat no key and
+whose integers have at most :data:`evalbot.limits.MAX_NUMBER_DIGITS` digits.
 
 A repeated key in a JSON object (``{"passed": false, "passed": true}``) is legal JSON that
 parsers resolve differently (Python keeps the last value, others the first), so the same file
 could give two different verdicts: it is refused with one line naming the file, the key and,
 where it can be found, the line. Lines of JSONL name their line directly; for a whole document
-the line is located by a slower, position-aware parse that runs only on this error path (and only
-for documents up to :data:`LOCATE_LIMIT` characters: larger ones name the key alone).
+the line (of the object holding the key or the number) is located by a slower, position-aware
+parse that runs only on this error path (and only for documents up to :data:`LOCATE_LIMIT`
+characters: larger ones name the file alone).
 
 :class:`UnreadableError` marks the errors that mean "this file is not in the shape this format
 reads" (not UTF-8, not JSON, not the expected structure): when the format was detected rather
@@ -23,6 +25,7 @@ from types import SimpleNamespace
 from typing import Any, Final
 
 from evalbot.errors import InputError
+from evalbot.limits import MAX_NUMBER_DIGITS
 from evalbot.results.builder import show
 
 #: Largest document whose duplicate key is located by line (the position-aware parse is slower).
@@ -43,13 +46,18 @@ class _Nothing:
 NOTHING: Final[Any] = _Nothing()
 
 
-class DuplicateKeyError(ValueError):
+class _LocatedError(ValueError):
+    """An error the position-aware parse (:func:`error_line`) locates by its object."""
+
+    position: int | None = None
+
+
+class DuplicateKeyError(_LocatedError):
     """A JSON object repeats a key."""
 
-    def __init__(self, key: str, position: int | None = None) -> None:
+    def __init__(self, key: str) -> None:
         super().__init__(key)
         self.key = key
-        self.position = position
 
 
 def _object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
@@ -63,7 +71,27 @@ def _object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return built
 
 
-_DECODER: Final = json.JSONDecoder(object_pairs_hook=_object)
+class LongNumberError(_LocatedError):
+    """A JSON integer with more than :data:`evalbot.limits.MAX_NUMBER_DIGITS` digits."""
+
+    def __init__(self, literal: str) -> None:
+        super().__init__(literal[:20])
+        self.digits = len(literal.lstrip("-"))
+
+    def message(self, where: str) -> str:
+        return (
+            f"{where}: a number of {self.digits} digits (more than {MAX_NUMBER_DIGITS}): no "
+            "result value is that long"
+        )
+
+
+def _int(literal: str) -> int:
+    if len(literal.lstrip("-")) > MAX_NUMBER_DIGITS:
+        raise LongNumberError(literal)
+    return int(literal)
+
+
+_DECODER: Final = json.JSONDecoder(object_pairs_hook=_object, parse_int=_int)
 
 
 def decode_text(data: bytes, source: str) -> str:
@@ -82,9 +110,10 @@ def _duplicate_message(where: str, key: str, *, starts: bool = False) -> str:
     return f"{where}: duplicate key {show(key)} in {what} (refused: which one counts?)"
 
 
-def duplicate_line(text: str) -> int | None:
+def error_line(text: str) -> int | None:
     """The line of the first object (in the order the C parser completes them) that repeats a
-    key, by a position-aware parse; ``None`` when the text is too large or too deep for it."""
+    key or holds a too long number, by a position-aware parse; ``None`` when the text is too
+    large or too deep for it."""
     if len(text) > LOCATE_LIMIT:
         return None
 
@@ -96,17 +125,14 @@ def duplicate_line(text: str) -> int | None:
         pairs_hook: Any,
         memo: Any,
     ) -> tuple[dict[str, Any], int]:
-        start = s_and_end[1]
-
-        def check(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-            try:
-                return _object(pairs)
-            except DuplicateKeyError as error:
-                raise DuplicateKeyError(error.key, start) from None
-
-        result: tuple[dict[str, Any], int] = JSONObject(
-            s_and_end, strict, scan_once, None, check, memo
-        )
+        try:
+            result: tuple[dict[str, Any], int] = JSONObject(
+                s_and_end, strict, scan_once, None, _object, memo
+            )
+        except _LocatedError as error:
+            if error.position is None:
+                error.position = s_and_end[1]
+            raise
         return result
 
     context = SimpleNamespace(
@@ -117,7 +143,7 @@ def duplicate_line(text: str) -> int | None:
         object_hook=None,
         object_pairs_hook=None,
         parse_float=float,
-        parse_int=int,
+        parse_int=_int,
         parse_constant={
             "NaN": float("nan"),
             "Infinity": float("inf"),
@@ -129,7 +155,7 @@ def duplicate_line(text: str) -> int | None:
     start = len(text) - len(text.lstrip())
     try:
         scan(text, start)
-    except DuplicateKeyError as error:
+    except _LocatedError as error:
         return None if error.position is None else text.count("\n", 0, error.position) + 1
     except (ValueError, RecursionError, StopIteration):
         return None
@@ -141,11 +167,14 @@ def parse_json_document(text: str, source: str) -> Any:
     try:
         return _DECODER.decode(text)
     except DuplicateKeyError as error:
-        line = duplicate_line(text)
+        line = error_line(text)
         where = source if line is None else f"{source}:{line}"
         raise InputError(_duplicate_message(where, error.key, starts=line is not None)) from None
     except json.JSONDecodeError as error:
         raise UnreadableError(f"{source}:{error.lineno}: not valid JSON ({error.msg})") from None
+    except LongNumberError as error:
+        line = error_line(text)
+        raise InputError(error.message(source if line is None else f"{source}:{line}")) from None
     except RecursionError:
         raise UnreadableError(f"{source}: JSON nested too deeply") from None
 
@@ -158,6 +187,8 @@ def parse_json_line(line: str, where: str) -> Any:
         raise InputError(_duplicate_message(where, error.key)) from None
     except json.JSONDecodeError as error:
         raise UnreadableError(f"{where}: not valid JSON ({error.msg})") from None
+    except LongNumberError as error:
+        raise InputError(error.message(where)) from None
     except RecursionError:
         raise UnreadableError(f"{where}: JSON nested too deeply") from None
 
@@ -170,12 +201,19 @@ def parse_json_prefix(text: str, source: str, line: int | None) -> Any:
         return _DECODER.decode(text)
     except DuplicateKeyError as error:
         if line is None:
-            found = duplicate_line(text)
+            found = error_line(text)
             where = source if found is None else f"{source}:{found}"
             message = _duplicate_message(where, error.key, starts=found is not None)
         else:
             message = _duplicate_message(f"{source}:{line}", error.key)
         raise InputError(message) from None
+    except LongNumberError as error:
+        if line is None:
+            found = error_line(text)
+            where = source if found is None else f"{source}:{found}"
+        else:
+            where = f"{source}:{line}"
+        raise InputError(error.message(where)) from None
     except (json.JSONDecodeError, RecursionError):
         return NOTHING
 
