@@ -13,6 +13,8 @@ from typing import Any
 
 import pytest
 
+from tests.integration.test_cli_terminal import run_in_terminal
+
 ROOT = Path(__file__).resolve().parents[2]
 README = (ROOT / "README.md").read_text(encoding="utf-8")
 DOCS = {path.name: path.read_text(encoding="utf-8") for path in (ROOT / "docs").glob("*.md")}
@@ -38,6 +40,20 @@ def test_readme_opens_with_exactly_two_setup_commands() -> None:
     assert "evalbot compare --example" in example
     assert "pip install -e '.[test]'" in tests
     assert "pytest" in tests
+
+
+def test_the_first_command_prints_what_a_terminal_shows() -> None:
+    """The first set-up command's comparison, run on a terminal, is the text report: no
+    Markdown, and no note on stderr telling the reader to use another format."""
+    head = README.split("\n## ", 1)[0]
+    first = re.search(r"```bash\n(.*?)\n", head, flags=re.S)
+    assert first is not None
+    argv = shlex.split(first.group(1).rsplit("&&", 1)[1])
+    assert argv[0] == ".venv/bin/evalbot"
+    out, err = run_in_terminal(*argv[1:])
+    assert err == ""
+    assert out.startswith("Improvement: +4.2 pp")
+    assert "###" not in out
 
 
 def shell_examples() -> list[tuple[str, list[str]]]:
