@@ -1,7 +1,7 @@
 """Pure: the paired bootstrap under the plan's settings (resamples, confidence, seed, method),
-the one door every part of the comparison that resamples goes through (the primary difference
-with clusters or ``test: bootstrap``, slices of scores, secondary metrics, cost per solved
-task, micro F1).
+the one door every part of the comparison that resamples goes through (the primary difference:
+the test with ``test: bootstrap``, else shown beside the test that decides; slices of scores,
+secondary metrics, cost per solved task, micro F1).
 
 ``clusters`` is a required keyword: each caller says which cluster labels its items carry (or
 ``None``), so no part can silently resample clustered items one by one.
@@ -15,16 +15,27 @@ from evalbot.config import Config
 from evalbot.results.model import FloatArray
 from evalbot.stats import BootstrapResult, Metric, paired_bootstrap, paired_bootstrap_mean
 
-__all__ = ["plan_bootstrap", "plan_bootstrap_mean"]
+__all__ = ["BESIDE_DRAWS", "plan_bootstrap", "plan_bootstrap_mean"]
 
 Clusters = Sequence[str | None] | None
 
+#: The bootstrap shown beside the deciding test draws at most this many items of distinct
+#: scores in all, or 100 per item (a million scores: 100 resamples, about as long as reading
+#: them); pass/fail items are resampled by their counts and keep every resample.
+BESIDE_DRAWS = 100_000_000
+
 
 def plan_bootstrap_mean(
-    baseline: FloatArray, candidate: FloatArray, config: Config, *, clusters: Clusters
+    baseline: FloatArray,
+    candidate: FloatArray,
+    config: Config,
+    *,
+    clusters: Clusters,
+    beside: bool = False,
 ) -> BootstrapResult:
     """``paired_bootstrap_mean`` of candidate - baseline under the plan's settings, resampling
-    whole clusters when ``clusters`` labels the items."""
+    whole clusters when ``clusters`` labels the items; ``beside``: shown beside the test that
+    decides, its draws bounded by :data:`BESIDE_DRAWS`."""
     boot = config.bootstrap
     return paired_bootstrap_mean(
         baseline,
@@ -34,6 +45,7 @@ def plan_bootstrap_mean(
         seed=boot.seed,
         method=boot.method,
         clusters=clusters,
+        max_draws=max(BESIDE_DRAWS, 100 * len(baseline)) if beside else None,
     )
 
 

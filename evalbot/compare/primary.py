@@ -1,5 +1,6 @@
 """Pure: the primary comparison of a paired run: each side's rate (or mean) and interval, the
-primary test with the difference's interval from the same method where one exists, and for
+primary test with the difference's interval from the same method where one exists, the paired
+bootstrap of the difference (the test with ``test: bootstrap``, else shown beside it), and for
 pass/fail items the 2x2 table, McNemar's test, the churn and (for contrast only) the unpaired
 test."""
 
@@ -28,6 +29,7 @@ from evalbot.config import Config
 from evalbot.results.idarray import id_column
 from evalbot.results.model import FloatArray, Paired
 from evalbot.stats import (
+    BootstrapResult,
     ConfidenceInterval,
     EffectSizeResult,
     McNemarResult,
@@ -101,9 +103,16 @@ def side_score(values: FloatArray, confidence: float) -> Side:
 
 def compute_primary(paired: Paired, config: Config, alpha: Alpha) -> Comparison:
     """Every statistic of the primary metric under the plan's settings, judged at ``alpha``."""
+    boot = plan_bootstrap_mean(
+        paired.baseline,
+        paired.candidate,
+        config,
+        clusters=paired.clusters,
+        beside=config.test != "bootstrap",
+    )
     if paired.kind == "binary":
-        return _compute_binary(paired, config, alpha)
-    return _compute_score(paired, config, alpha)
+        return _compute_binary(paired, config, alpha, boot)
+    return _compute_score(paired, config, alpha, boot)
 
 
 def _paired_standard_error(table: PairedTable) -> float:
@@ -115,14 +124,19 @@ def _paired_standard_error(table: PairedTable) -> float:
 
 
 def _binary_primary(
-    paired: Paired, config: Config, alpha: Alpha, table: PairedTable, test: McNemarResult
+    paired: Paired,
+    config: Config,
+    alpha: Alpha,
+    table: PairedTable,
+    test: McNemarResult,
+    boot: BootstrapResult,
 ) -> tuple[TestResult, Difference]:
     """The test that decides and the interval shown, from one method where possible:
 
     - ``policy.mode: sequential``: the mixture SPRT and its always-valid confidence sequence
       at ``1 - alpha`` (not for items that share clusters: the plan refuses that verdict,
       ``clusters_sequential``, and the cluster test is shown for information);
-    - ``test: bootstrap``: the bootstrap's p-value and its own interval (by cluster);
+    - ``test: bootstrap``: ``boot``'s p-value and its own interval (by cluster);
     - items that share clusters: the cluster sign-flip test and the interval that inverts it
       (:func:`_clustered_primary`);
     - McNemar's test with Tango's score interval with continuity correction (which excludes 0
@@ -148,11 +162,7 @@ def _binary_primary(
             pvalue_detail=sprt.pvalue_detail,
         )
     if config.test == "bootstrap":
-        boot = plan_bootstrap_mean(
-            paired.baseline, paired.candidate, config, clusters=paired.clusters
-        )
-        name = f"paired bootstrap ({boot.method})"
-        return TestResult(name=name, pvalue=boot.pvalue_detail), Difference.from_bootstrap(boot)
+        return _bootstrap_primary(boot)
     if has_clusters(paired):
         return _clustered_primary(paired, config)
     tango = paired_difference_interval(
@@ -176,6 +186,12 @@ def _binary_primary(
         pvalue=test.pvalue_detail,
         smallest_pvalue=mcnemar_smallest_pvalue(table.discordant, method=test.method),
     ), difference
+
+
+def _bootstrap_primary(boot: BootstrapResult) -> tuple[TestResult, Difference]:
+    """``test: bootstrap``: the bootstrap's p-value and its own interval."""
+    name = f"paired bootstrap ({boot.method})"
+    return TestResult(name=name, pvalue=boot.pvalue_detail), Difference.from_bootstrap(boot)
 
 
 def _clustered_primary(paired: Paired, config: Config) -> tuple[TestResult, Difference]:
@@ -251,14 +267,16 @@ def _from_mean_test(
     )
 
 
-def _compute_binary(paired: Paired, config: Config, alpha: Alpha) -> Comparison:
+def _compute_binary(
+    paired: Paired, config: Config, alpha: Alpha, boot: BootstrapResult
+) -> Comparison:
     ids = id_column(paired.ids)
     confidence = config.bootstrap.confidence
     table = compute_paired_table(paired.baseline, paired.candidate)
     fixed_mask = paired.candidate > paired.baseline
     broken_mask = paired.candidate < paired.baseline
     test = mcnemar(table.fixed, table.broken, method=config.mcnemar)
-    primary, difference = _binary_primary(paired, config, alpha, table, test)
+    primary, difference = _binary_primary(paired, config, alpha, table, test, boot)
     return Comparison(
         paired=paired,
         metric="pass_rate",
@@ -266,6 +284,7 @@ def _compute_binary(paired: Paired, config: Config, alpha: Alpha) -> Comparison:
         candidate=side_binary(paired.candidate, confidence),
         difference=difference,
         test_result=primary,
+        bootstrap=boot,
         table=table,
         mcnemar=test,
         fixed_ids=ids[fixed_mask].tolist(),
@@ -290,9 +309,13 @@ def _compute_binary(paired: Paired, config: Config, alpha: Alpha) -> Comparison:
     )
 
 
-def _score_primary(paired: Paired, config: Config) -> tuple[TestResult, Difference]:
+def _score_primary(
+    paired: Paired, config: Config, boot: BootstrapResult
+) -> tuple[TestResult, Difference]:
     """Numeric scores (and pass rates over repeats): :func:`score_test` of the primary
-    values."""
+    values (``boot`` is their bootstrap: the test with ``test: bootstrap``)."""
+    if config.test == "bootstrap":
+        return _bootstrap_primary(boot)
     return score_test(paired.baseline, paired.candidate, paired.clusters, config)
 
 
@@ -309,9 +332,9 @@ def score_test(
     sign-flip when items share clusters (``clusters`` labels them). The primary score and
     every secondary metric are tested by it."""
     if config.test == "bootstrap":
-        boot = plan_bootstrap_mean(baseline, candidate, config, clusters=clusters)
-        name = f"paired bootstrap ({boot.method})"
-        return TestResult(name=name, pvalue=boot.pvalue_detail), Difference.from_bootstrap(boot)
+        return _bootstrap_primary(
+            plan_bootstrap_mean(baseline, candidate, config, clusters=clusters)
+        )
     if clusters is not None and any(label is not None for label in clusters):
         return _clustered_test(baseline, candidate, clusters, config)
     boot_config = config.bootstrap
@@ -328,7 +351,9 @@ def score_test(
     )
 
 
-def _compute_score(paired: Paired, config: Config, alpha: Alpha) -> Comparison:
+def _compute_score(
+    paired: Paired, config: Config, alpha: Alpha, boot: BootstrapResult
+) -> Comparison:
     ids = id_column(paired.ids)
     confidence = config.bootstrap.confidence
     delta = paired.candidate - paired.baseline
@@ -338,7 +363,7 @@ def _compute_score(paired: Paired, config: Config, alpha: Alpha) -> Comparison:
     else:
         base_side = side_score(paired.baseline, confidence)
         cand_side = side_score(paired.candidate, confidence)
-    primary, difference = _score_primary(paired, config)
+    primary, difference = _score_primary(paired, config, boot)
     return Comparison(
         paired=paired,
         metric="pass_rate" if paired.pass_fail else "mean_score",
@@ -346,6 +371,7 @@ def _compute_score(paired: Paired, config: Config, alpha: Alpha) -> Comparison:
         candidate=cand_side,
         difference=difference,
         test_result=primary,
+        bootstrap=boot,
         table=None,
         mcnemar=None,
         fixed_ids=ids[delta > 0].tolist(),

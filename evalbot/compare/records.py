@@ -285,7 +285,9 @@ class Comparison:
 
     ``test_result`` is the primary test (McNemar's, the mixture SPRT in sequential mode, the
     paired test of numeric scores, or the bootstrap), ``difference`` the primary difference
-    with its interval, ``mcnemar`` McNemar's test for pass/fail items whatever decides, and
+    with its interval, ``bootstrap`` the paired bootstrap of that difference (the test with
+    ``test: bootstrap``, otherwise shown beside it; ``None`` only in hand-built records),
+    ``mcnemar`` McNemar's test for pass/fail items whatever decides, and
     ``alpha`` the level this run is judged at (the decision holds the same object).
     """
 
@@ -310,6 +312,7 @@ class Comparison:
     clusters: ClusterResult | None = None
     cost: CostResult | None = None
     f1: F1Result | None = None
+    bootstrap: BootstrapResult | None = None
     resamples: int = RESAMPLES  # the plan's bootstrap settings, wherever evalbot resamples
     seed: int = SEED
 

@@ -44,6 +44,7 @@ def build_json(comparison: Comparison, decision: Decision) -> JSONObject:
         "baseline": _side_json(c.baseline, c.paired.baseline_source, c.paired.epochs_baseline),
         "candidate": _side_json(c.candidate, c.paired.candidate_source, c.paired.epochs_candidate),
         "difference": _primary_difference_json(c),
+        "bootstrap": _bootstrap_json(c),
         "table": None if c.table is None else _table_json(c.table),
         "mcnemar": _mcnemar_json(c),
         "test": _test_json(c, decision),
@@ -109,6 +110,27 @@ def _primary_difference_json(c: Comparison) -> JSONObject:
             "confidence": size.confidence_level,
             "method": f"Cohen's d_z, {size.method} interval",
         },
+    }
+
+
+def _bootstrap_json(c: Comparison) -> JSONObject | None:
+    """The paired bootstrap of the primary difference: the interval that decides with
+    ``test: bootstrap`` (``decides``), otherwise shown beside the test's own interval."""
+    boot = c.bootstrap
+    if boot is None:
+        return None
+    return {
+        "estimate": finite(boot.statistic),
+        "ci": finite_pair(boot.confidence_interval),
+        "confidence": boot.confidence_level,
+        "method": _bootstrap_method(boot),
+        "resampled": boot.resampled,
+        "units": boot.n_units,
+        "resamples": boot.n_resamples,
+        "seed": boot.seed,
+        "share_above_zero": finite(boot.share_above_zero),
+        "standard_error": finite(boot.standard_error),
+        "decides": c.difference.interval == "bootstrap",
     }
 
 

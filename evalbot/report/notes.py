@@ -1,5 +1,6 @@
 """Pure: one sentence each for the statistics the data carry beside the primary metric
-(clusters, cost per solved task, micro F1, repeats). Numbers only, never text from a result
+(the paired bootstrap beside the deciding interval, clusters, cost per solved task, micro F1,
+repeats). Numbers only, never text from a result
 file, so they are evalbot's own Markdown (:class:`~evalbot.text.Markdown`)."""
 
 from __future__ import annotations
@@ -18,7 +19,33 @@ from evalbot.report.numbers import Scale, maybe_none
 from evalbot.stats import BootstrapResult
 from evalbot.text import Markdown
 
-__all__ = ["clusters_note", "cost_note", "effect_size_note", "f1_note", "repeats_notes"]
+__all__ = [
+    "bootstrap_note",
+    "clusters_note",
+    "cost_note",
+    "effect_size_note",
+    "f1_note",
+    "repeats_notes",
+]
+
+
+def bootstrap_note(c: Comparison, scale: Scale) -> Markdown | None:
+    """The paired bootstrap of the difference beside the interval that decides (``None``
+    when the bootstrap is that interval, ``test: bootstrap``)."""
+    boot, diff = c.bootstrap, c.difference
+    if boot is None or diff.interval == "bootstrap":
+        return None
+    resamples = f"{boot.n_resamples:,} resamples"
+    if boot.n_resamples < c.resamples:
+        resamples = f"{boot.n_resamples:,} of {c.resamples:,} resamples (draws bounded)"
+    ci = boot.confidence_interval
+    return Markdown(
+        f"**Paired bootstrap** ({boot.method}, resampling {boot.resampled}, {resamples}, seed "
+        f"{boot.seed}): {scale.difference(boot.statistic)} "
+        f"[{scale.end(ci.low)}, {scale.end(ci.high)}], "
+        f"{boot.share_above_zero * 100:.1f} % of resamples above zero; for comparison only "
+        f"(the verdict's interval: {diff.method})."
+    )
 
 
 def effect_size_note(difference: Difference) -> Markdown | None:

@@ -17,6 +17,7 @@ from evalbot.text import Markdown
 __all__ = [
     "Scale",
     "format_effect",
+    "format_end",
     "format_estimate",
     "format_pvalue",
     "format_rate",
@@ -77,17 +78,24 @@ def format_estimate(estimate: float, *, percent: bool) -> Markdown:
     return signed(estimate, 3)
 
 
+def format_end(value: float, *, percent: bool) -> Markdown:
+    """An interval's end: "7.5" (percentage points) or "0.075"; "-∞" or "+∞" unbounded. An end
+    that is not zero never reads as zero: it gets the digits that show its sign ("-0.04")."""
+    if math.isinf(value):
+        return Markdown("+∞" if value > 0 else "-∞")
+    shown, digits = (value * 100.0, 1) if percent else (value, 3)
+    text = f"{shown:.{digits}f}"
+    if shown != 0.0 and float(text) == 0.0:
+        more = min(digits + 6, -math.floor(math.log10(abs(shown))))
+        text = f"{shown:.{more}f}"
+    return Markdown(text)
+
+
 def format_effect(estimate: float, low: float, high: float, *, percent: bool) -> Markdown:
     """ "+4.3 pp [1.0, 7.5]" for rates; "+0.043 [0.010, 0.075]" for scores; an unbounded end
     (a test that cannot reject any shift with this few items) is "-∞" or "+∞"."""
-    factor, digits = (100.0, 1) if percent else (1.0, 3)
-
-    def end(value: float) -> str:
-        if math.isinf(value):
-            return "+∞" if value > 0 else "-∞"
-        return f"{value * factor:.{digits}f}"
-
-    return Markdown(f"{format_estimate(estimate, percent=percent)} [{end(low)}, {end(high)}]")
+    low_text, high_text = format_end(low, percent=percent), format_end(high, percent=percent)
+    return Markdown(f"{format_estimate(estimate, percent=percent)} [{low_text}, {high_text}]")
 
 
 def signed(value: float, digits: int) -> Markdown:
@@ -154,6 +162,10 @@ class Scale:
         if self.percent:
             return Markdown(f"[{lo * 100:.1f}, {hi * 100:.1f}]")
         return Markdown(f"[{lo:.3f}, {hi:.3f}]")
+
+    def end(self, value: float) -> Markdown:
+        """An interval's end in display units (:func:`format_end`)."""
+        return format_end(value, percent=self.percent)
 
     def difference(self, value: float) -> Markdown:
         """A difference in display units with its sign: "+4.0 pp", "-0.120"."""

@@ -235,6 +235,7 @@ class View:
     # interval was made ("Tango score interval, continuity-corrected", "paired bootstrap
     # (percentile, resampling items), 10,000 resamples, seed 0", "exact sign-flip", ...)
     effect_size_note: Markdown | None = None
+    bootstrap_note: Markdown | None = None
     difference_method: Markdown = EMPTY
     # the items a run did not evaluate, what the plan did with them, and the first few ids
     not_evaluated: Markdown | None = None

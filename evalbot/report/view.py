@@ -17,7 +17,14 @@ from evalbot.config import Config
 from evalbot.docs import GLOSSARY_URL
 from evalbot.policy import Decision
 from evalbot.report.links import item_entry
-from evalbot.report.notes import clusters_note, cost_note, effect_size_note, f1_note, repeats_notes
+from evalbot.report.notes import (
+    bootstrap_note,
+    clusters_note,
+    cost_note,
+    effect_size_note,
+    f1_note,
+    repeats_notes,
+)
 from evalbot.report.numbers import Scale, format_pvalue, p_clause
 from evalbot.report.picture import interval_picture
 from evalbot.report.plan import plan_rows
@@ -147,6 +154,7 @@ def build_view(
         inputs=input_rows(inputs),
         glossary_url=Markdown(GLOSSARY_URL),
         effect_size_note=effect_size_note(c.difference),
+        bootstrap_note=bootstrap_note(c, scale),
         difference_method=difference_method(c),
         not_evaluated=not_evaluated_line(c, decision),
     )

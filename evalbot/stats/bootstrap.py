@@ -69,6 +69,7 @@ def paired_bootstrap_mean(
     seed: int = 0,
     method: str = "percentile",
     clusters: Sequence[str | None] | None = None,
+    max_draws: int | None = None,
 ) -> BootstrapResult:
     """Paired bootstrap of the difference in means, ``mean(candidate) - mean(baseline)``.
 
@@ -89,6 +90,10 @@ def paired_bootstrap_mean(
         Cluster label per item. When given, whole clusters are resampled (items that share a
         context are not independent); ``None`` entries are clusters of one item. The
         statistic is then ``sum(d) / (number of items)`` over the resampled clusters.
+    max_draws : int, optional
+        A bound on the units drawn in all when they take many distinct values (scores):
+        ``n_resamples`` becomes ``max(1, min(n_resamples, max_draws // units))``, echoed in
+        the result. Pass/fail items are resampled by their counts and keep every resample.
 
     Returns
     -------
@@ -170,6 +175,7 @@ def paired_bootstrap_mean(
         resampled=resampled,
         baseline_value=base_mean,
         candidate_value=cand_mean,
+        max_draws=max_draws,
     )
 
 

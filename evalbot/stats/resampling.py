@@ -14,7 +14,8 @@ drawn. Two resamplers produce those totals:
   ``Multinomial(n, frequencies / n)``, which has exactly the distribution of the counts
   under resampling with replacement; 10,000 resamples of 10^6 items take milliseconds;
 * otherwise resamples are drawn as index matrices in chunks of about 2^18 indices (at
-  least one resample), so memory stays at a few MiB plus one resample of indices.
+  least one resample), so memory stays at a few MiB plus one resample of indices; ``max_draws``
+  bounds the indices drawn in all (fewer resamples, echoed in the result).
 
 The interval and the p-value are read from the bootstrap distribution by
 :mod:`evalbot.stats.bootstrap_intervals`.
@@ -88,6 +89,8 @@ class BootstrapResult:
     pvalue_detail : PValue
         ``pvalue`` with its resolution ``2 / n_resamples``: a bootstrap p-value of 0 only
         means that no resample fell past 0, and is reported as the bound ``p < 2 / B``.
+    share_above_zero : float
+        Share of the (defined) resamples whose difference is above 0.
     """
 
     statistic: float
@@ -104,6 +107,7 @@ class BootstrapResult:
     n_units: int = 0
     n_undefined: int = 0
     pvalue_detail: PValue = P_ONE
+    share_above_zero: float = math.nan
 
 
 def _compact(codes: npt.NDArray[np.int64], limit: int) -> tuple[npt.NDArray[np.int64], int] | None:
@@ -195,9 +199,16 @@ def run_bootstrap(
     resampled: str,
     baseline_value: float,
     candidate_value: float,
+    max_draws: int | None = None,
 ) -> BootstrapResult:
     """Bootstrap the statistic ``fn`` of the rows of ``units`` (one row per unit): the
-    observed value, the interval of ``method`` and the p-value that inverts it."""
+    observed value, the interval of ``method`` and the p-value that inverts it. With
+    ``max_draws``, the index resampler draws at most that many indices (at least one
+    resample); the multinomial resampler's cost does not grow with the units."""
+    n_units = units.shape[0]
+    distinct = _unique_rows(units)
+    if distinct is None and max_draws is not None:
+        n_resamples = max(1, min(n_resamples, max_draws // n_units))
     echo = _Echo(
         n_resamples=n_resamples,
         confidence_level=confidence_level,
@@ -207,10 +218,8 @@ def run_bootstrap(
         baseline_value=baseline_value,
         candidate_value=candidate_value,
     )
-    n_units = units.shape[0]
     observed = float(_evaluate(fn, units.sum(axis=0, keepdims=True), n_units)[0])
     rng = np.random.default_rng(seed)
-    distinct = _unique_rows(units)
     boot_all = _evaluate(fn, _resample_totals(units, distinct, n_resamples, rng), n_units)
     boot = boot_all[np.isfinite(boot_all)]
     undefined = int(n_resamples - boot.size)
@@ -236,6 +245,7 @@ def run_bootstrap(
         detail=resampling_pvalue(pvalue, int(ordered.size)),
         n_units=n_units,
         undefined=undefined,
+        share_above_zero=float(np.count_nonzero(ordered > 0.0)) / ordered.size,
     )
 
 
@@ -254,6 +264,7 @@ def _degenerate(echo: _Echo, observed: float, *, n_units: int, undefined: int) -
         detail=detail,
         n_units=n_units,
         undefined=undefined,
+        share_above_zero=float(observed > 0.0),
     )
 
 
@@ -267,6 +278,7 @@ def _result(
     detail: PValue,
     n_units: int,
     undefined: int,
+    share_above_zero: float,
 ) -> BootstrapResult:
     return BootstrapResult(
         statistic=observed,
@@ -283,6 +295,7 @@ def _result(
         n_units=n_units,
         n_undefined=undefined,
         pvalue_detail=detail,
+        share_above_zero=share_above_zero,
     )
 
 

@@ -27,6 +27,89 @@ def compare_json(run_cli: Run, *args: str) -> dict[str, Any]:
     return report
 
 
+# ---- 0. the paired bootstrap beside the interval that decides --------------------------------
+
+
+def test_the_paired_bootstrap_is_reported_beside_tango(run_cli: Run) -> None:
+    report = json.loads(run_cli("compare", "--example", "--format", "json").stdout)
+    boot = report["bootstrap"]
+    assert report["difference"]["interval"] == "tango-cc"  # Tango's interval decides
+    assert boot["decides"] is False
+    assert (boot["method"], boot["resampled"], boot["units"]) == (
+        "paired bootstrap (percentile, resampling items)",
+        "items",
+        400,
+    )
+    assert (boot["resamples"], boot["seed"], boot["confidence"]) == (10_000, 0, 0.95)
+    assert boot["estimate"] == pytest.approx(17 / 400, abs=1e-15)  # (31 - 14) / 400
+    # Reference: scipy.stats.bootstrap(paired=True, percentile) on the example's 400 items
+    # (266 both pass, 31 fixed, 14 broken, 89 both fail), another random stream: the ends
+    # agree within Monte Carlo error and the grid of 1/400 the resampled means live on.
+    import scipy.stats as scipy_stats  # an oracle: fails, never skips, when missing
+
+    base = np.repeat([1.0, 0.0, 1.0, 0.0], [266, 31, 14, 89])
+    cand = np.repeat([1.0, 1.0, 0.0, 0.0], [266, 31, 14, 89])
+    ref = scipy_stats.bootstrap(
+        (base, cand),
+        lambda b, c, axis=-1: np.mean(c, axis=axis) - np.mean(b, axis=axis),
+        paired=True,
+        n_resamples=10_000,
+        method="percentile",
+        random_state=np.random.default_rng(5),
+    )
+    assert boot["ci"][0] == pytest.approx(ref.confidence_interval.low, abs=0.0051)
+    assert boot["ci"][1] == pytest.approx(ref.confidence_interval.high, abs=0.0051)
+    above = float(np.mean(ref.bootstrap_distribution > 0))
+    assert boot["share_above_zero"] == pytest.approx(above, abs=0.004)  # 3 MC SEs of both
+    assert boot["standard_error"] == pytest.approx(ref.standard_error, rel=0.03)
+    line = (
+        f"Paired bootstrap (percentile, resampling items, 10,000 resamples, seed 0): +4.2 pp "
+        f"[{boot['ci'][0] * 100:.1f}, {boot['ci'][1] * 100:.1f}], "
+        f"{boot['share_above_zero'] * 100:.1f} % of resamples above zero; for comparison only "
+        "(the verdict's interval: Tango score interval, continuity-corrected)."
+    )
+    assert f"- {line}" in run_cli("compare", "--example").stdout.splitlines()
+    markdown = run_cli("compare", "--example", "--format", "markdown").stdout
+    details = markdown.split("<details><summary>Why this verdict</summary>", 1)[1]
+    bold = line.replace("Paired bootstrap", "**Paired bootstrap**", 1)
+    assert f"- {bold}" in details.split("</details>", 1)[0].splitlines()
+
+
+def test_the_bootstrap_follows_the_plan_and_decides_only_when_asked(
+    run_cli: Run, tmp_path: Path
+) -> None:
+    flags = run_cli("compare", "--example", "--format", "json", "--resamples", "2000")
+    flags_boot = json.loads(flags.stdout)["bootstrap"]
+    assert (flags_boot["resamples"], flags_boot["seed"]) == (2000, 0)
+    seeded = run_cli("compare", "--example", "--format", "json", "--seed", "3")
+    assert json.loads(seeded.stdout)["bootstrap"]["seed"] == 3
+    (tmp_path / "t.yml").write_text("test: bootstrap\n")
+    decided = json.loads(
+        run_cli("compare", "--example", "--format", "json", "--config", "t.yml").stdout
+    )
+    assert decided["bootstrap"]["decides"] is True
+    assert decided["difference"]["ci"] == decided["bootstrap"]["ci"]  # one bootstrap, not two
+    text = run_cli("compare", "--example", "--config", "t.yml").stdout
+    assert "Paired bootstrap (" not in text  # no line beside itself
+
+
+def test_the_bootstrap_beside_scores_and_clusters(run_cli: Run, tmp_path: Path) -> None:
+    base, cand = skewed_scores()
+    write_jsonl(tmp_path / "b.jsonl", [{"id": f"q{i}", "score": v} for i, v in enumerate(base)])
+    write_jsonl(tmp_path / "c.jsonl", [{"id": f"q{i}", "score": v} for i, v in enumerate(cand)])
+    scores = compare_json(run_cli)
+    assert scores["difference"]["interval"] == "sign-flip"
+    assert scores["bootstrap"]["resamples"] == 10_000  # 200 items: far below the bound
+    assert scores["bootstrap"]["estimate"] == pytest.approx(float(np.mean(cand - base)))
+    # 8 clusters of 5 items: the bootstrap resamples whole clusters
+    rows = [(f"q{i:02d}", i % 3 == 0, i % 2 == 0, f"doc{i // 5}") for i in range(40)]
+    write_jsonl(tmp_path / "b.jsonl", [{"id": i, "passed": b, "cluster": g} for i, b, _, g in rows])
+    write_jsonl(tmp_path / "c.jsonl", [{"id": i, "passed": c, "cluster": g} for i, _, c, g in rows])
+    clustered = compare_json(run_cli)["bootstrap"]
+    assert (clustered["resampled"], clustered["units"]) == ("clusters", 8)
+    assert clustered["method"] == "paired bootstrap (percentile, resampling clusters)"
+
+
 # ---- 1. BCa ----------------------------------------------------------------------------------
 
 

@@ -22,6 +22,8 @@ from evalbot.report import (
     interval_picture,
     item_link,
 )
+from evalbot.results.fingerprint import fingerprint
+from evalbot.results.model import Paired
 from tests.golden.scenarios import SCENARIOS, paired_from_cells, paired_repeats
 from tests.power_reference import scipy_power
 
@@ -182,6 +184,34 @@ def test_long_ids_are_shortened_in_text_not_in_links() -> None:
     entry = next(lst for lst in view.lists if lst.key == "fixed").entries[0]
     assert len(entry.text) == 120 and entry.text.endswith("…")
     assert entry.url == "https://l.example/" + "y" * 300
+
+
+def test_the_bootstrap_beside_distinct_scores_draws_a_bounded_count() -> None:
+    # 12,500 distinct scores: 10^8 draws in all are 8,000 resamples of 12,500 items (counts,
+    # not clocks); pass/fail items of the same number keep all 10,000 (resampled by counts)
+    n = 12_500
+    rng = np.random.default_rng(8)
+    ids = [f"q{i:05d}" for i in range(n)]
+    base = rng.random(n)
+    scores = Paired(
+        ids=ids,
+        baseline=base,
+        candidate=base + rng.normal(0.01, 0.1, n),
+        kind="score",
+        pass_fail=False,
+        baseline_source="b",
+        candidate_source="c",
+        fingerprint=fingerprint(ids),
+    )
+    comparison = compute_comparison(scores, Config())
+    boot = comparison.bootstrap
+    assert boot is not None and boot.n_resamples == 100_000_000 // n == 8_000
+    view = build_view(comparison, evaluate(comparison, Config()))
+    assert view.bootstrap_note is not None
+    assert "8,000 of 10,000 resamples (draws bounded)" in view.bootstrap_note
+    cells = {"both_pass": 6000, "fixed": 400, "broken": 300, "both_fail": 5800}
+    binary = compute_comparison(paired_from_cells(cells), Config()).bootstrap
+    assert binary is not None and binary.n_resamples == 10_000
 
 
 @pytest.mark.parametrize(

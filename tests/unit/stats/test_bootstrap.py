@@ -147,6 +147,60 @@ def test_million_binary_items_are_fast() -> None:
     assert res.standard_error == pytest.approx(np.std(d) / 1000.0, rel=0.03)
 
 
+def test_share_above_zero_against_scipy_bootstrap_distribution() -> None:
+    # Oracle: the share of scipy.stats.bootstrap's paired bootstrap distribution above 0 (a
+    # different random stream: agreement within 3 Monte Carlo standard errors of each share).
+    rng = np.random.default_rng(4)
+    base = rng.normal(0.0, 1.0, 60)
+    cand = base + rng.normal(0.15, 1.0, 60)
+
+    def diff(b: np.ndarray, c: np.ndarray, axis: int = -1) -> np.ndarray:
+        return np.mean(c, axis=axis) - np.mean(b, axis=axis)
+
+    ref = stats.bootstrap(
+        (base, cand),
+        diff,
+        paired=True,
+        n_resamples=20_000,
+        method="percentile",
+        random_state=np.random.default_rng(98),
+    )
+    expected = float(np.mean(ref.bootstrap_distribution > 0))
+    res = paired_bootstrap_mean(base, cand, n_resamples=20_000)
+    assert 0.5 < expected < 0.99  # a share the check can tell apart from 0 and 1
+    assert res.share_above_zero == pytest.approx(
+        expected, abs=3 * math.sqrt(2 * expected * (1 - expected) / 20_000)
+    )
+
+
+def test_share_above_zero_of_the_400_item_example() -> None:
+    # The bootstrap distribution of the mean of 400 differences in {-1, 0, 1} (31 +1, 14 -1)
+    # is close to normal with mean 0.0425 and sd = sd(d, ddof=0) / 20: P(d* > 0) is about
+    # Phi(0.0425 / sd), within the mass at exactly 0 (the normal density of the net count at
+    # 0, phi(17 / 6.7) / 6.7, about 0.0024) and the Monte Carlo error (0.0008).
+    d = CAND_400 - BASE_400
+    sd = float(np.std(d)) / 20
+    res = paired_bootstrap_mean(BASE_400, CAND_400, seed=0)
+    assert res.share_above_zero == pytest.approx(float(stats.norm.cdf(0.0425 / sd)), abs=0.006)
+
+
+def test_max_draws_bounds_the_resamples_of_distinct_scores() -> None:
+    rng = np.random.default_rng(6)
+    base, cand = rng.random(1000), rng.random(1000)
+    res = paired_bootstrap_mean(base, cand, n_resamples=10_000, max_draws=250_000)
+    assert res.n_resamples == 250  # 250,000 draws of 1,000 items
+    assert res.standard_error == pytest.approx(np.std(cand - base) / math.sqrt(1000), rel=0.15)
+    at_least_one = paired_bootstrap_mean(base, cand, n_resamples=10_000, max_draws=10)
+    assert at_least_one.n_resamples == 1
+
+
+def test_max_draws_leaves_pass_fail_items_every_resample() -> None:
+    # pass/fail items are resampled by their counts: the bound does not apply
+    res = paired_bootstrap_mean(BASE_400, CAND_400, n_resamples=10_000, max_draws=400)
+    assert res.n_resamples == 10_000
+    assert res == paired_bootstrap_mean(BASE_400, CAND_400, n_resamples=10_000)
+
+
 # ------------------------------------------------------------------- degenerate cases
 
 
@@ -154,6 +208,8 @@ def test_one_item() -> None:
     res = paired_bootstrap_mean([0.0], [1.0])
     assert res.confidence_interval == (1.0, 1.0)
     assert res.standard_error == 0.0
+    assert res.share_above_zero == 1.0  # every resample is the one item's +1
+    assert paired_bootstrap_mean([1.0], [1.0]).share_above_zero == 0.0
     assert res.pvalue == 1.0  # sign test with one unit: min(1, 2^0)
 
 
