@@ -187,8 +187,8 @@ def add_reading_flags(parser: argparse.ArgumentParser, *, what: str) -> None:
     reading.add_argument(
         "--metric",
         metavar="NAME",
-        help="the compared field (default: passed, else score), or the lm-eval metric, or the "
-        "openai-evals `metrics` key (config metric:)",
+        help="the compared field (default: passed, else score), or the lm-eval metric, the "
+        "openai-evals `metrics` key, the HELM stat (exact_match, ...) (config metric:)",
     )
     reading.add_argument(
         "--scorer",

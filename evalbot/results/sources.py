@@ -15,6 +15,7 @@ from pathlib import Path
 from evalbot.errors import InputError
 from evalbot.results.archive import Archive, ArchiveBudget
 from evalbot.results.formats import parse_any
+from evalbot.results.formats.helm import SIDECARS
 from evalbot.results.formats.lm_eval import AGGREGATE
 from evalbot.results.ids import parse_id_list
 from evalbot.results.merge import merge
@@ -31,6 +32,26 @@ def is_result_name(name: str) -> bool:
     return lowered.endswith(RESULT_SUFFIXES) and not AGGREGATE.search(name.replace("\\", "/"))
 
 
+def results_among(names: list[str]) -> list[str]:
+    """The result files among a directory's or an archive's names: HELM's files beside a
+    ``per_instance_stats.json`` (its run spec, scenario state, ...) are left out."""
+    folders = {
+        n.replace("\\", "/").rpartition("/")[0]
+        for n in names
+        if _base(n) == "per_instance_stats.json"
+    }
+    return [
+        n
+        for n in names
+        if is_result_name(n)
+        and not (_base(n) in SIDECARS and n.replace("\\", "/").rpartition("/")[0] in folders)
+    ]
+
+
+def _base(name: str) -> str:
+    return name.replace("\\", "/").rpartition("/")[2].lower()
+
+
 def expand(spec: str) -> list[Path]:
     """The files a spec names, sorted; a clear error when it names none."""
     if any(ch in spec for ch in "*?["):
@@ -40,7 +61,8 @@ def expand(spec: str) -> list[Path]:
         return paths
     path = Path(spec)
     if path.is_dir():
-        paths = sorted(p for p in path.rglob("*") if p.is_file() and is_result_name(p.name))
+        files = {str(p): p for p in path.rglob("*") if p.is_file()}
+        paths = sorted(files[name] for name in results_among(list(files)))
         if not paths:
             raise InputError(
                 f"{spec}: directory holds no result files ({', '.join(RESULT_SUFFIXES)})"
@@ -88,7 +110,8 @@ def parse_zip(name: str, data: bytes, options: ReadOptions) -> list[Results]:
     budget of inflated bytes and entries (``max_archive_bytes``, ``max_archive_members``)."""
     options = with_budget(options)
     archive = Archive(data, source=name, budget=options.archive_budget)
-    members = [m for m in archive.members() if is_result_name(m.name)]
+    kept = set(results_among(archive.names()))
+    members = [m for m in archive.members() if m.name in kept]
     if not members:
         raise InputError(f"{name}: archive holds no result files ({', '.join(RESULT_SUFFIXES)})")
     if len(members) > 1:

@@ -11,6 +11,7 @@ import io
 import json
 from pathlib import Path
 
+from evalbot import text as md
 from evalbot.cli import main
 
 DATA = Path(__file__).resolve().parent.parent / "data"
@@ -177,3 +178,46 @@ def test_inspect_samples_a_cancelled_log_lacks_are_not_evaluated(tmp_path: Path)
         "both_fail": sum(v == "I" for v in values.values()),
     }
     assert result["not_evaluated"]["candidate_ids"] == ["3"]  # type: ignore[index]
+
+
+def test_long_ids_are_shortened_in_the_middle_keeping_the_end(tmp_path: Path) -> None:
+    # Real ids from evalbot's own pytest run (parametrized names up to 216 characters), and a
+    # class name long enough that cutting the end would lose the test's name.
+    long_class = "tests.integration.reports.test_container_dwell_time_analysis"
+    name = "test_graph_with_many_containers_is_sorted_by_dwell_time"
+    xml = (
+        '<testsuite name="s">'
+        f'<testcase classname="{long_class}.TestContainerDwellTimeAnalysisReport" name="{name}">'
+        "<failure/></testcase></testsuite>"
+    )
+    (tmp_path / "after.xml").write_text(xml.replace("<failure/>", ""))
+    (tmp_path / "before.xml").write_text(xml)
+    code, out, _ = compare(
+        str(tmp_path / "before.xml"), str(tmp_path / "after.xml"), "--format", "markdown"
+    )
+    assert code == 0
+    shown = next(line for line in out.splitlines() if line.startswith("- tests"))
+    assert "…" in shown
+    assert shown.endswith(md.escape("::" + name))  # the whole test name
+    code, out, _ = compare(
+        str(DATA / "junit/pytest.before.xml"),
+        str(DATA / "junit/pytest.after.xml"),
+        "--format",
+        "json",
+    )
+    fixed = json.loads(out)["fixed_ids"]
+    code, out, _ = compare(
+        str(DATA / "junit/pytest.before.xml"),
+        str(DATA / "junit/pytest.after.xml"),
+        "--format",
+        "markdown",
+    )
+    lines = [line[2:] for line in out.splitlines() if line.startswith("- tests")]
+    assert len(lines) == len(fixed) == 11
+    for item_id, line in zip(fixed, lines, strict=True):
+        if len(item_id) <= 120:
+            assert line == md.escape(item_id)
+        else:
+            head, tail = line.split("…")
+            assert md.escape(item_id).startswith(head) and md.escape(item_id).endswith(tail)
+            assert len(md.escape(item_id[-79:])) <= len(tail)  # two thirds of the room: the end

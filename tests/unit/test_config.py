@@ -557,7 +557,7 @@ def test_ci_method_and_f1_keys() -> None:
     [
         (
             "format: inspekt",
-            "c.yml: `format` must be one of csv, default, inspect, json, jsonl, junit, lm-eval, mlflow, openai-evals, promptfoo, swebench, tsv, got 'inspekt'",
+            "c.yml: `format` must be one of csv, default, helm, inspect, json, jsonl, junit, lm-eval, mlflow, openai-evals, promptfoo, swebench, tsv, got 'inspekt'",
         ),
         (
             "secondary_metrics: [a, a]",

@@ -93,7 +93,7 @@ def test_resolve_names_aliases_and_typos() -> None:
     with pytest.raises(InputError) as caught:
         resolve("promptfo")
     assert str(caught.value) == (
-        "format: unknown format 'promptfo' (known: csv, default, inspect, json, jsonl, junit, "
+        "format: unknown format 'promptfo' (known: csv, default, helm, inspect, json, jsonl, junit, "
         "lm-eval, mlflow, openai-evals, promptfoo, swebench, tsv); did you mean 'promptfoo'?"
     )
 
@@ -353,6 +353,13 @@ def test_promptfoo_real_export_keys_are_stable() -> None:
     assert results.kind == "binary"  # type: ignore[attr-defined]
     assert results.scores.tolist() == [0.0] * 4  # type: ignore[attr-defined]
     assert all(" | openai:gpt-5" in i for i in results.ids)  # type: ignore[attr-defined]
+    # no test has a description: each is named by its vars, not by a hash
+    document = json.loads(path.read_bytes())
+    expected = sorted(
+        f"riddle: {row['testCase']['vars']['riddle']} | {row['provider']['id']}"
+        for row in document["results"]["results"]
+    )
+    assert sorted(results.ids) == expected  # type: ignore[attr-defined]
     # The key ignores the per-run uuid and testIdx: shuffle rows and renumber, same ids.
     document = json.loads(path.read_bytes())
     rows = document["results"]["results"]
@@ -416,8 +423,7 @@ def test_promptfoo_errors_repeats_and_named_scores() -> None:
             _promptfoo({"vars": {}, "success": "yes"}),
             "out.json: result 1: `success` must be true/false, got 'yes'",
         ),
-        # sha256('{"description":null,"vars":{}}')[:12] == '231519d3eef5'
-        (_promptfoo({"vars": {}}), "out.json: result 1: item '231519d3eef5' has no `success`"),
+        (_promptfoo({"vars": {}}), "out.json: result 1: item '{}' has no `success`"),
         (_promptfoo(), "out.json: no items"),
         (_promptfoo(7), "out.json: result 1: expected an object per result, got 7"),
     ],
@@ -665,13 +671,13 @@ def test_real_layout_swebench_report_is_detected_by_structure() -> None:
 def test_unreadable_file_names_the_formats_tried_and_the_flag() -> None:
     assert message("report.json", b'{"resolved_count": 3, "ids": ["a"]}') == (
         'report.json: expected a JSON array of items (or {"items": [...]}); not recognised as '
-        "any of inspect, lm-eval, promptfoo, openai-evals, swebench, mlflow, junit, so it was "
+        "any of inspect, lm-eval, promptfoo, openai-evals, swebench, mlflow, helm, junit, so it was "
         "read as evalbot's own format; if it is one of those, force it with --format-in NAME "
         "(config `format: NAME`)"
     )
     assert message("r.txt", b"garbage line\nx,y\n") == (
         "r.txt:2: 2 fields but the header has 1; not recognised as any of inspect, lm-eval, "
-        "promptfoo, openai-evals, swebench, mlflow, junit, so it was read as evalbot's own "
+        "promptfoo, openai-evals, swebench, mlflow, helm, junit, so it was read as evalbot's own "
         "format; if it is one of those, force it with --format-in NAME (config `format: NAME`)"
     )
 
@@ -842,6 +848,82 @@ def test_mlflow_id_field_and_missing_id() -> None:
     assert message("run.json", data, ReadOptions(fields=FieldNames(id="request.qid"))) == (
         "run.json: row 1: no `request.qid` (the id field); the record has 'trace_id', "
         "'state', 'request', 'tags', 'assessments'"
+    )
+
+
+# --- HELM ------------------------------------------------------------------------------------
+
+HELM_RUNS = ("mmlu_philosophy_gpt2", "hellaswag_pythia-1b", "narrative_qa_gpt2")
+
+
+def _helm_means(run: str, metric: str) -> dict[str, float]:
+    """Each instance's mean of ``metric``, read with json alone."""
+    entries = json.loads((DATA / "helm" / run / "per_instance_stats.json").read_text())
+    return {
+        e["instance_id"]: next(s["mean"] for s in e["stats"] if s["name"]["name"] == metric)
+        for e in entries
+    }
+
+
+@pytest.mark.parametrize("run", HELM_RUNS)
+def test_helm_real_runs(run: str) -> None:
+    path = DATA / "helm" / run / "per_instance_stats.json"
+    assert detect(path.name, path.read_bytes()).name == "helm"
+    for metric, kind in (("exact_match", "binary"), ("num_prompt_tokens", "score")):
+        results = parse_bytes(path.name, path.read_bytes(), ReadOptions(metric=metric))
+        assert results.kind == kind  # type: ignore[attr-defined]
+        got = dict(zip(results.ids, results.scores.tolist(), strict=True))  # type: ignore[attr-defined]
+        assert got == _helm_means(run, metric)
+        assert results.epochs is None and results.errors is None  # type: ignore[attr-defined]
+    for sidecar in ("run_spec.json", "scenario_state.json"):
+        side = DATA / "helm" / run / sidecar
+        assert detect(side.name, side.read_bytes()).name == "helm"
+        assert message(sidecar, side.read_bytes()) == (
+            f"{sidecar}: is not HELM's per-item output; give the run's per_instance_stats.json "
+            "(or the run directory that holds it)"
+        )
+
+
+def test_helm_asks_for_a_metric_and_lists_only_metrics() -> None:
+    path = DATA / "helm" / "narrative_qa_gpt2" / "per_instance_stats.json"
+    data = path.read_bytes()
+    assert message("p.json", data) == (
+        "p.json: a HELM run has several metrics (exact_match, quasi_exact_match, f1_score, "
+        "rouge_l, bleu_1, bleu_4); choose one, e.g. --metric exact_match (config `metric:`)"
+    )
+    assert message("p.json", data, ReadOptions(metric="f1")) == (
+        "p.json: no stat named 'f1' in this HELM run; its metrics: exact_match, "
+        "quasi_exact_match, f1_score, rouge_l, bleu_1, bleu_4"
+    )
+    f1 = parse_bytes("p.json", data, ReadOptions(metric="f1_score"))
+    assert f1.kind == "score"  # type: ignore[attr-defined]
+
+
+def test_helm_perturbations_trials_and_instances_not_evaluated() -> None:
+    def entry(trial: int, value: float | None, perturbation: object = None) -> dict[str, object]:
+        stats = [{"name": {"name": "num_references"}, "count": 1, "mean": 4}]
+        if value is not None:
+            stats.append({"name": {"name": "exact_match"}, "count": 1, "mean": value})
+        found: dict[str, object] = {
+            "instance_id": "id7",
+            "train_trial_index": trial,
+            "stats": stats,
+        }
+        if perturbation is not None:
+            found["perturbation"] = perturbation
+        return found
+
+    typos = {"name": "typos", "robustness": True, "fairness": False, "prob": 0.1}
+    data = json.dumps(
+        [entry(0, 1), entry(1, 0), entry(0, 1, typos), entry(1, None, typos)]
+    ).encode()
+    results = parse_bytes("per_instance_stats.json", data)
+    assert results.ids == ["id7", "id7", "id7 (typos prob=0.1)", "id7 (typos prob=0.1)"]  # type: ignore[attr-defined]
+    assert results.epochs.tolist() == [0, 1, 0, 1]  # type: ignore[attr-defined]
+    assert results.errors.tolist() == [False, False, False, True]  # type: ignore[attr-defined]
+    bad = json.dumps([{**entry(0, 1), "train_trial_index": -1}]).encode()
+    assert message("p.json", bad) == (
+        "p.json: instance 1: `train_trial_index` must be a non-negative integer"
     )
 
 

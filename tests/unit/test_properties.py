@@ -335,7 +335,25 @@ def _mlflow(items: dict[str, bool]) -> bytes:
     return json.dumps(rows).encode()
 
 
+def _helm(items: dict[str, bool]) -> bytes:
+    stat = {"name": {"name": "num_prompt_tokens", "split": "test"}, "count": 1, "mean": 7}
+    return json.dumps(
+        [
+            {
+                "instance_id": k,
+                "train_trial_index": 0,
+                "stats": [
+                    stat,
+                    {"name": {"name": "exact_match", "split": "test"}, "count": 1, "mean": int(v)},
+                ],
+            }
+            for k, v in items.items()
+        ]
+    ).encode()
+
+
 WRITERS = {
+    "helm": ("per_instance_stats.json", _helm, lambda k: k),
     "inspect": ("log.json", _inspect, lambda k: k),
     "lm-eval": ("samples_t_2024-01-01T00-00-00.jsonl", _lm_eval, lambda k: k),
     "mlflow": ("traces.json", _mlflow, lambda k: k),

@@ -178,12 +178,14 @@ def test_item_link(template: str | None, item: str, expected: str | None) -> Non
 
 
 def test_long_ids_are_shortened_in_text_not_in_links() -> None:
-    paired = paired_from_cells({"fixed": 1, "both_pass": 1}, ids=["z", "y" * 300])
+    long = "a" * 100 + "z" * 200
+    paired = paired_from_cells({"fixed": 1, "both_pass": 1}, ids=["z", long])
     comparison = compute_comparison(paired, Config())
     view = build_view(comparison, evaluate(comparison, Config()), item_url="https://l.example/{id}")
     entry = next(lst for lst in view.lists if lst.key == "fixed").entries[0]
-    assert len(entry.text) == 120 and entry.text.endswith("…")
-    assert entry.url == "https://l.example/" + "y" * 300
+    # cut in the middle: a third of the room for the start, the rest for the end
+    assert entry.text == "a" * 40 + "…" + "z" * 79
+    assert entry.url == "https://l.example/" + long
 
 
 def test_the_bootstrap_beside_distinct_scores_draws_a_bounded_count() -> None:

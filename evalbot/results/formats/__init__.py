@@ -22,6 +22,7 @@ from evalbot.errors import InputError
 from evalbot.results.builder import show
 from evalbot.results.formats import (
     default,
+    helm,
     inspect_ai,
     junit,
     lm_eval,
@@ -87,7 +88,17 @@ def _default_kind(kind: str) -> Format:
 #: Detection order: most specific first; ``default`` accepts anything.
 DETECTED: tuple[Format, ...] = tuple(
     _from_module(module)
-    for module in (inspect_ai, lm_eval, promptfoo, openai_evals, swebench, mlflow, junit, default)
+    for module in (
+        inspect_ai,
+        lm_eval,
+        promptfoo,
+        openai_evals,
+        swebench,
+        mlflow,
+        helm,
+        junit,
+        default,
+    )
 )
 HARNESS_NAMES: tuple[str, ...] = tuple(f.name for f in DETECTED if f.name != "default")
 
@@ -111,6 +122,7 @@ ALIASES: dict[str, str] = {
     "xml": "junit",
     "mlflow-genai": "mlflow",
     "mlflow_genai": "mlflow",
+    "crfm-helm": "helm",
     "evalbot": "default",
     "ndjson": "jsonl",
 }

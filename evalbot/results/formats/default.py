@@ -213,16 +213,37 @@ def _kind_of_value(value: object, *, strings: bool) -> str | None:
     return None
 
 
+#: Names of counters, indices and ids (``train_trial_index``, ``num_tokens``, ``instance_id``,
+#: ``sampleId``): never proposed as the outcome, whatever their values.
+_NOT_AN_OUTCOME = re.compile(
+    r"(?i:(^|_)(ids?|idx|index|indices|num|count|counts|n|trial|epoch|seed|step|offset|"
+    r"position|rank|line|row|version|timestamp|time|date|size|length|len|tokens?)(_|$))"
+    r"|[a-z](Id|Index|Idx|Count|Num)$"
+)
+
+
+#: More candidate columns than this: a matrix with items as columns, not one row per item.
+_MATRIX_COLUMNS = 20
+
+
 def outcome_hint(record: Mapping[str, Any], names: FieldNames, *, strings: bool) -> str:
-    """What to pass when neither ``passed`` nor ``score`` is there: the likeliest column."""
+    """What to pass when neither ``passed`` nor ``score`` is there: the likeliest column (never
+    a counter, an index or an id, which would read as a fine outcome and mean nothing)."""
     taken = {names.id, names.epoch, names.slice, names.cluster, names.cost, names.error}
     kinds = {
         key: _kind_of_value(value, strings=strings)
         for key, value in record.items()
-        if isinstance(key, str) and key not in taken
+        if isinstance(key, str) and key not in taken and not _NOT_AN_OUTCOME.search(key)
     }
+    candidates = [key for key, kind in kinds.items() if kind is not None]
+    if len(candidates) > _MATRIX_COLUMNS:
+        return (
+            f"its {len(candidates)} value columns look like items themselves (a matrix with one "
+            "column per item?); evalbot reads one row per item: an id column and a `passed` or "
+            "`score` column"
+        )
     ranked = sorted(
-        (key for key, kind in kinds.items() if kind is not None),
+        candidates,
         key=lambda key: (
             kinds[key] != "outcome",
             key.lower() not in _OUTCOME_NAMES,

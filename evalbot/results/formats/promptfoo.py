@@ -7,7 +7,8 @@ assertion failed, 2 an error), ``cost``.
 
 The item id must be stable across runs, so it is not ``testIdx`` (a position that moves when
 tests are added or repeated) nor ``id`` (a fresh uuid per run). It is built from the test case
-itself: its ``description`` when it has one, and a short sha256 of its ``vars`` and description;
+itself: its ``description`` and a short sha256 of its ``vars`` and description when it has one,
+else its ``vars`` as ``name: value`` pairs (``riddle: What has keys but can't open locks?``);
 ``| provider`` and ``| prompt`` are appended only when the file holds several providers or
 prompts, so a run of one model pairs with a run of another. Rows sharing an id (``--repeat``)
 become epochs 1, 2, ... in file order.
@@ -102,10 +103,23 @@ def test_key(row: Mapping[str, Any], where: str) -> str:
         raise InputError(f"{where}: row has neither `vars` nor a test `description` to key it by")
     if description is not None and not isinstance(description, str):
         raise InputError(f"{where}: test `description` must be a string, got {show(description)}")
+    if not description:
+        return _named(variables)
     digest = hashlib.sha256(
         _canonical({"vars": variables, "description": description}).encode("utf-8", "surrogatepass")
     ).hexdigest()[:12]
-    return f"{description} [{digest}]" if description else digest
+    return f"{description} [{digest}]"
+
+
+def _named(variables: object) -> str:
+    """A test case named by its vars: ``name: value`` pairs in key order (strings as they are,
+    anything else as JSON)."""
+    if not isinstance(variables, Mapping) or not variables:
+        return _canonical(variables)
+    return ", ".join(
+        f"{key}: {value if isinstance(value, str) else _canonical(value)}"
+        for key, value in sorted(variables.items())
+    )
 
 
 def _rows(document: object, source: str) -> list[Any]:
