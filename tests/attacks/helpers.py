@@ -29,6 +29,7 @@ def push(world: World, *, force: bool = False) -> str:
     sha = world.repo.add_commit(
         parents=[parent], files={"model.txt": f"v{len(world.repo.commits)}\n"}, branch="feature"
     )
+    world.before = world.pull.head_sha
     world.pull.head_sha = sha
     return sha
 

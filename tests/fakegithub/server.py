@@ -655,6 +655,7 @@ class FakeGitHub:
             head=side(pull.head_repo, pull.head_ref, pull.head_sha),
             base=side(repo.full_name, pull.base_ref, pull.base_sha),
             created_at=pull.created_at,
+            commits=len(repo.pull_commits(pull.number)),
         )
 
     def _comment_json(self, repo: Repo, c: Any) -> dict[str, Any]:
@@ -737,6 +738,7 @@ class FakeGitHub:
             created_at=run.created_at,
             actor=self._user("octocat"),
             pull_requests=pulls,
+            tree=repo.tree(run.head_sha) if run.head_sha in repo.commits else "0" * 40,
         )
 
     def _artifact_json(self, repo: Repo, a: Artifact) -> dict[str, Any]:
@@ -774,6 +776,7 @@ class FakeGitHub:
             parents=c.parents,
             message=c.message,
             date=c.date,
+            tree=repo.tree(sha),
         )
 
     # ---- pagination -------------------------------------------------------------------------
@@ -1148,6 +1151,17 @@ def _update_check(fake: FakeGitHub, ctx: _Ctx) -> Reply:
                 templates.NOT_FOUND_MESSAGE, f"{templates.DOCS}/checks/runs#update-a-check-run"
             ),
         )
+    if run.app_id != (ctx.token.app_id or 0):
+        # what GitHub answers an App that did not create the check run (recorded in issues of
+        # argocd-commenter and TF-via-PR: the Actions App 15368 patching another App's run)
+        return Reply(
+            403,
+            templates.error(
+                f"Invalid app_id `{ctx.token.app_id}` - check run can only be modified by the "
+                "GitHub App that created it.",
+                f"{templates.DOCS}/checks/runs#update-a-check-run",
+            ),
+        )
     problem = _apply_check_fields(run, ctx.body if isinstance(ctx.body, dict) else {})
     return problem or Reply(200, fake._check_json(ctx.repo, run))
 
@@ -1276,12 +1290,21 @@ def _run_matches(run: Any, ctx: _Ctx) -> bool:
     )
 
 
+#: "This endpoint will return up to 1,000 results for each search when using the following
+#: parameters: actor, branch, check_suite_id, created, event, head_sha, status." (GitHub's
+#: reference of both run listings.)
+_RUN_SEARCH = ("actor", "branch", "check_suite_id", "created", "event", "head_sha", "status")
+
+
 def _runs(fake: FakeGitHub, ctx: _Ctx, workflow_id: int | None) -> Reply:
-    runs = [
-        fake._run_json(ctx.repo, r)
+    found = [
+        r
         for r in sorted(ctx.repo.runs.values(), key=lambda r: (r.created_at, r.id), reverse=True)
         if (workflow_id is None or r.workflow_id == workflow_id) and _run_matches(r, ctx)
     ]
+    if any(ctx.q(name) is not None for name in _RUN_SEARCH):
+        found = found[:1000]
+    runs = [fake._run_json(ctx.repo, r) for r in found]
     return fake._page(ctx, runs, wrap="workflow_runs")
 
 
@@ -1351,6 +1374,19 @@ def _get_run(fake: FakeGitHub, ctx: _Ctx) -> Reply:
     if run is None:
         return Reply(404, templates.error(templates.NOT_FOUND_MESSAGE))
     return Reply(200, fake._run_json(ctx.repo, run))
+
+
+@_route(
+    "DELETE",
+    r"/actions/runs/(?P<id>\d+)",
+    "actions",
+    "write",
+    "actions/workflow-runs#delete-a-workflow-run",
+)
+def _delete_run(fake: FakeGitHub, ctx: _Ctx) -> Reply:
+    if not ctx.repo.delete_run(int(ctx.groups["id"])):
+        return Reply(404, templates.error(templates.NOT_FOUND_MESSAGE))
+    return Reply(204)
 
 
 @_route(

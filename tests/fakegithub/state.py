@@ -9,6 +9,7 @@ lock, so seeding from a test while the server thread answers is safe.
 from __future__ import annotations
 
 import base64
+import hashlib
 import io
 import itertools
 import threading
@@ -282,6 +283,17 @@ class Repo:
             self.check_runs[run.id] = run
             return run
 
+    def tree(self, sha: str) -> str:
+        """The commit's tree sha: equal for two commits exactly when their files are (an amended
+        commit keeps its tree). Not git's own tree hash, which nothing here needs."""
+        with self._world.lock:
+            files = self.commits[sha].files
+            listing = b"".join(
+                path.encode() + b"\0" + hashlib.sha1(b"blob %d\0" % len(data) + data).digest()
+                for path, data in sorted(files.items())
+            )
+            return hashlib.sha1(listing).hexdigest()
+
     def pull_commits(self, number: int) -> list[str]:
         """The commits of a pull request, oldest first (as GET /pulls/{n}/commits lists them):
         those reachable from its head but not from its base."""
@@ -439,10 +451,21 @@ class Repo:
         return seen
 
     def find_workflow(self, id_or_file: str) -> Workflow | None:
+        """A workflow by its id or its file name (``evals.yml``), as ``workflow_id`` takes it in
+        GitHub's workflow endpoints: two workflows may share a ``name:``, never a file."""
         for wf in self.workflows.values():
-            if id_or_file in (str(wf.id), wf.path, wf.path.rsplit("/", 1)[-1]):
+            if id_or_file in (str(wf.id), wf.path.rsplit("/", 1)[-1]):
                 return wf
         return None
+
+    def delete_run(self, run_id: int) -> bool:
+        """Delete a workflow run and its artifacts (what a collaborator's click does)."""
+        with self._world.lock:
+            if self.runs.pop(run_id, None) is None:
+                return False
+            for art_id in [a.id for a in self.artifacts.values() if a.run_id == run_id]:
+                del self.artifacts[art_id]
+            return True
 
     def to_json(self) -> dict[str, Any]:
         return {

@@ -201,6 +201,7 @@ def pull_request(
     base: dict[str, Any],
     merged: bool = False,
     created_at: str = "2025-01-01T00:00:00Z",
+    commits: int = 1,
 ) -> dict[str, Any]:
     """Source: GET /repos/PyGithub/PyGithub/pulls/1171 in
     pygithub-replaydata/PullRequest1168.testGetPullRequest.txt (2019).
@@ -262,7 +263,7 @@ def pull_request(
         "comments": 0,
         "review_comments": 0,
         "maintainer_can_modify": False,
-        "commits": 1,
+        "commits": commits,
         "additions": 1,
         "deletions": 0,
         "changed_files": 1,
@@ -495,6 +496,7 @@ def workflow_run(
     created_at: str,
     actor: dict[str, Any],
     pull_requests: list[dict[str, Any]],
+    tree: str,
 ) -> dict[str, Any]:
     """Source: ``workflow_runs[0]`` in pygithub-replaydata/Workflow.testGetRunsWithHeadSha.txt
     (2022); ``pull_requests[]`` items as in
@@ -536,7 +538,7 @@ def workflow_run(
         "workflow_url": f"{r}/actions/workflows/{workflow_id}",
         "head_commit": {
             "id": head_sha,
-            "tree_id": fake_sha("tree", head_sha),
+            "tree_id": tree,
             "message": f"commit {head_sha[:7]}",
             "timestamp": created_at,
             "author": {"name": "Dev", "email": "dev@example.com"},
@@ -632,7 +634,15 @@ def content_file(
 
 
 def commit(
-    api: str, html: str, *, full_name: str, sha: str, parents: list[str], message: str, date: str
+    api: str,
+    html: str,
+    *,
+    full_name: str,
+    sha: str,
+    parents: list[str],
+    message: str,
+    date: str,
+    tree: str,
 ) -> dict[str, Any]:
     """Not recorded; shape of "Get a commit" / the commits of "Compare two commits" in the GitHub
     REST reference (without ``files``/``stats``)."""
@@ -645,7 +655,7 @@ def commit(
             "author": person,
             "committer": person,
             "message": message,
-            "tree": {"sha": fake_sha("tree", sha), "url": f"{r}/git/trees/{fake_sha('tree', sha)}"},
+            "tree": {"sha": tree, "url": f"{r}/git/trees/{tree}"},
             "url": f"{r}/git/commits/{sha}",
             "comment_count": 0,
             "verification": {

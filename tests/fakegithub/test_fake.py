@@ -377,3 +377,110 @@ def test_holds_and_delays(fake_github: FakeGitHub, fake_repo: tuple[Repo, Pull])
     release.set()
     waiting.join(timeout=10)
     assert answers == [200]
+
+
+def test_trees_follow_the_files_and_pull_requests_count_their_commits(
+    gh: github.Github, fake_repo: tuple[Repo, Pull]
+) -> None:
+    """An amended commit (a new sha, the same files) keeps its tree, as git's trees do; the
+    pull request's ``commits`` is the number its commits listing holds."""
+    repo, pull = fake_repo
+    amended = repo.add_commit(
+        parents=[pull.base_sha], files={"evals/x.jsonl": "{}\n"}, message="amended"
+    )
+    other = repo.add_commit(parents=[pull.base_sha], files={"evals/x.jsonl": "[]\n"})
+    r = gh.get_repo(REPO)
+    tree = r.get_commit(pull.head_sha).commit.tree.sha
+    assert amended != pull.head_sha
+    assert r.get_commit(amended).commit.tree.sha == tree == repo.tree(amended)
+    assert r.get_commit(other).commit.tree.sha != tree
+    assert [c.commit.tree.sha for c in r.get_pull(1).get_commits()] == [tree]
+    pull.head_sha = repo.add_commit(parents=[pull.head_sha], files={"b": "2"}, branch="feature")
+    assert r.get_pull(1).commits == 2
+
+
+def test_a_check_run_is_updated_only_by_the_app_that_created_it(
+    gh: github.Github, fake_repo: tuple[Repo, Pull], fake_github: FakeGitHub
+) -> None:
+    """Another App's PATCH gets GitHub's 403 (the Actions token cannot rewrite a dedicated
+    App's check run); the App that created it still can."""
+    repo, pull = fake_repo
+    token = "ghs_evalbotApp00000000000000000000000001"
+    fake_github.add_token(token, app_slug="evalbot-ci", app_id=900001)
+    app = github.Github(base_url=fake_github.url, auth=Auth.Token(token), retry=None)
+    made = app.get_repo(REPO).create_check_run(
+        name="evalbot", head_sha=pull.head_sha, status="completed", conclusion="failure"
+    )
+    assert (made.app.id, made.app.slug, made.external_id) == (900001, "evalbot-ci", "")
+    actions_view = gh.get_repo(REPO).get_check_run(made.id)
+    with pytest.raises(github.GithubException) as refused:
+        actions_view.edit(conclusion="success")
+    assert refused.value.status == 403
+    assert refused.value.data["message"] == (
+        "Invalid app_id `15368` - check run can only be modified by the GitHub App that created it."
+    )
+    assert repo.check_runs[made.id].conclusion == "failure"
+    made.edit(conclusion="neutral", external_id="x")
+    assert (repo.check_runs[made.id].conclusion, repo.check_runs[made.id].external_id) == (
+        "neutral",
+        "x",
+    )
+    app.close()
+
+
+def test_workflows_sharing_a_name_runs_by_event_and_sha_deleted_runs(
+    gh: github.Github, fake_repo: tuple[Repo, Pull], fake_github: FakeGitHub
+) -> None:
+    """Two files may say ``name: evals``: a workflow is found by its id or its file name only;
+    runs carry their workflow's ``path`` and ``workflow_id``, the event and the head
+    repository, and are filtered by branch, event and head sha (at most 1,000 when filtered);
+    a deleted run is gone with its artifacts."""
+    repo, pull = fake_repo
+    real = repo.add_workflow(".github/workflows/evals.yml", name="evals")
+    fake = repo.add_workflow(".github/workflows/sneaky.yml", name="evals")
+    pushed = repo.add_run(real, head_sha=pull.base_sha, head_branch="main")
+    art = repo.add_artifact(pushed, "evals", files={"r.jsonl": "{}\n"})
+    forked = repo.add_run(
+        fake, head_sha=pull.head_sha, head_branch="main", event="pull_request", head_repo="x/evals"
+    )
+    r = gh.get_repo(REPO)
+    assert r.get_workflow("sneaky.yml").id == fake.id
+    assert r.get_workflow(str(real.id)).path == ".github/workflows/evals.yml"
+    with pytest.raises(github.UnknownObjectException):
+        r.get_workflow(".github/workflows/evals.yml")
+    (run,) = r.get_workflow("sneaky.yml").get_runs(branch="main")
+    assert (run.id, run.path, run.workflow_id, run.event) == (
+        forked.id,
+        ".github/workflows/sneaky.yml",
+        fake.id,
+        "pull_request",
+    )
+    assert run.head_repository.full_name == "x/evals"
+    assert run.head_commit.tree_id == repo.tree(pull.head_sha)
+    on_main = list(r.get_workflow_runs(branch="main", event="push"))
+    assert [x.id for x in on_main] == [pushed.id]
+    assert [x.id for x in r.get_workflow_runs(head_sha=pull.head_sha)] == [forked.id]
+    r.get_workflow_run(pushed.id).delete()
+    assert pushed.id not in repo.runs and art.id not in repo.artifacts
+    with pytest.raises(github.UnknownObjectException):
+        r.get_workflow_run(pushed.id)
+    for _ in range(1005):
+        repo.add_run(real, head_sha=pull.base_sha, head_branch="main")
+    url = f"{fake_github.url}/repos/{REPO}/actions/workflows/evals.yml/runs"
+    assert requests.get(url, headers=auth()).json()["total_count"] == 1005
+    assert requests.get(url, params={"event": "push"}, headers=auth()).json()["total_count"] == 1000
+
+
+def test_pull_requests_sharing_a_head_are_listed_in_every_state(
+    gh: github.Github, fake_repo: tuple[Repo, Pull]
+) -> None:
+    """Several pull requests from one head branch (one closed, one open into another base),
+    as GET /pulls?head=owner:branch&state=all lists them, newest first."""
+    repo, pull = fake_repo
+    pull.state = "closed"
+    repo.branches["release"] = pull.base_sha
+    again = repo.add_pull(head_sha=pull.head_sha, base_sha=pull.base_sha, base_ref="release")
+    r = gh.get_repo(REPO)
+    assert [p.number for p in r.get_pulls(state="all", head="octo:feature")] == [again.number, 1]
+    assert [p.number for p in r.get_pulls(head="octo:feature")] == [again.number]
+    assert r.get_pull(again.number).base.ref == "release"

@@ -54,14 +54,30 @@ def _repo_fields(target: dict[str, Any], full_name: str) -> None:
     owner, name = full_name.split("/")
     target["full_name"] = full_name
     target["name"] = name
+    if "default_branch" in target:
+        target["default_branch"] = "main"
     if isinstance(target.get("owner"), dict):
         target["owner"]["login"] = owner
 
 
-def pull_request_payload(pull: Pull, *, action: str = "synchronize") -> dict[str, Any]:
-    """GitHub's recorded ``pull_request.synchronize`` payload, pointed at ``pull``."""
+def pull_request_payload(
+    pull: Pull,
+    *,
+    action: str = "synchronize",
+    before: str | None = None,
+    changes: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """GitHub's recorded ``pull_request.synchronize`` payload, pointed at ``pull``: ``before``
+    is the head before the push (GitHub sends it with ``synchronize`` only); ``changes`` what
+    an ``edited`` event changed (``{"base": {"ref": {"from": ...}, "sha": {"from": ...}}}``
+    after a retarget: the pull request itself holds the new values)."""
     payload = load_payload("pull_request.synchronize")
     payload["action"] = action
+    payload.pop("before", None)
+    if action == "synchronize" and before is not None:
+        payload["before"] = before
+    if changes is not None:
+        payload["changes"] = changes
     payload["number"] = pull.number
     pr = payload["pull_request"]
     pr["number"] = pull.number
@@ -74,6 +90,8 @@ def pull_request_payload(pull: Pull, *, action: str = "synchronize") -> dict[str
     _repo_fields(pr["base"]["repo"], REPO_NAME)
     _repo_fields(payload["repository"], REPO_NAME)
     payload["after"] = pull.head_sha
+    if action != "synchronize":
+        payload.pop("after", None)
     return payload
 
 
@@ -182,6 +200,7 @@ class World:
         (self.workspace / "results").mkdir(parents=True)
         (self.workspace / "results" / "candidate.jsonl").write_text(example("candidate"))
         self.runs = 0
+        self.before: str | None = None  # the head before the last push (``synchronize``)
         self._lock = threading.Lock()
 
     def add_baseline_run(
@@ -257,7 +276,7 @@ class World:
         if process or threaded or CODE != ROOT:
             return self.spawn(event_name, payload, extra_env=extra_env, **inputs).wait()
         if payload is None:
-            payload = pull_request_payload(self.pull)
+            payload = pull_request_payload(self.pull, before=self.before)
         env = self.env(event_name, payload, **inputs)
         env.update(extra_env or {})
         proc = _in_process(env, self.workspace)
@@ -280,7 +299,7 @@ class World:
         """Start the step as a process without waiting for it (parallel runs); :meth:`Step.wait`
         ends it."""
         if payload is None:
-            payload = pull_request_payload(self.pull)
+            payload = pull_request_payload(self.pull, before=self.before)
         env = self.env(event_name, payload, **inputs)
         env.update(extra_env or {})
         proc = subprocess.Popen(
