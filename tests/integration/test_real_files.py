@@ -50,8 +50,8 @@ def lm_eval_outcomes(path: Path) -> Outcomes:
 
 def promptfoo_outcomes(path: Path) -> Outcomes:
     rows = json.loads(path.read_text())["results"]["results"]
-    return {
-        f"{r['testCase']['vars']['riddle']}|{r['provider']['id']}": None
+    return {  # one item per test case and target provider
+        json.dumps([r["testCase"], r["provider"]], sort_keys=True): None
         if r.get("failureReason") == 2
         else int(r["success"])
         for r in rows
@@ -128,6 +128,13 @@ CASES: list[tuple[str, str, str, tuple[str, ...], Callable[[Path], Outcomes]]] =
         "promptfoo",
         "promptfoo/sample-export.json",
         "promptfoo/sample-export.json",
+        (),
+        promptfoo_outcomes,
+    ),
+    (
+        "promptfoo",
+        "promptfoo/promptfoo-action.redteam-output.json",
+        "promptfoo/promptfoo-action.redteam-output.json",
         (),
         promptfoo_outcomes,
     ),

@@ -374,6 +374,31 @@ def test_promptfoo_real_export_keys_are_stable() -> None:
     assert scores.costs is not None  # type: ignore[attr-defined]
 
 
+def test_promptfoo_red_team_strategies_are_tests_of_their_own() -> None:
+    # Six tests of two prompts: each prompt alone, then under the iterative and the crescendo
+    # strategy (a test-level provider). Same vars, different tests: six items, no repeats.
+    path = DATA / "promptfoo" / "promptfoo-action.redteam-output.json"
+    document = json.loads(path.read_bytes())
+    results = parse_bytes(path.name, path.read_bytes())
+    assert len(set(results.ids)) == len(results.ids) == 6  # type: ignore[attr-defined]
+    assert results.epochs is None  # type: ignore[attr-defined]
+    metrics = document["results"]["prompts"][0]["metrics"]
+    assert results.scores.sum() == metrics["testPassCount"] == 4  # type: ignore[attr-defined]
+    assert sum(i.endswith("[promptfoo:redteam:crescendo]") for i in results.ids) == 2  # type: ignore[attr-defined]
+
+
+def test_promptfoo_same_vars_other_asserts_are_two_tests() -> None:
+    rows = [
+        {**_row("a", True), "testCase": {"vars": {"riddle": "a"}, "assert": [{"type": t}]}}
+        for t in ("contains", "equals")
+    ]
+    results = parse_bytes("out.json", _promptfoo(*rows, rows[1]))
+    ids = results.ids  # type: ignore[attr-defined]
+    assert ids[0] != ids[1] and ids[1] == ids[2]  # the third row repeats the second test
+    assert all(i.startswith("riddle: a [") for i in ids)
+    assert results.epochs.tolist() == [1, 1, 2]  # type: ignore[attr-defined]
+
+
 def _promptfoo(*rows: dict[str, object]) -> bytes:
     return json.dumps({"evalId": "e", "results": {"version": 3, "results": list(rows)}}).encode()
 

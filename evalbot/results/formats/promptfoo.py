@@ -8,7 +8,9 @@ assertion failed, 2 an error), ``cost``.
 The item id must be stable across runs, so it is not ``testIdx`` (a position that moves when
 tests are added or repeated) nor ``id`` (a fresh uuid per run). It is built from the test case
 itself: its ``description`` and a short sha256 of its ``vars`` and description when it has one,
-else its ``vars`` as ``name: value`` pairs (``riddle: What has keys but can't open locks?``);
+else its ``vars`` as ``name: value`` pairs (``riddle: What has keys but can't open locks?``), and
+the test's own provider when it has one (``[promptfoo:redteam:crescendo]``); test cases that
+still share a key (other asserts or metadata) get a short sha256 of the test case;
 ``| provider`` and ``| prompt`` are appended only when the file holds several providers or
 prompts, so a run of one model pairs with a run of another. Rows sharing an id (``--repeat``)
 become epochs 1, 2, ... in file order.
@@ -103,12 +105,17 @@ def test_key(row: Mapping[str, Any], where: str) -> str:
         raise InputError(f"{where}: row has neither `vars` nor a test `description` to key it by")
     if description is not None and not isinstance(description, str):
         raise InputError(f"{where}: test `description` must be a string, got {show(description)}")
-    if not description:
-        return _named(variables)
-    digest = hashlib.sha256(
-        _canonical({"vars": variables, "description": description}).encode("utf-8", "surrogatepass")
-    ).hexdigest()[:12]
-    return f"{description} [{digest}]"
+    if description:
+        name = f"{description} [{_digest({'vars': variables, 'description': description})}]"
+    else:
+        name = _named(variables)
+    # a test of its own provider (a red-team strategy: iterative, crescendo, ...) is another test
+    own = case.get("provider")
+    return f"{name} [{_provider({'provider': own})}]" if own else name
+
+
+def _digest(value: object) -> str:
+    return hashlib.sha256(_canonical(value).encode("utf-8", "surrogatepass")).hexdigest()[:12]
 
 
 def _named(variables: object) -> str:
@@ -155,6 +162,29 @@ def _value(row: Mapping[str, Any], where: str, metric: str) -> tuple[bool, float
     return True, parse_score(named[metric], where, f"namedScores.{metric}", strings=False), "score"
 
 
+def _apart(
+    keyed: list[tuple[str, str, Mapping[str, Any]]], counts: dict[str, int]
+) -> tuple[list[tuple[str, str, Mapping[str, Any]]], dict[str, int]]:
+    """Rows that share a key but are different test cases (other asserts, options, metadata)
+    keyed apart by a digest of their test case; rows of one test case (``--repeat``) stay one
+    item."""
+    cases: dict[str, set[str]] = {}
+    for _, key, row in keyed:
+        if counts[key] > 1:
+            cases.setdefault(key, set()).add(_digest(row.get("testCase")))
+    if all(len(found) == 1 for found in cases.values()):
+        return keyed, counts
+    apart = []
+    for where, key, row in keyed:
+        if len(cases.get(key, ())) > 1:
+            key = f"{key} [{_digest(row.get('testCase'))}]"
+        apart.append((where, key, row))
+    renamed: dict[str, int] = {}
+    for _, key, _ in apart:
+        renamed[key] = renamed.get(key, 0) + 1
+    return apart, renamed
+
+
 def parse(data: bytes, *, source: str, options: ReadOptions) -> Results:
     """Parse promptfoo output."""
     return parse_document(
@@ -186,6 +216,7 @@ def parse_document(document: object, *, source: str, options: ReadOptions) -> Re
             key += f" | {_prompt(row)}"
         counts[key] = counts.get(key, 0) + 1
         keyed.append((where, key, row))
+    keyed, counts = _apart(keyed, counts)
     repeated = any(c > 1 for c in counts.values())
     seen: dict[str, int] = {}
     for where, key, row in keyed:
