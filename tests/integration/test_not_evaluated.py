@@ -221,3 +221,37 @@ def test_long_ids_are_shortened_in_the_middle_keeping_the_end(tmp_path: Path) ->
             head, tail = line.split("…")
             assert md.escape(item_id).startswith(head) and md.escape(item_id).endswith(tail)
             assert len(md.escape(item_id[-79:])) <= len(tail)  # two thirds of the room: the end
+
+
+def test_swebench_infra_failures_are_not_evaluated_ambiguous_ones_fail(tmp_path: Path) -> None:
+    # The harness's current report (swebench/harness/reporting.py since SWE-bench PR #594) adds
+    # `infra_failure_ids` and `ambiguous_failure_ids`, both drawn from the unresolved (or error)
+    # instances. The real report above, with two of its unresolved instances so classified:
+    written = json.loads(FIRST.read_text())
+    unresolved = sorted(written["unresolved_ids"])
+    infra, ambiguous = unresolved[0], unresolved[1]
+    written |= {
+        "infra_failure_instances": 1,
+        "ambiguous_failure_instances": 1,
+        "infra_failure_ids": [infra],
+        "ambiguous_failure_ids": [ambiguous],
+        "failure_reasons": {infra: "browser_launch_failed", ambiguous: "no_tests_collected"},
+    }
+    classified = tmp_path / "classified.json"
+    classified.write_text(json.dumps(written, indent=4))
+    result = report(str(FIRST), str(classified))
+    assert result["not_evaluated"]["candidate_ids"] == [infra]  # type: ignore[index]
+    assert result["items"] == 100 - 1  # the other 400 were never submitted by either run
+    assert result["table"]["both_fail"] == 100 - 1 - len(written["resolved_ids"])  # type: ignore[index]
+
+
+def test_all_ids_with_a_report_that_names_what_was_submitted(tmp_path: Path) -> None:
+    # A list of every instance (here the 500 the reports name) with reports that say what was
+    # submitted: the instances a run did not submit are not evaluated, as `incomplete_ids` says.
+    first = json.loads(FIRST.read_text())
+    every = sorted({i for key, ids in first.items() if key.endswith("_ids") for i in ids})
+    ids = tmp_path / "verified.txt"
+    ids.write_text("\n".join(every) + "\n")
+    with_list = report(str(FIRST), str(RERUN), "--all-ids", str(ids))
+    assert with_list["table"] == report(str(FIRST), str(RERUN))["table"]
+    assert with_list["not_evaluated"]["items"] == 490  # type: ignore[index]
