@@ -3,11 +3,13 @@
 The inputs, in the words a user has:
 
 - ``--difference 3pp`` (the net change to detect) and where the **discordance** (the share of
-  items expected to change outcome) comes from: ``--discordance R``, a pilot
-  (``--pilot BASELINE CANDIDATE``: the share of items that changed between two real runs), or
-  one run alone (``--from-baseline FILE``: the share two runs with this pass rate would
-  disagree on if their outcomes were independent, an upper bound for runs of similar systems,
-  so the plan is conservative); fix and break rates follow as ``(R ± D) / 2``;
+  items expected to change outcome) comes from: ``--discordance R``, or a pilot
+  (``--pilot BASELINE CANDIDATE``: the share of items that changed between two real runs); fix
+  and break rates follow as ``(R ± D) / 2``;
+- or ``--difference`` with the baseline's pass rate (``--pass-rate 85%``, one run
+  ``--from-baseline FILE``, or an A/A pair ``--noise-floor RUN_A RUN_B``): the items needed
+  over every discordance the change allows, from ``|D|`` to independent runs (the A/A pair's
+  noise floor plus the change among them);
 - or the rates themselves, ``--fix-rate`` and ``--break-rate``;
 - or ``--items N`` with a discordance source: the minimum detectable effect;
 - or ``--config``: the plan's ``plan:`` section (its alpha, power, McNemar variant and design
@@ -41,8 +43,9 @@ def add_plan(commands: argparse._SubParsersAction[Parser]) -> None:
         help="items needed to detect a change, or the change N items can detect",
         description="Size a paired McNemar comparison for the test evalbot runs (exact power). "
         "Say what to detect with --difference (and where the share of changing items comes "
-        "from: --discordance, --pilot or --from-baseline), or with --fix-rate and "
-        "--break-rate; or give --items (and a discordance) for the minimum detectable effect.",
+        "from: --discordance or --pilot; or the baseline's pass rate: --pass-rate, "
+        "--from-baseline or --noise-floor), or with --fix-rate and --break-rate; or give "
+        "--items (and a discordance) for the minimum detectable effect.",
         epilog=EPILOG,
     )
     _add_what(plan)
@@ -92,7 +95,8 @@ def _add_what(plan: Parser) -> None:
 def _add_share(plan: Parser) -> None:
     """Where the share of items expected to change outcome comes from."""
     share = plan.add_argument_group(
-        "the share of items expected to change outcome (with --difference or --items; give one)"
+        "the share of items expected to change outcome, or the baseline's pass rate (with "
+        "--difference or --items; give one)"
     )
     share.add_argument(
         "--discordance",
@@ -109,11 +113,25 @@ def _add_share(plan: Parser) -> None:
         "their share of changed items is the discordance, with its 95%% interval",
     )
     share.add_argument(
+        "--pass-rate",
+        metavar="P",
+        type=rate_arg("--pass-rate", low=-1e-12, high=1.0000001),
+        help="the baseline's pass rate, e.g. 85%%: with --difference, the items needed over "
+        "every discordance the change allows, from the least (|difference|) to independent "
+        "runs (the most items)",
+    )
+    share.add_argument(
         "--from-baseline",
         metavar="FILE",
-        help="only one run: the discordance two runs with its pass rate would have if their "
-        "outcomes were independent; runs of similar systems agree more, so the plan is "
-        "conservative (more items than a pilot would ask for)",
+        help="one run of the baseline: its pass rate, as --pass-rate",
+    )
+    share.add_argument(
+        "--noise-floor",
+        nargs=2,
+        metavar=("RUN_A", "RUN_B"),
+        help="two runs of the same (baseline) system, an A/A pair: their pass rate, and the "
+        "share of items that changed by chance alone; the plan takes that noise floor plus "
+        "the change",
     )
 
 

@@ -1,10 +1,11 @@
-"""Where ``evalbot plan`` takes the share of items expected to change outcome (the
-discordance) from, when the user does not give it: two real runs (a pilot), or one run.
+"""Where ``evalbot plan`` takes its inputs from when the user does not give them: the share of
+items expected to change outcome (the discordance) from two real runs (a pilot), and the
+baseline's pass rate from one run or from two runs of the same system (an A/A pair, whose
+discordance is the noise floor).
 
 A pilot's discordance is observed: the share of its items that changed between the runs, with
-a Wilson interval. One run shows no discordance at all; :func:`from_one_run` assumes the two
-runs' outcomes independent, which is an upper bound whenever they agree more than chance (as
-runs of similar systems do), so the plan it gives is conservative, and says so.
+a Wilson interval. One run shows no discordance at all: the plan then spans every discordance
+a change of that size allows, from ``|difference|`` to :func:`independent_discordance`.
 """
 
 from __future__ import annotations
@@ -12,14 +13,20 @@ from __future__ import annotations
 from evalbot.analysis import prepare
 from evalbot.config import Config
 from evalbot.errors import UsageError
-from evalbot.report.sizing import Discordance
+from evalbot.report.sizing import BaselineRate, Discordance
 from evalbot.results.sources import load_results
-from evalbot.stats import compute_paired_table, wilson_interval
+from evalbot.stats import PairedTable, compute_paired_table, wilson_interval
 from evalbot.vocabulary import Missing
 
-__all__ = ["PILOT_CONFIDENCE", "from_one_run", "from_pilot", "independent_discordance"]
+__all__ = [
+    "PILOT_CONFIDENCE",
+    "from_noise_floor",
+    "from_one_run",
+    "from_pilot",
+    "independent_discordance",
+]
 
-#: Confidence of the interval around a pilot's discordance.
+#: Confidence of the interval around a pilot's (or an A/A pair's) discordance.
 PILOT_CONFIDENCE = 0.95
 
 
@@ -37,11 +44,10 @@ def independent_discordance(p0: float, p1: float) -> float:
     return p0 * (1 - p1) + p1 * (1 - p0)
 
 
-def from_pilot(
-    base_spec: str, cand_spec: str, config: Config, *, missing: Missing | None = None
-) -> Discordance:
-    """The share of items that changed outcome between two real runs, with its Wilson
-    interval; ``missing`` overrides ``policy.missing`` for items on one side only."""
+def _read_pair(
+    base_spec: str, cand_spec: str, config: Config, missing: Missing | None, what: str
+) -> tuple[PairedTable, str, str]:
+    """Two runs' paired table and their sources; ``what`` names the pair in refusals."""
     options = config.read_options()
     paired = prepare(
         load_results(base_spec, options),
@@ -51,47 +57,87 @@ def from_pilot(
     )
     if not paired.pass_fail or paired.kind != "binary":
         raise UsageError(
-            f"evalbot plan: the pilot {base_spec} / {cand_spec} is not one pass/fail outcome "
+            f"evalbot plan: the {what} {base_spec} / {cand_spec} is not one pass/fail outcome "
             "per item on both sides (scores, or repeats), so it shows no share of changed "
             "items; give --discordance R"
         )
     table = compute_paired_table(paired.baseline, paired.candidate)
-    n, d = table.items, table.discordant
-    if d == 0:
+    if table.discordant == 0:
         raise UsageError(
-            f"evalbot plan: no item changed outcome between the pilot's {base_spec} and "
-            f"{cand_spec} ({n} items), so it gives no discordance; give --discordance R"
+            f"evalbot plan: no item changed outcome between the {what}'s {base_spec} and "
+            f"{cand_spec} ({table.items} items), so it gives no discordance; give "
+            "--discordance R"
         )
-    ci = wilson_interval(d, n, confidence_level=PILOT_CONFIDENCE)
-    sentence = (
-        f"Discordance {d / n * 100:.1f} % from the pilot: {d} of {n} items changed outcome "
-        f"between {{baseline}} and {{candidate}} ({table.fixed} fixed, {table.broken} broken; "
+    return table, paired.baseline_source, paired.candidate_source
+
+
+def _observed(
+    table: PairedTable, base_source: str, cand_source: str
+) -> tuple[dict[str, object], tuple[float, float], str]:
+    """What a pair of runs shows: for the JSON output, its interval, and in words ("45 of 400
+    items changed outcome between {baseline} and {candidate} (31 fixed, 14 broken; 95 % Wilson
+    interval 8.5 to 14.7 %)", the names left as fields)."""
+    ci = wilson_interval(table.discordant, table.items, confidence_level=PILOT_CONFIDENCE)
+    detail: dict[str, object] = {
+        "baseline": base_source,
+        "candidate": cand_source,
+        "items": table.items,
+        "discordant": table.discordant,
+        "fixed": table.fixed,
+        "broken": table.broken,
+        "interval": [ci.low, ci.high],
+        "confidence": PILOT_CONFIDENCE,
+    }
+    words = (
+        f"{table.discordant} of {table.items} items changed outcome between {{baseline}} and "
+        f"{{candidate}} ({table.fixed} fixed, {table.broken} broken; "
         f"{PILOT_CONFIDENCE * 100:g} % Wilson interval {ci.low * 100:.1f} to "
-        f"{ci.high * 100:.1f} %)."
+        f"{ci.high * 100:.1f} %)"
     )
+    return detail, (ci.low, ci.high), words
+
+
+def from_pilot(
+    base_spec: str, cand_spec: str, config: Config, *, missing: Missing | None = None
+) -> Discordance:
+    """The share of items that changed outcome between two real runs, with its Wilson
+    interval; ``missing`` overrides ``policy.missing`` for items on one side only."""
+    table, base_source, cand_source = _read_pair(base_spec, cand_spec, config, missing, "pilot")
+    detail, interval, words = _observed(table, base_source, cand_source)
+    rate = table.discordant / table.items
     return Discordance(
-        rate=d / n,
+        rate=rate,
         source="pilot",
-        sentence=sentence,
+        sentence=f"Discordance {rate * 100:.1f} % from the pilot: {words}.",
         paths={"baseline": base_spec, "candidate": cand_spec},
-        interval=(ci.low, ci.high),
-        detail={
-            "baseline": paired.baseline_source,
-            "candidate": paired.candidate_source,
-            "items": n,
-            "discordant": d,
-            "fixed": table.fixed,
-            "broken": table.broken,
-            "interval": [ci.low, ci.high],
-            "confidence": PILOT_CONFIDENCE,
-        },
+        interval=interval,
+        detail=detail,
     )
 
 
-def from_one_run(spec: str, config: Config, difference: float) -> Discordance:
-    """The discordance two runs with this run's pass rate, and that rate moved by
-    ``difference``, would have if their outcomes were independent (see
-    :func:`independent_discordance`)."""
+def from_noise_floor(
+    a_spec: str, b_spec: str, config: Config, *, missing: Missing | None = None
+) -> BaselineRate:
+    """Two runs of the same system (an A/A pair): their pass rate (both runs' mean) and the
+    share of items that changed outcome between them by chance alone, the noise floor."""
+    table, a_source, b_source = _read_pair(a_spec, b_spec, config, missing, "A/A pair")
+    detail, interval, words = _observed(table, a_source, b_source)
+    rate = (table.baseline_passed + table.candidate_passed) / (2 * table.items)
+    floor = table.discordant / table.items
+    noise = Discordance(
+        rate=floor,
+        source="noise_floor",
+        sentence=f"Noise floor {floor * 100:.1f} % from the A/A pair (two runs of the same "
+        f"system): {words}.",
+        paths={"baseline": a_spec, "candidate": b_spec},
+        interval=interval,
+        detail=detail,
+    )
+    return BaselineRate(rate=rate, source="noise_floor", items=table.items, noise=noise)
+
+
+def from_one_run(spec: str, config: Config) -> BaselineRate:
+    """The pass rate of one run of the baseline system."""
     run = load_results(spec, config.read_options())
     if run.kind != "binary" or run.epochs is not None:
         raise UsageError(
@@ -99,32 +145,10 @@ def from_one_run(spec: str, config: Config, difference: float) -> Discordance:
             "or repeats); give --discordance R"
         )
     n = len(run)
-    p0 = float(run.scores.mean()) if n else 0.0
-    p1 = p0 + difference
-    if not 0.0 <= p1 <= 1.0:
-        raise UsageError(
-            f"evalbot plan: {spec} passes {p0 * 100:.1f} %, so a change of "
-            f"{f'{difference * 100:+.1f} pp'} would leave the pass rate outside 0-100 %"
-        )
-    rate = independent_discordance(p0, p1)
-    sentence = (
-        f"Discordance {rate * 100:.1f} %, assumed from {{baseline}} alone (pass rate "
-        f"{p0 * 100:.1f} % over {n} items, {(p0 + difference) * 100:.1f} % expected after the "
-        "change) as if the two runs' outcomes were independent. One run cannot show how often "
-        "outcomes change; runs of similar systems agree more than independent ones, so this "
-        "plan is conservative. Two runs (--pilot BASELINE CANDIDATE) give a tighter plan."
-    )
-    return Discordance(
-        rate=rate,
+    return BaselineRate(
+        rate=float(run.scores.mean()) if n else 0.0,
         source="baseline",
-        sentence=sentence,
+        items=n,
         paths={"baseline": spec},
-        detail={
-            "file": run.source,
-            "items": n,
-            "pass_rate": p0,
-            "expected_pass_rate": p1,
-            "assumption": "independent outcomes (an upper bound when the runs agree more "
-            "than chance)",
-        },
+        detail={"file": run.source},
     )

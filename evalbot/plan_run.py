@@ -1,6 +1,7 @@
-"""``evalbot plan`` at work: the inputs read (flags, config, a pilot or one run), the size or the
-minimum detectable effect computed with :mod:`evalbot.stats` (exact power of the test evalbot
-runs), and the three outputs written (text, Markdown, JSON). The flags are :mod:`evalbot.plan_cli`.
+"""``evalbot plan`` at work: the inputs read (flags, config, a pilot, one run or an A/A pair),
+the size (or the sizes over a range of discordance, or the minimum detectable effect) computed
+with :mod:`evalbot.stats` (exact power of the test evalbot runs), and the three outputs written
+(text, Markdown, JSON). The flags are :mod:`evalbot.plan_cli`.
 """
 
 from __future__ import annotations
@@ -8,18 +9,26 @@ from __future__ import annotations
 import argparse
 import json
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TextIO
 
 from evalbot.cli_args import check_exclusive, reading_config
 from evalbot.compare.alpha import plan_alpha
 from evalbot.config import Config, load_config
 from evalbot.errors import EXIT_OK, UsageError
-from evalbot.plan_inputs import from_one_run, from_pilot
+from evalbot.plan_inputs import (
+    from_noise_floor,
+    from_one_run,
+    from_pilot,
+    independent_discordance,
+)
 from evalbot.report.sizing import (
     PLAN_SIMULATIONS,
+    Assumption,
+    BaselineRate,
     Discordance,
     ItemsPlan,
+    RangeRow,
     detectable_json,
     detectable_markdown,
     detectable_sentences,
@@ -69,29 +78,42 @@ def _settings(args: argparse.Namespace) -> Settings:
 
 def run_plan(args: argparse.Namespace, out: TextIO) -> int:
     check_exclusive(args, "plan", ("--fix-rate", "--break-rate"), ("--difference",), ("--items",))
-    check_exclusive(args, "plan", ("--discordance",), ("--pilot",), ("--from-baseline",))
+    check_exclusive(
+        args,
+        "plan",
+        ("--discordance",),
+        ("--pilot",),
+        ("--from-baseline",),
+        ("--pass-rate",),
+        ("--noise-floor",),
+    )
     s = _settings(args)
     rates = args.fix_rate is not None or args.break_rate is not None
     if rates and _discordance_given(args):
         raise UsageError(
             "evalbot plan: --fix-rate and --break-rate already give the discordance (their "
-            "sum); use --difference with --discordance, --pilot or --from-baseline instead"
+            "sum); use --difference with --discordance, --pilot, --pass-rate, --from-baseline "
+            "or --noise-floor instead"
         )
     if args.items is not None:
         return _write_detectable(args, out, s, _discordance(args, s, difference=None))
     if args.difference is not None:
+        base = _baseline_rate(args, s)
+        if base is not None:
+            return _write(args, out, _range_plan(s, args.difference, base))
         found = _discordance(args, s, difference=args.difference)
         fix, brk = _split(args.difference, found.rate)
-        return _write_items(args, out, s, fix, brk, found)
+        return _write(args, out, _items_plan(s, fix, brk, found))
     if rates:
         fix, brk = _check_rates(args.fix_rate, args.break_rate)
-        return _write_items(args, out, s, fix, brk, _from_rates(fix, brk))
+        return _write(args, out, _items_plan(s, fix, brk, _from_rates(fix, brk)))
     if s.config.plan is None:
         where = f"{s.config.source} has no `plan:` section; " if args.config else ""
         raise UsageError(
             f"evalbot plan: {where}say what to detect: --difference 3pp with --discordance R, "
-            "--pilot BASELINE CANDIDATE or --from-baseline FILE; or --fix-rate and "
-            "--break-rate; or --items N with a discordance (see --help)"
+            "--pilot BASELINE CANDIDATE, --pass-rate P, --from-baseline FILE or --noise-floor "
+            "RUN_A RUN_B; or --fix-rate and --break-rate; or --items N with a discordance (see "
+            "--help)"
         )
     plan = s.config.plan
     found = Discordance(
@@ -101,11 +123,28 @@ def run_plan(args: argparse.Namespace, out: TextIO) -> int:
         paths={"config": s.config.source},
         detail={"config": s.config.source},
     )
-    return _write_items(args, out, s, plan.fix_rate, plan.break_rate, found)
+    return _write(args, out, _items_plan(s, plan.fix_rate, plan.break_rate, found))
+
+
+#: The flags that give the baseline's pass rate, and with it a range of discordance.
+RANGE_FLAGS = ("--pass-rate", "--from-baseline", "--noise-floor")
 
 
 def _discordance_given(args: argparse.Namespace) -> bool:
-    return any(x is not None for x in (args.discordance, args.pilot, args.from_baseline))
+    sources = (args.discordance, args.pilot, args.from_baseline, args.pass_rate, args.noise_floor)
+    return any(x is not None for x in sources)
+
+
+def _baseline_rate(args: argparse.Namespace, s: Settings) -> BaselineRate | None:
+    """The baseline's pass rate, when a flag gives it (else the discordance is given)."""
+    if args.pass_rate is not None:
+        return BaselineRate(rate=args.pass_rate, source="pass_rate")
+    if args.from_baseline is not None:
+        return from_one_run(args.from_baseline, reading_config(s.config, args))
+    if args.noise_floor is not None:
+        a, b = args.noise_floor
+        return from_noise_floor(a, b, reading_config(s.config, args), missing=args.missing)
+    return None
 
 
 def _check_rates(fix: float | None, brk: float | None) -> tuple[float, float]:
@@ -143,18 +182,18 @@ def _discordance(args: argparse.Namespace, s: Settings, *, difference: float | N
     if args.pilot is not None:
         base, cand = args.pilot
         return from_pilot(base, cand, reading_config(s.config, args), missing=args.missing)
-    if args.from_baseline is not None:
-        if difference is None:
-            raise UsageError(
-                "evalbot plan: --from-baseline needs --difference (the discordance it assumes "
-                "depends on the change); with --items give --discordance or --pilot"
-            )
-        return from_one_run(args.from_baseline, reading_config(s.config, args), difference)
+    given = next((flag for flag in RANGE_FLAGS if getattr(args, flag[2:].replace("-", "_"))), None)
+    if given is not None:  # with --items: the discordance a pass rate allows depends on the change
+        raise UsageError(
+            f"evalbot plan: {given} needs --difference (the discordance it allows depends on "
+            "the change); with --items give --discordance or --pilot"
+        )
     flag = "--difference" if difference is not None else "--items"
     raise UsageError(
         f"evalbot plan: {flag} needs the share of items expected to change outcome: "
-        "--discordance R, --pilot BASELINE CANDIDATE (two real runs), or --from-baseline FILE "
-        "(one run; conservative)"
+        "--discordance R or --pilot BASELINE CANDIDATE (two real runs); or, with --difference, "
+        "the baseline's pass rate: --pass-rate P, --from-baseline FILE (one run) or "
+        "--noise-floor RUN_A RUN_B (two runs of the same system)"
     )
 
 
@@ -165,14 +204,9 @@ def _pp(value: float) -> str:
 # ---- items needed --------------------------------------------------------------------------------
 
 
-def _write_items(
-    args: argparse.Namespace,
-    out: TextIO,
-    s: Settings,
-    fix: float,
-    brk: float,
-    found: Discordance,
-) -> int:
+def _items_plan(s: Settings, fix: float, brk: float, found: Discordance) -> ItemsPlan:
+    """The size for these fix and break rates, checked by simulation; with a pilot's
+    interval, the sizes at its ends."""
     size = _sizer(s)
     result = size(fix, brk)
     simulated = simulate_mcnemar_power(
@@ -190,7 +224,68 @@ def _write_items(
         low, high = found.interval
         if low >= abs(effect):
             at_interval = (size(*_split(effect, low)).items, size(*_split(effect, high)).items)
-    plan = ItemsPlan(result=result, simulated=simulated, discordance=found, at_interval=at_interval)
+    return ItemsPlan(result=result, simulated=simulated, discordance=found, at_interval=at_interval)
+
+
+def _range_rates(
+    difference: float, p0: float, noise: Discordance | None
+) -> list[tuple[Assumption, float]]:
+    """The discordances a change of ``difference`` from pass rate ``p0`` allows, by assumption:
+    the least (``|difference|``), three evenly between, the independent case, and the A/A
+    pair's noise floor plus the change; one row per discordance, by size."""
+    least = abs(difference)
+    independent = independent_discordance(p0, p0 + difference)
+    named: list[tuple[Assumption, float]] = [("independent", independent), ("least", least)]
+    if noise is not None:
+        named.insert(0, ("noise_floor", min(1.0, noise.rate + least)))
+    between: list[tuple[Assumption, float]] = [
+        ("between", least + k * (independent - least) / 4) for k in (1, 2, 3)
+    ]
+    rows: dict[float, tuple[Assumption, float]] = {}
+    for assumption, rate in named + between:  # a named row wins over an equal one
+        rows.setdefault(round(rate, 12), (assumption, rate))
+    return sorted(rows.values(), key=lambda row: row[1])
+
+
+def _range_plan(s: Settings, difference: float, base: BaselineRate) -> ItemsPlan:
+    """The sizes over the range of discordance from the baseline's pass rate; the plan is the
+    noise floor's row when an A/A pair measured it, else the independent (largest) one."""
+    p0, p1 = base.rate, base.rate + difference
+    if not 0.0 <= p1 <= 1.0:
+        raise UsageError(
+            f"evalbot plan: a pass rate of {p0 * 100:.1f} % moved by {_pp(difference)} would "
+            "leave 0-100 %"
+        )
+    size = _sizer(s)
+    rows = tuple(
+        RangeRow(assumption=assumption, result=size(*_split(difference, rate)))
+        for assumption, rate in _range_rates(difference, p0, base.noise)
+    )
+    chosen = next((r for r in rows if r.assumption == "noise_floor"), rows[-1])
+    detail: dict[str, object] = {
+        "pass_rate": p0,
+        "expected_pass_rate": p1,
+        "assumption": chosen.assumption,
+    }
+    sentence = f"Pass rate {p0 * 100:.1f} % from {{baseline}} ({base.items} items)."
+    if base.noise is not None:
+        detail["noise_floor"] = {"rate": base.noise.rate, **base.noise.detail}
+        sentence = f"Pass rate {p0 * 100:.1f} % from the A/A pair (both runs' mean)."
+    found = Discordance(
+        rate=chosen.result.discordant_rate,
+        source=base.source,
+        sentence=sentence if base.source != "pass_rate" else "",
+        paths=base.paths,
+        detail={**detail, **base.detail},
+        interval=None
+        if base.noise is None or base.noise.interval is None
+        else (base.noise.interval[0] + abs(difference), base.noise.interval[1] + abs(difference)),
+    )
+    plan = _items_plan(s, chosen.result.fix_rate, chosen.result.break_rate, found)
+    return replace(plan, baseline_rate=base, rows=rows)
+
+
+def _write(args: argparse.Namespace, out: TextIO, plan: ItemsPlan) -> int:
     if args.format == "json":
         out.write(json.dumps(items_json(plan), indent=2) + "\n")
     elif args.format == "markdown":

@@ -1,4 +1,6 @@
-"""Pure: the outputs of ``evalbot plan`` (JSON, text, Markdown) from its results.
+"""Pure: the outputs of ``evalbot plan`` (JSON, text, Markdown) from its results: one size, a
+range of sizes over the discordance a baseline's pass rate allows, or the minimum detectable
+effect.
 
 :mod:`evalbot.plan_run` reads the inputs and computes the plan with :mod:`evalbot.stats`; this
 module words it. File names (a pilot's, a run's) are the user's text: every output shows them
@@ -10,7 +12,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from evalbot import text as md
 from evalbot.stats import DetectableEffectResult, SampleSizeResult
@@ -18,8 +20,10 @@ from evalbot.stats import DetectableEffectResult, SampleSizeResult
 __all__ = [
     "PLAN_SCHEMA_VERSION",
     "PLAN_SIMULATIONS",
+    "BaselineRate",
     "Discordance",
     "ItemsPlan",
+    "RangeRow",
     "detectable_json",
     "detectable_markdown",
     "detectable_sentences",
@@ -54,11 +58,42 @@ class Discordance:
 
 
 @dataclass(frozen=True, kw_only=True)
+class BaselineRate:
+    """The baseline's pass rate a plan over a range of discordance starts from: given
+    (``pass_rate``), one run (``baseline``), or an A/A pair (``noise_floor``: two runs of the
+    same system, whose discordance ``noise`` is the noise floor)."""
+
+    rate: float
+    source: str
+    items: int | None = None
+    paths: dict[str, str] = field(default_factory=dict)
+    detail: dict[str, Any] = field(default_factory=dict)
+    noise: Discordance | None = None
+
+
+#: The assumption behind a row of the range: the least discordance the change allows
+#: (|difference|), evenly between, the A/A pair's noise floor plus the change, independent runs.
+Assumption = Literal["least", "between", "noise_floor", "independent"]
+
+
+@dataclass(frozen=True, kw_only=True)
+class RangeRow:
+    assumption: Assumption
+    result: SampleSizeResult
+
+
+@dataclass(frozen=True, kw_only=True)
 class ItemsPlan:
+    """A plan: ``result`` the size it recommends; with a baseline's pass rate, ``rows`` the
+    sizes over the range of discordance (``result`` is the noise floor's row, else the
+    independent one)."""
+
     result: SampleSizeResult
     simulated: float
     discordance: Discordance
-    at_interval: tuple[int, int] | None = None  # items needed at the pilot interval's ends
+    at_interval: tuple[int, int] | None = None  # items needed at the interval's ends
+    baseline_rate: BaselineRate | None = None
+    rows: tuple[RangeRow, ...] = ()
 
 
 def _finite(value: float) -> float | None:
@@ -116,7 +151,47 @@ def items_json(plan: ItemsPlan) -> dict[str, object]:
             "rounding": "discordant pairs rounded up; items = ceil(discordant_pairs / "
             "discordant_rate)",
         },
+        **_range_json(plan),
     }
+
+
+def _range_json(plan: ItemsPlan) -> dict[str, object]:
+    if plan.baseline_rate is None:
+        return {}
+    p0 = plan.baseline_rate.rate
+    return {
+        "pass_rate": p0,
+        "expected_pass_rate": p0 + plan.result.fix_rate - plan.result.break_rate,
+        "by_discordance": [
+            {
+                "assumption": row.assumption,
+                "text": _assumption(row, plan),
+                "discordance": row.result.discordant_rate,
+                "fix_rate": row.result.fix_rate,
+                "break_rate": row.result.break_rate,
+                "items": row.result.items,
+                "discordant_pairs": row.result.discordant_pairs,
+                "power_reached": _finite(row.result.exact_power),
+            }
+            for row in plan.rows
+        ],
+    }
+
+
+def _assumption(row: RangeRow, plan: ItemsPlan) -> str:
+    """What a row of the range assumes, in words."""
+    result = row.result
+    if row.assumption == "least":
+        return "least possible: no item moves against the change"
+    if row.assumption == "independent":
+        return "independent outcomes: the runs agree no more than chance (the most items)"
+    if row.assumption == "noise_floor":
+        noise = plan.baseline_rate.noise if plan.baseline_rate else None
+        floor = noise.rate if noise else math.nan
+        return f"the A/A pair's noise floor {floor * 100:.1f} % plus the change's own items"
+    gain = result.fix_rate >= result.break_rate
+    against = result.break_rate if gain else result.fix_rate
+    return f"the change also {'breaks' if gain else 'fixes'} {against * 100:.1f} % of the items"
 
 
 def items_sentences(plan: ItemsPlan, name: Callable[[str], str] = str) -> list[str]:
@@ -150,7 +225,8 @@ def items_sentences(plan: ItemsPlan, name: Callable[[str], str] = str) -> list[s
         lines.append(plan.discordance.describe(name))
     if plan.at_interval is not None:
         low, high = plan.at_interval
-        lines.append(f"At the ends of that interval the plan needs {low} to {high} items.")
+        which = "the noise floor's" if plan.discordance.source == "noise_floor" else "that"
+        lines.append(f"At the ends of {which} interval the plan needs {low} to {high} items.")
     elif plan.discordance.interval is not None:
         lines.append(
             "The interval's lower end is below the difference, so the plan's size at its ends "
@@ -165,8 +241,60 @@ def items_sentences(plan: ItemsPlan, name: Callable[[str], str] = str) -> list[s
     return lines
 
 
+def _range_intro(plan: ItemsPlan) -> str:
+    result, sizes = plan.result, [row.result.items for row in plan.rows]
+    effect = result.fix_rate - result.break_rate
+    p0 = plan.baseline_rate.rate if plan.baseline_rate else math.nan
+    return (
+        f"{min(sizes)} to {max(sizes)} items to detect {effect * 100:+.1f} pp from a pass rate "
+        f"of {p0 * 100:.1f} % (to {(p0 + effect) * 100:.1f} %) with McNemar's {result.method} "
+        f"test at alpha {result.alpha:g}, two-sided, power {result.power:g}, depending on the "
+        "share of items whose outcome differs between the two runs (the discordance):"
+    )
+
+
+def _range_after(plan: ItemsPlan, name: Callable[[str], str]) -> str:
+    noise = plan.baseline_rate.noise if plan.baseline_rate else None
+    if noise is None:
+        return (
+            "One run cannot show the discordance. Runs of similar systems agree more than "
+            "independent ones, so the last row is an upper bound, and the plan below takes it; "
+            "two runs of the baseline system (--noise-floor RUN_A RUN_B) measure how many items "
+            "change by chance alone, and a pilot of the change (--pilot) the discordance itself."
+        )
+    return f"{noise.describe(name)} The plan below takes the noise floor's row."
+
+
+def _range_cells(row: RangeRow, plan: ItemsPlan) -> tuple[str, ...]:
+    r = row.result
+    return (
+        f"{r.discordant_rate * 100:.1f} %",
+        f"{r.fix_rate * 100:.1f} %",
+        f"{r.break_rate * 100:.1f} %",
+        str(r.items),
+        _power(r.exact_power),
+        _assumption(row, plan),
+    )
+
+
+RANGE_HEADER = ("discordance", "fix rate", "break rate", "items", "power", "assumption")
+
+
 def items_text(plan: ItemsPlan) -> str:
-    return "".join(line + "\n" for line in items_sentences(plan))
+    lines = items_sentences(plan)
+    if plan.rows:
+        rows = [RANGE_HEADER, *(_range_cells(row, plan) for row in plan.rows)]
+        table = [
+            "  "
+            + "  ".join(
+                cell.rjust(len(head) + 1) for cell, head in zip(row[:5], RANGE_HEADER, strict=False)
+            )
+            + "  "
+            + row[5]
+            for row in rows
+        ]
+        lines = [_range_intro(plan), "", *table, "", _range_after(plan, str), *lines]
+    return "".join(line + "\n" for line in lines)
 
 
 def _markdown_name(path: str) -> str:
@@ -174,7 +302,21 @@ def _markdown_name(path: str) -> str:
     return f"**{md.escape(path)}**"
 
 
+def _range_markdown(plan: ItemsPlan) -> str:
+    sizes = [row.result.items for row in plan.rows]
+    rows = [RANGE_HEADER, ("---:",) * 5 + ("---",), *(_range_cells(row, plan) for row in plan.rows)]
+    table = "".join("| " + " | ".join(row) + " |\n" for row in rows)
+    lines = [_range_after(plan, _markdown_name), *items_sentences(plan, _markdown_name)]
+    body = "\n".join(f"- {line}" for line in lines)
+    heading = f"{min(sizes)} to {max(sizes)} items"
+    if plan.baseline_rate is not None and plan.baseline_rate.noise is not None:
+        heading = f"{plan.result.items} items"
+    return f"### Plan: **{heading}**\n\n{_range_intro(plan)}\n\n{table}\n{body}\n"
+
+
 def items_markdown(plan: ItemsPlan) -> str:
+    if plan.rows:
+        return _range_markdown(plan)
     result = plan.result
     effect = result.fix_rate - result.break_rate
     first, *rest = items_sentences(plan, _markdown_name)

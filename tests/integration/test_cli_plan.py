@@ -17,6 +17,7 @@ from markdown_it import MarkdownIt
 from statsmodels.stats.proportion import proportion_confint
 
 from evalbot.cli import main
+from tests.power_reference import scipy_power
 
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLE = REPO / "evalbot" / "data" / "example"
@@ -121,27 +122,147 @@ def test_the_discordance_comes_from_a_pilot(plan) -> None:  # type: ignore[no-un
     assert f"At the ends of that interval the plan needs {ends[0]} to {ends[1]} items." in text
 
 
-def test_one_run_gives_the_conservative_discordance_of_independent_outcomes(plan) -> None:  # type: ignore[no-untyped-def]
-    report = plan("--difference", "3pp", "--from-baseline", BASE, "--format", "json").json()
-    found = report["discordance"]
-    # p0 = 280 / 400 = 0.70, p1 = 0.73: p0 (1 - p1) + p1 (1 - p0) = 0.189 + 0.219 = 0.408
-    assert (found["pass_rate"], found["expected_pass_rate"]) == (0.7, pytest.approx(0.73))
-    assert found["rate"] == pytest.approx(0.408, abs=1e-12)
-    assert found["source"] == "baseline"
-    # more items than the pilot asks for: the example's runs agree far more than independent ones
-    pilot = plan("--difference", "3pp", "--pilot", BASE, CAND, "--format", "json").json()
-    assert report["items"] > 3 * pilot["items"]
-    text = plan("--difference", "3pp", "--from-baseline", BASE).out
-    assert "as if the two runs' outcomes were independent" in text
-    assert "so this plan is conservative" in text
-
-
 def test_the_minimum_detectable_effect_takes_a_pilot(plan) -> None:  # type: ignore[no-untyped-def]
     pilot = plan("--items", "400", "--pilot", BASE, CAND, "--format", "json").json()
     given = plan("--items", "400", "--discordance", "0.1125", "--format", "json").json()
     assert pilot["minimum_detectable_effect"] == given["minimum_detectable_effect"]
     assert pilot["discordance"]["source"] == "pilot"
     assert given["discordance"] == {"rate": 0.1125, "source": "given"}
+
+
+# ---- the baseline's pass rate: the range of discordance ----------------------------------------
+
+#: Two of five identical runs of one system (tests/data/README.md): an A/A pair.
+AA = REPO / "tests" / "data" / "aa_pair"
+RUN_A, RUN_B = str(AA / "i0_run3.jsonl"), str(AA / "i0_run4.jsonl")
+
+
+def smallest_by_scipy(row: dict[str, Any], *, every_smaller: bool = False) -> None:
+    """A row's size is the smallest whose exact power reaches 0.8, by the independent sums of
+    tests/power_reference.py (scipy.stats.binom): the size reaches it, the one below does not
+    (with ``every_smaller``, no smaller size does)."""
+    fix, brk, items = row["fix_rate"], row["break_rate"], row["items"]
+    assert scipy_power(fix, brk, items) >= 0.8
+    assert row["power_reached"] == pytest.approx(scipy_power(fix, brk, items), abs=1e-9)
+    below = range(1, items) if every_smaller else [items - 1]
+    assert all(scipy_power(fix, brk, n) < 0.8 for n in below)
+
+
+def test_three_points_around_85_percent(plan) -> None:  # type: ignore[no-untyped-def]
+    report = plan("--pass-rate", "85%", "--difference", "+3 pp", "--format", "json").json()
+    rows = report["by_discordance"]
+    assert [r["assumption"] for r in rows] == [
+        "least",
+        "between",
+        "between",
+        "between",
+        "independent",
+    ]
+    # by hand: the least discordance is |D| = 0.03 (nothing breaks); independent runs with
+    # pass rates 0.85 and 0.88 disagree on 0.85 * 0.12 + 0.88 * 0.15 = 0.234; evenly between
+    assert [r["discordance"] for r in rows] == pytest.approx([0.03, 0.081, 0.132, 0.183, 0.234])
+    for r in rows:  # fix and break rates from (R + D) / 2 and (R - D) / 2
+        assert (r["fix_rate"], r["break_rate"]) == pytest.approx(
+            ((r["discordance"] + 0.03) / 2, (r["discordance"] - 0.03) / 2), abs=1e-12
+        )
+        smallest_by_scipy(r, every_smaller=r["assumption"] == "least")
+    assert [r["items"] for r in rows] == [263, 745, 1203, 1651, 2100]
+    # the plan is the independent row (the upper bound for associated runs), as said
+    assert (report["items"], report["discordance"]["source"]) == (2100, "pass_rate")
+    assert (report["pass_rate"], report["expected_pass_rate"]) == (0.85, pytest.approx(0.88))
+    text = plan("--pass-rate", "85%", "--difference", "3pp").out.splitlines()
+    assert text[0] == (
+        "263 to 2100 items to detect +3.0 pp from a pass rate of 85.0 % (to 88.0 %) with "
+        "McNemar's exact test at alpha 0.05, two-sided, power 0.8, depending on the share of "
+        "items whose outcome differs between the two runs (the discordance):"
+    )
+    assert text[1] == text[8] == ""  # the table stands apart
+    words = [" ".join(line.split()) for line in text]  # the table's columns aligned
+    assert words[2] == "discordance fix rate break rate items power assumption"
+    assert (
+        words[3] == "3.0 % 3.0 % 0.0 % 263 0.803 least possible: no item moves against the change"
+    )
+    assert words[7] == (
+        "23.4 % 13.2 % 10.2 % 2100 0.800 independent outcomes: the runs agree no more than "
+        "chance (the most items)"
+    )
+    assert text[9].startswith("One run cannot show the discordance.")
+    assert text[10].startswith("2100 items to detect +3.0 pp (fix rate 0.132, break rate 0.102)")
+
+
+def test_one_run_gives_its_pass_rate_and_the_range(plan) -> None:  # type: ignore[no-untyped-def]
+    report = plan("--difference", "3pp", "--from-baseline", BASE, "--format", "json").json()
+    found = report["discordance"]
+    # the bundled baseline passes 280 of 400: p0 = 0.70, p1 = 0.73; independent runs disagree
+    # on 0.70 * 0.27 + 0.73 * 0.30 = 0.408
+    assert (found["pass_rate"], found["expected_pass_rate"]) == (0.7, pytest.approx(0.73))
+    assert (found["source"], found["file"], found["assumption"]) == (
+        "baseline",
+        BASE,
+        "independent",
+    )
+    rows = report["by_discordance"]
+    assert [r["discordance"] for r in rows] == pytest.approx([0.03, 0.1245, 0.219, 0.3135, 0.408])
+    assert rows[0]["items"] == 263  # the least discordance does not depend on the pass rate
+    assert report["items"] == rows[-1]["items"] == 3619
+    same = plan("--difference", "3pp", "--pass-rate", "70%", "--format", "json").json()
+    assert same["by_discordance"] == rows
+    text = plan("--difference", "3pp", "--from-baseline", BASE).out
+    assert f"Pass rate 70.0 % from {BASE} (400 items)." in text
+
+
+def test_an_aa_pair_measures_the_noise_floor(plan) -> None:  # type: ignore[no-untyped-def]
+    report = plan("--difference", "3pp", "--noise-floor", RUN_A, RUN_B, "--format", "json").json()
+    found = report["discordance"]
+    noise = found["noise_floor"]
+    # two identical runs of one system on 100 tasks: 77 and 76 resolved; 7 tasks changed (3
+    # resolved only in the second, 4 only in the first), counted from the files by hand
+    assert (noise["items"], noise["discordant"], noise["fixed"], noise["broken"]) == (100, 7, 3, 4)
+    assert noise["rate"] == 0.07
+    low, high = proportion_confint(7, 100, alpha=0.05, method="wilson")
+    assert noise["interval"] == pytest.approx([low, high], abs=1e-12)
+    assert found["pass_rate"] == 0.765  # (77 + 76) / 200
+    rows = {r["assumption"]: r for r in report["by_discordance"]}
+    # the noise floor plus the change's own items: 0.07 + 0.03
+    assert rows["noise_floor"]["discordance"] == pytest.approx(0.10)
+    smallest_by_scipy(rows["noise_floor"])
+    assert report["items"] == rows["noise_floor"]["items"]
+    assert found["assumption"] == "noise_floor"
+    ends = [
+        plan("--difference", "3pp", "--discordance", repr(r + 0.03), "--format", "json").json()[
+            "items"
+        ]
+        for r in (low, high)
+    ]
+    assert found["items_at_interval"] == ends
+    text = plan("--difference", "3pp", "--noise-floor", RUN_A, RUN_B).out
+    assert (
+        f"Noise floor 7.0 % from the A/A pair (two runs of the same system): 7 of 100 items "
+        f"changed outcome between {RUN_A} and {RUN_B} (3 fixed, 4 broken; 95 % Wilson interval "
+        f"{low * 100:.1f} to {high * 100:.1f} %). The plan below takes the noise floor's row."
+    ) in text
+    assert (
+        f"At the ends of the noise floor's interval the plan needs {ends[0]} to {ends[1]} items."
+        in text
+    )
+
+
+def test_the_range_in_markdown(plan) -> None:  # type: ignore[no-untyped-def]
+    ran = plan("--pass-rate", "85%", "--difference", "3pp", "--format", "markdown")
+    assert ran.out.startswith("### Plan: **263 to 2100 items**\n\n263 to 2100 items to detect")
+    tokens = MarkdownIt("commonmark").enable("table").parse(ran.out)
+    cells = [t.content for t in tokens if t.type == "inline"]
+    assert cells[cells.index("assumption") + 1 : cells.index("assumption") + 7] == [
+        "3.0 %",
+        "3.0 %",
+        "0.0 %",
+        "263",
+        "0.803",
+        "least possible: no item moves against the change",
+    ]
+    noise = plan("--difference", "3pp", "--noise-floor", RUN_A, RUN_B, "--format", "markdown")
+    items = plan("--difference", "3pp", "--noise-floor", RUN_A, RUN_B, "--format", "json").json()
+    assert noise.out.startswith(f"### Plan: **{items['items']} items**")
 
 
 # ---- rates written as percentages, and the config ------------------------------------------------
@@ -212,8 +333,9 @@ def test_the_config_gives_the_difference_and_the_design_effect(plan, tmp_path: P
         (
             ["--difference", "3pp"],
             "evalbot plan: --difference needs the share of items expected to change outcome: "
-            "--discordance R, --pilot BASELINE CANDIDATE (two real runs), or --from-baseline "
-            "FILE (one run; conservative)",
+            "--discordance R or --pilot BASELINE CANDIDATE (two real runs); or, with "
+            "--difference, the baseline's pass rate: --pass-rate P, --from-baseline FILE (one "
+            "run) or --noise-floor RUN_A RUN_B (two runs of the same system)",
         ),
         (
             ["--difference", "3pp", "--discordance", "2%"],
@@ -234,7 +356,8 @@ def test_the_config_gives_the_difference_and_the_design_effect(plan, tmp_path: P
         (
             ["--fix-rate", "8%", "--break-rate", "3%", "--discordance", "0.2"],
             "evalbot plan: --fix-rate and --break-rate already give the discordance (their "
-            "sum); use --difference with --discordance, --pilot or --from-baseline instead",
+            "sum); use --difference with --discordance, --pilot, --pass-rate, --from-baseline "
+            "or --noise-floor instead",
         ),
         (
             ["--difference", "3pp", "--discordance", "0.2", "--pilot", "a", "b"],
@@ -242,8 +365,26 @@ def test_the_config_gives_the_difference_and_the_design_effect(plan, tmp_path: P
         ),
         (
             ["--items", "100", "--from-baseline", "x.jsonl"],
-            "evalbot plan: --from-baseline needs --difference (the discordance it assumes "
+            "evalbot plan: --from-baseline needs --difference (the discordance it allows "
             "depends on the change); with --items give --discordance or --pilot",
+        ),
+        (
+            ["--items", "100", "--pass-rate", "85%"],
+            "evalbot plan: --pass-rate needs --difference (the discordance it allows depends "
+            "on the change); with --items give --discordance or --pilot",
+        ),
+        (
+            ["--difference", "3pp", "--pass-rate", "98%"],
+            "evalbot plan: a pass rate of 98.0 % moved by +3.0 pp would leave 0-100 %",
+        ),
+        (
+            ["--difference", "3pp", "--pass-rate", "85%", "--discordance", "10%"],
+            "evalbot plan: --discordance and --pass-rate exclude each other; give one",
+        ),
+        (
+            ["--difference", "3pp", "--pass-rate", "eighty"],
+            "evalbot plan: argument --pass-rate: --pass-rate must be a rate such as 5% or 0.05, "
+            "got 'eighty' (see --help)",
         ),
         (
             ["--alpha", "five"],
@@ -253,8 +394,9 @@ def test_the_config_gives_the_difference_and_the_design_effect(plan, tmp_path: P
         (
             [],
             "evalbot plan: say what to detect: --difference 3pp with --discordance R, --pilot "
-            "BASELINE CANDIDATE or --from-baseline FILE; or --fix-rate and --break-rate; or "
-            "--items N with a discordance (see --help)",
+            "BASELINE CANDIDATE, --pass-rate P, --from-baseline FILE or --noise-floor RUN_A "
+            "RUN_B; or --fix-rate and --break-rate; or --items N with a discordance (see "
+            "--help)",
         ),
     ],
 )

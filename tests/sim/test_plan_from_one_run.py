@@ -1,6 +1,6 @@
-"""``evalbot plan --from-baseline`` is conservative: the size it gives from one run (the two
-runs' outcomes assumed independent) reaches the target power whenever the runs' outcomes are
-positively associated, as runs of similar systems are.
+"""``evalbot plan --pass-rate`` (or ``--from-baseline``) is conservative: the size it takes
+without a measured discordance (the range's independent row) reaches the target power whenever
+the runs' outcomes are positively associated, as runs of similar systems are.
 
 For baseline pass rate p0, candidate p1 = p0 + D and correlation rho >= 0 between the two
 outcomes of an item (from none to 90 % of the most the margins allow), P(both pass) = p0 p1 + rho sqrt(p0 (1 - p0) p1 (1 - p1)); then
