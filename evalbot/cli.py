@@ -293,12 +293,15 @@ def run_action(args: argparse.Namespace, out: TextIO) -> int:
     from evalbot.action import GitHubPort
     from evalbot.action import run_action as action  # PyGithub loads only for the action
     from evalbot.actions_env import ActionsEnv, cancel_on_signals
-    from evalbot.github_io import make_client
+    from evalbot.github_io import drop_network_environment, make_client
     from evalbot.settings import Settings, parse_settings
     from evalbot.workspace import LocalWorkspace
 
     settings = parse_settings(os.environ)
     env = ActionsEnv(settings.output_path, settings.summary_path, out)
+    dropped = drop_network_environment(os.environ)
+    if dropped:
+        env.info(f"evalbot ignores {', '.join(dropped)}: its requests go to GitHub directly")
     files = LocalWorkspace(settings.workspace, settings.event_path)
 
     def connect(s: Settings) -> GitHubPort:

@@ -20,7 +20,7 @@ are in :mod:`evalbot.limits`.
 from __future__ import annotations
 
 from evalbot.github_io.check_runs import MAX_LISTED
-from evalbot.github_io.client import GitHubClient, make_client
+from evalbot.github_io.client import GitHubClient, drop_network_environment, make_client
 from evalbot.github_io.errors import (
     PERMISSION_ACTIONS,
     PERMISSION_CHECKS,
@@ -73,5 +73,6 @@ __all__ = [
     "PullRequestInfo",
     "StatusInfo",
     "WorkflowRunInfo",
+    "drop_network_environment",
     "make_client",
 ]

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import MutableMapping
 
 import requests
 from github import Auth, Github
@@ -21,7 +22,10 @@ from evalbot.github_io.pulls import Contents, PullRequests
 from evalbot.github_io.retry import MAX_WAIT_SECONDS, DownloadRetry, PyGithubRetry
 from evalbot.github_io.runs import WorkflowRuns
 
-__all__ = ["GitHubClient", "make_client"]
+__all__ = ["GitHubClient", "drop_network_environment", "make_client"]
+
+#: Variables requests reads when a session trusts the environment, besides ``*_proxy``.
+_NETWORK_VARIABLES = frozenset({"REQUESTS_CA_BUNDLE", "CURL_CA_BUNDLE", "NETRC"})
 
 
 class GitHubClient(PullRequests, Comments, CheckRuns, WorkflowRuns, ArtifactDownload, Contents):
@@ -114,6 +118,7 @@ def _download_session(retries: int, backoff: float, max_wait: float) -> requests
     """The session of the artifact download: GETs retried on a 5xx, redirects not followed
     (the client follows GitHub's one redirect itself, without the token)."""
     http = requests.Session()
+    http.trust_env = False  # no proxy, netrc or CA bundle from the environment
     http.headers["User-Agent"] = USER_AGENT
     for scheme in ("http://", "https://"):
         retry = DownloadRetry(
@@ -127,3 +132,19 @@ def _download_session(retries: int, backoff: float, max_wait: float) -> requests
         )
         http.mount(scheme, HTTPAdapter(max_retries=retry))
     return http
+
+
+def drop_network_environment(environ: MutableMapping[str, str]) -> list[str]:
+    """Take the variables that would route or verify evalbot's requests out of ``environ``
+    (every ``*_proxy`` in any case, ``REQUESTS_CA_BUNDLE``, ``CURL_CA_BUNDLE``, ``NETRC``): a
+    step before evalbot's can set them through ``$GITHUB_ENV``, and a proxy sees the token.
+    evalbot's own session has ``trust_env = False``; PyGithub's sessions trust the environment
+    and cannot be told otherwise. Returns the names taken out."""
+    names = [
+        name
+        for name in environ
+        if name.lower().endswith("_proxy") or name.upper() in _NETWORK_VARIABLES
+    ]
+    for name in names:
+        del environ[name]
+    return sorted(names)

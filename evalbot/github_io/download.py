@@ -3,15 +3,17 @@
 PyGithub has no artifact download: the archive URL is fetched with requests, only when it lies
 under the API's own origin (:func:`same_origin`, read the way urllib3, which connects, reads
 it), with the token; GitHub answers with a redirect to a pre-signed storage URL, fetched with
-no ``Authorization`` at all, so the token never reaches the storage host. Both answers are read
-in chunks and cut off at the byte limit, whatever ``Content-Length`` claims.
+no ``Authorization`` at all, so the token never reaches the storage host. Every further
+redirect is followed by hand and checked the same way: it must stay on the storage host GitHub
+named (and on https when the API is). Both answers are read in chunks and cut off at the byte
+limit, whatever ``Content-Length`` claims.
 """
 
 from __future__ import annotations
 
 import posixpath
 import re
-from urllib.parse import unquote, urlsplit
+from urllib.parse import unquote, urljoin, urlsplit
 
 import requests
 from urllib3.exceptions import LocationParseError
@@ -26,6 +28,8 @@ from evalbot.github_io.retry import WaitTooLong
 __all__ = ["ArtifactDownload", "read_capped", "same_origin"]
 
 _REDIRECTS = (301, 302, 303, 307, 308)
+#: Requests to the storage host at most: its first answer and its own redirects.
+_MAX_HOPS = 4
 _DEFAULT_PORTS = {"http": 80, "https": 443}
 _URL_SAFE = re.compile(r"[!-~]+")  # printable ASCII, no spaces or control characters
 
@@ -66,13 +70,7 @@ class ArtifactDownload(Connection):
             answer = self._ask_github(artifact, max_bytes, label)
             if isinstance(answer, bytes):
                 return answer
-            with self._http.get(answer, auth=_NoAuth(), stream=True, timeout=self._timeout) as blob:
-                if blob.status_code != 200:
-                    raise PublishError(
-                        f"{action} failed: the storage host answered "
-                        f"{blob.status_code} {blob.reason}"
-                    )
-                return read_capped(blob, max_bytes, label)
+            return self._fetch_blob(answer, max_bytes, label)
         except WaitTooLong as exc:
             raise PublishError(
                 f"{action} failed: asked to wait {exc.wait:.0f} s before retrying (Retry-After), "
@@ -100,6 +98,37 @@ class ArtifactDownload(Connection):
             if first.status_code == 200:
                 return read_capped(first, max_bytes, label)
             self._raise_http(f"downloading {label}", PERMISSION_ACTIONS, first)
+
+    def _fetch_blob(self, url: str, max_bytes: int, label: str) -> bytes:
+        """The archive from the storage host GitHub redirected to, without ``Authorization``;
+        its own redirects are followed only on that host (scheme, host and port), at most
+        :data:`_MAX_HOPS` of them."""
+        action = f"downloading {label}"
+        parts = _origin(url)
+        api = _origin(self._api_url)
+        if parts is None or api is None or (api[0] == "https" and parts[0] != "https"):
+            raise PublishError(f"{action}: GitHub redirected to an unusable URL; refusing it")
+        storage = f"{parts[0]}://{parts[1]}:{parts[2]}/"
+        for _ in range(_MAX_HOPS):
+            with self._http.get(
+                url, auth=_NoAuth(), stream=True, timeout=self._timeout, allow_redirects=False
+            ) as blob:
+                location = blob.headers.get("Location")
+                if blob.status_code in _REDIRECTS and location:
+                    url = urljoin(url, location)
+                    if not same_origin(url, storage):
+                        raise PublishError(
+                            f"{action}: the storage host {parts[1]} redirected outside itself; "
+                            "refusing to follow"
+                        )
+                    continue
+                if blob.status_code != 200:
+                    raise PublishError(
+                        f"{action} failed: the storage host answered "
+                        f"{blob.status_code} {blob.reason}"
+                    )
+                return read_capped(blob, max_bytes, label)
+        raise PublishError(f"{action}: more than {_MAX_HOPS - 1} redirects on the storage host")
 
 
 def _check_before(artifact: ArtifactInfo, max_bytes: int, label: str, api_url: str) -> None:
