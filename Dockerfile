@@ -25,7 +25,8 @@ FROM ${BASE_IMAGE} AS install
 ENV PIP_DISABLE_PIP_VERSION_CHECK=1 \
     PIP_ROOT_USER_ACTION=ignore
 COPY requirements.lock /tmp/evalbot/requirements.lock
-RUN pip install --no-cache-dir --no-compile --require-hashes --only-binary=:all: \
+# --no-deps: exactly the lock, which leaves out cryptography and pycparser (see its header)
+RUN pip install --no-cache-dir --no-compile --require-hashes --only-binary=:all: --no-deps \
       -r /tmp/evalbot/requirements.lock
 COPY --from=build /tmp/build/wheels /tmp/wheels
 RUN pip install --no-cache-dir --no-compile --no-deps --no-index /tmp/wheels/evalbot-*.whl \

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import re
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -107,6 +109,46 @@ def test_requirements_lock_pins_every_runtime_dependency() -> None:
     deps = pyproject.split("dependencies = [", 1)[1].split("]", 1)[0]
     for dep in re.findall(r'"([A-Za-z0-9_.-]+)', deps):
         assert dep.lower().replace("_", "-") in pinned, dep
+
+
+#: Declared by PyGithub (``pyjwt[crypto]``) and cffi, never imported on evalbot's way: the image
+#: installs requirements.lock with ``--no-deps``, and the lock leaves them out.
+UNUSED = ("cryptography", "pycparser")
+#: Refuses the unused packages, as if they were not installed (run in a fresh interpreter).
+_WITHOUT = f"""
+import importlib.abc, sys
+class Absent(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path=None, target=None):
+        if name.split(".")[0] in {UNUSED!r}:
+            raise ModuleNotFoundError(name)
+sys.meta_path.insert(0, Absent())
+"""
+
+
+def test_the_image_needs_no_crypto_packages() -> None:
+    """The lock leaves them out, the image installs nothing else, and the action imports,
+    builds its client and runs a comparison without them (a real run against the fake GitHub
+    is the container test's)."""
+    lock = (ROOT / "requirements.lock").read_text(encoding="utf-8")
+    pinned = {line.split("==")[0].split("[")[0] for line in lock.splitlines() if "==" in line}
+    assert not pinned & set(UNUSED)
+    assert {"pygithub", "pyjwt", "pynacl", "cffi"} <= pinned  # what `import github` needs
+    dockerfile = (ROOT / "Dockerfile").read_text(encoding="utf-8")
+    install = re.search(r"pip install [^\n]*(?:\\\n[^\n]*)*requirements\.lock", dockerfile)
+    assert install is not None
+    assert "--no-deps" in install.group(0)
+    run = _WITHOUT + (
+        "import io, evalbot.action\n"
+        "from evalbot.github_io import make_client\n"
+        "from evalbot.cli import main\n"
+        "make_client('http://127.0.0.1:9', 'ghs_x', 'o/r')\n"
+        "assert main(['compare', '--example', '--format', 'json'], io.StringIO()) == 0\n"
+        f"assert not [m for m in sys.modules if m.split('.')[0] in {UNUSED!r}]\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", run], cwd=ROOT, capture_output=True, text=True, check=False
+    )
+    assert done.returncode == 0, done.stderr
 
 
 def test_workflows_pin_actions_by_sha() -> None:
