@@ -66,7 +66,7 @@ RUN site="$(python -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])
 RUN site="$(python -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')" \
  && python -m compileall -q -j 0 -x '/(numpy|scipy)/' "$site" \
  && PYTHONDONTWRITEBYTECODE='' python -c "import io, py_compile, sys, sysconfig; \
-from evalbot.classcode import install; install(); import evalbot.action, evalbot.github_io; from evalbot.cli import main; \
+from evalbot.classcode import install; install(); import evalbot.action, evalbot.github; from evalbot.cli import main; \
 [main(['compare', '--example', '--format', f], io.StringIO()) for f in ('json', 'text', 'markdown')]; \
 from scipy.special import ndtr, ndtri, stdtr, stdtrit, nctdtr, nctdtrinc, betaln; \
 assert abs(ndtr(ndtri(0.975)) - 0.975) < 1e-12 and abs(stdtr(10, stdtrit(10, 0.9)) - 0.9) < 1e-12; \

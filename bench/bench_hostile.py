@@ -15,9 +15,9 @@ import contextlib
 import time
 from collections.abc import Callable
 
-from evalbot.config import parse_config
 from evalbot.errors import ConfigError
-from evalbot.state import parse_state
+from evalbot.plan.config import parse_config
+from evalbot.plan.state import parse_state
 from tests.unit.test_config import hostile_yaml
 from tests.unit.test_hostile_input import hostile, hostile_names, read_every_way, read_named
 from tests.unit.test_state import hostile_bodies

@@ -39,9 +39,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from evalbot.results.options import ReadOptions
-from evalbot.results.pairing import pair
-from evalbot.results.sources import load_results
+from evalbot.formats.options import ReadOptions
+from evalbot.formats.sources import load_results
+from evalbot.pairing.pair import pair
 
 
 def write_runs(directory: Path, items: int, seed: int = 0) -> tuple[Path, Path]:

@@ -4,7 +4,7 @@
 reader of the runner's files and a clock) as parameters (:mod:`evalbot.action_context`);
 :mod:`evalbot.cli` builds the real ones. The order matters:
 
-1. decide the mode from the event (:mod:`evalbot.events`); ``skip`` ends here with a notice;
+1. decide the mode from the event (:mod:`evalbot.github.events`); ``skip`` ends here with a notice;
 2. in pull request modes, find the pull request and check that its head is still the commit
    the results are for (a stale run posts nothing);
 3. read ``.evalbot.yml`` at the PR's **base** commit (:mod:`evalbot.action_plan`), look the
@@ -14,7 +14,7 @@ reader of the runner's files and a clock) as parameters (:mod:`evalbot.action_co
 4. take a **ticket**: create the check run (with a personal token, a commit status) on the head
    sha, declaring the commit and the item set judged; then count the earlier looks from the
    check runs evalbot's own App created on the pull request's commits
-   (:mod:`evalbot.action_looks`, :mod:`evalbot.ledger`), never from what commenters can write;
+   (:mod:`evalbot.action_looks`, :mod:`evalbot.plan.ledger`), never from what commenters can write;
 5. compute and decide (the CLI's pipeline, :mod:`evalbot.analysis`), render comment, check and
    job summary from one :func:`evalbot.report.build_view`;
 6. publish (:mod:`evalbot.action_publish`): the completed check first (its digest is the
@@ -34,7 +34,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from evalbot import text as md
 from evalbot.action_context import Clock, GitHubPort, PullTarget, RunContext, Workspace
 from evalbot.action_inputs import (
     find_baseline,
@@ -57,18 +56,19 @@ from evalbot.action_publish import (
 )
 from evalbot.action_records import Baseline, Neutral, Plan, Skip, Verdict
 from evalbot.action_text import history_rows
-from evalbot.actions_env import ActionsEnv
 from evalbot.analysis import decide
-from evalbot.checks import StatusPublisher
-from evalbot.config import Config
 from evalbot.errors import EXIT_OK, Cancelled, EvalbotError, PublishError
-from evalbot.events import Event, parse_event
-from evalbot.ledger import Digest
-from evalbot.policy import next_state
-from evalbot.results.fingerprint import fingerprint
-from evalbot.results.model import Paired
-from evalbot.settings import ActionInputError, Settings
-from evalbot.state import State
+from evalbot.formats.model import Paired
+from evalbot.github.checks import StatusPublisher
+from evalbot.github.events import Event, parse_event
+from evalbot.github.runner import ActionsEnv
+from evalbot.github.settings import ActionInputError, Settings
+from evalbot.pairing.fingerprint import fingerprint
+from evalbot.plan.config import Config
+from evalbot.plan.ledger import Digest
+from evalbot.plan.policy import next_state
+from evalbot.plan.state import State
+from evalbot.report import text as md
 
 __all__ = [
     "Clock",

@@ -14,10 +14,11 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Protocol
 
-from evalbot.actions_env import ActionsEnv
-from evalbot.checks import ChecksPort, StatusPublisher
-from evalbot.events import Event
-from evalbot.github_io import (
+from evalbot.formats.model import Results
+from evalbot.formats.options import ReadOptions
+from evalbot.github.checks import ChecksPort, StatusPublisher
+from evalbot.github.events import Event
+from evalbot.github.records import (
     ArtifactInfo,
     CheckRunInfo,
     CommentInfo,
@@ -25,17 +26,16 @@ from evalbot.github_io import (
     StatusInfo,
     WorkflowRunInfo,
 )
-from evalbot.ledger import Digest
-from evalbot.results.model import Results
-from evalbot.results.options import ReadOptions
-from evalbot.settings import Settings
+from evalbot.github.runner import ActionsEnv
+from evalbot.github.settings import Settings
+from evalbot.plan.ledger import Digest
 
 __all__ = ["Clock", "GitHubPort", "PullTarget", "RunContext", "Workspace"]
 
 
 class GitHubPort(ChecksPort, Protocol):
-    """What the action needs from GitHub (:class:`evalbot.github_io.GitHubClient` is one): the
-    check run's calls (:class:`evalbot.checks.ChecksPort`) and these."""
+    """What the action needs from GitHub (:class:`evalbot.github.GitHubClient` is one): the
+    check run's calls (:class:`evalbot.github.checks.ChecksPort`) and these."""
 
     def get_pull(self, number: int) -> PullRequestInfo: ...
 
@@ -76,7 +76,8 @@ class GitHubPort(ChecksPort, Protocol):
 
 
 class Workspace(Protocol):
-    """What the action reads on the runner (:class:`evalbot.workspace.LocalWorkspace` is one):
+    """What the action reads on the runner (:class:`evalbot.github.workspace.LocalWorkspace` is
+    one):
     the event's payload, and result files named relative to the workspace (the files the plan
     names, ``all_ids`` among them, are read with the plan at its commit, never from here)."""
 

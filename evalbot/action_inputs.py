@@ -12,24 +12,24 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from evalbot import text as md
 from evalbot.action_context import RunContext
 from evalbot.action_records import Baseline, BaselineSource, Neutral, Refused
 from evalbot.action_text import no_baseline_message
 from evalbot.analysis import prepare
-from evalbot.baseline import Found, eligible_runs, search_runs
-from evalbot.config import Config
 from evalbot.errors import InputError, PairingError
-from evalbot.github_io import ArtifactInfo, WorkflowRunInfo
+from evalbot.formats.archive import ArchiveBudget
+from evalbot.formats.merge import merge
+from evalbot.formats.model import Paired, Results
+from evalbot.formats.options import ReadOptions
+from evalbot.formats.sources import parse_zip
+from evalbot.github.baseline import Found, eligible_runs, search_runs
+from evalbot.github.records import ArtifactInfo, WorkflowRunInfo
+from evalbot.github.settings import ActionInputError
 from evalbot.limits import MAX_ARTIFACT_MEMBERS, MAX_ARTIFACT_RATIO, artifact_inflate_limit
-from evalbot.results.archive import ArchiveBudget
-from evalbot.results.merge import merge
-from evalbot.results.model import Paired, Results
-from evalbot.results.options import ReadOptions
-from evalbot.results.pairing import pair
-from evalbot.results.sources import parse_zip
-from evalbot.settings import ActionInputError
-from evalbot.text import Markdown
+from evalbot.pairing.pair import pair
+from evalbot.plan.config import Config
+from evalbot.report import text as md
+from evalbot.report.text import Markdown
 
 __all__ = [
     "find_baseline",
@@ -45,7 +45,7 @@ def load_results_from_zip(
 ) -> Results:
     """Every result file in an artifact's zip, parsed and merged.
 
-    The archive is read in memory by :func:`evalbot.results.sources.parse_zip`, which refuses
+    The archive is read in memory by :func:`evalbot.formats.sources.parse_zip`, which refuses
     symbolic links, paths outside the archive, encrypted members, nested archives and zip
     bombs; here it inflates to at most :func:`evalbot.limits.artifact_inflate_limit` bytes
     (proportional to the zip's size, within ``max_total``: ``EVALBOT_MAX_ARTIFACT_BYTES``) in

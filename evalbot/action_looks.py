@@ -1,6 +1,6 @@
 """The earlier looks at a pull request, read from GitHub.
 
-The looks are counted (:func:`evalbot.ledger.count_looks`) from the check runs (with a
+The looks are counted (:func:`evalbot.plan.ledger.count_looks`) from the check runs (with a
 personal token, the commit statuses) evalbot's own identity created on the pull request's
 commits, never from what commenters can write. evalbot's own sticky comment adds the commits a
 force push took out of the pull request, and the workflow's runs the commits it ran on.
@@ -11,12 +11,12 @@ from __future__ import annotations
 from dataclasses import replace
 
 from evalbot.action_context import RunContext
-from evalbot.checks import StatusPublisher, check_tickets, status_tickets
 from evalbot.errors import PublishError
-from evalbot.events import PR_EVENTS
-from evalbot.github_io import CommentInfo
-from evalbot.ledger import Ticket, count_looks
-from evalbot.state import State, parse_state
+from evalbot.github.checks import StatusPublisher, check_tickets, status_tickets
+from evalbot.github.events import PR_EVENTS
+from evalbot.github.records import CommentInfo
+from evalbot.plan.ledger import Ticket, count_looks
+from evalbot.plan.state import State, parse_state
 
 __all__ = ["MAX_LEDGER_COMMITS", "earlier_looks", "own_comment"]
 
@@ -43,7 +43,7 @@ def own_comment(run: RunContext) -> CommentInfo | None:
 
 
 def earlier_looks(run: RunContext, status: StatusPublisher) -> State:
-    """The earlier looks, from the ledger (see :mod:`evalbot.ledger`) and evalbot's own
+    """The earlier looks, from the ledger (see :mod:`evalbot.plan.ledger`) and evalbot's own
     comment (which names the commits a force push took out of the pull request); ``status``
     holds this run's ticket."""
     own = own_comment(run)

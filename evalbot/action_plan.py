@@ -11,15 +11,15 @@ from __future__ import annotations
 import posixpath
 from collections.abc import Callable
 
-from evalbot import text as md
 from evalbot.action_context import GitHubPort, RunContext
 from evalbot.action_records import Plan
 from evalbot.action_text import config_diff
-from evalbot.config import Config, parse_config
 from evalbot.errors import ConfigError, PublishError
-from evalbot.render import TemplateFolder, UserTemplate
-from evalbot.settings import ActionInputError
-from evalbot.text import Markdown
+from evalbot.github.settings import ActionInputError
+from evalbot.plan.config import Config, parse_config
+from evalbot.report import text as md
+from evalbot.report.render import TemplateFolder, UserTemplate
+from evalbot.report.text import Markdown
 
 __all__ = ["load_plan", "plan_reader"]
 

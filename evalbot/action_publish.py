@@ -12,21 +12,23 @@ from __future__ import annotations
 import contextlib
 import signal
 
-from evalbot import text as md
 from evalbot.action_context import RunContext
 from evalbot.action_looks import own_comment
 from evalbot.action_records import Neutral, Rendered, Verdict
 from evalbot.action_text import distinct_looks, history_rows
-from evalbot.checks import DOCS, FORK_WARNING
-from evalbot.config import Config
 from evalbot.errors import EXIT_BAD_INPUT, EXIT_GATE_FAILED, EXIT_OK, Cancelled, EvalbotError
-from evalbot.github_io import GitHubRequestError
+from evalbot.formats.model import Results
+from evalbot.github.checks import DOCS, FORK_WARNING
+from evalbot.github.errors import GitHubRequestError
 from evalbot.limits import MAX_COMMENT_CHARS
-from evalbot.render import render_check, render_comment, render_notice, render_summary
-from evalbot.report import Provenance, build_view, pvalue_output
-from evalbot.results.model import Results
-from evalbot.state import State, parse_state, render_state
-from evalbot.text import Markdown
+from evalbot.plan.config import Config
+from evalbot.plan.state import State, parse_state, render_state
+from evalbot.report import text as md
+from evalbot.report.numbers import pvalue_output
+from evalbot.report.records import Provenance
+from evalbot.report.render import render_check, render_comment, render_notice, render_summary
+from evalbot.report.text import Markdown
+from evalbot.report.view import build_view
 
 __all__ = [
     "MAX_IDS",

@@ -12,14 +12,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from evalbot.compare import Comparison
-from evalbot.config import Config
-from evalbot.github_io import ArtifactInfo
-from evalbot.ledger import Digest
-from evalbot.policy import Decision
-from evalbot.render import UserTemplate
-from evalbot.results.model import Results
-from evalbot.state import State
-from evalbot.text import Markdown
+from evalbot.formats.model import Results
+from evalbot.github.records import ArtifactInfo
+from evalbot.plan.config import Config
+from evalbot.plan.ledger import Digest
+from evalbot.plan.policy import Decision
+from evalbot.plan.state import State
+from evalbot.report.render import UserTemplate
+from evalbot.report.text import Markdown
 
 __all__ = [
     "Baseline",
@@ -45,7 +45,7 @@ class Neutral(Exception):
     def __init__(self, title: Markdown, message: Markdown) -> None:
         super().__init__(message.plain)
         self.title = title
-        self.message = message  # built with evalbot.text: what it quotes is escaped
+        self.message = message  # built with evalbot.report.text: what it quotes is escaped
 
 
 class Refused(Neutral):

@@ -1,17 +1,20 @@
 """Markdown the action writes around the report: the rows of the earlier looks, the message
 when no baseline was found, the pull request's change to the plan. Pure; built with
-:mod:`evalbot.text` (inline code is :func:`evalbot.text.code`), so what it quotes is escaped."""
+:mod:`evalbot.report.text` (inline code is :func:`evalbot.report.text.code`), so what it quotes is
+escaped."""
 
 from __future__ import annotations
 
 import difflib
 from collections.abc import Iterable
 
-from evalbot import text as md
-from evalbot.baseline import Missing
-from evalbot.report import OUTCOME_LABELS, HistoryRow, format_effect, format_pvalue, format_time
-from evalbot.state import Look
-from evalbot.text import Markdown
+from evalbot.github.baseline import Missing
+from evalbot.plan.state import Look
+from evalbot.report import text as md
+from evalbot.report.numbers import format_effect, format_pvalue, format_time
+from evalbot.report.records import HistoryRow
+from evalbot.report.text import Markdown
+from evalbot.report.view import OUTCOME_LABELS
 
 __all__ = [
     "MAX_LOOKS_SHOWN",

@@ -9,14 +9,14 @@ because it declares the paired item set in its check run before it reads the ear
 from __future__ import annotations
 
 from evalbot.compare import Comparison, compute_comparison
-from evalbot.config import Config
 from evalbot.errors import ConfigError
-from evalbot.policy import Decision, evaluate
-from evalbot.results.errors_rule import apply_errors
-from evalbot.results.model import Paired, Results
-from evalbot.results.pairing import pair
-from evalbot.results.restrict import restrict_items
-from evalbot.state import State
+from evalbot.formats.model import Paired, Results
+from evalbot.pairing.errors_rule import apply_errors
+from evalbot.pairing.pair import pair
+from evalbot.pairing.restrict import restrict_items
+from evalbot.plan.config import Config
+from evalbot.plan.policy import Decision, evaluate
+from evalbot.plan.state import State
 from evalbot.vocabulary import Missing
 
 

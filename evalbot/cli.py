@@ -37,16 +37,16 @@ from evalbot.errors import (
 )
 from evalbot.limits import MAX_RESAMPLES
 from evalbot.plan_cli import add_plan
-from evalbot.text import plain  # standard library only
+from evalbot.report.text import plain  # standard library only
 from evalbot.vocabulary import BOOTSTRAP_METHODS  # standard library only
 
 if TYPE_CHECKING:
     from evalbot.compare import Comparison
-    from evalbot.config import Config
-    from evalbot.policy import Decision
-    from evalbot.report import Inputs
-    from evalbot.results.model import Results
-    from evalbot.state import State
+    from evalbot.formats.model import Results
+    from evalbot.plan.config import Config
+    from evalbot.plan.policy import Decision
+    from evalbot.plan.state import State
+    from evalbot.report.records import Inputs
 
 # Start-up: argparse runs before anything heavy is imported, so ``--version``/``--help`` cost the
 # standard library and evalbot's shell (this module, cli_args, plan_cli, rates, docs, limits,
@@ -190,7 +190,7 @@ def run_compare(args: argparse.Namespace, out: TextIO) -> int:
     from dataclasses import replace
 
     from evalbot.analysis import analyse
-    from evalbot.results.sources import load_results
+    from evalbot.formats.sources import load_results
 
     if args.example:
         if args.baseline or args.candidate:
@@ -216,11 +216,11 @@ def run_compare(args: argparse.Namespace, out: TextIO) -> int:
     )
     if args.format == "json":
         from evalbot.jsonout import dumps_indented
-        from evalbot.report import build_json
+        from evalbot.report.json_report import build_json
 
         out.write(dumps_indented(build_json(comparison, decision)) + "\n")
         return EXIT_GATE_FAILED if decision.gate == "fail" else EXIT_OK
-    from evalbot.report import Inputs
+    from evalbot.report.records import Inputs
 
     inputs = Inputs(
         baseline=comparison.paired.baseline_source,
@@ -234,7 +234,7 @@ def run_compare(args: argparse.Namespace, out: TextIO) -> int:
 
 def _compare_config(args: argparse.Namespace) -> Config:
     """The plan (``--config``) with the bootstrap and reading flags over it."""
-    from evalbot.config import load_config, with_overrides
+    from evalbot.plan.config import load_config, with_overrides
 
     config: Config = with_overrides(
         load_config(args.config),
@@ -250,7 +250,7 @@ def _earlier_state(state_from: str | None) -> State | None:
     """The earlier looks, from the file holding the earlier sticky comment (``--state-from``)."""
     if not state_from:
         return None
-    from evalbot.state import parse_state
+    from evalbot.plan.state import parse_state
 
     try:
         return parse_state(Path(state_from).read_text(encoding="utf-8"))
@@ -267,8 +267,8 @@ def _write_view(
     out: TextIO,
 ) -> None:
     """The report as Markdown (the comment, with the plan's template) or text."""
-    from evalbot.render import render_markdown, render_text
-    from evalbot.report import build_view
+    from evalbot.report.render import render_markdown, render_text
+    from evalbot.report.view import build_view
 
     view = build_view(
         comparison, decision, item_url=config.report.item_url, config=config, inputs=inputs
@@ -292,10 +292,10 @@ def run_action(args: argparse.Namespace, out: TextIO) -> int:
     """The GitHub Actions entrypoint: the runner's environment in, the real adapters built here."""
     from evalbot.action import GitHubPort
     from evalbot.action import run_action as action  # PyGithub loads only for the action
-    from evalbot.actions_env import ActionsEnv, cancel_on_signals
-    from evalbot.github_io import drop_network_environment, make_client
-    from evalbot.settings import Settings, parse_settings
-    from evalbot.workspace import LocalWorkspace
+    from evalbot.github.client import drop_network_environment, make_client
+    from evalbot.github.runner import ActionsEnv, cancel_on_signals
+    from evalbot.github.settings import Settings, parse_settings
+    from evalbot.github.workspace import LocalWorkspace
 
     settings = parse_settings(os.environ)
     env = ActionsEnv(settings.output_path, settings.summary_path, out)

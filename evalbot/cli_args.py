@@ -3,7 +3,7 @@ that say how result files are read (shared by ``compare`` and ``plan --pilot``),
 ``--help`` ends with.
 
 Every value reader raises :class:`argparse.ArgumentTypeError` with a message naming the flag;
-rates go through :func:`evalbot.rates.parse_rate`, so ``--alpha 5%`` and ``--alpha 0.05`` are
+rates go through :func:`evalbot.plan.rates.parse_rate`, so ``--alpha 5%`` and ``--alpha 0.05`` are
 the same, as in ``.evalbot.yml``.
 """
 
@@ -14,13 +14,13 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING, NoReturn
 
-from evalbot.docs import GLOSSARY_URL, README_URL
 from evalbot.errors import EvalbotError, UsageError
-from evalbot.rates import DIFFERENCE_HINT, RATE_HINT, parse_difference, parse_rate
+from evalbot.plan.rates import DIFFERENCE_HINT, RATE_HINT, parse_difference, parse_rate
+from evalbot.report.docs import GLOSSARY_URL, README_URL
 from evalbot.vocabulary import ERRORS_RULES, MISSING_RULES
 
 if TYPE_CHECKING:
-    from evalbot.config import Config
+    from evalbot.plan.config import Config
 
 __all__ = [
     "EPILOG",
@@ -152,7 +152,7 @@ def _field_name(text: str) -> str:
 
 
 def _input_format(text: str) -> str:
-    from evalbot.results.formats import resolve
+    from evalbot.formats import resolve
 
     try:
         resolve(text)
@@ -226,7 +226,7 @@ def add_reading_flags(parser: argparse.ArgumentParser, *, what: str) -> None:
 
 def reading_config(config: Config, args: argparse.Namespace) -> Config:
     """``config`` with the reading flags of :func:`add_reading_flags` applied."""
-    from evalbot.config import with_reading
+    from evalbot.plan.config import with_reading
 
     if args.format_in is not None:
         config = replace(config, format=args.format_in)

@@ -1,10 +1,11 @@
 """Every size limit evalbot works within, each defined once.
 
-GitHub's limits are GitHub's (it answers 422 beyond them): :mod:`evalbot.render` fits the report
-inside them, :mod:`evalbot.github_io` cuts whatever would still exceed them. The archive limits
+GitHub's limits are GitHub's (it answers 422 beyond them): :mod:`evalbot.report.render` fits the
+report
+inside them, :mod:`evalbot.github` cuts whatever would still exceed them. The archive limits
 are evalbot's own, one budget of inflated bytes and entries per artifact or per file named,
-nested archives included (:class:`evalbot.results.archive.ArchiveBudget`). The limits of a
-user's ``report.template`` are enforced by :mod:`evalbot.sandbox`.
+nested archives included (:class:`evalbot.formats.archive.ArchiveBudget`). The limits of a
+user's ``report.template`` are enforced by :mod:`evalbot.report.sandbox`.
 """
 
 from __future__ import annotations
@@ -61,7 +62,7 @@ MAX_STATUS_DESCRIPTION_CHARS = 140
 # limits only stop a runaway. An artifact the action downloads may come from a pull request's
 # run, shaped by whoever opened it, and is inflated in the memory of a shared runner: ten times
 # tighter, and the bytes can be changed with `EVALBOT_MAX_ARTIFACT_BYTES`
-# (:mod:`evalbot.settings`), which also caps the download itself.
+# (:mod:`evalbot.github.settings`), which also caps the download itself.
 
 #: Inflated bytes of one file (or directory entry) on disk, archives nested in it included.
 MAX_FILE_ARCHIVE_BYTES = 2 * 1024**3

@@ -14,9 +14,9 @@ from typing import TextIO
 
 from evalbot.cli_args import check_exclusive, reading_config
 from evalbot.compare.alpha import plan_alpha
-from evalbot.config import Config, load_config
 from evalbot.errors import EXIT_OK, UsageError
-from evalbot.plan_inputs import (
+from evalbot.plan.config import Config, load_config
+from evalbot.plan.sizing import (
     from_noise_floor,
     from_one_run,
     from_pilot,

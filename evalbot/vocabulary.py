@@ -1,6 +1,6 @@
 """Pure: every default and every closed vocabulary of the plan, defined once.
 
-The config parser (:mod:`evalbot.config`), the JSON schema's test, the command line's
+The config parser (:mod:`evalbot.plan.config`), the JSON schema's test, the command line's
 ``choices`` and the statistics' keyword defaults all read these names, so a default or a
 choice is changed in one place. Each vocabulary is a ``Literal`` type and the tuple of its
 values, derived from the type (``typing.get_args``), so the two cannot drift apart.

@@ -21,7 +21,7 @@ sys.path.insert(0, str(REPO))
 
 from markdown_it import MarkdownIt  # noqa: E402
 
-from evalbot.render import render_comment  # noqa: E402
+from evalbot.report.render import render_comment  # noqa: E402
 from tests.golden.scenarios import MARKER, SCENARIOS, STATE  # noqa: E402
 
 SHOTS = {

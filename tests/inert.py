@@ -105,5 +105,5 @@ def assert_own_commands(log: str) -> list[str]:
 
 
 def unescape(markdown: str) -> str:
-    """Markdown with evalbot.text.escape's backslashes and word joiners taken out."""
+    """Markdown with evalbot.report.text.escape's backslashes and word joiners taken out."""
     return re.sub(r"\\([!-/:-@\[-`{-~])", r"\1", markdown).replace(JOINER, "")

@@ -1,7 +1,7 @@
 """Pure: a paired baseline/candidate -> every statistic of the comparison.
 
 This is where the pieces of :mod:`evalbot.stats` meet the paired data. Nothing here reads files
-or decides a verdict (that is :mod:`evalbot.policy`).
+or decides a verdict (that is :mod:`evalbot.plan.policy`).
 
 - :mod:`.records`: the frozen result records (:class:`Comparison` and its parts);
 - :mod:`.alpha`: the alpha a run is judged at (one object, looks correction included);
@@ -40,8 +40,8 @@ from evalbot.compare.records import (
 from evalbot.compare.repeats import MAX_PASS_AT_K
 from evalbot.compare.secondary import compute_secondary, secondary_columns
 from evalbot.compare.slices import compute_slices
-from evalbot.config import Config
-from evalbot.results.model import Paired
+from evalbot.formats.model import Paired
+from evalbot.plan.config import Config
 from evalbot.stats import PairedTable
 
 __all__ = [

@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from evalbot.config import Config
+from evalbot.plan.config import Config
 from evalbot.stats import PValue
 
 __all__ = ["Alpha", "plan_alpha"]

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from evalbot.config import Config
-from evalbot.results.model import FloatArray
+from evalbot.formats.model import FloatArray
+from evalbot.plan.config import Config
 from evalbot.stats import BootstrapResult, Metric, paired_bootstrap, paired_bootstrap_mean
 
 __all__ = ["BESIDE_DRAWS", "plan_bootstrap", "plan_bootstrap_mean"]

@@ -15,9 +15,9 @@ from evalbot.compare.records import (
     F1Result,
     F1Side,
 )
-from evalbot.config import Config
 from evalbot.errors import InputError
-from evalbot.results.model import FloatArray, Paired
+from evalbot.formats.model import FloatArray, Paired
+from evalbot.plan.config import Config
 from evalbot.stats import clustered_standard_error, f1_metric, ratio_metric
 from evalbot.stats.clusters import cluster_codes
 

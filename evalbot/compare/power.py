@@ -8,8 +8,8 @@ import math
 
 from evalbot.compare.costs import has_clusters
 from evalbot.compare.records import PowerResult
-from evalbot.config import Config
-from evalbot.results.model import Paired
+from evalbot.formats.model import Paired
+from evalbot.plan.config import Config
 from evalbot.stats import (
     DesignEffectResult,
     PairedTable,

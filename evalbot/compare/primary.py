@@ -25,9 +25,9 @@ from evalbot.compare.records import (
 )
 from evalbot.compare.repeats import compute_repeats
 from evalbot.compare.slices import compute_slices
-from evalbot.config import Config
-from evalbot.results.idarray import id_column
-from evalbot.results.model import FloatArray, Paired
+from evalbot.formats.idarray import id_column
+from evalbot.formats.model import FloatArray, Paired
+from evalbot.plan.config import Config
 from evalbot.stats import (
     BootstrapResult,
     ConfidenceInterval,

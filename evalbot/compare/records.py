@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from evalbot.compare.alpha import Alpha
-from evalbot.results.model import Paired
+from evalbot.formats.model import Paired
 from evalbot.stats import (
     BootstrapResult,
     BudgetAllocation,

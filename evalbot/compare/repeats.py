@@ -6,8 +6,8 @@ from __future__ import annotations
 import numpy as np
 
 from evalbot.compare.records import RepeatsSide
-from evalbot.results.idarray import id_column
-from evalbot.results.model import FloatArray, Paired
+from evalbot.formats.idarray import id_column
+from evalbot.formats.model import FloatArray, Paired
 from evalbot.stats import (
     BudgetAllocation,
     allocate_budget,

@@ -11,9 +11,9 @@ import numpy as np
 
 from evalbot.compare.primary import score_test
 from evalbot.compare.records import SecondaryResult
-from evalbot.config import Config
 from evalbot.errors import InputError
-from evalbot.results.model import FloatArray, Paired
+from evalbot.formats.model import FloatArray, Paired
+from evalbot.plan.config import Config
 from evalbot.stats import holm
 
 __all__ = ["compute_secondary", "secondary_columns"]

@@ -20,8 +20,8 @@ import numpy.typing as npt
 from evalbot.compare.bootstrap import plan_bootstrap_mean
 from evalbot.compare.costs import has_clusters
 from evalbot.compare.records import SliceResult
-from evalbot.config import Config
-from evalbot.results.model import Paired
+from evalbot.formats.model import Paired
+from evalbot.plan.config import Config
 from evalbot.stats import PairedTable, PValue, benjamini_hochberg, compute_paired_table, mcnemar
 from evalbot.stats.clustered_mean import clustered_pvalue
 from evalbot.stats.clusters import cluster_codes

@@ -21,7 +21,7 @@ from evalbot.compare import (
     RepeatsSide,
     Side,
 )
-from evalbot.policy import Decision
+from evalbot.plan.policy import Decision
 from evalbot.report.decision_section import decision_json, finite, finite_pair, pvalue_json
 from evalbot.report.reasons import word_reasons
 from evalbot.stats import BootstrapResult

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from urllib.parse import quote
 
-from evalbot import text as md
+from evalbot.report import text as md
 from evalbot.report.records import ItemEntry
-from evalbot.text import Markdown
+from evalbot.report.text import Markdown
 
 __all__ = ["MAX_ID_CHARS", "item_entry", "item_link", "safe_url", "short_id"]
 

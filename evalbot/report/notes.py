@@ -1,7 +1,7 @@
 """Pure: one sentence each for the statistics the data carry beside the primary metric
 (the paired bootstrap beside the deciding interval, clusters, cost per solved task, micro F1,
 repeats). Numbers only, never text from a result
-file, so they are evalbot's own Markdown (:class:`~evalbot.text.Markdown`)."""
+file, so they are evalbot's own Markdown (:class:`~evalbot.report.text.Markdown`)."""
 
 from __future__ import annotations
 
@@ -16,8 +16,8 @@ from evalbot.compare import (
     RepeatsSide,
 )
 from evalbot.report.numbers import Scale, maybe_none
+from evalbot.report.text import Markdown
 from evalbot.stats import BootstrapResult
-from evalbot.text import Markdown
 
 __all__ = [
     "bootstrap_note",

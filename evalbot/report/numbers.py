@@ -2,7 +2,7 @@
 
 Every rendering (comment, job summary, the CLI's markdown and text, the action's history rows)
 formats through these, so the same number always reads the same way. What they return is
-evalbot's own text (:class:`~evalbot.text.Markdown`): numbers and units, never input.
+evalbot's own text (:class:`~evalbot.report.text.Markdown`): numbers and units, never input.
 """
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ import math
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
+from evalbot.report.text import Markdown
 from evalbot.stats import PValue
-from evalbot.text import Markdown
 
 __all__ = [
     "Scale",

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from evalbot.config import Config
-from evalbot.policy import Decision
+from evalbot.plan.config import Config
+from evalbot.plan.policy import Decision
 from evalbot.report.reasons import word_disclosure, word_plan, word_reason
 from evalbot.report.records import Row
-from evalbot.text import Markdown
+from evalbot.report.text import Markdown
 
 __all__ = ["PlanRows", "plan_rows"]
 

@@ -1,6 +1,6 @@
 """Pure: the decision's reasons in words, once, each number in its unit.
 
-:mod:`evalbot.rules` returns reasons as data (a code, the observed value and the threshold, the
+:mod:`evalbot.plan.rules` returns reasons as data (a code, the observed value and the threshold, the
 config key and flag); this module is the only place that turns them into sentences. A
 difference is shown in the metric's unit (percentage points for pass rates, the score's own
 unit otherwise); a p-value never as 0 (a bound says "<", an exact p-value below the float range
@@ -15,7 +15,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from evalbot.rules import Decision, PlannedSize, Reason
+from evalbot.plan.rules.decision import Decision, PlannedSize
+from evalbot.plan.rules.reasons import Reason
 from evalbot.stats import PValue
 from evalbot.stats.pvalue import SMALLEST_NORMAL
 

@@ -4,7 +4,7 @@ already a string; the small records are its rows and lists.
 The view is part of the public contract of custom templates (``report.template``): fields are
 added, never renamed or removed.
 
-The types say what may be printed as it is. A field typed :class:`~evalbot.text.Markdown` is
+The types say what may be printed as it is. A field typed :class:`~evalbot.report.text.Markdown` is
 evalbot's own text (a number, a label, a sentence of numbers). A field typed ``str`` may hold
 input (an item id, a slice or scorer name, a reason that quotes a file), and the templates
 escape it whenever it is printed; at run time such a field may still hold ``Markdown`` (say the
@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from evalbot.text import EMPTY, Markdown
+from evalbot.report.text import EMPTY, Markdown
 
 __all__ = [
     "HistoryRow",
@@ -111,7 +111,7 @@ class Row:
 @dataclass(frozen=True, kw_only=True)
 class HistoryRow:
     """An earlier verdict on the same pull request, as the history table shows it (the action
-    builds these from the looks of :class:`evalbot.state.State`; every value is display text,
+    builds these from the looks of :class:`evalbot.plan.state.State`; every value is display text,
     escaped when printed: the looks come from records that may be tampered with)."""
 
     label: str
@@ -218,7 +218,7 @@ class View:
     gate_reasons: list[str] = field(default_factory=list)
     disclosure: str | None = None
     # Markdown the caller wrote (the action: where the baseline came from, a missing config),
-    # built with evalbot.text so that what it quotes is escaped
+    # built with evalbot.report.text so that what it quotes is escaped
     notes: tuple[Markdown, ...] = ()
     # one sentence each (numbers only, no text from a result file): clusters, cost per solved
     # task, micro F1, and per side with repeats pass@k and the budget advice

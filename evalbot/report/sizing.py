@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from evalbot import text as md
+from evalbot.report import text as md
 from evalbot.stats import DetectableEffectResult, SampleSizeResult
 
 __all__ = [

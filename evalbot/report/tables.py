@@ -10,7 +10,7 @@ from evalbot.compare import Comparison, RepeatsSide
 from evalbot.report.links import item_entry, safe_url
 from evalbot.report.numbers import Scale, format_effect, format_pvalue, maybe
 from evalbot.report.records import ItemList, Provenance, RepeatsRow, Row, SecondaryRow, SliceRow
-from evalbot.text import EMPTY, Markdown
+from evalbot.report.text import EMPTY, Markdown
 
 __all__ = [
     "RepeatsPart",

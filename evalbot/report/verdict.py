@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from evalbot.compare import Comparison
-from evalbot.policy import Decision
+from evalbot.plan.policy import Decision
 from evalbot.report.numbers import (
     Scale,
     format_effect,
@@ -22,7 +22,7 @@ from evalbot.report.numbers import (
     signed,
 )
 from evalbot.report.reasons import word_reason
-from evalbot.text import Markdown
+from evalbot.report.text import Markdown
 
 __all__ = ["Verdict", "alpha_text", "verdict_text"]
 

@@ -11,11 +11,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from evalbot import __version__
-from evalbot import text as md
 from evalbot.compare import Comparison
-from evalbot.config import Config
-from evalbot.docs import GLOSSARY_URL
-from evalbot.policy import Decision
+from evalbot.plan.config import Config
+from evalbot.plan.policy import Decision
+from evalbot.report import text as md
+from evalbot.report.docs import GLOSSARY_URL
 from evalbot.report.links import item_entry
 from evalbot.report.notes import (
     bootstrap_note,
@@ -39,8 +39,8 @@ from evalbot.report.tables import (
     slice_units,
     table_text,
 )
+from evalbot.report.text import EMPTY, Markdown
 from evalbot.report.verdict import verdict_text
-from evalbot.text import EMPTY, Markdown
 
 __all__ = ["OUTCOME_LABELS", "build_view"]
 

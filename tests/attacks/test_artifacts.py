@@ -14,6 +14,7 @@ import zipfile
 import pytest
 
 from evalbot.errors import InputError
+from evalbot.formats.archive import Archive, ArchiveBudget
 from evalbot.limits import (
     ARTIFACT_INFLATE_FLOOR,
     MAX_ARTIFACT_BYTES,
@@ -21,7 +22,6 @@ from evalbot.limits import (
     MAX_ARTIFACT_RATIO,
     artifact_inflate_limit,
 )
-from evalbot.results.archive import Archive, ArchiveBudget
 from tests.fakegithub import Run
 from tests.integration.action_harness import World, workflow_run_payload
 

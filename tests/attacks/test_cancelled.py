@@ -13,7 +13,7 @@ import threading
 import time
 
 from evalbot.errors import EXIT_BAD_INPUT, EXIT_TERMINATED
-from evalbot.ledger import parse_digest
+from evalbot.plan.ledger import parse_digest
 from tests.attacks.helpers import RESAMPLES, plan
 from tests.fakegithub import CheckRun
 from tests.integration.action_harness import Step, StepResult, World

@@ -14,7 +14,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from evalbot.ledger import parse_digest
+from evalbot.plan.ledger import parse_digest
 from tests.attacks.helpers import RESAMPLES, plain, plan
 from tests.fakegithub import FakeGitHub
 from tests.integration.action_harness import World

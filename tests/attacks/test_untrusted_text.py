@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from evalbot.docs import DOCS_URL, PROJECT_URL
+from evalbot.report.docs import DOCS_URL, PROJECT_URL
 from tests.attacks.helpers import BOT, MARKER, RESAMPLES, plan
 from tests.fakegithub import FakeGitHub, Run
 from tests.inert import assert_inert, assert_own_commands, assert_plain_lines, unescape

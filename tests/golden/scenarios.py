@@ -12,12 +12,13 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from evalbot.compare import Comparison, compute_comparison
-from evalbot.config import BootstrapConfig, Config, F1Config, GateConfig, PolicyConfig
-from evalbot.policy import Decision, evaluate
-from evalbot.report import HistoryRow, Provenance, View, build_view
-from evalbot.results.fingerprint import fingerprint
-from evalbot.results.model import Paired
-from evalbot.text import Markdown, url
+from evalbot.formats.model import Paired
+from evalbot.pairing.fingerprint import fingerprint
+from evalbot.plan.config import BootstrapConfig, Config, F1Config, GateConfig, PolicyConfig
+from evalbot.plan.policy import Decision, evaluate
+from evalbot.report.records import HistoryRow, Provenance, View
+from evalbot.report.text import Markdown, url
+from evalbot.report.view import build_view
 
 MARKER = "<!-- evalbot:evalbot -->"
 STATE = '<!-- evalbot-state {"looks": 1} -->'

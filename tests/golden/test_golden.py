@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from evalbot.render import render_comment, render_summary, render_text
+from evalbot.report.render import render_comment, render_summary, render_text
 from tests.golden.scenarios import MARKER, SCENARIOS, STATE
 
 HERE = Path(__file__).parent

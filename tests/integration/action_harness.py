@@ -21,7 +21,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from evalbot.actions_env import parse_output_file
+from evalbot.github.runner import parse_output_file
 from tests.conftest import run_in_process
 from tests.fakegithub import FakeGitHub, Pull, Repo, Run, Workflow
 from tests.fakegithub.plugin import APP_TOKEN

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from evalbot.report import format_effect
+from evalbot.report.numbers import format_effect
 from tests.fakegithub import READ_ALL, FakeGitHub, Run
 from tests.integration.action_harness import (
     ARTIFACT,
@@ -699,7 +699,7 @@ def test_a_refused_comment_completes_the_check_as_failure(
     assert result.outputs["conclusion"] == "failure"
     assert "could not publish its result" in result.summary
     # the check had shown the verdict before the comment was refused: it stays a look
-    from evalbot.ledger import parse_digest
+    from evalbot.plan.ledger import parse_digest
 
     record = parse_digest(check.output["text"])
     assert record is not None and record.kind == "look"
@@ -811,7 +811,7 @@ def _with_holdout(world: World, max_uses: int = 1) -> list[str]:
 def test_the_holdout_input_analyses_the_sealed_items_and_counts_each_use(
     fake_github: FakeGitHub, tmp_path: Path
 ) -> None:
-    from evalbot.state import parse_state
+    from evalbot.plan.state import parse_state
 
     world = World(fake_github, tmp_path)
     sealed = _with_holdout(world)
@@ -969,7 +969,7 @@ def _push(world: World) -> str:
 
 
 def test_each_run_declares_its_look_in_its_check_run(world: World) -> None:
-    from evalbot.ledger import parse_digest
+    from evalbot.plan.ledger import parse_digest
 
     world.add_baseline_run()
     result = world.run()
@@ -1115,8 +1115,8 @@ def test_a_run_stopped_long_ago_in_progress_is_not_a_look(world: World) -> None:
 def test_an_earlier_run_in_progress_on_the_same_commit(world: World, same_items: bool) -> None:
     """Two runs on one commit side by side: the later one is a re-run of the earlier one's look
     when it judges the same items, and refused ("shopping") when it judges others."""
-    from evalbot.ledger import Digest, render_digest
-    from evalbot.results.fingerprint import fingerprint
+    from evalbot.pairing.fingerprint import fingerprint
+    from evalbot.plan.ledger import Digest, render_digest
 
     _one_look_plan(world)
     world.add_baseline_run()

@@ -10,14 +10,14 @@ from pathlib import Path
 from typing import Any
 
 from evalbot.action import run_action
-from evalbot.actions_env import ActionsEnv
-from evalbot.github_io import GitHubClient, make_client
-from evalbot.results.merge import merge
-from evalbot.results.model import Results
-from evalbot.results.options import ReadOptions
-from evalbot.results.sources import parse_file
-from evalbot.settings import Settings, parse_settings
-from evalbot.state import parse_state
+from evalbot.formats.merge import merge
+from evalbot.formats.model import Results
+from evalbot.formats.options import ReadOptions
+from evalbot.formats.sources import parse_file
+from evalbot.github.client import GitHubClient, make_client
+from evalbot.github.runner import ActionsEnv
+from evalbot.github.settings import Settings, parse_settings
+from evalbot.plan.state import parse_state
 from tests.fakegithub import FakeGitHub
 from tests.integration.action_harness import World, example, pull_request_payload
 

@@ -105,7 +105,7 @@ def test_a_bootstrap_p_with_no_resample_past_zero_is_a_bound(tmp_path: Path) -> 
 
 
 def test_the_action_output_and_check_title_never_say_zero() -> None:
-    from evalbot.report import pvalue_output
+    from evalbot.report.numbers import pvalue_output
     from evalbot.stats import mcnemar
     from evalbot.stats.pvalue import resampling_pvalue
 
@@ -119,10 +119,10 @@ def test_the_action_output_and_check_title_never_say_zero() -> None:
     assert pvalue_output(mcnemar(31, 14).pvalue_detail) == "0.0160944"
     # the check run's title from the same comparison
     from evalbot.compare import compute_comparison
-    from evalbot.config import Config
-    from evalbot.policy import evaluate
-    from evalbot.render import render_check
-    from evalbot.report import build_view
+    from evalbot.plan.config import Config
+    from evalbot.plan.policy import evaluate
+    from evalbot.report.render import render_check
+    from evalbot.report.view import build_view
     from tests.golden.scenarios import paired_from_cells
 
     paired = paired_from_cells({"both_pass": 100, "fixed": 1100, "both_fail": 100})

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from evalbot.cli import MARKDOWN_IN_TERMINAL, build_parser
-from evalbot.docs import GLOSSARY_URL
+from evalbot.report.docs import GLOSSARY_URL
 
 REPO = Path(__file__).resolve().parents[2]
 CLI_DOCS = "".join(

@@ -11,8 +11,8 @@ import io
 import json
 from pathlib import Path
 
-from evalbot import text as md
 from evalbot.cli import main
+from evalbot.report import text as md
 
 DATA = Path(__file__).resolve().parent.parent / "data"
 SWE = DATA / "swebench"

@@ -160,7 +160,7 @@ def test_the_quick_start_covers_every_harness() -> None:
 
 @pytest.mark.parametrize("harness", list(HARNESSES))
 def test_quick_start_command_runs_as_written(run_cli: Run, harness: str) -> None:
-    from evalbot.results.formats import detect
+    from evalbot.formats import detect
 
     argv = shlex.split(QUICK_START[harness])
     assert argv[:2] == ["evalbot", "compare"]

@@ -21,8 +21,8 @@ import numpy as np
 from scipy.stats import binom
 
 from evalbot.compare.slices import compute_slices
-from evalbot.config import BootstrapConfig, Config
-from evalbot.results.model import Paired
+from evalbot.formats.model import Paired
+from evalbot.plan.config import BootstrapConfig, Config
 from tests.sim._common import ALPHA, reps, slack, table
 from tests.sim.test_clusters import PSI, _beta, sizes_for
 

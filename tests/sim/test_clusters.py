@@ -42,9 +42,9 @@ from scipy.stats import binom
 
 from evalbot.compare import compute_comparison
 from evalbot.compare.bootstrap import plan_bootstrap_mean
-from evalbot.config import BootstrapConfig, Config
-from evalbot.policy import evaluate
-from evalbot.results.model import Paired
+from evalbot.formats.model import Paired
+from evalbot.plan.config import BootstrapConfig, Config
+from evalbot.plan.policy import evaluate
 from evalbot.stats import (
     cluster_sign_flip_pvalue,
     clustered_mean_test,

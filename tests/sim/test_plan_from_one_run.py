@@ -15,7 +15,7 @@ import math
 
 import pytest
 
-from evalbot.plan_inputs import independent_discordance
+from evalbot.plan.sizing import independent_discordance
 from evalbot.stats import mcnemar_exact_power, mcnemar_sample_size, simulate_mcnemar_power
 from tests.sim._common import reps, slack, table
 

@@ -15,8 +15,8 @@ import numpy as np
 
 from evalbot.compare.bootstrap import plan_bootstrap_mean
 from evalbot.compare.slices import compute_slices
-from evalbot.config import BootstrapConfig, Config
-from evalbot.results.model import Paired
+from evalbot.formats.model import Paired
+from evalbot.plan.config import BootstrapConfig, Config
 from tests.sim._common import ALPHA, reps, slack, table
 
 LAYOUT = [(f"small{k}", 10) for k in range(8)] + [(f"mid{k}", 40) for k in range(4)]

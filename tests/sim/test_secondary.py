@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from evalbot.compare.secondary import compute_secondary
-from evalbot.config import BootstrapConfig, Config
+from evalbot.plan.config import BootstrapConfig, Config
 from tests.sim._common import ALPHA, reps, slack, table
 
 SETTINGS = BootstrapConfig(resamples=999, seed=0)

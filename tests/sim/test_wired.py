@@ -20,9 +20,9 @@ import numpy as np
 import pytest
 
 from evalbot.compare import Comparison, compute_comparison
-from evalbot.config import BootstrapConfig, Config
-from evalbot.policy import evaluate
-from evalbot.results.model import Paired
+from evalbot.formats.model import Paired
+from evalbot.plan.config import BootstrapConfig, Config
+from evalbot.plan.policy import evaluate
 from tests.sim._common import ALPHA, reps, slack, table
 
 SIZES = (10, 30, 100, 1000)

@@ -13,12 +13,12 @@ from typing import Any
 import pytest
 
 from evalbot.action import history_rows, load_results_from_zip
-from evalbot.actions_env import ActionsEnv, format_command, parse_output_file
 from evalbot.errors import InputError
-from evalbot.render import render_notice
-from evalbot.results.options import ReadOptions
-from evalbot.settings import ActionInputError, parse_settings
-from evalbot.state import Look, State, render_state
+from evalbot.formats.options import ReadOptions
+from evalbot.github.runner import ActionsEnv, format_command, parse_output_file
+from evalbot.github.settings import ActionInputError, parse_settings
+from evalbot.plan.state import Look, State, render_state
+from evalbot.report.render import render_notice
 
 # ---- settings ----
 
@@ -275,7 +275,7 @@ def test_a_notice_keeps_marker_earlier_looks_and_state() -> None:
 
 
 def test_a_look_not_on_record_shows_no_result() -> None:
-    from evalbot.ledger import placeholder
+    from evalbot.plan.ledger import placeholder
 
     rows = history_rows([placeholder("c" * 40, holdout=False), look("a", "regression")])
     assert [(r.label, r.outcome, r.effect, r.pvalue, r.at) for r in rows] == [

@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 
 from evalbot.errors import InputError
-from evalbot.results.archive import Archive
-from evalbot.results.options import ReadOptions
-from evalbot.results.sources import load_results, merge, parse_zip
+from evalbot.formats.archive import Archive
+from evalbot.formats.options import ReadOptions
+from evalbot.formats.sources import load_results, merge, parse_zip
 
 DATA = Path(__file__).resolve().parent.parent / "data"
 
@@ -158,7 +158,7 @@ def test_empty_and_nested_archives() -> None:
 
 def test_inspect_eval_archive_limit() -> None:
     log = (DATA / "inspect_ai" / "log_streaming.eval").read_bytes()
-    from evalbot.results.formats import parse_any
+    from evalbot.formats import parse_any
 
     with pytest.raises(InputError, match=r"^run\.eval: archive expands to more than 1000 bytes"):
         parse_any("run.eval", log, ReadOptions(max_archive_bytes=1000))

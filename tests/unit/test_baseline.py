@@ -1,10 +1,10 @@
-"""The baseline-run search (evalbot.baseline), with the IO replaced by plain tables."""
+"""The baseline-run search (evalbot.github.baseline), with the IO replaced by plain tables."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from evalbot.baseline import BASELINE_EVENTS, Found, Missing, eligible_runs, search_runs
+from evalbot.github.baseline import BASELINE_EVENTS, Found, Missing, eligible_runs, search_runs
 
 
 @dataclass(frozen=True)

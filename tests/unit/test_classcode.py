@@ -26,7 +26,7 @@ import dataclasses, hashlib, json, marshal, sys
 from pathlib import Path
 from evalbot import classcode
 cache = classcode.install(Path(sys.argv[1]))
-import evalbot.analysis, evalbot.config, evalbot.render, evalbot.report, evalbot.state
+import evalbot.analysis, evalbot.plan.config, evalbot.report.render, evalbot.report, evalbot.plan.state
 prints = {}
 for name, module in sorted(sys.modules.items()):
     if not name.startswith("evalbot"):

@@ -18,8 +18,8 @@ from scipy.stats import false_discovery_control, permutation_test
 
 from evalbot.compare.bootstrap import plan_bootstrap_mean
 from evalbot.compare.slices import compute_slices
-from evalbot.config import BootstrapConfig, Config
-from evalbot.results.model import Paired
+from evalbot.formats.model import Paired
+from evalbot.plan.config import BootstrapConfig, Config
 from evalbot.stats import clustered_mean_test, mcnemar
 
 

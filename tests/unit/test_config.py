@@ -10,7 +10,10 @@ import pytest
 import yaml
 
 from evalbot import vocabulary
-from evalbot.config import (
+from evalbot.errors import ConfigError
+from evalbot.limits import MAX_RESAMPLES
+from evalbot.pairing.fingerprint import fingerprint
+from evalbot.plan.config import (
     BOOTSTRAP_KEYS,
     F1_KEYS,
     GATE_KEYS,
@@ -24,9 +27,6 @@ from evalbot.config import (
     load_config,
     parse_config,
 )
-from evalbot.errors import ConfigError
-from evalbot.limits import MAX_RESAMPLES
-from evalbot.results.fingerprint import fingerprint
 
 FULL = """
 metric: passed

@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 from evalbot.errors import InputError
-from evalbot.results.formats.default import parse
-from evalbot.results.options import FieldNames, ReadOptions
+from evalbot.formats.default import parse
+from evalbot.formats.options import FieldNames, ReadOptions
 
 OPTIONS = ReadOptions()
 

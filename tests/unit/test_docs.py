@@ -14,8 +14,8 @@ from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
 from evalbot.compare import compute_comparison
-from evalbot.config import load_config
-from evalbot.policy import evaluate, plan_sample_size
+from evalbot.plan.config import load_config
+from evalbot.plan.policy import evaluate, plan_sample_size
 from tests.golden.scenarios import paired_from_cells
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -167,7 +167,7 @@ REPO_PATH = re.compile(
 )
 def test_named_repository_paths_exist(document: Path) -> None:
     named = set(REPO_PATH.findall(document.read_text(encoding="utf-8")))
-    placeholders = {p for p in named if "NAME" in p}  # e.g. evalbot/results/formats/NAME.py
+    placeholders = {p for p in named if "NAME" in p}  # e.g. evalbot/formats/NAME.py
     assert sorted(p for p in named - placeholders if not (ROOT / p).exists()) == []
 
 
@@ -223,9 +223,9 @@ def test_the_docs_state_the_limits_evalbot_enforces() -> None:
 
 
 def test_the_documentation_urls_point_at_pages_of_the_docs_site() -> None:
-    """evalbot.docs names pages of the docs site (the comment's "terms" link, --help's
+    """evalbot.report.docs names pages of the docs site (the comment's "terms" link, --help's
     epilog, error messages): each is a page built from docs/ (mkdocs' directory URLs)."""
-    from evalbot import docs
+    from evalbot.report import docs
 
     for url in (docs.ACTION_DOCS, docs.GLOSSARY_URL):
         assert url.startswith(docs.DOCS_URL) and url.endswith("/"), url

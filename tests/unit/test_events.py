@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from evalbot.events import Event, parse_event
+from evalbot.github.events import Event, parse_event
 
 PAYLOADS = Path(__file__).resolve().parents[1] / "integration" / "payloads"
 REPO = "Codertocat/Hello-World"
@@ -146,7 +146,7 @@ def test_events_and_settings_stay_pure() -> None:
 
     root = Path(__file__).resolve().parents[2] / "evalbot"
     allowed = {"__future__", "collections", "dataclasses", "typing", "re", "evalbot"}
-    for name in ("events.py", "settings.py"):
+    for name in ("github/events.py", "github/settings.py"):
         tree = ast.parse((root / name).read_text(encoding="utf-8"))
         for node in ast.walk(tree):
             if isinstance(node, ast.Import):

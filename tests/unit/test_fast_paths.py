@@ -19,14 +19,14 @@ import numpy as np
 import pytest
 
 from evalbot.compare import compute_slices
-from evalbot.config import Config
 from evalbot.errors import InputError, PairingError
-from evalbot.results.formats import fast_jsonl, jsonl_scan, parse_any
-from evalbot.results.formats.fast_jsonl import parse_fast
-from evalbot.results.model import Paired, Results
-from evalbot.results.options import ReadOptions
-from evalbot.results.pairing import pair
-from evalbot.results.per_item import group_rows
+from evalbot.formats import fast_jsonl, jsonl_scan, parse_any
+from evalbot.formats.fast_jsonl import parse_fast
+from evalbot.formats.model import Paired, Results
+from evalbot.formats.options import ReadOptions
+from evalbot.pairing.pair import pair
+from evalbot.pairing.per_item import group_rows
+from evalbot.plan.config import Config
 from evalbot.stats import pass_at_k
 
 OPTIONS = ReadOptions(max_line_bytes=200)

@@ -9,11 +9,11 @@ from pathlib import Path
 import pytest
 
 from evalbot.errors import InputError, PairingError
-from evalbot.results.formats import detect, jsontext, parse_any, resolve
-from evalbot.results.formats.default import parse_jsonl_generic
-from evalbot.results.options import FieldNames, ReadOptions
-from evalbot.results.pairing import pair
-from evalbot.results.sources import load_results
+from evalbot.formats import detect, jsontext, parse_any, resolve
+from evalbot.formats.default import parse_jsonl_generic
+from evalbot.formats.options import FieldNames, ReadOptions
+from evalbot.formats.sources import load_results
+from evalbot.pairing.pair import pair
 from scripts.make_swebench_reports import harness_report, matrix
 
 DATA = Path(__file__).resolve().parent.parent / "data"

@@ -1,4 +1,4 @@
-"""evalbot.github_io against the fake GitHub server: real HTTP on 127.0.0.1, no mocks."""
+"""evalbot.github against the fake GitHub server: real HTTP on 127.0.0.1, no mocks."""
 
 from __future__ import annotations
 
@@ -10,8 +10,9 @@ from collections.abc import Iterator
 import pytest
 
 from evalbot.errors import PublishError
-from evalbot.github_io import GitHubClient, GitHubRequestError, make_client
-from evalbot.github_io.retry import DownloadRetry, PyGithubRetry
+from evalbot.github.client import GitHubClient, make_client
+from evalbot.github.errors import GitHubRequestError
+from evalbot.github.retry import DownloadRetry, PyGithubRetry
 from tests.fakegithub import READ_ALL, FakeGitHub, Pull, Repo, make_zip
 from tests.fakegithub.plugin import APP_TOKEN, REPO
 
@@ -136,39 +137,6 @@ def test_other_markers_are_left_alone(gh: GitHubClient, fake_repo: tuple[Repo, P
     gh.upsert_sticky_comment(pull.number, MARKER, "y", **US)
     assert other.id in {c.id for c in repo.comments_on(pull.number)}
     assert len(repo.comments_on(pull.number)) == 2
-
-
-def test_every_name_of_the_old_module_is_still_importable() -> None:
-    """``evalbot.github_io`` became a package; what its module exported is still there."""
-    import evalbot.github_io as github_io
-
-    old = [
-        "ArtifactInfo",
-        "CheckRunInfo",
-        "CommentInfo",
-        "GitHubClient",
-        "GitHubRequestError",
-        "GitHubUnreachable",
-        "MAX_CHECK_TEXT_CHARS",
-        "MAX_COMMENT_CHARS",
-        "MAX_LISTED",
-        "MAX_STATUS_DESCRIPTION_CHARS",
-        "MAX_WAIT_SECONDS",
-        "PERMISSION_ACTIONS",
-        "PERMISSION_CHECKS",
-        "PERMISSION_CHECKS_READ",
-        "PERMISSION_COMMENTS",
-        "PERMISSION_CONTENTS",
-        "PERMISSION_PULLS_READ",
-        "PERMISSION_STATUSES",
-        "PERMISSION_STATUSES_READ",
-        "PullRequestInfo",
-        "StatusInfo",
-        "WorkflowRunInfo",
-        "make_client",
-    ]
-    assert [name for name in old if not hasattr(github_io, name)] == []
-    assert set(old) <= set(github_io.__all__)
 
 
 # ---- retries ----
@@ -309,7 +277,7 @@ def test_personal_token_cannot_create_check_runs_but_can_set_statuses(
             GitHubRequestError, match=r"check runs need the Actions token or a GitHub App"
         ) as info:
             pat.create_check_run(pull.head_sha, "evalbot", title="t", summary="s")
-        # what GitHub's answer meant, read where the answer is parsed (evalbot.checks reads
+        # what GitHub's answer meant, read where the answer is parsed (evalbot.github.checks reads
         # the kind, never the message's wording)
         assert (info.value.status, info.value.kind) == (403, "checks_need_app")
         pat.create_commit_status(pull.head_sha, "failure", "evalbot", "regression", "https://x/run")
@@ -529,7 +497,7 @@ def test_artifact_reported_oversize_is_refused_before_download(
 
 
 def test_artifact_download_url_on_another_host_gets_no_token(gh: GitHubClient) -> None:
-    from evalbot.github_io import ArtifactInfo
+    from evalbot.github.records import ArtifactInfo
 
     evil = ArtifactInfo(
         id=1,
@@ -573,7 +541,7 @@ GHES = "https://ghe.example.com/api/v3"
     ],
 )
 def test_download_url_must_be_under_the_api_url(url: str, api_url: str, same: bool) -> None:
-    from evalbot.github_io.download import same_origin
+    from evalbot.github.download import same_origin
 
     assert same_origin(url, api_url) is same
 
@@ -875,7 +843,7 @@ def test_an_artifact_retry_after_beyond_the_cap_fails_at_once(
     ],
 )
 def test_download_urls_two_parsers_could_read_differently_are_refused(url: str) -> None:
-    from evalbot.github_io.download import same_origin
+    from evalbot.github.download import same_origin
 
     assert same_origin(url, "http://127.0.0.1:8080") is False
     assert same_origin("http://127.0.0.1:8080/repos/o/r/x", "http://127.0.0.1:8080") is True

@@ -11,10 +11,10 @@ from __future__ import annotations
 import pytest
 
 from evalbot.errors import InputError
-from evalbot.results.formats import FORMATS, detect, parse_any
-from evalbot.results.model import Results
-from evalbot.results.options import ReadOptions
-from evalbot.results.sources import is_result_name
+from evalbot.formats import FORMATS, detect, parse_any
+from evalbot.formats.model import Results
+from evalbot.formats.options import ReadOptions
+from evalbot.formats.sources import is_result_name
 
 N = 100_000
 

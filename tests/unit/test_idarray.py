@@ -1,4 +1,4 @@
-"""Compact ids (evalbot.results.idarray): the same answers as lists of strings.
+"""Compact ids (evalbot.formats.idarray): the same answers as lists of strings.
 
 Every expectation is the list-of-strings behaviour it replaces, computed here on the same ids
 (Python's own ``sorted``, ``hashlib`` over the joined text, the general JSONL path)."""
@@ -12,14 +12,14 @@ from unittest import mock
 import numpy as np
 import pytest
 
-from evalbot.results.fingerprint import fingerprint
-from evalbot.results.formats import fast_jsonl, parse_any
-from evalbot.results.idarray import IdArray, compact_ids, distinct, exact_keys, id_column
-from evalbot.results.join import locate, locate_exact
-from evalbot.results.model import Results
-from evalbot.results.options import ReadOptions
-from evalbot.results.pairing import pair
-from evalbot.results.subset import subset
+from evalbot.formats import fast_jsonl, parse_any
+from evalbot.formats.idarray import IdArray, compact_ids, distinct, exact_keys, id_column
+from evalbot.formats.model import Results
+from evalbot.formats.options import ReadOptions
+from evalbot.pairing.fingerprint import fingerprint
+from evalbot.pairing.join import locate, locate_exact
+from evalbot.pairing.pair import pair
+from evalbot.pairing.subset import subset
 
 IDS = ["q-3", "q-10", "b", "a/b c", "z" * 20, "q-2"]
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from evalbot.config import parse_config
 from evalbot.errors import ConfigError, InputError
-from evalbot.results.ids import parse_id_list
+from evalbot.formats.ids import parse_id_list
+from evalbot.plan.config import parse_config
 
 
 @pytest.mark.parametrize(

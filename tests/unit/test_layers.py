@@ -37,9 +37,10 @@ LAYERS = (
             "errors.py",
             "vocabulary.py",
             "limits.py",
-            "text.py",
-            "rates.py",
-            "docs.py",
+            "report/text.py",
+            "plan/__init__.py",
+            "plan/rates.py",
+            "report/docs.py",
             "classcode.py",
         ),
         "the words every layer shares (errors and exit codes, the plan's defaults and choices, "
@@ -49,16 +50,16 @@ LAYERS = (
     Layer(
         "results",
         (
-            "results/__init__.py",
-            "results/model.py",
-            "results/idarray.py",
-            "results/options.py",
-            "results/builder.py",
-            "results/archive.py",
-            "results/ids.py",
-            "results/merge.py",
-            "results/sources.py",
-            "results/formats/*.py",
+            "pairing/__init__.py",
+            "formats/model.py",
+            "formats/idarray.py",
+            "formats/options.py",
+            "formats/builder.py",
+            "formats/archive.py",
+            "formats/ids.py",
+            "formats/merge.py",
+            "formats/sources.py",
+            "formats/*.py",
         ),
         "files -> Results, one run as read by one parser per harness: it knows no plan, "
         "no statistic and no decision",
@@ -66,17 +67,17 @@ LAYERS = (
     Layer(
         "paired",
         (
-            "results/idseq.py",
-            "results/per_item.py",
-            "results/join.py",
-            "results/alignment.py",
-            "results/missing.py",
-            "results/labels.py",
-            "results/fingerprint.py",
-            "results/pairing.py",
-            "results/subset.py",
-            "results/errors_rule.py",
-            "results/restrict.py",
+            "pairing/idseq.py",
+            "pairing/per_item.py",
+            "pairing/join.py",
+            "pairing/alignment.py",
+            "pairing/missing.py",
+            "pairing/labels.py",
+            "pairing/fingerprint.py",
+            "pairing/pair.py",
+            "pairing/subset.py",
+            "pairing/errors_rule.py",
+            "pairing/restrict.py",
         ),
         "two runs -> Paired items by id, and the sealed holdout set apart",
     ),
@@ -87,7 +88,7 @@ LAYERS = (
     ),
     Layer(
         "plan",
-        ("config/*.py",),
+        ("plan/config/*.py",),
         "the plan (.evalbot.yml) as read: it says how results are read (field names, formats, "
         "id lists, the items' fingerprint), so it sits above them, and configures every later "
         "layer",
@@ -99,12 +100,12 @@ LAYERS = (
     ),
     Layer(
         "looks",
-        ("state.py",),
+        ("plan/state.py",),
         "the earlier looks as data: what the policy judges a new look against",
     ),
     Layer(
         "policy",
-        ("policy.py", "rules/*.py"),
+        ("plan/policy.py", "plan/rules/*.py"),
         "Comparison + the plan + the earlier looks -> Decision, one rule at a time",
     ),
     Layer(
@@ -119,12 +120,12 @@ LAYERS = (
     ),
     Layer(
         "render",
-        ("render.py", "sandbox/*.py", "jsonout.py"),
+        ("report/render.py", "report/sandbox/*.py", "jsonout.py"),
         "the View -> Markdown and text (jinja2, sandboxed); the JSON report written",
     ),
     Layer(
         "github",
-        ("github_io/*.py", "ledger.py", "checks.py", "actions_env.py"),
+        ("github/*.py", "plan/ledger.py", "github/checks.py", "github/runner.py"),
         "where the output goes: GitHub's API, the check runs (the ledger of looks), the "
         "runner's outputs and job summary",
     ),
@@ -133,17 +134,17 @@ LAYERS = (
         (
             "action.py",
             "action_*.py",
-            "settings.py",
-            "events.py",
-            "baseline.py",
-            "workspace.py",
+            "github/settings.py",
+            "github/events.py",
+            "github/baseline.py",
+            "github/workspace.py",
         ),
         "one Actions run: its inputs (settings, event, workspace), its story and its parts, "
         "every IO adapter handed in",
     ),
     Layer(
         "shell",
-        ("cli.py", "cli_args.py", "plan_cli.py", "plan_inputs.py", "plan_run.py", "__main__.py"),
+        ("cli.py", "cli_args.py", "plan_cli.py", "plan/sizing.py", "plan_run.py", "__main__.py"),
         "the commands: argv in, exit code out; they read the files and build the IO adapters",
     ),
 )
@@ -160,16 +161,20 @@ def module_name(path: Path) -> str:
 
 
 def layer_map() -> dict[str, int]:
-    """Each module of evalbot/ -> the index of its layer in :data:`LAYERS`."""
+    """Each module of evalbot/ -> the index of its layer in :data:`LAYERS`: a module named
+    exactly takes that layer; a glob claims the modules of its folder named nowhere exactly."""
     found: dict[str, int] = {}
     twice: list[str] = []
-    for index, layer in enumerate(LAYERS):
-        for pattern in layer.modules:
-            for path in PACKAGE.glob(pattern):
-                name = module_name(path)
-                if name in found:
-                    twice.append(name)
-                found[name] = index
+    for globs in (False, True):
+        for index, layer in enumerate(LAYERS):
+            for pattern in layer.modules:
+                if ("*" in pattern) != globs:
+                    continue
+                for path in PACKAGE.glob(pattern):
+                    name = module_name(path)
+                    if name in found and not globs:
+                        twice.append(name)
+                    found.setdefault(name, index)
     assert twice == [], f"in two layers: {twice}"
     return found
 
@@ -221,41 +226,41 @@ def test_every_module_is_in_one_layer() -> None:
 
 def test_the_import_reader_sees_every_import() -> None:
     source = (
-        "from evalbot import text as md\n"
+        "from evalbot.report import text as md\n"
         "from evalbot.report.numbers import format_pvalue\n"
         "from . import records\n"
         "from .. import errors\n"
         "from ..stats import mcnemar\n"
-        "import evalbot.policy\n"
+        "import evalbot.plan.policy\n"
         "from typing import TYPE_CHECKING\n"
         "if TYPE_CHECKING:\n"
-        "    from evalbot.config import Config\n"
+        "    from evalbot.plan.config import Config\n"
         "def later():\n"
-        "    from evalbot.github_io import GitHubClient\n"
+        "    from evalbot.github import GitHubClient\n"
     )
     modules = {
         "evalbot",
-        "evalbot.config",
+        "evalbot.plan.config",
         "evalbot.errors",
-        "evalbot.github_io",
-        "evalbot.policy",
+        "evalbot.github",
+        "evalbot.plan.policy",
         "evalbot.report",
         "evalbot.report.numbers",
         "evalbot.report.records",
         "evalbot.report.view",
         "evalbot.stats",
         "evalbot.stats.mcnemar",
-        "evalbot.text",
+        "evalbot.report.text",
     }
     assert imports_of(source, "evalbot.report.view", modules) == {
-        "evalbot.config",
+        "evalbot.plan.config",
         "evalbot.errors",
-        "evalbot.github_io",
-        "evalbot.policy",
+        "evalbot.github",
+        "evalbot.plan.policy",
         "evalbot.report.numbers",
         "evalbot.report.records",
         "evalbot.stats.mcnemar",
-        "evalbot.text",
+        "evalbot.report.text",
     }
     # in a package's __init__, ``.`` is the package itself
     assert imports_of("from .numbers import x\n", "evalbot.report", modules, package=True) == {

@@ -1,4 +1,4 @@
-"""The looks ledger (evalbot.ledger): tickets in, the earlier looks the policy reads out.
+"""The looks ledger (evalbot.plan.ledger): tickets in, the earlier looks the policy reads out.
 
 Each case is a small pull request history written out by hand, with the look number the
 policy must then give (the rank of this run's commit among the distinct commits looked at,
@@ -15,9 +15,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from evalbot.checks import check_tickets, status_tickets
-from evalbot.github_io import CheckRunInfo, StatusInfo
-from evalbot.ledger import (
+from evalbot.github.checks import check_tickets, status_tickets
+from evalbot.github.records import CheckRunInfo, StatusInfo
+from evalbot.plan.ledger import (
     DIGEST_MARKER,
     STALE_AFTER,
     Digest,
@@ -27,7 +27,7 @@ from evalbot.ledger import (
     placeholder,
     render_digest,
 )
-from evalbot.state import UNKNOWN_FINGERPRINT, Look, State
+from evalbot.plan.state import UNKNOWN_FINGERPRINT, Look, State
 
 NOW = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
 A, B, C, D = ("a" * 40, "b" * 40, "c" * 40, "d" * 40)

@@ -7,12 +7,12 @@ import hashlib
 import pytest
 
 from evalbot.errors import InputError, PairingError
-from evalbot.results.fingerprint import fingerprint
-from evalbot.results.formats.default import parse
-from evalbot.results.merge import merge
-from evalbot.results.model import Results
-from evalbot.results.options import ReadOptions
-from evalbot.results.pairing import pair
+from evalbot.formats.default import parse
+from evalbot.formats.merge import merge
+from evalbot.formats.model import Results
+from evalbot.formats.options import ReadOptions
+from evalbot.pairing.fingerprint import fingerprint
+from evalbot.pairing.pair import pair
 
 
 def results(text: str, source: str = "r.jsonl") -> Results:
@@ -148,7 +148,7 @@ def test_output_is_sorted_whatever_the_row_order() -> None:
 
 
 def test_locate_matches_an_exact_dict_join() -> None:
-    from evalbot.results.join import locate, locate_exact
+    from evalbot.pairing.join import locate, locate_exact
 
     keys = ["a", "b", "c", "é", "\U0001f600"]
     queries = ["c", "z", "a", "\U0001f600", ""]

@@ -16,16 +16,16 @@ import pytest
 
 from evalbot.analysis import analysed_items
 from evalbot.compare import Comparison, compute_comparison
-from evalbot.config import Config, parse_config
 from evalbot.errors import ConfigError
-from evalbot.policy import Decision, evaluate, next_state
-from evalbot.report import decision_json
+from evalbot.formats.options import ReadOptions
+from evalbot.formats.sources import load_results
+from evalbot.pairing.fingerprint import fingerprint
+from evalbot.pairing.pair import pair
+from evalbot.plan.config import Config, parse_config
+from evalbot.plan.policy import Decision, evaluate, next_state
+from evalbot.plan.state import Look, State, parse_state, render_state
+from evalbot.report.json_report import decision_json
 from evalbot.report.reasons import word_disclosure, word_plan, word_reasons
-from evalbot.results.fingerprint import fingerprint
-from evalbot.results.options import ReadOptions
-from evalbot.results.pairing import pair
-from evalbot.results.sources import load_results
-from evalbot.state import Look, State, parse_state, render_state
 from tests.power_reference import scipy_power
 
 WORKED = {"both_pass": 266, "fixed": 31, "broken": 14, "both_fail": 89}  # p = 0.01609
@@ -733,8 +733,8 @@ def test_decision_defaults_keep_old_constructors() -> None:
 
 
 def test_every_reason_code_has_a_kind_and_words() -> None:
+    from evalbot.plan.rules.reasons import KINDS, REASON_CODES
     from evalbot.report.reasons import _WORDS
-    from evalbot.rules import KINDS, REASON_CODES
 
     assert set(KINDS) == set(REASON_CODES) == set(_WORDS)
 
@@ -836,7 +836,7 @@ def test_refusals_say_which_rule_refused_and_what_would_satisfy_it(tmp_path: Pat
 
 
 def test_an_underpowered_gain_says_why_in_the_headline(tmp_path: Path) -> None:
-    from evalbot.report import build_view
+    from evalbot.report.view import build_view
 
     comparison, config = build(tmp_path, SMALL_WIN, "policy: {min_effect: 0.02}")
     decision = evaluate(comparison, config)

@@ -17,14 +17,14 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from evalbot.errors import InputError
-from evalbot.results.formats import FORMATS, parse_any
-from evalbot.results.formats.default import parse_jsonl_generic
-from evalbot.results.formats.fast_jsonl import parse_fast
-from evalbot.results.ids import parse_id_list
-from evalbot.results.model import Results
-from evalbot.results.options import ReadOptions
-from evalbot.results.pairing import pair
-from evalbot.results.sources import parse_zip
+from evalbot.formats import FORMATS, parse_any
+from evalbot.formats.default import parse_jsonl_generic
+from evalbot.formats.fast_jsonl import parse_fast
+from evalbot.formats.ids import parse_id_list
+from evalbot.formats.model import Results
+from evalbot.formats.options import ReadOptions
+from evalbot.formats.sources import parse_zip
+from evalbot.pairing.pair import pair
 
 SETTINGS = settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 OPTIONS = ReadOptions(max_archive_bytes=1 << 20, max_line_bytes=1 << 16)

@@ -1,4 +1,4 @@
-"""One reader of rates and differences (evalbot.rates): every spelling, every refusal."""
+"""One reader of rates and differences (evalbot.plan.rates): every spelling, every refusal."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from evalbot.rates import parse_difference, parse_rate
+from evalbot.plan.rates import parse_difference, parse_rate
 
 
 @pytest.mark.parametrize(

@@ -15,16 +15,16 @@ import pytest
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
-from evalbot.docs import GLOSSARY_URL
 from evalbot.errors import ConfigError
-from evalbot.render import (
+from evalbot.report.docs import GLOSSARY_URL
+from evalbot.report.records import ItemEntry, ItemList, View
+from evalbot.report.render import (
     md_escape,
     render_check,
     render_comment,
     render_markdown,
     render_summary,
 )
-from evalbot.report import ItemEntry, ItemList, View
 from tests.golden.scenarios import HOSTILE_IDS, MARKER, SCENARIOS, STATE
 
 JOINER = "\u2060"

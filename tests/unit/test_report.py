@@ -13,17 +13,15 @@ import numpy as np
 import pytest
 
 from evalbot.compare import compute_comparison
-from evalbot.config import Config
-from evalbot.policy import evaluate
-from evalbot.report import (
-    build_json,
-    build_view,
-    format_pvalue,
-    interval_picture,
-    item_link,
-)
-from evalbot.results.fingerprint import fingerprint
-from evalbot.results.model import Paired
+from evalbot.formats.model import Paired
+from evalbot.pairing.fingerprint import fingerprint
+from evalbot.plan.config import Config
+from evalbot.plan.policy import evaluate
+from evalbot.report.json_report import build_json
+from evalbot.report.links import item_link
+from evalbot.report.numbers import format_pvalue
+from evalbot.report.picture import interval_picture
+from evalbot.report.view import build_view
 from tests.golden.scenarios import SCENARIOS, paired_from_cells, paired_repeats
 from tests.power_reference import scipy_power
 
@@ -260,9 +258,10 @@ def test_policy_fields_are_rendered_when_present() -> None:
     from dataclasses import replace
 
     from evalbot.compare import Alpha
-    from evalbot.render import render_comment
-    from evalbot.rules import LookCount, PlannedSize, Reason
-    from evalbot.state import Look
+    from evalbot.plan.rules.decision import LookCount, PlannedSize
+    from evalbot.plan.rules.reasons import Reason
+    from evalbot.plan.state import Look
+    from evalbot.report.render import render_comment
 
     scenario = SCENARIOS["improvement"]()
     comparison, plain = scenario.comparison()

@@ -1,4 +1,4 @@
-"""The sealed holdout set apart from the paired items (evalbot.results.restrict), and the plan's
+"""The sealed holdout set apart from the paired items (evalbot.pairing.restrict), and the plan's
 side of it (evalbot.analysis.analysed_items): which items each analysis reads, exact messages."""
 
 from __future__ import annotations
@@ -6,14 +6,14 @@ from __future__ import annotations
 import pytest
 
 from evalbot.analysis import analysed_items
-from evalbot.config import parse_config
 from evalbot.errors import ConfigError, PairingError
-from evalbot.results.fingerprint import fingerprint
-from evalbot.results.formats.default import parse
-from evalbot.results.model import Paired, Results
-from evalbot.results.options import ReadOptions
-from evalbot.results.pairing import pair
-from evalbot.results.restrict import restrict_items
+from evalbot.formats.default import parse
+from evalbot.formats.model import Paired, Results
+from evalbot.formats.options import ReadOptions
+from evalbot.pairing.fingerprint import fingerprint
+from evalbot.pairing.pair import pair
+from evalbot.pairing.restrict import restrict_items
+from evalbot.plan.config import parse_config
 
 IDS = ["a", "b", "c", "d", "e"]
 BASE = [True, False, True, False, True]

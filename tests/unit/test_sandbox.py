@@ -14,16 +14,16 @@ from typing import Any
 
 import pytest
 
-from evalbot import render as render_module
 from evalbot.errors import ConfigError
-from evalbot.render import TemplateFolder, UserTemplate, render_comment, render_markdown
-from evalbot.sandbox import (
+from evalbot.report import render as render_module
+from evalbot.report.render import TemplateFolder, UserTemplate, render_comment, render_markdown
+from evalbot.report.sandbox.environment import environment
+from evalbot.report.sandbox.files import user_loader
+from evalbot.report.sandbox.guards import (
     Limits,
     TemplateLimitError,
     TemplateTimeout,
-    environment,
     render_limited,
-    user_loader,
 )
 from tests.golden.scenarios import MARKER, SCENARIOS
 from tests.inert import assert_inert

@@ -17,8 +17,8 @@ import pytest
 from scipy.stats import false_discovery_control, ttest_rel
 
 from evalbot.compare.slices import compute_slices
-from evalbot.config import BootstrapConfig, Config
-from evalbot.results.model import Paired
+from evalbot.formats.model import Paired
+from evalbot.plan.config import BootstrapConfig, Config
 from evalbot.stats import paired_mean_test
 
 

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from evalbot.compare.secondary import compute_secondary
-from evalbot.config import BootstrapConfig, Config
+from evalbot.plan.config import BootstrapConfig, Config
 
 FloatArray = np.ndarray
 

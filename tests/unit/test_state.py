@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from evalbot.state import (
+from evalbot.plan.state import (
     MARKER,
     UNKNOWN_FINGERPRINT,
     Look,

@@ -1,4 +1,4 @@
-"""The compiled bundled templates kept between runs (:class:`evalbot.sandbox.BundledCodeCache`).
+"""The compiled bundled templates kept between runs (:class:`evalbot.report.sandbox.BundledCodeCache`).
 
 Rendering from a kept entry gives the same bytes as compiling afresh; an entry is used only for
 the same template text, jinja2, environment and Python; a broken entry, a folder that cannot be
@@ -17,15 +17,14 @@ from typing import Any
 import jinja2
 import pytest
 
-from evalbot.render import render
-from evalbot.sandbox import BUNDLED_CODE, Sandbox, bundled_loader, environment
-from evalbot.sandbox.environment import _fingerprint
-from evalbot.sandbox.files import _CODE_MAGIC, BundledCodeCache
+from evalbot.report.render import render
+from evalbot.report.sandbox.environment import Sandbox, _fingerprint, environment
+from evalbot.report.sandbox.files import _CODE_MAGIC, BUNDLED_CODE, BundledCodeCache, bundled_loader
 from tests.golden.scenarios import SCENARIOS
 
 REPO = Path(__file__).resolve().parents[2]
 TEMPLATES = ("text.j2", "comment.md.j2")
-#: What :func:`evalbot.render.render` passes besides the view.
+#: What :func:`evalbot.report.render.render` passes besides the view.
 CONTEXT: dict[str, Any] = {"limit": None, "slice_limit": None, "mode": "cli"}
 
 
@@ -136,7 +135,7 @@ def test_an_entry_is_readable_by_all_and_leaves_nothing_aside(tmp_path: Path) ->
 
 def test_the_cli_keeps_its_templates_beside_them() -> None:
     # a real run in a fresh interpreter, with Python's default of writing compiled code
-    assert BUNDLED_CODE == REPO / "evalbot" / "templates" / "__pycache__"
+    assert BUNDLED_CODE == REPO / "evalbot" / "report" / "templates" / "__pycache__"
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     env["PYTHONPATH"] = str(REPO)
     code = (

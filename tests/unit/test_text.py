@@ -1,12 +1,12 @@
-"""evalbot.text: trusted Markdown and untrusted text are two types, and every constructor that
+"""evalbot.report.text: trusted Markdown and untrusted text are two types, and every constructor that
 puts input into Markdown leaves it inert (checked on markdown-it-py's token tree)."""
 
 from __future__ import annotations
 
 import pytest
 
-from evalbot import text as md
-from evalbot.text import Markdown
+from evalbot.report import text as md
+from evalbot.report.text import Markdown
 from tests.golden.scenarios import HOSTILE_IDS
 from tests.inert import MD, assert_inert, visible_text, walk
 

@@ -13,11 +13,12 @@ from pathlib import Path
 
 import pytest
 
-from evalbot import text as md
-from evalbot.actions_env import ActionsEnv
 from evalbot.cli import main
-from evalbot.docs import GLOSSARY_URL
-from evalbot.render import (
+from evalbot.github.runner import ActionsEnv
+from evalbot.report import text as md
+from evalbot.report.docs import GLOSSARY_URL
+from evalbot.report.records import HistoryRow, Row, SecondaryRow, View
+from evalbot.report.render import (
     render_check,
     render_comment,
     render_markdown,
@@ -25,8 +26,7 @@ from evalbot.render import (
     render_summary,
     render_text,
 )
-from evalbot.report import HistoryRow, Row, SecondaryRow, View
-from evalbot.text import Markdown
+from evalbot.report.text import Markdown
 from tests.golden.scenarios import HOSTILE_IDS, MARKER, SCENARIOS, STATE
 from tests.inert import MD, assert_inert, assert_own_commands, assert_plain_lines, walk
 

@@ -1,0 +1,194 @@
+"""Parsers: bytes of one result file -> :class:`evalbot.formats.model.Results`.
+
+Each format module exposes ``parse(data: bytes, *, source: str, options: ReadOptions) ->
+Results`` and ``sniff(probe: Probe) -> bool``, and may expose ``parse_probe(probe, options)`` to
+reuse what detection already parsed. They are pure: no file access.
+
+:func:`detect` picks a format by the file's *structure* (:class:`.probe.Probe`: the keys of the
+JSON document or of the first JSON line, XML, ZIP), never by a window of bytes; harness formats
+are tried first, evalbot's own format last. ``format:`` in the config or ``--format-in NAME``
+forces one by name (:func:`resolve`). When a detected file cannot be read, the message says which
+formats were tried and how to force one.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Callable
+from dataclasses import dataclass
+from types import ModuleType
+
+from evalbot.errors import InputError
+from evalbot.formats import (
+    default,
+    helm,
+    inspect_ai,
+    junit,
+    lm_eval,
+    mlflow,
+    openai_evals,
+    promptfoo,
+    swebench,
+)
+from evalbot.formats.builder import show
+from evalbot.formats.jsontext import UnreadableError
+from evalbot.formats.model import Results
+from evalbot.formats.options import ReadOptions
+from evalbot.formats.probe import Probe
+
+ParseBytes = Callable[[bytes, str, ReadOptions], Results]
+ParseProbe = Callable[[Probe, ReadOptions], Results]
+
+#: How to force a format, as every "could not read" message says it.
+FORCE_HINT = "--format-in NAME (config `format: NAME`)"
+
+
+@dataclass(frozen=True, kw_only=True)
+class Format:
+    """A named parser and the structural test that recognises its files."""
+
+    name: str
+    parse: ParseBytes
+    sniff: Callable[[Probe], bool]
+    parse_probe: ParseProbe
+
+
+def _from_module(module: ModuleType) -> Format:
+    module_parse = module.parse
+
+    def run(data: bytes, source: str, options: ReadOptions) -> Results:
+        result: Results = module_parse(data, source=source, options=options)
+        return result
+
+    probe_parse: ParseProbe | None = getattr(module, "parse_probe", None)
+
+    def run_probe(probe: Probe, options: ReadOptions) -> Results:
+        return run(probe.data, probe.name, options)
+
+    return Format(
+        name=module.NAME, parse=run, sniff=module.sniff, parse_probe=probe_parse or run_probe
+    )
+
+
+def _default_kind(kind: str) -> Format:
+    def run(data: bytes, source: str, options: ReadOptions) -> Results:
+        return default.parse(data, source=source, options=options, kind=kind)
+
+    def never(probe: Probe) -> bool:
+        return False
+
+    return Format(
+        name=kind,
+        parse=run,
+        sniff=never,
+        parse_probe=lambda probe, options: run(probe.data, probe.name, options),
+    )
+
+
+#: Detection order: most specific first; ``default`` accepts anything.
+DETECTED: tuple[Format, ...] = tuple(
+    _from_module(module)
+    for module in (
+        inspect_ai,
+        lm_eval,
+        promptfoo,
+        openai_evals,
+        swebench,
+        mlflow,
+        helm,
+        junit,
+        default,
+    )
+)
+HARNESS_NAMES: tuple[str, ...] = tuple(f.name for f in DETECTED if f.name != "default")
+
+FORMATS: dict[str, Format] = {f.name: f for f in DETECTED}
+for _kind in ("jsonl", "json", "csv", "tsv"):
+    FORMATS[_kind] = _default_kind(_kind)
+
+ALIASES: dict[str, str] = {
+    "inspect_ai": "inspect",
+    "inspect-ai": "inspect",
+    "lm_eval": "lm-eval",
+    "lm-evaluation-harness": "lm-eval",
+    "lm_evaluation_harness": "lm-eval",
+    "openai_evals": "openai-evals",
+    "oaieval": "openai-evals",
+    "swe-bench": "swebench",
+    "swe_bench": "swebench",
+    "resolved-ids": "swebench",
+    "resolved": "swebench",
+    "junit-xml": "junit",
+    "xml": "junit",
+    "mlflow-genai": "mlflow",
+    "mlflow_genai": "mlflow",
+    "crfm-helm": "helm",
+    "evalbot": "default",
+    "ndjson": "jsonl",
+}
+
+
+def resolve(name: str) -> Format:
+    """The format called ``name`` (or an alias); an error with a hint for a typo."""
+    key = name.strip().lower()
+    key = ALIASES.get(key, key)
+    if key in FORMATS:
+        return FORMATS[key]
+    known = sorted(FORMATS)
+    close = difflib.get_close_matches(key, [*known, *ALIASES], n=1)
+    hint = f"; did you mean {close[0]!r}?" if close else ""
+    raise InputError(f"format: unknown format {show(name)} (known: {', '.join(known)}){hint}")
+
+
+def detect_probe(probe: Probe) -> Format:
+    """The first format whose ``sniff`` recognises this file's structure."""
+    for candidate in DETECTED:
+        if candidate.sniff(probe):
+            return candidate
+    return FORMATS["default"]  # pragma: no cover - default.sniff accepts everything
+
+
+def detect(name: str, data: bytes) -> Format:
+    """The format of a file, from its name and its structure (the whole file is looked at)."""
+    return detect_probe(Probe(name, data))
+
+
+def tried_hint(chosen: str) -> str:
+    """What a "could not read" message adds when the format was detected, not forced."""
+    if chosen == "default":
+        return (
+            f"; not recognised as any of {', '.join(HARNESS_NAMES)}, so it was read as "
+            f"evalbot's own format; if it is one of those, force it with {FORCE_HINT}"
+        )
+    return f"; read as {chosen} (detected); if it is another format, force it with {FORCE_HINT}"
+
+
+def _first_item(probe: Probe) -> object:
+    """The first record of a file read as evalbot's own format, as detection saw it."""
+    if probe.kind == "jsonl":
+        return probe.record
+    document = probe.document
+    if isinstance(document, dict) and isinstance(document.get("items"), list):
+        document = document["items"]
+    return document[0] if isinstance(document, list) and document else None
+
+
+def _format_in_doubt(probe: Probe, chosen: str) -> bool:
+    """Whether a "could not read" error should say which formats were tried: always for a
+    detected harness format; for evalbot's own format, unless the file does start with an item
+    object (a broken line 2 of a JSONL file is not a question of format)."""
+    return chosen != "default" or not isinstance(_first_item(probe), dict)
+
+
+def parse_any(name: str, data: bytes, options: ReadOptions) -> Results:
+    """Parse one file's bytes with the forced or the detected format."""
+    if options.format:
+        return resolve(options.format).parse(data, name, options)
+    probe = Probe(name, data)
+    chosen = detect_probe(probe)
+    try:
+        return chosen.parse_probe(probe, options)
+    except UnreadableError as error:
+        if not _format_in_doubt(probe, chosen.name):
+            raise
+        raise UnreadableError(f"{error}{tried_hint(chosen.name)}") from None

@@ -1,0 +1,222 @@
+"""Read ZIP archives (``.zip`` shards, inspect_ai ``.eval`` logs) as untrusted input, in memory.
+
+Nothing is extracted to disk. A member is refused when its path escapes the archive (``..``,
+an absolute path, a drive letter), when it is a symlink or encrypted, and the archive is refused
+when it holds too many members or expands beyond its budget.
+
+One :class:`ArchiveBudget` covers everything read out of one artifact (or one file given on the
+command line), nested archives included: an ``.eval`` log inside an artifact's zip spends from
+the same budget as the zip itself, so nesting cannot multiply the limit. The budget counts
+members (entries) and inflated bytes. Before :mod:`zipfile` parses a central directory, the
+member count is read from the end-of-central-directory record (ZIP64 included) and the central
+directory's entry signatures are counted (one C-level scan), so a zip with a million entries is
+refused before a million ``ZipInfo`` objects are built. Declared sizes are checked first, and
+the bytes actually inflated are counted while reading, because a zip bomb's header can lie.
+Every refusal is one :class:`InputError` line naming the archive and the member.
+"""
+
+from __future__ import annotations
+
+import io
+import stat
+import struct
+import zlib
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from evalbot.errors import InputError
+from evalbot.formats.builder import show
+
+if TYPE_CHECKING:
+    import zipfile
+
+_CHUNK = 1 << 20
+_EOCD = b"PK\x05\x06"
+_EOCD_SIZE = 22
+_ZIP64_LOCATOR = b"PK\x06\x07"
+_ZIP64_LOCATOR_SIZE = 20
+_ZIP64_EOCD = b"PK\x06\x06"
+_ZIP64_EOCD_SIZE = 56
+_CENTRAL_ENTRY = b"PK\x01\x02"
+_MAX_COMMENT = 0xFFFF
+
+
+@dataclass(frozen=True, kw_only=True)
+class Member:
+    """One regular file inside an archive."""
+
+    name: str
+    info: zipfile.ZipInfo
+
+
+class ArchiveBudget:
+    """What one artifact may cost, shared by every archive read out of it (nesting included).
+
+    ``max_bytes`` bounds the bytes inflated (declared sizes are checked before reading, actual
+    bytes while reading); ``max_members`` bounds the entries of all its archives together.
+    ``why`` follows the byte limit in a refusal (where the limit comes from).
+    """
+
+    def __init__(self, *, max_bytes: int, max_members: int, why: str = "") -> None:
+        self.max_bytes = max_bytes
+        self.max_members = max_members
+        self.why = why
+        self.members = 0
+        self.declared = 0
+        self.inflated = 0
+
+    def check_count(self, source: str, count: int) -> None:
+        """Refuse ``count`` more members when the budget cannot take them."""
+        if self.members + count > self.max_members:
+            nested = " (with the archives read before it)" if self.members else ""
+            raise InputError(
+                f"{source}: archive holds {count} members{nested}, more than the limit of "
+                f"{self.max_members}"
+            )
+
+    def add_members(self, source: str, count: int) -> None:
+        self.check_count(source, count)
+        self.members += count
+
+    def add_declared(self, source: str, member: str, size: int) -> None:
+        self.declared += size
+        if self.declared > self.max_bytes:
+            raise InputError(
+                f"{source}: archive expands to more than {self.max_bytes} bytes{self.why} "
+                f"(at member {show(member)})"
+            )
+
+    def add_inflated(self, where: str, size: int) -> None:
+        self.inflated += size
+        if self.inflated > self.max_bytes:
+            raise InputError(
+                f"{where}: archive expands to more than {self.max_bytes} bytes{self.why}"
+            )
+
+
+def _is_zip_magic(head: bytes) -> bool:
+    return head.startswith((b"PK\x03\x04", b"PK\x05\x06"))
+
+
+def is_zip(head: bytes) -> bool:
+    """Whether bytes start like a ZIP archive (an empty archive included)."""
+    return _is_zip_magic(head)
+
+
+def _check_name(archive: str, name: str) -> None:
+    normalized = name.replace("\\", "/")
+    parts = normalized.split("/")
+    if normalized.startswith("/") or (len(name) > 1 and name[1] == ":") or ".." in parts:
+        raise InputError(f"{archive}: member {show(name)} has a path outside the archive")
+    if "\x00" in name:
+        raise InputError(f"{archive}: member {show(name)} has a NUL byte in its name")
+
+
+def central_directory(data: bytes) -> tuple[int, int, int] | None:
+    """(declared entry count, start, end) of the central directory, read from the end record
+    (ZIP64's when present), or ``None`` when there is no end record (:mod:`zipfile` then
+    reports the archive as invalid). Costs one backwards search over the last 64 KiB."""
+    at = data.rfind(_EOCD, max(0, len(data) - _EOCD_SIZE - _MAX_COMMENT))
+    if at < 0 or at + _EOCD_SIZE > len(data):
+        return None
+    entries, size = struct.unpack_from("<HI", data, at + 10)
+    end = at
+    locator = at - _ZIP64_LOCATOR_SIZE
+    if locator >= 0 and data.startswith(_ZIP64_LOCATOR, locator):
+        # As zipfile reads it: the ZIP64 end record sits just before its locator.
+        record_at = locator - _ZIP64_EOCD_SIZE
+        if record_at >= 0 and data.startswith(_ZIP64_EOCD, record_at):
+            entries, size = struct.unpack_from("<QQ", data, record_at + 32)
+            end = record_at
+    return entries, max(0, end - size), end
+
+
+class Archive:
+    """A ZIP archive opened from bytes; :meth:`members` lists the regular files, checked.
+
+    ``budget`` is the artifact's :class:`ArchiveBudget`; without one, the archive gets its own
+    from ``max_bytes`` and ``max_members``.
+    """
+
+    def __init__(
+        self,
+        data: bytes,
+        *,
+        source: str,
+        max_bytes: int | None = None,
+        max_members: int | None = None,
+        budget: ArchiveBudget | None = None,
+    ) -> None:
+        if budget is None:
+            if max_bytes is None or max_members is None:
+                raise ValueError("give a budget, or max_bytes and max_members")
+            budget = ArchiveBudget(max_bytes=max_bytes, max_members=max_members)
+        self.source = source
+        self.budget = budget
+        self.max_bytes = budget.max_bytes
+        directory = central_directory(data)
+        if directory is not None:
+            declared, start, end = directory
+            budget.check_count(source, declared)
+            # Every entry starts with this signature: counting them bounds what zipfile would
+            # build, whatever the end record claims.
+            budget.check_count(source, data.count(_CENTRAL_ENTRY, start, end))
+        import zipfile  # here: only a ZIP input needs it (issue 12: start-up time)
+
+        try:
+            self._zip = zipfile.ZipFile(io.BytesIO(data))
+            infos = self._zip.infolist()
+        except (zipfile.BadZipFile, zipfile.LargeZipFile, ValueError, EOFError) as error:
+            raise InputError(f"{source}: not a valid ZIP archive ({error})") from None
+        budget.add_members(source, len(infos))
+        self._members: list[Member] = []
+        for info in infos:
+            _check_name(source, info.filename)
+            mode = info.external_attr >> 16
+            if stat.S_ISLNK(mode):
+                raise InputError(f"{source}: member {show(info.filename)} is a symlink")
+            if info.flag_bits & 0x1:
+                raise InputError(f"{source}: member {show(info.filename)} is encrypted")
+            if info.is_dir():
+                continue
+            budget.add_declared(source, info.filename, info.file_size)
+            self._members.append(Member(name=info.filename, info=info))
+
+    def members(self) -> list[Member]:
+        return list(self._members)
+
+    def names(self) -> list[str]:
+        return [m.name for m in self._members]
+
+    def read(self, member: Member | str) -> bytes:
+        """A member's bytes; the inflated bytes are counted against the budget."""
+        if isinstance(member, str):
+            found = next((m for m in self._members if m.name == member), None)
+            if found is None:
+                raise InputError(f"{self.source}: has no member {show(member)}")
+            member = found
+        import zipfile  # loaded already, by __init__
+
+        where = f"{self.source}: member {show(member.name)}"
+        out = bytearray()
+        try:
+            with self._zip.open(member.info) as stream:
+                for chunk in iter(lambda: stream.read(_CHUNK), b""):
+                    out += chunk
+                    self.budget.add_inflated(where, len(chunk))
+                    if len(out) > member.info.file_size:
+                        raise InputError(f"{where}: inflates beyond its declared size")
+        except InputError:
+            raise
+        except NotImplementedError as error:
+            raise InputError(f"{where}: unsupported compression ({error})") from None
+        except (zipfile.BadZipFile, zlib.error, EOFError, OSError, ValueError) as error:
+            raise InputError(f"{where}: cannot be read ({error})") from None
+        if len(out) != member.info.file_size:
+            raise InputError(f"{where}: size differs from the declared size")
+        return bytes(out)
+
+    def iter_read(self, members: list[Member]) -> Iterator[tuple[Member, bytes]]:
+        for member in members:
+            yield member, self.read(member)

@@ -1,0 +1,204 @@
+"""Stanford HELM runs: ``per_instance_stats.json`` of a run directory.
+
+A run directory (``benchmark_output/runs/<suite>/<run>/``) holds ``per_instance_stats.json``
+beside ``run_spec.json``, ``scenario_state.json``, ``stats.json`` and more; only the first is
+per item, and the others (:data:`SIDECARS`) are skipped when the directory is read (given alone,
+each is refused with the file to give instead). ``per_instance_stats.json`` is a list of
+``{"instance_id", "train_trial_index", "perturbation"?, "stats": [{"name": {"name", "split",
+...}, "count", "sum", "mean", ...}]}``.
+
+The item is the instance id, with its perturbation when it has one (``id147 (typos prob=0.1)``);
+``train_trial_index`` is the repeat. The compared value is one stat's ``mean``, chosen with
+``metric:`` (``exact_match``, ``quasi_exact_match``, ``f1_score``, ...): a run has many, so
+without it the run is refused with its metrics listed (never HELM's counters such as
+``num_prompt_tokens`` or ``train_trial_index``). 0/1 values are pass/fail, others a score. An
+instance without the chosen stat (or with a count of 0) was not evaluated.
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+from collections.abc import Mapping
+from typing import Any
+
+from evalbot.errors import InputError
+from evalbot.formats.builder import ResultsBuilder, parse_item_id, parse_score, show
+from evalbot.formats.jsontext import (
+    NOTHING,
+    decode_text,
+    parse_json_document,
+)
+from evalbot.formats.model import MetricKind, Results
+from evalbot.formats.options import ReadOptions
+from evalbot.formats.probe import Probe
+
+NAME = "helm"
+
+#: Files of a run directory beside ``per_instance_stats.json``; none is per item.
+SIDECARS = frozenset(
+    {
+        "run_spec.json",
+        "scenario.json",
+        "scenario_state.json",
+        "stats.json",
+        "instances.json",
+        "display_predictions.json",
+        "display_requests.json",
+    }
+)
+#: HELM's bookkeeping stats: counts, costs, timings, finish reasons, not metrics of quality.
+_BOOKKEEPING_PREFIXES = ("num_", "finish_reason_", "training_", "inference_")
+_BOOKKEEPING = frozenset({"batch_size", "prompt_truncated", "logprob", "max_prob"})
+#: The perturbation's fields that say what it is for, not which one it is.
+_PERTURBATION_FLAGS = frozenset({"name", "robustness", "fairness", "computed_on"})
+
+
+def _is_per_instance(document: object) -> bool:
+    return (
+        isinstance(document, list)
+        and bool(document)
+        and isinstance(document[0], Mapping)
+        and "instance_id" in document[0]
+        and isinstance(document[0].get("stats"), list)
+    )
+
+
+def _sidecar(document: object) -> bool:
+    """``run_spec.json``, ``scenario_state.json`` or ``stats.json`` by their keys."""
+    if isinstance(document, Mapping):
+        return {"scenario_spec", "adapter_spec", "metric_specs"} <= document.keys() or (
+            "request_states" in document and "adapter_spec" in document
+        )
+    return (
+        isinstance(document, list)
+        and bool(document)
+        and isinstance(document[0], Mapping)
+        and isinstance(document[0].get("name"), Mapping)
+        and "count" in document[0]
+        and "instance_id" not in document[0]
+    )
+
+
+def sniff(probe: Probe) -> bool:
+    return _is_per_instance(probe.document) or _sidecar(probe.document)
+
+
+def parse_probe(probe: Probe, options: ReadOptions) -> Results:
+    """Parse a detected file, reusing the parsed document."""
+    if probe.document is NOTHING:
+        return parse(probe.data, source=probe.name, options=options)
+    return parse_document(probe.document, source=probe.name, options=options)
+
+
+def parse(data: bytes, *, source: str, options: ReadOptions) -> Results:
+    """Parse a HELM ``per_instance_stats.json``."""
+    return parse_document(
+        parse_json_document(decode_text(data, source), source), source=source, options=options
+    )
+
+
+def metric_names(entries: list[Any]) -> list[str]:
+    """The run's metrics of quality, in the order they first appear (bookkeeping left out)."""
+    names: dict[str, None] = {}
+    for entry in entries:
+        stats = entry.get("stats") if isinstance(entry, Mapping) else None
+        for stat in stats if isinstance(stats, list) else ():
+            name = _stat_name(stat)
+            if name and not name.startswith(_BOOKKEEPING_PREFIXES) and name not in _BOOKKEEPING:
+                names.setdefault(name, None)
+    return list(names)
+
+
+def _stat_name(stat: object) -> str | None:
+    name = stat.get("name") if isinstance(stat, Mapping) else None
+    value = name.get("name") if isinstance(name, Mapping) else None
+    return value if isinstance(value, str) else None
+
+
+def _choose(entries: list[Any], source: str, metric: str | None) -> str:
+    names = metric_names(entries)
+    listed = ", ".join(names) if names else "none"
+    if metric is not None and metric != "passed":
+        if metric not in names and not any(_has(e, metric) for e in entries):
+            raise InputError(
+                f"{source}: no stat named {show(metric)} in this HELM run; its metrics: {listed}"
+            )
+        return metric
+    if len(names) == 1:
+        return names[0]
+    example = "exact_match" if "exact_match" in names else (names[0] if names else "NAME")
+    raise InputError(
+        f"{source}: a HELM run has several metrics ({listed}); choose one, e.g. "
+        f"--metric {shlex.quote(example)} (config `metric:`)"
+    )
+
+
+def _has(entry: object, metric: str) -> bool:
+    stats = entry.get("stats") if isinstance(entry, Mapping) else None
+    return isinstance(stats, list) and any(_stat_name(s) == metric for s in stats)
+
+
+def _item(entry: Mapping[str, Any], where: str) -> str:
+    """The instance id, with its perturbation (name, then its parameters) when it has one."""
+    item_id = parse_item_id(entry.get("instance_id"), where, "instance_id")
+    perturbation = entry.get("perturbation")
+    if perturbation is None:
+        return item_id
+    if not isinstance(perturbation, Mapping) or not isinstance(perturbation.get("name"), str):
+        raise InputError(f"{where}: `perturbation` must be an object with a `name`")
+    params = " ".join(
+        f"{key}={json.dumps(value, ensure_ascii=False)}"
+        for key, value in sorted(perturbation.items())
+        if key not in _PERTURBATION_FLAGS
+    )
+    return f"{item_id} ({perturbation['name']}{' ' + params if params else ''})"
+
+
+def _value(entry: Mapping[str, Any], metric: str, where: str) -> float | None:
+    """The stat's mean, ``None`` when the instance has no such stat (not evaluated)."""
+    found = [s for s in entry.get("stats", ()) if _stat_name(s) == metric]
+    if len(found) > 1:
+        raise InputError(f"{where}: stat `{metric}` appears {len(found)} times")
+    if not found or not found[0].get("count"):
+        return None
+    stat = found[0]
+    if "mean" in stat:
+        return parse_score(stat["mean"], where, f"{metric}.mean", strings=False)
+    total = parse_score(stat.get("sum"), where, f"{metric}.sum", strings=False)
+    return total / parse_score(stat["count"], where, f"{metric}.count", strings=False)
+
+
+def parse_document(document: object, *, source: str, options: ReadOptions) -> Results:
+    """Results from a parsed ``per_instance_stats.json``."""
+    if _sidecar(document) or not isinstance(document, list):
+        raise InputError(
+            f"{source}: is not HELM's per-item output; give the run's per_instance_stats.json "
+            "(or the run directory that holds it)"
+        )
+    metric = _choose(document, source, options.metric)
+    rows: list[tuple[str, str, int, float | None]] = []
+    for number, entry in enumerate(document, start=1):
+        where = f"{source}: instance {number}"
+        if not isinstance(entry, Mapping) or not isinstance(entry.get("stats"), list):
+            raise InputError(f"{where}: expected an object with a `stats` list, got {show(entry)}")
+        trial = entry.get("train_trial_index", 0)
+        if not isinstance(trial, int) or isinstance(trial, bool) or trial < 0:
+            raise InputError(f"{where}: `train_trial_index` must be a non-negative integer")
+        rows.append((where, _item(entry, where), trial, _value(entry, metric, where)))
+    values = [v for *_, v in rows if v is not None]
+    if not values:
+        raise InputError(f"{source}: no instance has the stat `{metric}`")
+    kind: MetricKind = "binary" if all(v in (0.0, 1.0) for v in values) else "score"
+    repeated = any(trial for _, _, trial, _ in rows)
+    builder = ResultsBuilder(source)
+    for where, item_id, trial, value in rows:
+        builder.add(
+            where=where,
+            item_id=item_id,
+            score=0.0 if value is None else value,
+            kind=kind,
+            epoch=trial if repeated else None,
+            error=value is None,
+        )
+    return builder.build()

@@ -1,0 +1,97 @@
+"""JUnit XML (pytest ``--junitxml``, Maven surefire, Jest, Go's gotestsum, ...).
+
+Each ``<testcase>`` is an item ``classname::name`` (``name`` alone without a classname), in the
+slice of its ``<testsuite name>``. A ``<failure>`` child is a fail; an ``<error>`` or a
+``<skipped>`` child means the test was not evaluated (the ``errors`` column: ``policy.errors``
+decides), not a fail. Anything else passed.
+
+The XML is untrusted: a document with a DTD (``<!DOCTYPE``) or an entity declaration
+(``<!ENTITY``) is refused before parsing (no billion laughs, no external entities), and only
+UTF-8 (or ASCII) documents are read, so that check sees the text the parser sees.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+from evalbot.errors import InputError
+from evalbot.formats.builder import ResultsBuilder, show
+from evalbot.formats.jsontext import UnreadableError, decode_text
+from evalbot.formats.model import Results
+from evalbot.formats.options import ReadOptions
+from evalbot.formats.probe import Probe
+
+if TYPE_CHECKING:
+    import xml.etree.ElementTree as ET
+
+NAME = "junit"
+
+_DECLARED = re.compile(r"""^\s*<\?xml[^>]*\bencoding\s*=\s*["']([^"']*)["']""")
+_UTF8 = frozenset({"utf-8", "utf8", "us-ascii", "ascii"})
+_DANGEROUS = re.compile(r"<!\s*(DOCTYPE|ENTITY)", re.IGNORECASE)
+
+
+def sniff(probe: Probe) -> bool:
+    return probe.kind == "xml" or probe.lowered.endswith(".xml")
+
+
+def _root(data: bytes, source: str) -> ET.Element:
+    import xml.etree.ElementTree as ET  # here: only an XML input needs it (issue 12)
+
+    text = decode_text(data, source)
+    declared = _DECLARED.match(text)
+    if declared and declared.group(1).strip().lower() not in _UTF8:
+        raise InputError(
+            f"{source}: XML declares encoding {show(declared.group(1))}; only UTF-8 is read"
+        )
+    dangerous = _DANGEROUS.search(text)
+    if dangerous:
+        line = text.count("\n", 0, dangerous.start()) + 1
+        raise InputError(
+            f"{source}:{line}: XML with a DTD or entity declaration is refused (<!"
+            f"{dangerous.group(1).upper()})"
+        )
+    try:
+        return ET.fromstring(text.encode("utf-8", "surrogatepass"))
+    except ET.ParseError as error:
+        line = error.position[0] if error.position else 1
+        message = str(error).split(":", 1)[0]
+        raise UnreadableError(f"{source}:{line}: not valid XML ({message})") from None
+    except (ValueError, RecursionError) as error:
+        raise UnreadableError(f"{source}: not valid XML ({error})") from None
+
+
+def parse(data: bytes, *, source: str, options: ReadOptions) -> Results:
+    """Parse a JUnit XML report."""
+    root = _root(data, source)
+    if root.tag not in ("testsuites", "testsuite", "testcase"):
+        raise UnreadableError(f"{source}: root element is <{show(root.tag, 30)}>, not <testsuites>")
+    builder = ResultsBuilder(source)
+    number = 0
+    suites = [root] if root.tag == "testcase" else list(root.iter("testsuite"))
+    if root.tag == "testsuites":
+        suites.insert(0, root)
+    for suite in suites:
+        cases = [suite] if suite.tag == "testcase" else suite.findall("testcase")
+        suite_name = suite.get("name") if suite.tag == "testsuite" else None
+        for case in cases:
+            number += 1
+            where = f"{source}: testcase {number}"
+            name = case.get("name")
+            if not name:
+                raise InputError(f"{where}: <testcase> has no `name`")
+            classname = case.get("classname") or ""
+            item_id = f"{classname}::{name}" if classname else name
+            children = {child.tag for child in case}
+            errored = "error" in children or "skipped" in children
+            failed = "failure" in children
+            builder.add(
+                where=where,
+                item_id=item_id,
+                score=0.0 if failed or errored else 1.0,
+                kind="binary",
+                slice=suite_name or None,
+                error=errored,
+            )
+    return builder.build()

@@ -1,0 +1,246 @@
+"""EleutherAI lm-evaluation-harness ``--log_samples`` output: ``samples_<task>_<date>.jsonl``.
+
+One JSON object per (document, filter) with ``doc_id``, ``filter``, ``metrics`` (the names of
+the per-item metric keys), one key per metric holding the item's value, and ``doc_hash`` (sha256
+of the document). The file is recognised by its name or by those keys, so a renamed file
+(``baseline.jsonl``) is still read as lm-eval.
+
+The item id is the ``doc_id`` when the run is one file (one task: the ids then pair whatever the
+files are called), and ``<task>/<doc_id>`` when the run is read from several files (a directory
+of samples files: doc ids repeat across tasks). The task is the row's own ``task`` field where
+the row has one, else the ``<task>`` of the file name, else the file's stem.
+
+A file that holds several filters (gsm8k logs every doc under ``strict-match`` and
+``flexible-extract``) needs ``filter:`` to choose one; one with several metrics needs
+``metric:``. ``doc_hash`` becomes the row's content hash, so pairing can tell when two runs did
+not see the same documents (two renamed files of different tasks are caught there). Metrics
+whose per-item values are all 0/1 by definition (``acc``, ``exact_match``, ...) or are booleans
+are binary; others are scores.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import shlex
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from evalbot.errors import InputError
+from evalbot.formats.builder import ResultsBuilder, show
+from evalbot.formats.jsontext import UnreadableError, decode_text, jsonl_records
+from evalbot.formats.model import MetricKind, Results
+from evalbot.formats.options import ReadOptions
+from evalbot.formats.probe import Probe, base_name
+
+NAME = "lm-eval"
+
+# Matched against a base name with fullmatch: one start position, so linear on hostile names.
+_FILE = re.compile(r"samples_(?P<task>.+?)_(?P<date>\d{4}-\d{2}-\d{2}T[0-9.:\-]+)\.jsonl?")
+#: Per-item metrics that lm-eval computes as 0/1 (accuracy-like); others are scores.
+BINARY_METRICS = frozenset(
+    {"acc", "acc_norm", "acc_mutual_info", "exact_match", "em", "exact", "is_greedy"}
+)
+#: Aggregate results files that sit beside the samples: not per-item, skipped in directories.
+AGGREGATE = re.compile(r"(^|/)results_\d{4}-\d{2}-\d{2}T[0-9.:\-]+\.json$")
+_AGGREGATE_MESSAGE = (
+    "{source}: is lm-eval's aggregate results file; use the per-item "
+    "samples_<task>_<date>.jsonl written with --log_samples"
+)
+_AGGREGATE_BASE = re.compile(r"results_\d{4}-\d{2}-\d{2}T[0-9.:\-]+\.json")
+
+
+def task_of(source: str) -> str:
+    """The task name in ``samples_<task>_<date>.jsonl``, or the file's stem."""
+    base = base_name(source)
+    match = _FILE.fullmatch(base)
+    if match:
+        return match.group("task")
+    return base.rsplit(".", 1)[0]
+
+
+def is_aggregate(source: str) -> bool:
+    """Whether a file is lm-eval's aggregate ``results_<date>.json`` (not per item)."""
+    return _AGGREGATE_BASE.fullmatch(base_name(source)) is not None
+
+
+def _aggregate_document(document: object) -> bool:
+    return (
+        isinstance(document, Mapping)
+        and isinstance(document.get("results"), Mapping)
+        and "configs" in document
+        and ("n-samples" in document or "versions" in document or "task_hashes" in document)
+    )
+
+
+def sniff(probe: Probe) -> bool:
+    if _FILE.fullmatch(probe.base) or _AGGREGATE_BASE.fullmatch(probe.base):
+        return True
+    record = probe.record
+    if isinstance(record, Mapping) and "doc_id" in record:
+        return "filter" in record or "doc_hash" in record or "metrics" in record
+    return _aggregate_document(probe.document)
+
+
+def parse_probe(probe: Probe, options: ReadOptions) -> Results:
+    """Parse a detected file; an aggregate results file under any name is refused."""
+    if _aggregate_document(probe.document):
+        raise InputError(_AGGREGATE_MESSAGE.format(source=probe.name))
+    return parse(probe.data, source=probe.name, options=options)
+
+
+def _rows(text: str, source: str, max_line: int) -> list[tuple[str, dict[str, Any]]]:
+    rows = []
+    for where, record in jsonl_records(text, source, max_line):
+        if not isinstance(record, dict):
+            raise UnreadableError(f"{where}: expected an object per document, got {show(record)}")
+        rows.append((where, record))
+    return rows
+
+
+def _filter_of(record: Mapping[str, Any], where: str) -> str:
+    value = record.get("filter", "none")
+    if not isinstance(value, str):
+        raise InputError(f"{where}: `filter` must be a string, got {show(value)}")
+    return value
+
+
+def _metric_names(record: Mapping[str, Any], where: str) -> list[str]:
+    names = record.get("metrics")
+    if names is None:
+        raise InputError(f"{where}: missing `metrics` (the list of per-item metric names)")
+    if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+        raise InputError(f"{where}: `metrics` must be a list of names, got {show(names)}")
+    return names
+
+
+def _value(value: object, where: str, metric: str) -> tuple[float, bool]:
+    if isinstance(value, bool):
+        return (1.0 if value else 0.0), True
+    if isinstance(value, int | float):
+        number = float(value)
+        if not math.isfinite(number):
+            raise InputError(f"{where}: `{metric}` must be finite, got {show(value)}")
+        if metric in BINARY_METRICS:
+            if number not in (0.0, 1.0):
+                raise InputError(f"{where}: `{metric}` must be 0 or 1, got {show(value)}")
+            return number, True
+        return number, False
+    if isinstance(value, list | dict):
+        raise InputError(
+            f"{where}: `{metric}` is not a per-item number (lm-eval aggregates it over the "
+            "task); choose another metric with --metric NAME (config `metric:`)"
+        )
+    raise InputError(f"{where}: `{metric}` must be a number, got {show(value)}")
+
+
+@dataclass(frozen=True, kw_only=True)
+class _Item:
+    """One document's row, read: its compared value and whether it is 0/1 by definition."""
+
+    where: str
+    item_id: str
+    value: float
+    binary: bool
+    doc_hash: str | None
+    extra: dict[str, float]
+
+
+def parse(data: bytes, *, source: str, options: ReadOptions) -> Results:
+    """Parse one lm-eval samples file."""
+    if is_aggregate(source):
+        raise InputError(_AGGREGATE_MESSAGE.format(source=source))
+    text = decode_text(data, source)
+    rows = _rows(text, source, options.max_line_bytes)
+    if not rows:
+        raise InputError(f"{source}: no items")
+    chosen = _chosen_filter(rows, options.filter, source)
+    file_task = task_of(source)
+    items: list[_Item] = []
+    # `passed` (evalbot's own default name) means "the row's only metric".
+    metric = None if options.metric == "passed" else options.metric
+    for where, record in rows:
+        if _filter_of(record, where) != chosen:
+            continue
+        names = _metric_names(record, where)
+        if metric is None:
+            metric = _only_metric(names, where)
+        item_id = _item_id(record, where, file_task, several_files=options.several_files)
+        items.append(_item(record, where, item_id, metric, names))
+    kind: MetricKind = "binary" if all(item.binary for item in items) else "score"
+    builder = ResultsBuilder(source)
+    for item in items:
+        builder.add(
+            where=item.where,
+            item_id=item.item_id,
+            score=item.value,
+            kind=kind,
+            content_hash=item.doc_hash,
+            metrics=item.extra or None,
+        )
+    return builder.build()
+
+
+def _chosen_filter(rows: list[tuple[str, dict[str, Any]]], wanted: str | None, source: str) -> str:
+    """The filter whose rows are read: the one asked for, or the file's only one."""
+    filters = list(dict.fromkeys(_filter_of(r, w) for w, r in rows))
+    if wanted is None:
+        if len(filters) > 1:
+            raise InputError(
+                f"{source}: holds several filters ({', '.join(filters)}); choose one, e.g. "
+                f"--filter {shlex.quote(filters[0])} (config `filter:`)"
+            )
+        return filters[0]
+    if wanted not in filters:
+        raise InputError(
+            f"{source}: no rows with filter {show(wanted)}; the file has {', '.join(filters)} "
+            f"(choose one with --filter NAME, config `filter:`)"
+        )
+    return wanted
+
+
+def _only_metric(names: list[str], where: str) -> str:
+    """The row's one metric, when none was asked for."""
+    if not names:
+        raise InputError(f"{where}: lists no metrics (its `metrics` list is empty)")
+    if len(names) > 1:
+        raise InputError(
+            f"{where}: lists metrics {', '.join(names)}; choose one, e.g. "
+            f"--metric {shlex.quote(names[0])} (config `metric:`)"
+        )
+    return names[0]
+
+
+def _item_id(record: Mapping[str, Any], where: str, file_task: str, *, several_files: bool) -> str:
+    """``doc_id``, or ``<task>/<doc_id>`` when the run is read from several files."""
+    doc_id = record.get("doc_id")
+    if isinstance(doc_id, bool) or not isinstance(doc_id, int | str) or doc_id == "":
+        raise InputError(f"{where}: `doc_id` must be an integer or a string, got {show(doc_id)}")
+    task = record.get("task")
+    if not isinstance(task, str) or not task:
+        task = file_task
+    return f"{task}/{doc_id}" if several_files else str(doc_id)
+
+
+def _item(
+    record: Mapping[str, Any], where: str, item_id: str, metric: str, names: list[str]
+) -> _Item:
+    """The row's compared value, its document hash and its other numeric metrics."""
+    if metric not in record:
+        raise InputError(f"{where}: item {show(item_id)} has no `{metric}`")
+    number, binary = _value(record[metric], where, metric)
+    doc_hash = record.get("doc_hash")
+    if doc_hash is not None and not isinstance(doc_hash, str):
+        raise InputError(f"{where}: `doc_hash` must be a string, got {show(doc_hash)}")
+    extra = {
+        name: float(record[name])
+        for name in names
+        if name != metric
+        and isinstance(record.get(name), int | float)
+        and not isinstance(record.get(name), bool)
+        and math.isfinite(record[name])
+    }
+    return _Item(
+        where=where, item_id=item_id, value=number, binary=binary, doc_hash=doc_hash, extra=extra
+    )

@@ -1,0 +1,279 @@
+"""MLflow GenAI evaluation runs (``mlflow.genai.evaluate``, MLflow 3), exported per row.
+
+What is read: the traces of one evaluation run as ``mlflow.search_traces(run_id=...)`` returns
+them, written with pandas ``to_json(orient="records")`` (a JSON array; ``lines=True`` gives JSON
+Lines, read too). Each record is one evaluated row: ``trace_id``, ``request`` (the row's
+inputs), ``response``, ``state``, ``tags`` and ``assessments``, each assessment
+``{"assessment_name", "feedback": {"value", "error"}, "valid", "source", ...}`` (an
+``expectation`` instead of a ``feedback`` is a ground truth, not a result, and is skipped).
+
+The item id must be the same for the same row in two runs. By default it is MLflow's own key
+for an evaluation row, the ``mlflow.eval.requestId`` tag: the dataset's ``request_id`` when it
+has one, else the sha256 of the row's inputs (MLflow computes ``sha256(str(inputs))``; for a
+trace without the tag the same hash is computed here from ``request``). That is what MLflow
+itself pairs two runs by. It is opaque (64 hex digits), so when the inputs carry an id of their
+own, name it: ``--id-field request.question_id`` (config ``fields: {id: request.question_id}``;
+a dotted name reaches into the record). The trace id and ``client_request_id`` are per run and
+never used. Rows sharing an id (the same inputs evaluated twice) are repeats: epochs 1, 2, ...
+in file order.
+
+The compared value is one assessment by name: ``--scorer NAME`` (config ``scorer:``, or
+``metric:``); a run with one scorer needs no name. Its ``feedback.value`` is read as: a boolean,
+or ``yes``/``no`` (the built-in LLM judges' answer), as pass/fail; a number as a score. Only
+``valid`` assessments count (an overridden one is not valid); two valid ones of the same name on
+one row are refused.
+
+Harness errors: a row whose trace ``state`` is ``ERROR`` (the application failed) or whose
+assessment carries a ``feedback.error`` (the scorer failed) is a harness error, kept apart from
+failures (``policy.errors``), not a fail.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import shlex
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+from evalbot.errors import InputError
+from evalbot.formats.builder import ResultsBuilder, epochs_in_order, parse_item_id, show
+from evalbot.formats.jsontext import (
+    NOTHING,
+    UnreadableError,
+    decode_text,
+    jsonl_records,
+    parse_json_document,
+    parse_json_line,
+)
+from evalbot.formats.model import MetricKind, Results
+from evalbot.formats.options import FieldNames, ReadOptions
+from evalbot.formats.probe import Probe
+
+NAME = "mlflow"
+
+REQUEST_ID_TAG = "mlflow.eval.requestId"
+_YES = frozenset({"yes", "true"})
+_NO = frozenset({"no", "false"})
+_DEFAULT_ID = FieldNames().id
+
+
+def _is_trace(record: object) -> bool:
+    return isinstance(record, Mapping) and "trace_id" in record and "assessments" in record
+
+
+def sniff(probe: Probe) -> bool:
+    if _is_trace(probe.record):
+        return True
+    document = probe.document
+    return isinstance(document, list) and bool(document) and _is_trace(document[0])
+
+
+def parse_probe(probe: Probe, options: ReadOptions) -> Results:
+    """Parse a detected export, reusing the parsed document."""
+    if isinstance(probe.document, list):
+        return parse_records(_array(probe.document, probe.name), source=probe.name, options=options)
+    return parse(probe.data, source=probe.name, options=options)
+
+
+def parse(data: bytes, *, source: str, options: ReadOptions) -> Results:
+    """Parse an exported evaluation run: a JSON array of trace records, or JSON Lines."""
+    text = decode_text(data, source)
+    stripped = text.lstrip()
+    if stripped.startswith("["):
+        document = parse_json_document(text, source)
+        return parse_records(_array(document, source), source=source, options=options)
+    if not stripped.startswith("{"):
+        raise UnreadableError(
+            f"{source}: expected the JSON export of mlflow.search_traces (a JSON array of "
+            "trace records, or one record per line)"
+        )
+    records = jsonl_records(text, source, options.max_line_bytes)
+    return parse_records(records, source=source, options=options)
+
+
+def _array(document: object, source: str) -> Iterator[tuple[str, object]]:
+    if not isinstance(document, list):
+        raise UnreadableError(f"{source}: expected a JSON array of trace records")
+    for number, record in enumerate(document, start=1):
+        yield f"{source}: row {number}", record
+
+
+def _json_field(value: object, where: str, name: str) -> object:
+    """A field pandas may have written as a JSON string (``request``, ``assessments``)."""
+    if isinstance(value, str) and value.lstrip()[:1] in ("{", "["):
+        return parse_json_line(value, f"{where}: `{name}`")
+    return value
+
+
+def _lookup(record: Mapping[str, Any], dotted: str, where: str) -> Any:
+    """``record[dotted]`` or the nested value of ``a.b``; JSON-string fields are opened."""
+    if dotted in record:
+        return record[dotted]
+    value: Any = record
+    for part in dotted.split("."):
+        value = _json_field(value, where, part) if value is not record else value
+        if not isinstance(value, Mapping) or part not in value:
+            return NOTHING
+        value = value[part]
+    return value
+
+
+def inputs_hash(request: object) -> str:
+    """MLflow's id for an evaluation row without a ``request_id``: sha256 of ``str(inputs)``."""
+    return hashlib.sha256(str(request).encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def _item_id(record: Mapping[str, Any], where: str, names: FieldNames) -> str:
+    if names.id != _DEFAULT_ID or names.id in record:
+        value = _lookup(record, names.id, where)
+        if value is NOTHING or value is None:
+            raise InputError(
+                f"{where}: no `{names.id}` (the id field); the record has "
+                + ", ".join(show(k, 30) for k in list(record)[:8])
+            )
+        return parse_item_id(value, where, names.id)
+    tags = _json_field(record.get("tags"), where, "tags")
+    if isinstance(tags, Mapping):
+        tagged = tags.get(REQUEST_ID_TAG)
+        if isinstance(tagged, str) and tagged.strip():
+            return tagged
+    request = _json_field(record.get("request"), where, "request")
+    if request is not None:
+        return inputs_hash(request)
+    raise InputError(
+        f"{where}: no `{REQUEST_ID_TAG}` tag and no `request` to key the row by; name the id "
+        "field with --id-field NAME (config `fields: {id: NAME}`)"
+    )
+
+
+def _feedbacks(record: Mapping[str, Any], where: str) -> list[Mapping[str, Any]]:
+    """The row's valid feedback assessments."""
+    assessments = _json_field(record.get("assessments"), where, "assessments")
+    if assessments is None:
+        return []
+    if not isinstance(assessments, list):
+        raise InputError(f"{where}: `assessments` must be a list, got {show(assessments)}")
+    out = []
+    for assessment in assessments:
+        if not isinstance(assessment, Mapping):
+            raise InputError(f"{where}: an assessment must be an object, got {show(assessment)}")
+        if assessment.get("valid") is False or "feedback" not in assessment:
+            continue
+        name = assessment.get("assessment_name", assessment.get("name"))
+        if not isinstance(name, str) or not name:
+            raise InputError(f"{where}: an assessment has no `assessment_name`")
+        out.append(assessment)
+    return out
+
+
+def _name(assessment: Mapping[str, Any]) -> str:
+    return str(assessment.get("assessment_name", assessment.get("name")))
+
+
+def _value(value: object, where: str, scorer: str) -> tuple[float, bool]:
+    """(value, is_binary) of one feedback value."""
+    if isinstance(value, bool):
+        return (1.0 if value else 0.0), True
+    if isinstance(value, int | float):
+        number = float(value)
+        if not math.isfinite(number):
+            raise InputError(f"{where}: assessment `{scorer}` must be finite, got {show(value)}")
+        return number, False
+    if isinstance(value, str):
+        lowered = value.strip().lower()
+        if lowered in _YES:
+            return 1.0, True
+        if lowered in _NO:
+            return 0.0, True
+    raise InputError(
+        f"{where}: assessment `{scorer}` must be a boolean, yes/no or a number, got {show(value)}"
+    )
+
+
+def _choose(
+    source: str, rows: list[tuple[str, Mapping[str, Any], list[Any]]], wanted: str | None
+) -> str:
+    names = list(dict.fromkeys(_name(a) for _, _, feedbacks in rows for a in feedbacks))
+    if wanted is not None:
+        if names and wanted not in names:
+            raise InputError(
+                f"{source}: no assessment named {show(wanted)}; the run has {', '.join(names)} "
+                "(choose one with --scorer NAME, config `scorer:`)"
+            )
+        return wanted
+    if not names:
+        raise InputError(
+            f"{source}: no row has a feedback assessment; was the run made with scorers "
+            "(mlflow.genai.evaluate(..., scorers=[...]))?"
+        )
+    if len(names) > 1:
+        raise InputError(
+            f"{source}: the run has several scorers ({', '.join(names)}); choose one, e.g. "
+            f"--scorer {shlex.quote(names[0])} (config `scorer:`)"
+        )
+    return names[0]
+
+
+def parse_records(
+    records: Iterator[tuple[str, object]], *, source: str, options: ReadOptions
+) -> Results:
+    """Results from (where, trace record) pairs."""
+    rows: list[tuple[str, Mapping[str, Any], list[Any]]] = []
+    for where, record in records:
+        if not isinstance(record, Mapping):
+            raise UnreadableError(f"{where}: expected a trace record object, got {show(record)}")
+        if "trace_id" not in record and "assessments" not in record:
+            raise UnreadableError(
+                f"{where}: not a trace record (no `trace_id`, no `assessments`); export the "
+                'run with mlflow.search_traces(run_id=...).to_json(orient="records")'
+            )
+        rows.append((where, record, _feedbacks(record, where)))
+    if not rows:
+        raise InputError(f"{source}: no items")
+    scorer = _choose(source, rows, options.scorer or options.metric)
+    parsed = [
+        _outcome(where, record, feedbacks, scorer, options) for where, record, feedbacks in rows
+    ]
+    kind: MetricKind = "binary" if all(r[3] for r in parsed) else "score"
+    epochs = epochs_in_order([item_id for _, item_id, _, _, _ in parsed])
+    builder = ResultsBuilder(source)
+    for (where, item_id, number, _, errored), epoch in zip(parsed, epochs, strict=True):
+        builder.add(
+            where=where, item_id=item_id, score=number, kind=kind, epoch=epoch, error=errored
+        )
+    return builder.build()
+
+
+def _outcome(
+    where: str,
+    record: Mapping[str, Any],
+    feedbacks: list[Any],
+    scorer: str,
+    options: ReadOptions,
+) -> tuple[str, str, float, bool, bool]:
+    """(where, item id, value, whether it is pass/fail, whether it errored) of one trace: the
+    app's or the scorer's error is a harness error (value 0)."""
+    item_id = _item_id(record, where, options.fields)
+    app_failed = record.get("state") == "ERROR"
+    chosen = [a for a in feedbacks if _name(a) == scorer]
+    if len(chosen) > 1:
+        raise InputError(
+            f"{where}: item {show(item_id)} has {len(chosen)} valid `{scorer}` assessments; "
+            "which one counts? (mark the others invalid in MLflow)"
+        )
+    feedback = chosen[0].get("feedback") if chosen else None
+    if feedback is not None and not isinstance(feedback, Mapping):
+        raise InputError(f"{where}: `feedback` must be an object, got {show(feedback)}")
+    scorer_failed = feedback is not None and bool(feedback.get("error"))
+    value = None if feedback is None else feedback.get("value")
+    if app_failed or scorer_failed:
+        return where, item_id, 0.0, True, True
+    if not chosen:
+        raise InputError(f"{where}: item {show(item_id)} has no `{scorer}` assessment")
+    if value is None:
+        raise InputError(
+            f"{where}: item {show(item_id)}: assessment `{scorer}` has no value and no error"
+        )
+    number, binary = _value(value, where, scorer)
+    return where, item_id, number, binary, False

@@ -1,0 +1,242 @@
+"""promptfoo ``promptfoo eval -o results.json`` / ``promptfoo export`` output.
+
+``{"evalId", "results": {"version", "prompts", "results": [row, ...]}, "config", ...}`` (older
+files put the rows straight under ``results``). Each row is one test case run with one prompt on
+one provider: ``success`` (bool), ``score`` (0-1), ``namedScores``, ``failureReason`` (1 an
+assertion failed, 2 an error), ``cost``.
+
+The item id must be stable across runs, so it is not ``testIdx`` (a position that moves when
+tests are added or repeated) nor ``id`` (a fresh uuid per run). It is built from the test case
+itself: its ``description`` and a short sha256 of its ``vars`` and description when it has one,
+else its ``vars`` as ``name: value`` pairs (``riddle: What has keys but can't open locks?``), and
+the test's own provider when it has one (``[promptfoo:redteam:crescendo]``); test cases that
+still share a key (other asserts or metadata) get a short sha256 of the test case;
+``| provider`` and ``| prompt`` are appended only when the file holds several providers or
+prompts, so a run of one model pairs with a run of another. Rows sharing an id (``--repeat``)
+become epochs 1, 2, ... in file order.
+
+The compared value is ``success`` (binary) by default; ``metric: score`` compares the score and
+``metric: <name>`` a ``namedScores`` entry. ``failureReason: 2`` is a harness error.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+from collections.abc import Mapping
+from typing import Any
+
+from evalbot.errors import InputError
+from evalbot.formats.builder import ResultsBuilder, parse_score, show
+from evalbot.formats.jsontext import (
+    NOTHING,
+    UnreadableError,
+    decode_text,
+    parse_json_document,
+)
+from evalbot.formats.model import MetricKind, Results
+from evalbot.formats.options import ReadOptions
+from evalbot.formats.probe import Probe
+
+NAME = "promptfoo"
+
+ERROR_REASON = 2
+
+
+def sniff(probe: Probe) -> bool:
+    document = probe.document
+    if not isinstance(document, Mapping):
+        return False
+    if "evalId" in document:
+        return True
+    results = document.get("results")
+    if isinstance(results, Mapping):
+        results = results.get("results")
+    if not isinstance(results, list) or not results or not isinstance(results[0], Mapping):
+        return False
+    return "promptIdx" in results[0] or "testIdx" in results[0]
+
+
+def parse_probe(probe: Probe, options: ReadOptions) -> Results:
+    """Parse detected output, reusing the parsed document."""
+    if probe.document is NOTHING:
+        return parse(probe.data, source=probe.name, options=options)
+    return parse_document(probe.document, source=probe.name, options=options)
+
+
+def _canonical(value: object) -> str:
+    return json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+
+
+def _provider(row: Mapping[str, Any]) -> str:
+    provider = row.get("provider")
+    if isinstance(provider, Mapping):
+        label = provider.get("label")
+        if isinstance(label, str) and label:
+            return label
+        ident = provider.get("id")
+        return ident if isinstance(ident, str) else _canonical(ident)
+    if isinstance(provider, str):
+        return provider
+    return ""
+
+
+def _prompt(row: Mapping[str, Any]) -> str:
+    prompt = row.get("prompt")
+    if isinstance(prompt, Mapping):
+        label = prompt.get("label")
+        if isinstance(label, str) and label:
+            return label
+        raw = prompt.get("raw")
+        if isinstance(raw, str):
+            return raw
+    prompt_id = row.get("promptId")
+    return prompt_id if isinstance(prompt_id, str) else ""
+
+
+def test_key(row: Mapping[str, Any], where: str) -> str:
+    """The stable part of the id: the test case's description and a hash of its vars."""
+    case = row.get("testCase")
+    case = case if isinstance(case, Mapping) else {}
+    variables = case.get("vars", row.get("vars"))
+    description = case.get("description", row.get("description"))
+    if variables is None and description is None:
+        raise InputError(f"{where}: row has neither `vars` nor a test `description` to key it by")
+    if description is not None and not isinstance(description, str):
+        raise InputError(f"{where}: test `description` must be a string, got {show(description)}")
+    if description:
+        name = f"{description} [{_digest({'vars': variables, 'description': description})}]"
+    else:
+        name = _named(variables)
+    # a test of its own provider (a red-team strategy: iterative, crescendo, ...) is another test
+    own = case.get("provider")
+    return f"{name} [{_provider({'provider': own})}]" if own else name
+
+
+def _digest(value: object) -> str:
+    return hashlib.sha256(_canonical(value).encode("utf-8", "surrogatepass")).hexdigest()[:12]
+
+
+def _named(variables: object) -> str:
+    """A test case named by its vars: ``name: value`` pairs in key order (strings as they are,
+    anything else as JSON)."""
+    if not isinstance(variables, Mapping) or not variables:
+        return _canonical(variables)
+    return ", ".join(
+        f"{key}: {value if isinstance(value, str) else _canonical(value)}"
+        for key, value in sorted(variables.items())
+    )
+
+
+def _rows(document: object, source: str) -> list[Any]:
+    if not isinstance(document, Mapping):
+        raise UnreadableError(f"{source}: expected a promptfoo results object")
+    results = document.get("results")
+    if isinstance(results, Mapping):
+        results = results.get("results")
+    if not isinstance(results, list):
+        raise UnreadableError(
+            f"{source}: no `results.results` list of rows (is this promptfoo output?)"
+        )
+    return results
+
+
+def _value(row: Mapping[str, Any], where: str, metric: str) -> tuple[bool, float, MetricKind]:
+    """(present, value, kind) of the compared field."""
+    if metric == "success":
+        value = row.get("success")
+        if value is None:
+            return False, 0.0, "binary"
+        if not isinstance(value, bool):
+            raise InputError(f"{where}: `success` must be true/false, got {show(value)}")
+        return True, (1.0 if value else 0.0), "binary"
+    if metric == "score":
+        value = row.get("score")
+        if value is None:
+            return False, 0.0, "score"
+        return True, parse_score(value, where, "score", strings=False), "score"
+    named = row.get("namedScores")
+    if not isinstance(named, Mapping) or metric not in named:
+        return False, 0.0, "score"
+    return True, parse_score(named[metric], where, f"namedScores.{metric}", strings=False), "score"
+
+
+def _apart(
+    keyed: list[tuple[str, str, Mapping[str, Any]]], counts: dict[str, int]
+) -> tuple[list[tuple[str, str, Mapping[str, Any]]], dict[str, int]]:
+    """Rows that share a key but are different test cases (other asserts, options, metadata)
+    keyed apart by a digest of their test case; rows of one test case (``--repeat``) stay one
+    item."""
+    cases: dict[str, set[str]] = {}
+    for _, key, row in keyed:
+        if counts[key] > 1:
+            cases.setdefault(key, set()).add(_digest(row.get("testCase")))
+    if all(len(found) == 1 for found in cases.values()):
+        return keyed, counts
+    apart = []
+    for where, key, row in keyed:
+        if len(cases.get(key, ())) > 1:
+            key = f"{key} [{_digest(row.get('testCase'))}]"
+        apart.append((where, key, row))
+    renamed: dict[str, int] = {}
+    for _, key, _ in apart:
+        renamed[key] = renamed.get(key, 0) + 1
+    return apart, renamed
+
+
+def parse(data: bytes, *, source: str, options: ReadOptions) -> Results:
+    """Parse promptfoo output."""
+    return parse_document(
+        parse_json_document(decode_text(data, source), source), source=source, options=options
+    )
+
+
+def parse_document(document: object, *, source: str, options: ReadOptions) -> Results:
+    """Results from parsed promptfoo output."""
+    rows = _rows(document, source)
+    checked: list[tuple[str, Mapping[str, Any]]] = []
+    for number, row in enumerate(rows, start=1):
+        where = f"{source}: result {number}"
+        if not isinstance(row, Mapping):
+            raise InputError(f"{where}: expected an object per result, got {show(row)}")
+        checked.append((where, row))
+    providers = {_provider(r) for _, r in checked}
+    prompts = {_prompt(r) for _, r in checked}
+    # `passed` (evalbot's own name for a pass/fail outcome) means promptfoo's `success`.
+    metric = "success" if options.metric in (None, "passed", "success") else options.metric
+    builder = ResultsBuilder(source)
+    keyed: list[tuple[str, str, Mapping[str, Any]]] = []
+    counts: dict[str, int] = {}
+    for where, row in checked:
+        key = test_key(row, where)
+        if len(providers) > 1:
+            key += f" | {_provider(row)}"
+        if len(prompts) > 1:
+            key += f" | {_prompt(row)}"
+        counts[key] = counts.get(key, 0) + 1
+        keyed.append((where, key, row))
+    keyed, counts = _apart(keyed, counts)
+    repeated = any(c > 1 for c in counts.values())
+    seen: dict[str, int] = {}
+    for where, key, row in keyed:
+        errored = row.get("failureReason") == ERROR_REASON
+        present, value, kind = _value(row, where, metric)
+        if not present and not errored:
+            raise InputError(f"{where}: item {show(key)} has no `{metric}`")
+        cost = row.get("cost")
+        if cost is not None:
+            cost = parse_score(cost, where, "cost", strings=False)
+            if not math.isfinite(cost):  # pragma: no cover - parse_score refuses it
+                cost = None
+        seen[key] = seen.get(key, 0) + 1
+        builder.add(
+            where=where,
+            item_id=key,
+            score=value,
+            kind=kind,
+            epoch=seen[key] if repeated else None,
+            cost=cost,
+            error=errored,
+        )
+    return builder.build()

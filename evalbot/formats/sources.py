@@ -1,0 +1,149 @@
+"""Where results come from: a file, a directory, a glob, or a ``.zip`` of result files.
+
+``load_results`` reads every file a spec names, parses each with its format (forced by
+``format:`` or detected from the name and first bytes), and merges the shards into one
+:class:`Results` (:mod:`.merge`). Archives are read in memory as untrusted input
+(:mod:`.archive`). This is the IO edge of ``evalbot.formats``.
+"""
+
+from __future__ import annotations
+
+import glob
+from dataclasses import replace
+from pathlib import Path
+
+from evalbot.errors import InputError
+from evalbot.formats import parse_any
+from evalbot.formats.archive import Archive, ArchiveBudget
+from evalbot.formats.helm import SIDECARS
+from evalbot.formats.ids import parse_id_list
+from evalbot.formats.lm_eval import AGGREGATE
+from evalbot.formats.merge import merge
+from evalbot.formats.model import Results
+from evalbot.formats.options import ReadOptions
+
+RESULT_SUFFIXES = (".jsonl", ".ndjson", ".json", ".csv", ".tsv", ".eval", ".xml", ".zip")
+
+
+def is_result_name(name: str) -> bool:
+    """Whether a file in a directory or archive is read as results (lm-eval's aggregate
+    ``results_<date>.json`` beside the samples files is not)."""
+    lowered = name.lower()
+    return lowered.endswith(RESULT_SUFFIXES) and not AGGREGATE.search(name.replace("\\", "/"))
+
+
+def results_among(names: list[str]) -> list[str]:
+    """The result files among a directory's or an archive's names: HELM's files beside a
+    ``per_instance_stats.json`` (its run spec, scenario state, ...) are left out."""
+    folders = {
+        n.replace("\\", "/").rpartition("/")[0]
+        for n in names
+        if _base(n) == "per_instance_stats.json"
+    }
+    return [
+        n
+        for n in names
+        if is_result_name(n)
+        and not (_base(n) in SIDECARS and n.replace("\\", "/").rpartition("/")[0] in folders)
+    ]
+
+
+def _base(name: str) -> str:
+    return name.replace("\\", "/").rpartition("/")[2].lower()
+
+
+def expand(spec: str) -> list[Path]:
+    """The files a spec names, sorted; a clear error when it names none."""
+    if any(ch in spec for ch in "*?["):
+        paths = [Path(p) for p in sorted(glob.glob(spec, recursive=True)) if Path(p).is_file()]
+        if not paths:
+            raise InputError(f"{spec}: no files match this pattern")
+        return paths
+    path = Path(spec)
+    if path.is_dir():
+        files = {str(p): p for p in path.rglob("*") if p.is_file()}
+        paths = sorted(files[name] for name in results_among(list(files)))
+        if not paths:
+            raise InputError(
+                f"{spec}: directory holds no result files ({', '.join(RESULT_SUFFIXES)})"
+            )
+        return paths
+    if not path.exists():
+        raise InputError(f"{spec}: no such file or directory")
+    return [path]
+
+
+def read_bytes(path: Path) -> bytes:
+    try:
+        return path.read_bytes()
+    except IsADirectoryError:
+        raise InputError(f"{path}: is a directory") from None
+    except PermissionError:
+        raise InputError(f"{path}: permission denied") from None
+    except OSError as error:
+        raise InputError(f"{path}: cannot read ({error.strerror})") from None
+
+
+def with_budget(options: ReadOptions) -> ReadOptions:
+    """``options`` with an archive budget: the one already running, or a fresh one."""
+    if options.archive_budget is not None:
+        return options
+    budget = ArchiveBudget(
+        max_bytes=options.max_archive_bytes, max_members=options.max_archive_members
+    )
+    return replace(options, archive_budget=budget)
+
+
+def parse_file(name: str, data: bytes, options: ReadOptions) -> list[Results]:
+    """Parse one file's bytes with the format it is written in; a ``.zip`` (not an inspect
+    ``.eval`` log) gives one shard per result file inside it. The file and every archive nested
+    in it spend from one budget (a fresh one unless ``options`` carries one)."""
+    options = with_budget(options)
+    if name.lower().endswith(".zip"):
+        return parse_zip(name, data, options)
+    return [parse_any(name, data, options)]
+
+
+def parse_zip(name: str, data: bytes, options: ReadOptions) -> list[Results]:
+    """Every result file in a ZIP archive, each parsed as a shard (nested archives other than
+    inspect ``.eval`` logs are refused). The archive and the ``.eval`` logs inside it share one
+    budget of inflated bytes and entries (``max_archive_bytes``, ``max_archive_members``)."""
+    options = with_budget(options)
+    archive = Archive(data, source=name, budget=options.archive_budget)
+    kept = set(results_among(archive.names()))
+    members = [m for m in archive.members() if m.name in kept]
+    if not members:
+        raise InputError(f"{name}: archive holds no result files ({', '.join(RESULT_SUFFIXES)})")
+    if len(members) > 1:
+        options = replace(options, several_files=True)
+    shards = []
+    for member in sorted(members, key=lambda m: m.name):
+        inner = f"{name}!{member.name}"
+        if member.name.lower().endswith(".zip"):
+            raise InputError(f"{inner}: archives inside archives are not read")
+        raw = archive.read(member)
+        shards.append(parse_any(inner, raw, options))
+    return shards
+
+
+def load_ids(spec: str) -> tuple[str, ...]:
+    """The ids named by the file of ``--all-ids FILE`` (relative to the current directory, as
+    every flag's file; the plan's ``all_ids:`` is read relative to the config file by
+    :func:`evalbot.plan.config.parse_config`)."""
+    path = Path(spec)
+    if not path.exists():
+        raise InputError(
+            f"{spec}: no such file (named by --all-ids, which is relative to the current directory)"
+        )
+    return parse_id_list(read_bytes(path), source=spec)
+
+
+def load_results(spec: str, options: ReadOptions) -> Results:
+    """Read and merge every shard a spec names."""
+    if options.all_ids is not None and options.known_ids is None:
+        options = replace(options, known_ids=load_ids(options.all_ids))
+    paths = expand(spec)
+    if len(paths) > 1:
+        options = replace(options, several_files=True)
+    shards = [shard for path in paths for shard in parse_file(str(path), read_bytes(path), options)]
+    return merge(shards, spec)

@@ -1,0 +1,166 @@
+"""Resolved-id lists, such as SWE-bench's evaluation reports.
+
+Accepted shapes:
+
+- the harness report ``{"resolved_ids": [...], "unresolved_ids": [...], "error_ids": [...],
+  "empty_patch_ids": [...], "submitted_ids": [...], ...}`` (``run_evaluation``, sb-cli);
+- the older ``results.json`` ``{"resolved": [...], "applied": [...], "no_generation": [...], ...}``;
+- a per-instance report ``{"<instance_id>": {"resolved": true, ...}, ...}``.
+
+Every instance is an item; resolved is a pass and everything else a fail (an empty patch, an
+``ambiguous_failure_ids`` instance), except the instances the report says were not evaluated:
+``incomplete_ids`` (never submitted; with ``all_ids``, any instance a report with
+``submitted_ids`` does not list there), ``error_ids`` (the evaluation errored) and
+``infra_failure_ids`` (the environment failed), which go to the ``errors`` column (not
+evaluated: ``policy.errors`` decides). The full set of instances
+comes from ``all_ids:`` (a file naming every id, read by the caller with
+:func:`evalbot.formats.ids.parse_id_list` into ``known_ids``) or, when
+that is not given, from the union of the lists in the report; a report that lists only resolved
+ids cannot say which instances were attempted and is refused without ``all_ids``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from evalbot.errors import InputError
+from evalbot.formats.builder import ResultsBuilder, show
+from evalbot.formats.jsontext import (
+    NOTHING,
+    UnreadableError,
+    decode_text,
+    parse_json_document,
+)
+from evalbot.formats.model import Results
+from evalbot.formats.options import ReadOptions
+from evalbot.formats.probe import Probe
+
+NAME = "swebench"
+
+RESOLVED_KEYS = ("resolved_ids", "resolved")
+_ALL_IDS_HINT = "--all-ids FILE (config `all_ids: FILE`; one id per line, or a JSON list)"
+#: The lists of instances the report did not evaluate.
+NOT_EVALUATED_KEYS = ("incomplete_ids", "error_ids", "infra_failure_ids")
+
+
+def sniff(probe: Probe) -> bool:
+    """A JSON object with a ``resolved_ids``/``resolved`` list, wherever it sits among the keys,
+    or an object of per-instance reports (``{"<id>": {"resolved": ...}}``)."""
+    document = probe.document
+    if not isinstance(document, Mapping) or not document:
+        return False
+    if any(isinstance(document.get(key), list) for key in RESOLVED_KEYS):
+        return True
+    first = next(iter(document.values()))
+    return isinstance(first, Mapping) and "resolved" in first
+
+
+def parse_probe(probe: Probe, options: ReadOptions) -> Results:
+    """Parse a detected report, reusing the parsed document."""
+    if probe.document is NOTHING:
+        return parse(probe.data, source=probe.name, options=options)
+    return parse_document(probe.document, source=probe.name, options=options)
+
+
+def _ids(value: object, where: str) -> list[str]:
+    if not isinstance(value, list):
+        raise InputError(f"{where}: must be a list of instance ids, got {show(value)}")
+    out = []
+    for number, item in enumerate(value, start=1):
+        if not isinstance(item, str) or not item.strip():
+            raise InputError(f"{where}: entry {number} must be an instance id, got {show(item)}")
+        out.append(item)
+    return out
+
+
+def _outcomes(document: Mapping[str, Any], source: str) -> tuple[list[str], list[str], list[str]]:
+    """(resolved ids, error ids, every id the report names)."""
+    per_instance = [
+        (key, value)
+        for key, value in document.items()
+        if isinstance(value, Mapping) and "resolved" in value
+    ]
+    resolved: list[str] = []
+    named: list[str] = []
+    if per_instance and len(per_instance) == len(document):
+        for key, value in per_instance:
+            flag = value["resolved"]
+            if not isinstance(flag, bool):
+                raise InputError(
+                    f"{source}: instance {show(key)}: `resolved` must be true/false, "
+                    f"got {show(flag)}"
+                )
+            named.append(key)
+            if flag:
+                resolved.append(key)
+        return resolved, [], named
+    found = next((k for k in RESOLVED_KEYS if k in document), None)
+    if found is None:
+        raise UnreadableError(f"{source}: no `resolved_ids` (or `resolved`) list")
+    key = found
+    resolved = _ids(document[key], f"{source}: `{key}`")
+    errors = [
+        i
+        for k in NOT_EVALUATED_KEYS
+        if k in document
+        for i in _ids(document[k], f"{source}: `{k}`")
+    ]
+    for name, value in document.items():
+        if isinstance(value, list) and (name.endswith("_ids") or key == "resolved"):
+            named.extend(_ids(value, f"{source}: `{name}`"))
+    return resolved, errors, named
+
+
+def parse(data: bytes, *, source: str, options: ReadOptions) -> Results:
+    """Parse a resolved-id report against the full list of instance ids."""
+    return parse_document(
+        parse_json_document(decode_text(data, source), source), source=source, options=options
+    )
+
+
+def parse_document(document: object, *, source: str, options: ReadOptions) -> Results:
+    """Results from a parsed resolved-id report."""
+    if not isinstance(document, Mapping):
+        raise UnreadableError(f"{source}: expected a JSON object with a `resolved_ids` list")
+    resolved, errors, named = _outcomes(document, source)
+    if options.known_ids is not None:
+        universe = list(options.known_ids)
+        known = set(universe)
+        unsubmitted = document.get("incomplete_ids")
+        never = set(unsubmitted) if isinstance(unsubmitted, list) else set()
+        # an instance never submitted may lie outside a list of the instances of interest
+        stray = [i for i in [*resolved, *errors] if i not in known and i not in never]
+        if stray:
+            raise InputError(
+                f"{source}: instance {show(stray[0])} is not in the list of all ids "
+                f"({options.all_ids or 'all_ids'}); is that list for this benchmark?"
+            )
+    else:
+        universe = list(dict.fromkeys(named))
+        if not set(universe) - set(resolved) and not document.get("unresolved_ids") == []:
+            raise InputError(
+                f"{source}: lists only resolved instances, so the unresolved ones are unknown; "
+                f"name every instance id with {_ALL_IDS_HINT}"
+            )
+        total = document.get("total_instances")
+        if isinstance(total, int) and not isinstance(total, bool) and total > len(universe):
+            raise InputError(
+                f"{source}: names {len(universe)} instances but `total_instances` is {total}; "
+                f"name every instance id with {_ALL_IDS_HINT}"
+            )
+    passed = set(resolved)
+    errored = set(errors)
+    submitted = document.get("submitted_ids")
+    if options.known_ids is not None and isinstance(submitted, list):
+        errored |= set(universe) - set(_ids(submitted, f"{source}: `submitted_ids`"))
+    builder = ResultsBuilder(source)
+    for number, item_id in enumerate(universe, start=1):
+        builder.add(
+            where=f"{source}: instance {number}",
+            item_id=item_id,
+            score=1.0 if item_id in passed else 0.0,
+            kind="binary",
+            error=item_id in errored,
+        )
+    return builder.build()

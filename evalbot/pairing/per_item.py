@@ -1,0 +1,165 @@
+"""One run reduced to one value per item: repeats (rows sharing an id with different epochs)
+are averaged, so k samples of an item count as one item.
+
+Rows are grouped by their ids' hashes in numpy (runs of equal hashes in the usual item-by-item
+layout, ``np.unique`` otherwise), and every row's id is compared with its group's first id in
+one C-level pass; should two distinct ids share a hash, an exact dict does the grouping.
+Compact ids (:class:`IdArray`) are grouped by their bytes, with nothing to verify.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+
+import numpy as np
+
+from evalbot.formats.idarray import IdArray, unique_order
+from evalbot.formats.model import BoolArray, FloatArray, IntArray, Results
+from evalbot.pairing.idseq import hash_ids, objects, take
+
+
+@dataclass(frozen=True, kw_only=True, eq=False)
+class PerItem:
+    """One side reduced to one value per item (the mean over its epochs), in first-seen order."""
+
+    ids: Sequence[str]
+    values: FloatArray
+    epochs: int
+    slices: list[str | None] | None
+    clusters: list[str | None] | None
+    costs: FloatArray | None
+    errors: FloatArray | None
+    hashes: list[str | None] | None
+    id_hashes: IntArray | None = None
+    metrics: dict[str, FloatArray] = field(default_factory=dict)
+    ids_sorted: bool = False
+    id_order: IntArray | None = None
+
+
+def reduce_per_item(results: Results) -> PerItem:
+    """Average repeats: one value per distinct id, in first-seen order."""
+    if results.epochs is None:
+        # Parsers and merge guarantee unique ids when there are no epochs: nothing to group.
+        return PerItem(
+            ids=results.ids,
+            values=results.scores,
+            epochs=1,
+            slices=results.slices,
+            clusters=results.clusters,
+            costs=results.costs,
+            errors=None if results.errors is None else results.errors.astype(np.float64),
+            hashes=results.content_hashes,
+            id_hashes=results.id_hashes,
+            metrics=dict(results.metrics),
+            ids_sorted=results.ids_sorted,
+            id_order=results.id_order,
+        )
+    item_ids: Sequence[str]
+    item_hashes: IntArray | None
+    if isinstance(results.ids, IdArray):
+        rows, item_ids, item_hashes = _group_packed(results.ids)
+    else:
+        rows, item_ids, item_hashes = group_rows(list(results.ids), results.id_hashes)
+    n = len(item_ids)
+    counts = np.bincount(rows, minlength=n)
+    first = np.full(n, -1, dtype=np.int64)
+    first[rows[::-1]] = np.arange(len(rows) - 1, -1, -1)
+
+    def pick(column: list[str | None] | None) -> list[str | None] | None:
+        if column is None:
+            return None
+        picked: list[str | None] = objects(column)[first].tolist()
+        return picked
+
+    return PerItem(
+        ids=item_ids,
+        id_hashes=item_hashes,
+        values=np.bincount(rows, weights=results.scores, minlength=n) / counts,
+        epochs=int(counts.max()),
+        slices=pick(results.slices),
+        clusters=pick(results.clusters),
+        costs=None if results.costs is None else _mean_per_item(rows, results.costs, n),
+        errors=_errors_per_item(rows, results.errors, n),
+        hashes=pick(results.content_hashes),
+        metrics={name: _mean_per_item(rows, column, n) for name, column in results.metrics.items()},
+    )
+
+
+def group_rows(
+    ids: list[str], cached: IntArray | None
+) -> tuple[IntArray, Sequence[str], IntArray | None]:
+    """Each row's item number (items numbered in first-seen order), the items' ids and hashes.
+
+    With arrays: rows are grouped by the ids' hashes (``np.unique``), and every row's id is
+    compared with its group's first id in one C-level pass; should two distinct ids share a
+    hash, an exact dict does the grouping instead.
+    """
+    hashed = hash_ids(ids, cached)
+    # The usual layout, item by item (each id's rows adjacent): runs of equal hashes, each
+    # hash starting one run only. Otherwise, a sort groups them.
+    starts = np.flatnonzero(np.concatenate(([True], hashed[1:] != hashed[:-1])))
+    run_hashes = hashed[starts]
+    if np.unique(run_hashes).size == starts.size:
+        first = starts
+        is_start = np.zeros(len(ids), dtype=np.int64)
+        is_start[starts] = 1
+        inverse = np.cumsum(is_start) - 1
+    else:
+        _, first, inverse = np.unique(hashed, return_index=True, return_inverse=True)
+        inverse = inverse.reshape(-1)
+    # equal hashes are not proof of equal ids: every row's id against its group's first
+    if objects(ids)[first[inverse]].tolist() != ids:
+        index: dict[str, int] = {}
+        rows = np.fromiter(
+            (index.setdefault(item_id, len(index)) for item_id in ids), np.int64, len(ids)
+        )
+        return rows, list(index), None
+    # number the groups by their first row, so items come in first-seen order
+    by_first = np.argsort(first, kind="stable")
+    number = np.empty(len(first), dtype=np.int64)
+    number[by_first] = np.arange(len(first))
+    first_rows = first[by_first]
+    return number[inverse], take(ids, first_rows), hashed[first_rows]
+
+
+def _group_packed(ids: IdArray) -> tuple[IntArray, IdArray, None]:
+    """:func:`group_rows` for compact ids, with exact byte comparisons (no hash to verify):
+    runs of equal ids each starting one item (the usual layout) are numbered in order;
+    otherwise ``np.unique`` groups them and the groups are numbered by their first row."""
+    a = ids.array
+    starts = np.concatenate(([0], np.flatnonzero(a[1:] != a[:-1]) + 1))
+    runs = ids[starts]
+    if unique_order(runs, runs.hashes()) is not None:  # no id starts two runs
+        lengths = np.diff(np.append(starts, len(a)))
+        return np.repeat(np.arange(starts.size, dtype=np.int64), lengths), runs, None
+    _, first, inverse = np.unique(a, return_index=True, return_inverse=True)
+    by_first = np.argsort(first, kind="stable")
+    number = np.empty(len(first), dtype=np.int64)
+    number[by_first] = np.arange(len(first))
+    return number[inverse.reshape(-1)], ids[first[by_first]], None
+
+
+def _mean_per_item(rows: IntArray, column: FloatArray, n: int) -> FloatArray:
+    """Per-item mean of a column over the rows that have a value (NaN where none has)."""
+    present = ~np.isnan(column)
+    sums = np.bincount(rows, weights=np.where(present, column, 0.0), minlength=n)
+    counts = np.bincount(rows, weights=present.astype(np.float64), minlength=n)
+    out = np.full(n, np.nan)
+    np.divide(sums, counts, out=out, where=counts > 0)
+    return out
+
+
+def _errors_per_item(rows: IntArray, errors: BoolArray | None, n: int) -> FloatArray | None:
+    """How many of each item's rows errored (``None`` when the run flags no errors)."""
+    if errors is None:
+        return None
+    counted = np.bincount(rows, weights=errors.astype(np.float64), minlength=n)
+    return counted.astype(np.float64)
+
+
+def as_strings(side: PerItem) -> PerItem:
+    """``side`` with its ids as a list of strings (a join needs both sides of one kind)."""
+    if not isinstance(side.ids, IdArray):
+        return side
+    return replace(side, ids=side.ids.tolist(), id_hashes=None, id_order=None)

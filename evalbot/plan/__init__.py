@@ -1,0 +1,1 @@
+"""evalbot.plan."""
