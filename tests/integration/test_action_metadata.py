@@ -139,7 +139,7 @@ def test_the_image_needs_no_crypto_packages() -> None:
     assert "--no-deps" in install.group(0)
     run = _WITHOUT + (
         "import io, evalbot.action\n"
-        "from evalbot.github import make_client\n"
+        "from evalbot.github.client import make_client\n"
         "from evalbot.cli import main\n"
         "make_client('http://127.0.0.1:9', 'ghs_x', 'o/r')\n"
         "assert main(['compare', '--example', '--format', 'json'], io.StringIO()) == 0\n"
