@@ -10,6 +10,8 @@ keeps the earlier looks in the comment as they were; a failure leaves the commen
 from __future__ import annotations
 
 import contextlib
+import hashlib
+import json
 import signal
 
 from evalbot.action_context import RunContext
@@ -77,7 +79,7 @@ def render_verdict(run: RunContext, verdict: Verdict) -> Rendered:
     comment = render_comment(
         view,
         marker=s.marker,
-        state_block=render_state(verdict.state) if verdict.state.looks else "",
+        state_block=_hidden(verdict.state, _verdict_says(verdict)),
         max_chars=MAX_COMMENT_CHARS,
         template=plan.template,
     )
@@ -90,12 +92,38 @@ def render_verdict(run: RunContext, verdict: Verdict) -> Rendered:
     )
 
 
-def _upsert(run: RunContext, body: str) -> str:
-    """Write evalbot's own sticky comment; its URL, or ``""`` where it cannot be written (no
-    pull request, a fork's read-only token: then a warning says why)."""
-    number, status = run.pull_number, run.status
+def _says(*what: object) -> str:
+    """The hidden line naming what a comment says (``what``: its kind, the conclusion, the
+    verdict, the broken items): with ``comment: on-change`` a comment that already carries it
+    is left as it is."""
+    digest = hashlib.sha256(json.dumps(what).encode("utf-8")).hexdigest()
+    return f"<!-- evalbot-says:v1 {digest} -->"
+
+
+def _verdict_says(verdict: Verdict) -> str:
+    d = verdict.decision
+    return _says("verdict", d.conclusion, d.outcome, d.gate, sorted(verdict.comparison.broken_ids))
+
+
+def _hidden(state: State, says: str) -> str:
+    """What a comment carries unseen: the looks' state block, then what it says."""
+    return f"{render_state(state)}\n{says}" if state.looks else says
+
+
+def _upsert(run: RunContext, body: str, says: str) -> str:
+    """Write evalbot's own sticky comment as input ``comment`` asks (never; on a change of what
+    it says; always); its URL, or ``""`` where none is written (no pull request, a fork's
+    read-only token: then a warning says why)."""
+    number, status, mode = run.pull_number, run.status, run.settings.comment
     if number is None or status is None or status.read_only or status.identity is None:
         return ""
+    if mode == "never":
+        return ""
+    if mode == "on-change":
+        own = own_comment(run)
+        if own is not None and says in own.body:
+            run.env.info("evalbot: comment left as it is (comment: on-change, nothing changed)")
+            return own.html_url
     try:
         return run.gh.upsert_sticky_comment(
             number,
@@ -123,7 +151,7 @@ def publish_verdict(run: RunContext, verdict: Verdict, rendered: Rendered) -> in
             summary=rendered.check_summary,
             digest=verdict.record or run.no_look(),
         )
-    comment_url = _upsert(run, rendered.comment)
+    comment_url = _upsert(run, rendered.comment, _verdict_says(verdict))
     summary = rendered.summary
     if status is not None and status.read_only:
         summary = f"> [!WARNING]\n> {FORK_WARNING}\n\n{summary}"
@@ -159,8 +187,9 @@ def publish_neutral(run: RunContext, neutral: Neutral, config: Config | None) ->
     if run.status is not None:
         run.status.finish(conclusion, title=neutral.title, summary=message, digest=run.no_look())
     url = ""
-    if run.pull_number is not None:
-        url = _upsert(run, _notice_comment(run, neutral, failed=fail))
+    if run.pull_number is not None and run.settings.comment != "never":
+        says = _says("notice", fail, neutral.title.plain)
+        url = _upsert(run, _notice_comment(run, neutral, failed=fail, says=says), says)
     report = run.env.error if fail else run.env.warning
     report(message.plain, title=f"evalbot: {neutral.title.plain}")
     run.env.add_summary(md.format("## {}\n\n### {}\n\n{}\n", title, headline, message))
@@ -173,7 +202,7 @@ def publish_neutral(run: RunContext, neutral: Neutral, config: Config | None) ->
     return EXIT_GATE_FAILED if fail else EXIT_OK
 
 
-def _notice_comment(run: RunContext, neutral: Neutral, *, failed: bool) -> str:
+def _notice_comment(run: RunContext, neutral: Neutral, *, failed: bool, says: str) -> str:
     """The comment saying why there is no verdict; not a look: the earlier ones stay as they
     were (an unreadable block is kept as is)."""
     own = own_comment(run)
@@ -182,7 +211,7 @@ def _notice_comment(run: RunContext, neutral: Neutral, *, failed: bool) -> str:
         neutral.title,
         neutral.message,
         marker=run.settings.marker,
-        state_block=render_state(state) if state.looks else "",
+        state_block=_hidden(state, says),
         history=history_rows(distinct_looks(state.looks), commit_url=run.commit_url),
         max_chars=MAX_COMMENT_CHARS,
         failed=failed,

@@ -38,6 +38,7 @@ INPUTS = (
     "config",
     "name",
     "holdout",
+    "comment",
 )
 OUTPUTS = (
     "verdict",
@@ -53,6 +54,10 @@ OUTPUTS = (
 )
 
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
+#: When the sticky comment is written (input ``comment``); the check and the job summary are
+#: written on every run: ``always``, ``on-change`` (the verdict or the broken items changed) or
+#: ``never``.
+COMMENT_MODES = ("always", "on-change", "never")
 
 
 class ActionInputError(UsageError):
@@ -72,6 +77,7 @@ class Settings:
     config: str = DEFAULT_CONFIG
     name: str = DEFAULT_NAME
     holdout: bool = False  # analyse the sealed holdout (``holdout:`` of the plan) instead
+    comment: str = "always"  # one of COMMENT_MODES
     # the runner's context
     event_name: str = ""
     event_path: str | None = None
@@ -197,6 +203,12 @@ def parse_settings(environ: Mapping[str, str]) -> Settings:
             "give either input `baseline` (a path in the workspace) or `baseline-artifact` "
             "(an artifact name from the base branch), not both"
         )
+    comment = (read_input(environ, "comment") or "always").lower()
+    if comment not in COMMENT_MODES:
+        raise ActionInputError(
+            f"input `comment` must be {', '.join(COMMENT_MODES[:-1])} or {COMMENT_MODES[-1]}, "
+            f"got {read_input(environ, 'comment')!r}"
+        )
     repository = environ.get("GITHUB_REPOSITORY", "").strip()
     if repository and not re.fullmatch(r"[^/\s]+/[^/\s]+", repository):
         raise ActionInputError(f"GITHUB_REPOSITORY must be 'owner/name', got {repository!r}")
@@ -217,6 +229,7 @@ def parse_settings(environ: Mapping[str, str]) -> Settings:
         config=read_input(environ, "config") or DEFAULT_CONFIG,
         name=name,
         holdout=_bool(environ, "holdout", False),
+        comment=comment,
         event_name=environ.get("GITHUB_EVENT_NAME", "").strip(),
         event_path=environ.get("GITHUB_EVENT_PATH") or None,
         repository=repository,

@@ -36,6 +36,7 @@ PAYLOAD = (
 )
 #: evalbot's state block, as it writes it (what the ledger reads back from its own comment).
 STATE_BLOCK = re.compile(r"<!-- evalbot-state:v1 [A-Za-z0-9+/=]+ -->")
+SAYS = re.compile(r"<!-- evalbot-says:v1 [0-9a-f]{64} -->")
 
 
 @pytest.fixture
@@ -88,8 +89,10 @@ def assert_every_output_inert(world: World, result: StepResult) -> None:
     comments = world.repo.comments_on(world.pull.number)
     assert [c.author for c in comments] == [BOT] * len(comments)
     for comment in comments:
-        markers = [MARKER, *STATE_BLOCK.findall(comment.body)]
-        assert len(markers) <= 2
+        (says,) = SAYS.findall(comment.body)  # what it says, once, last
+        assert comment.body.rstrip().endswith(says)
+        markers = [MARKER, *STATE_BLOCK.findall(comment.body), says]
+        assert len(markers) <= 3
         assert_inert(comment.body, own_links=run_links, own_markers=markers)
     for check in world.repo.check_runs_for(world.pull.head_sha):
         assert_plain_lines(check.output.get("title") or "")
