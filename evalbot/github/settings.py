@@ -140,6 +140,17 @@ def _bool(environ: Mapping[str, str], name: str, default: bool) -> bool:
     return lowered == "true"
 
 
+def _choice(environ: Mapping[str, str], name: str, choices: tuple[str, ...]) -> str:
+    """An input with a closed set of values (any case); the first is the default."""
+    text = read_input(environ, name)
+    if text is None:
+        return choices[0]
+    if text.lower() not in choices:
+        listed = f"{', '.join(choices[:-1])} or {choices[-1]}"
+        raise ActionInputError(f"input `{name}` must be {listed}, got {text!r}")
+    return text.lower()
+
+
 def _count_input(environ: Mapping[str, str], name: str, default: int, maximum: int) -> int:
     """A whole-number input from 1 to ``maximum``."""
     text = read_input(environ, name)
@@ -203,12 +214,6 @@ def parse_settings(environ: Mapping[str, str]) -> Settings:
             "give either input `baseline` (a path in the workspace) or `baseline-artifact` "
             "(an artifact name from the base branch), not both"
         )
-    comment = (read_input(environ, "comment") or "always").lower()
-    if comment not in COMMENT_MODES:
-        raise ActionInputError(
-            f"input `comment` must be {', '.join(COMMENT_MODES[:-1])} or {COMMENT_MODES[-1]}, "
-            f"got {read_input(environ, 'comment')!r}"
-        )
     repository = environ.get("GITHUB_REPOSITORY", "").strip()
     if repository and not re.fullmatch(r"[^/\s]+/[^/\s]+", repository):
         raise ActionInputError(f"GITHUB_REPOSITORY must be 'owner/name', got {repository!r}")
@@ -229,7 +234,7 @@ def parse_settings(environ: Mapping[str, str]) -> Settings:
         config=read_input(environ, "config") or DEFAULT_CONFIG,
         name=name,
         holdout=_bool(environ, "holdout", False),
-        comment=comment,
+        comment=_choice(environ, "comment", COMMENT_MODES),
         event_name=environ.get("GITHUB_EVENT_NAME", "").strip(),
         event_path=environ.get("GITHUB_EVENT_PATH") or None,
         repository=repository,
