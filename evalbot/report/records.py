@@ -214,7 +214,6 @@ class View:
     history: list[HistoryRow] = field(default_factory=list)
     alpha: Markdown = EMPTY
     fingerprint_full: Markdown = EMPTY
-    dropped: Markdown = EMPTY
     gate_reasons: list[str] = field(default_factory=list)
     disclosure: str | None = None
     # Markdown the caller wrote (the action: where the baseline came from, a missing config),

@@ -143,7 +143,6 @@ def build_view(
         history=list(history),
         alpha=verdict.alpha,
         fingerprint_full=Markdown(_hex(c.paired.fingerprint)),
-        dropped=dropped_text(c),
         disclosure=plan.disclosure,
         notes=tuple(notes),
         clusters_note=clusters_note(c.clusters, scale, c.difference.interval),
@@ -277,13 +276,3 @@ def not_evaluated_line(c: Comparison, decision: Decision) -> Markdown | None:
             shown = md.join(Markdown(", "), (md.code(item_entry(i, None).text) for i in ids))
             parts.append(md.format("Not evaluated by the {} only: {}{}.", side, shown, more))
     return md.join(Markdown(" "), parts)
-
-
-def dropped_text(c: Comparison) -> Markdown:
-    paired = c.paired
-    if not (paired.dropped_baseline_only or paired.dropped_candidate_only):
-        return Markdown("")
-    return Markdown(
-        f"{len(paired.dropped_baseline_only)} baseline-only and "
-        f"{len(paired.dropped_candidate_only)} candidate-only items dropped"
-    )

@@ -168,3 +168,15 @@ def test_refusals_that_suggest_nothing_say_why(path: str, says: str) -> None:
     followed, refusal = follow(str(DATA / path), str(DATA / path))
     assert followed == []
     assert isinstance(refusal, str) and says in refusal
+
+
+def test_outcome_then_id_hints_on_a_real_file_read_as_plain_jsonl() -> None:
+    # lm-eval's samples file forced as evalbot's own format: the hints name its metric as the
+    # outcome (never `doc_id`), then `doc_id` as the id, and the report is lm-eval's own.
+    path = DATA / "lm_eval/samples_math_perturbed_full_2026-01-21T03-44-18.458309.jsonl"
+    followed, report = follow(str(path), str(path), "--format-in", "jsonl")
+    assert followed == [["--passed-field", "exact_match"], ["--id-field", "doc_id"]]
+    assert isinstance(report, dict)
+    rows = [json.loads(line) for line in path.read_text().splitlines()]
+    counted = {str(r["doc_id"]): int(r["exact_match"]) for r in rows}
+    assert report["table"] == table(counted, counted)
