@@ -88,6 +88,8 @@ def compute_cost(paired: Paired, config: Config) -> CostResult | None:
         return None
     base_cost = _cost_column(paired, paired.baseline_source, paired.baseline_costs)
     cand_cost = _cost_column(paired, paired.candidate_source, paired.candidate_costs)
+    if not (base_cost.any() or cand_cost.any()):  # no cost recorded (promptfoo writes 0)
+        return None
     baseline = _cost_side(paired, paired.baseline_costs, base_cost, paired.baseline)
     candidate = _cost_side(paired, paired.candidate_costs, cand_cost, paired.candidate)
     difference = None

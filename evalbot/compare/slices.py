@@ -70,7 +70,7 @@ def compute_slices(paired: Paired, config: Config) -> tuple[SliceResult, ...]:
     # Grouped with arrays, not a Python loop per item: each name's code, then one stable sort
     # of the codes gives every slice's item indices in item order.
     distinct = set(paired.slices)
-    if distinct == {None}:
+    if len(distinct) < 2:  # one slice is the whole eval: nothing to compare it with
         return ()
     names = sorted(distinct, key=lambda name: (name is None, name or ""))
     code_of = {name: code for code, name in enumerate(names)}

@@ -93,9 +93,13 @@ def format_end(value: float, *, percent: bool) -> Markdown:
 
 def format_effect(estimate: float, low: float, high: float, *, percent: bool) -> Markdown:
     """ "+4.3 pp [1.0, 7.5]" for rates; "+0.043 [0.010, 0.075]" for scores; an unbounded end
-    (a test that cannot reject any shift with this few items) is "-∞" or "+∞"."""
+    (a test that cannot reject any shift with this few items) is "-∞" or "+∞", and an interval
+    unbounded both ways says so: "+0.230 [unbounded: too few items]"."""
+    shown = format_estimate(estimate, percent=percent)
+    if math.isinf(low) and math.isinf(high):
+        return Markdown(f"{shown} [unbounded: too few items]")
     low_text, high_text = format_end(low, percent=percent), format_end(high, percent=percent)
-    return Markdown(f"{format_estimate(estimate, percent=percent)} [{low_text}, {high_text}]")
+    return Markdown(f"{shown} [{low_text}, {high_text}]")
 
 
 def signed(value: float, digits: int) -> Markdown:

@@ -30,6 +30,8 @@ def _axis(low: float, high: float, unit: str) -> tuple[float, float]:
     step = _nice_step(span)
     axis_lo = math.floor((lo_v - span * 0.1) / step) * step
     axis_hi = math.ceil((hi_v + span * 0.1) / step) * step
+    if unit.strip() == "pp":  # a difference in pass rate lies within ±100 pp
+        axis_lo, axis_hi = max(axis_lo, -100.0), min(axis_hi, 100.0)
     if axis_lo == axis_hi:  # pragma: no cover - span > 0 keeps them apart
         axis_hi = axis_lo + step
     return axis_lo, axis_hi
@@ -66,6 +68,14 @@ def interval_picture(
 
     bar = ["─"] * width
     c_lo, c_hi, c_est, c_zero = col(low), col(high), col(estimate), col(0.0)
+    # an interval that excludes zero is drawn beside the zero tick, never over it
+    if low > 0.0:
+        c_lo = max(c_lo, c_zero + 1)
+        c_hi = max(c_hi, c_lo)
+    if high < 0.0:
+        c_hi = min(c_hi, c_zero - 1)
+        c_lo = min(c_lo, c_hi)
+    c_est = min(max(c_est, c_lo), c_hi)
     for c in range(c_lo, c_hi + 1):
         bar[c] = "━"
     if c_hi - c_lo >= 2:

@@ -110,7 +110,7 @@ def _headline_flags(decision: Decision) -> str:
     flags = [
         text
         for text, present in (
-            ("powerless", decision.powerless),
+            ("no outcome could be significant", decision.powerless),
             ("identical runs", decision.identical),
         )
         if present

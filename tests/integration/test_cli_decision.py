@@ -329,7 +329,7 @@ def test_a_powerless_eval_is_called_so(tmp_path: Path) -> None:
     assert report["test"]["smallest_pvalue"] == 0.0625
     reason = next(r for r in report["decision"]["reasons"] if r["code"] == "powerless")
     assert reason["details"]["needed"] == 6 and reason["details"]["have"] == 5
-    assert "· powerless" in markdown.splitlines()[0]
+    assert "· no outcome could be significant ·" in markdown.splitlines()[0]
     assert "at least 6 discordant pairs are needed" in markdown
     # 6 pairs all one way can reach alpha: not powerless
     write_cells(tmp_path, {"both_pass": 20, "fixed": 6, "broken": 0, "both_fail": 15})
