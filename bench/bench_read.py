@@ -1,171 +1,185 @@
-"""Benchmark: load + pair two 1,000,000-item JSONL runs, against parsing them with stdlib json.
+"""Reading benchmarks: ``evalbot compare`` against the stdlib-json parse of the same files.
 
-Run from the repository root::
+Run from the repository root (the checkout's code is what runs)::
 
-    python bench/bench_read.py [--items 1000000] [--repeat 3]
+    python bench/bench_read.py                      # every case (about 10 minutes on 2 cores)
+    python bench/bench_read.py --case harness --runs 3
 
-Both measurements happen in the same run on the same files, so the ratio does not depend on the
-machine. The files are the common case: ``{"id": "q-0000001", "passed": true}`` per line, the
-baseline in id order and the candidate in a shuffled order (pairing is by id, never by row).
+Each figure is whole processes timed from outside, the command and its reference in turn
+(A B A B ..., after a warm-up pair), the median of the per-pair ratios; peak memory is the
+command's own peak resident set (``bench_speed.run_once``). The reference is the standard
+library's ``json.loads`` of every line of both files, nothing else.
 
-(a) reference: ``json.loads`` of every line of both files (nothing else).
-(b) evalbot: ``load_results`` of both files (read, parse, check) and ``pair`` (join by id, sort,
-    fingerprint).
-(c) end to end: the command ``python -m evalbot compare BASELINE CANDIDATE --format json`` in a
-    fresh process: interpreter start, imports, load, pair, every statistic (McNemar, the paired
-    bootstrap with 10,000 resamples, Wilson, slices, power), the decision and the JSON report.
-    Its peak memory is the child's peak resident set size.
-
-The best of ``--repeat`` timings is reported for each, the two measured alternately. Peak
-memory is measured afterwards in an untimed pass with ``tracemalloc`` (Python allocations,
-numpy included), and the process's peak resident set size is printed at the end.
+- ``harness``: 2 x 400,000 rows shaped like real harness output, the candidate shuffled:
+  each row one of the real rows of ``tests/data`` (inspect samples flattened into one row,
+  lm-eval sample lines, promptfoo result rows), its strings cut to 120 characters and its
+  lists to 4 items, with a unique ``id`` in its middle and a ``passed`` outcome (a dozen
+  fields: text, messages, nested objects). Goal <= 0.3, peak < 1 GiB.
+- ``pairs``: 2 x 1,000,000 ``{"id": "q-0000001", "passed": true}`` rows, the candidate in the
+  same order and shuffled. Goal <= 0.3.
+- ``ten-million``: 2 x 5,000,000 such rows (10 million rows read), shuffled: peak < 1 GiB.
 """
 
 from __future__ import annotations
 
 import argparse
-import gc
 import json
-import os
 import random
-import resource
-import subprocess
 import sys
 import tempfile
-import time
-import tracemalloc
-from collections.abc import Callable
+import zipfile
 from pathlib import Path
+from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from evalbot.formats.options import ReadOptions
-from evalbot.formats.sources import load_results
-from evalbot.pairing.pair import pair
+from bench_speed import ROOT, STDLIB_PARSE, Bench, pass_fail_runs, print_table
+
+DATA = ROOT / "tests" / "data"
+TEXT, ITEMS_KEPT = 120, 4
 
 
-def write_runs(directory: Path, items: int, seed: int = 0) -> tuple[Path, Path]:
+def _cut(value: Any) -> Any:
+    """A real value, smaller: strings to ``TEXT`` characters, lists to ``ITEMS_KEPT`` items."""
+    if isinstance(value, str):
+        return value[:TEXT]
+    if isinstance(value, list):
+        return [_cut(item) for item in value[:ITEMS_KEPT]]
+    if isinstance(value, dict):
+        return {key: _cut(item) for key, item in value.items()}
+    return value
+
+
+def _inspect_rows() -> list[dict[str, Any]]:
+    """Each inspect sample flattened into one row: its fields but the transcript, its first
+    score's value as the outcome."""
+    samples: list[dict[str, Any]] = []
+    for path in sorted((DATA / "inspect_ai").glob("*.json")):
+        samples += json.loads(path.read_text()).get("samples") or []
+    for path in sorted((DATA / "inspect_ai").glob("*.eval")):
+        with zipfile.ZipFile(path) as archive:
+            samples += [
+                json.loads(archive.read(name))
+                for name in sorted(archive.namelist())
+                if name.startswith("samples/")
+            ]
+    rows = []
+    for sample in samples:
+        scores = sample.get("scores") or {}
+        value = next(iter(scores.values()), {}).get("value") if scores else None
+        kept = ("input", "choices", "target", "messages", "output", "metadata", "model_usage")
+        row = {key: _cut(sample[key]) for key in (*kept, "total_time", "uuid") if key in sample}
+        rows.append({**row, "passed": value in ("C", 1, 1.0, True)})
+    return rows
+
+
+def _lm_eval_rows() -> list[dict[str, Any]]:
+    rows = []
+    for path in sorted((DATA / "lm_eval").glob("samples_*.jsonl")):
+        for line in path.read_text().splitlines():
+            record = json.loads(line)
+            rows.append({**_cut(record), "passed": bool(record.get("exact_match"))})
+    return rows
+
+
+def _promptfoo_rows() -> list[dict[str, Any]]:
+    document = json.loads((DATA / "promptfoo" / "sample-export.json").read_text())
+    return [
+        {**_cut({k: v for k, v in row.items() if k != "id"}), "error": None}
+        | {"passed": bool(row.get("success"))}
+        for row in document["results"]["results"]
+    ]
+
+
+def harness_runs(folder: Path, items: int, seed: int = 0) -> tuple[Path, Path]:
+    """Two runs of ``items`` rows, each a real row of one of the three harnesses in turn."""
+    groups = [_inspect_rows(), _lm_eval_rows(), _promptfoo_rows()]
     rng = random.Random(seed)
-    ids = [f"q-{i:07d}" for i in range(items)]
-    base_pass = [rng.random() < 0.70 for _ in ids]
-    cand_pass = [p if rng.random() < 0.9 else not p for p in base_pass]
     order = list(range(items))
     rng.shuffle(order)
-    baseline = directory / "baseline.jsonl"
-    candidate = directory / "candidate.jsonl"
-    baseline.write_text(
-        "".join(
-            f'{{"id": "{i}", "passed": {"true" if p else "false"}}}\n'
-            for i, p in zip(ids, base_pass, strict=True)
-        )
+    paths = []
+    for name, rows in (("baseline", range(items)), ("candidate", order)):
+        path = folder / f"{name}-harness.jsonl"
+        with path.open("w", encoding="utf-8") as stream:
+            for i in rows:
+                group = groups[i % 3]
+                row = dict(group[(i // 3) % len(group)])
+                if name == "candidate" and rng.random() < 0.1:
+                    row["passed"] = not row["passed"]
+                keys = list(row)
+                keys.insert(len(keys) // 2, "id")
+                row["id"] = f"item-{i:07d}"
+                stream.write(json.dumps({key: row[key] for key in keys}) + "\n")
+        paths.append(path)
+    return paths[0], paths[1]
+
+
+WRITERS = {
+    "harness": lambda folder, items: harness_runs(folder, items),
+    "same": lambda folder, items: pass_fail_runs(folder, items, shuffled=False),
+    "shuffled": lambda folder, items: pass_fail_runs(folder, items, shuffled=True),
+    "5m": lambda folder, items: pass_fail_runs(folder, items, shuffled=True, tag="-5m"),
+}
+CASES = ("harness", "pairs", "ten_million")
+
+
+def write(kind: str, folder: Path, items: int) -> None:
+    """Write a case's files in a child process: a child's peak memory starts from its parent's."""
+    import subprocess
+
+    subprocess.run(
+        [sys.executable, __file__, "--write", kind, str(folder), "--items", str(items)], check=True
     )
-    candidate.write_text(
-        "".join(
-            f'{{"id": "{ids[k]}", "passed": {"true" if cand_pass[k] else "false"}}}\n'
-            for k in order
-        )
-    )
-    return baseline, candidate
 
 
-def stdlib_parse(baseline: Path, candidate: Path) -> int:
-    count = 0
-    for path in (baseline, candidate):
-        with path.open("rb") as stream:
-            for line in stream:
-                json.loads(line)
-                count += 1
-    return count
+class ReadBench(Bench):
+    def harness(self) -> None:
+        write("harness", self.folder, self.args.harness_items)
+        base, cand = (self.folder / f"{side}-harness.jsonl" for side in ("baseline", "candidate"))
+        name = f"harness rows 2 x {self.args.harness_items:,} (shuffled)"
+        self.against_stdlib(name, "<= 0.3, peak < 1 GiB", base, cand, self.args.runs)
+        base.unlink()
+        cand.unlink()
+
+    def pairs(self) -> None:
+        for shuffled in (False, True):
+            write("shuffled" if shuffled else "same", self.folder, self.args.items)
+            cand = self.folder / f"candidate{'-shuffled' if shuffled else ''}.jsonl"
+            label = "shuffled" if shuffled else "same order"
+            base = self.folder / "baseline.jsonl"
+            name = f"2 x {self.args.items:,} (id, passed; {label})"
+            self.against_stdlib(name, "<= 0.3", base, cand, self.args.runs)
+            cand.unlink()
+
+    def ten_million(self) -> None:
+        write("5m", self.folder, 5_000_000)
+        base = self.folder / "baseline-5m.jsonl"
+        cand = self.folder / "candidate-5m-shuffled.jsonl"
+        self.against_stdlib("2 x 5,000,000 (shuffled)", "peak < 1 GiB", base, cand, 1)
+        base.unlink()
+        cand.unlink()
 
 
-def evalbot_compare(baseline: Path, candidate: Path) -> int:
-    options = ReadOptions()
-    paired = pair(load_results(str(baseline), options), load_results(str(candidate), options))
-    return len(paired)
-
-
-def end_to_end(baseline: Path, candidate: Path) -> int:
-    """The whole CLI in a fresh process; returns the number of items it reports."""
-    root = Path(__file__).resolve().parent.parent
-    env = {**os.environ, "PYTHONPATH": str(root)}
-    proc = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "evalbot",
-            "compare",
-            str(baseline),
-            str(candidate),
-            "--format",
-            "json",
-        ],
-        capture_output=True,
-        check=False,
-        env=env,
-    )
-    if proc.returncode not in (0, 1):
-        raise SystemExit(proc.stderr.decode())
-    return int(json.loads(proc.stdout)["items"])
-
-
-def best_times(
-    first: Callable[[], int], second: Callable[[], int], repeat: int
-) -> tuple[float, float]:
-    """Best time of each, measured alternately so that a busy machine slows both alike."""
-    best = [float("inf"), float("inf")]
-    for _ in range(repeat):
-        for slot, function in enumerate((first, second)):
-            gc.collect()
-            start = time.perf_counter()
-            function()
-            best[slot] = min(best[slot], time.perf_counter() - start)
-    return best[0], best[1]
-
-
-def peak_bytes(function: Callable[[], int]) -> int:
-    gc.collect()
-    tracemalloc.start()
-    try:
-        function()
-        return tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
-
-
-def main() -> None:
+def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--items", type=int, default=1_000_000)
-    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--case", action="append", choices=CASES, help="run only these")
+    parser.add_argument("--runs", type=int, default=3, help="pairs per case")
+    parser.add_argument("--items", type=int, default=1_000_000, help="rows per side (pairs)")
+    parser.add_argument("--harness-items", type=int, default=400_000, help="rows per side")
+    parser.add_argument("--write", nargs=2, metavar=("CASE", "FOLDER"), help=argparse.SUPPRESS)
     args = parser.parse_args()
-    with tempfile.TemporaryDirectory() as tmp:
-        baseline, candidate = write_runs(Path(tmp), args.items)
-        size = (baseline.stat().st_size + candidate.stat().st_size) / 1e6
-        assert evalbot_compare(baseline, candidate) == args.items
-        reference, ours = best_times(
-            lambda: stdlib_parse(baseline, candidate),
-            lambda: evalbot_compare(baseline, candidate),
-            args.repeat,
-        )
-        reference_peak = peak_bytes(lambda: stdlib_parse(baseline, candidate))
-        ours_peak = peak_bytes(lambda: evalbot_compare(baseline, candidate))
-        whole = float("inf")
-        for _ in range(args.repeat):
-            start = time.perf_counter()
-            assert end_to_end(baseline, candidate) == args.items
-            whole = min(whole, time.perf_counter() - start)
-        child_rss = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
-    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # KiB on Linux
-    print(f"items per file:            {args.items:,} ({size:.1f} MB for both files)")
-    print(f"(a) stdlib json, parse:    {reference:.3f} s (best of {args.repeat})")
-    print(f"(b) evalbot load + pair:   {ours:.3f} s (best of {args.repeat})")
-    print(f"ratio (b) / (a):           {ours / reference:.3f}")
-    print(f"(c) evalbot compare, CLI:  {whole:.3f} s (best of {args.repeat}; 10,000 resamples)")
-    print(f"ratio (c) / (a):           {whole / reference:.3f}")
-    print(f"peak RSS of (c):           {child_rss:.0f} MB")
-    print(f"peak traced memory (a):    {reference_peak / 1e6:.2f} MB")
-    print(f"peak traced memory (b):    {ours_peak / 1e6:.1f} MB")
-    print(f"peak RSS of this process:  {rss:.0f} MB")
+    if args.write:
+        WRITERS[args.write[0]](Path(args.write[1]), args.items)
+        return 0
+    with tempfile.TemporaryDirectory(prefix="evalbot-bench-") as tmp:
+        bench = ReadBench(args, Path(tmp))
+        print(f"reference: {bench.show([sys.executable, '-c', STDLIB_PARSE])}", flush=True)
+        for case in args.case or CASES:
+            getattr(bench, case)()
+    print()
+    print_table(bench.figures)
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    raise SystemExit(main())

@@ -25,7 +25,6 @@ from evalbot.compare.records import (
 )
 from evalbot.compare.repeats import compute_repeats
 from evalbot.compare.slices import compute_slices
-from evalbot.formats.idarray import id_column
 from evalbot.formats.model import FloatArray, Paired
 from evalbot.plan.config import Config
 from evalbot.stats import (
@@ -270,7 +269,7 @@ def _from_mean_test(
 def _compute_binary(
     paired: Paired, config: Config, alpha: Alpha, boot: BootstrapResult
 ) -> Comparison:
-    ids = id_column(paired.ids)
+    ids = np.asarray(paired.ids, dtype=object)
     confidence = config.bootstrap.confidence
     table = compute_paired_table(paired.baseline, paired.candidate)
     fixed_mask = paired.candidate > paired.baseline
@@ -354,7 +353,7 @@ def score_test(
 def _compute_score(
     paired: Paired, config: Config, alpha: Alpha, boot: BootstrapResult
 ) -> Comparison:
-    ids = id_column(paired.ids)
+    ids = np.asarray(paired.ids, dtype=object)
     confidence = config.bootstrap.confidence
     delta = paired.candidate - paired.baseline
     if paired.pass_fail:  # pass/fail with repeats: each value is an item's pass rate

@@ -6,7 +6,6 @@ from __future__ import annotations
 import numpy as np
 
 from evalbot.compare.records import RepeatsSide
-from evalbot.formats.idarray import id_column
 from evalbot.formats.model import FloatArray, Paired
 from evalbot.stats import (
     BudgetAllocation,
@@ -36,7 +35,7 @@ def compute_repeats(paired: Paired, values: FloatArray, epochs: int) -> RepeatsS
         return None  # items with differing numbers of epochs: no balanced matrix
     matrix = (np.arange(epochs)[None, :] < counts[:, None]).astype(np.float64)
     flaky = (counts > 0) & (counts < epochs)
-    ids = id_column(paired.ids)
+    ids = np.asarray(paired.ids, dtype=object)
     result = analyze_repeats(matrix)
     n = len(values)
     correct = counts.astype(np.int64)

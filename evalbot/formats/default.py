@@ -6,23 +6,32 @@ One record per item (or per item and epoch)::
     {"id": "q-0002", "score": 0.73, "epoch": 1, "slice": "math", "cluster": "doc-7", "cost": 0.002}
 
 Field names are configurable (:class:`evalbot.formats.options.FieldNames`); a dotted name such
-as ``metrics.exact_match`` reaches into nested objects.
+as ``metrics.exact_match`` reaches into nested objects. Records are read as columns, one per
+field: a column of clean values (every outcome ``true``/``false``, every id a string...) is
+taken in one C-level pass; any other is read value by value, which names the first bad one.
 """
 
 from __future__ import annotations
 
 import csv
+import functools
 import io
 import json
+import math
 import re
 import shlex
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field, replace
+from functools import partial
 from typing import Any
 
+import msgspec
+import numpy as np
+from msgspec import UNSET
+
 from evalbot.errors import InputError
-from evalbot.formats import fast_jsonl
 from evalbot.formats.builder import (
-    ResultsBuilder,
+    check_unique,
     parse_epoch,
     parse_error_flag,
     parse_item_id,
@@ -35,28 +44,19 @@ from evalbot.formats.jsontext import (
     NOTHING,
     UnreadableError,
     decode_text,
-    jsonl_records,
+    long_number,
     parse_json_document,
     parse_json_line,
+    read_rows,
 )
-from evalbot.formats.model import MetricKind, Results
+from evalbot.formats.model import BoolArray, FloatArray, IntArray, MetricKind, Results
 from evalbot.formats.options import FieldNames, ReadOptions
-from evalbot.formats.probe import JSONL_SUFFIXES, Probe
-
-__all__ = [
-    "decode_text",
-    "jsonl_records",
-    "lookup",
-    "parse",
-    "parse_document",
-    "parse_json_document",
-    "parse_json_line",
-    "parse_records",
-]
+from evalbot.formats.probe import Probe
+from evalbot.limits import MAX_NUMBER_DIGITS
 
 NAME = "default"
 
-_MISSING = object()
+_SIGNIFICANT = re.compile(rb"[^ \t\r\n]")
 
 
 def sniff(probe: Probe) -> bool:
@@ -65,85 +65,429 @@ def sniff(probe: Probe) -> bool:
 
 
 def lookup(record: Mapping[str, Any], dotted: str) -> Any:
-    """``record[dotted]``, or the nested value for ``a.b.c``; ``_MISSING`` when absent."""
+    """``record[dotted]``, or the nested value for ``a.b.c``; ``UNSET`` when absent."""
     if dotted in record:
         return record[dotted]
     value: Any = record
     for part in dotted.split("."):
         if not isinstance(value, Mapping) or part not in value:
-            return _MISSING
+            return UNSET
         value = value[part]
     return value
 
 
-def parse_records(
-    records: Iterator[tuple[str, object]], *, source: str, options: ReadOptions, strings: bool
-) -> Results:
-    """Turn (where, record) pairs into ``Results``; ``strings`` allows "true"/"0.5" text values.
+def parse(data: bytes, *, source: str, options: ReadOptions, kind: str | None = None) -> Results:
+    """Parse JSONL, a JSON array, CSV or TSV; ``kind`` forces one ("jsonl"/"json"/"csv"/"tsv")."""
+    kind = kind or detect_kind(source, data)
+    if kind == "jsonl":
+        return parse_table(_jsonl_table(data, source, options), options)
+    text = decode_text(data, source)
+    if kind == "csv" or kind == "tsv":
+        records = list(_csv_records(text, source, "," if kind == "csv" else "\t"))
+        return parse_table(_records_table(records, source, strings=True), options)
+    return parse_document(parse_json_document(text, source), source=source, options=options)
+
+
+def parse_document(document: object, *, source: str, options: ReadOptions) -> Results:
+    """A parsed JSON document: an array of items, or ``{"items": [...]}``."""
+    if isinstance(document, Mapping) and isinstance(document.get("items"), list):
+        document = document["items"]
+    if not isinstance(document, list):
+        raise UnreadableError(f'{source}: expected a JSON array of items (or {{"items": [...]}})')
+    records = [(f"{source}: item {number}", r) for number, r in enumerate(document, start=1)]
+    return parse_table(_records_table(records, source, strings=False), options)
+
+
+def parse_probe(probe: Probe, options: ReadOptions) -> Results:
+    """Parse a detected file, reusing the JSON document detection already parsed."""
+    document = probe.document
+    if (
+        probe.kind == "json"
+        and document is not NOTHING
+        and (isinstance(document, list) or probe.lowered.endswith(".json"))
+    ):
+        return parse_document(document, source=probe.name, options=options)
+    return parse(probe.data, source=probe.name, options=options)
+
+
+def detect_kind(source: str, data: bytes) -> str:
+    """jsonl, json, csv or tsv from the file name, falling back to the first character."""
+    lowered = source.lower()
+    found = _SIGNIFICANT.search(data, 3 if data.startswith(b"\xef\xbb\xbf") else 0)
+    start = found.start() if found else len(data)
+    first = data[start : start + 1]
+    for suffix, kind in (
+        (".jsonl", "jsonl"),
+        (".ndjson", "jsonl"),
+        (".csv", "csv"),
+        (".tsv", "tsv"),
+        (".json", "json"),
+    ):
+        if lowered.endswith(suffix):
+            if kind == "json" and first == b"{" and data.find(b"\n{", start) >= 0:
+                return "jsonl"
+            return kind
+    if first == b"[":
+        return "json"
+    if first == b"{":
+        return "jsonl"
+    end = data.find(b"\n", start)
+    return "tsv" if b"\t" in data[start : len(data) if end < 0 else end] else "csv"
+
+
+# --- records as columns -------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, kw_only=True, eq=False)
+class _Table:
+    """A file's records as columns: ``column(name)`` is every record's value of a field
+    (``UNSET`` where one lacks it), ``None`` when no record has it. ``strings``: values are text
+    (CSV/TSV), so ``"true"`` or ``"0.5"`` count. ``locate``: how :class:`Results` names a row."""
+
+    source: str
+    count: int
+    column: Callable[[str], list[Any] | None]
+    where: Callable[[int], str]
+    record: Callable[[int], Mapping[str, Any]]
+    strings: bool
+    locate: dict[str, Any] = field(default_factory=dict)
+
+
+def _names(options: ReadOptions) -> list[str]:
+    names = options.fields
+    fields = [names.id, names.passed, names.score, names.epoch, names.slice, names.cluster]
+    fields += [names.cost, names.error, *options.secondary, *options.columns]
+    return list(dict.fromkeys(fields))
+
+
+def _jsonl_table(data: bytes, source: str, options: ReadOptions) -> _Table:
+    """JSON Lines read by :func:`~.jsontext.read_rows`: the fields' keys only."""
+    names = _names(options)
+    metric = options.metric or _first_metric(data, options.fields)
+    dotted = [name for name in names if "." in name]
+    keys = [*names, *(name.split(".", 1)[0] for name in dotted)]
+    first = [options.fields.id, metric]
+    rows = read_rows(
+        data,
+        source=source,
+        keys=[*first, *(name.split(".", 1)[0] for name in first if "." in name)],
+        optional=keys,
+        paths=[name.split(".") for name in dotted],
+        max_line=options.max_line_bytes,
+    )
+
+    def column(name: str) -> list[Any] | None:
+        own = rows.columns.get(name)
+        if "." not in name:
+            return own
+        top, rest = name.split(".", 1)
+        nested = rows.columns.get(top)
+        if nested is None:
+            return own
+        values = [
+            v if v is not UNSET else lookup(t, rest) if isinstance(t, Mapping) else UNSET
+            for v, t in zip(own or [UNSET] * rows.count, nested, strict=True)
+        ]
+        return values if values.count(UNSET) < len(values) else None
+
+    def record(row: int) -> Mapping[str, Any]:
+        start = 0
+        for _ in range(rows.line(row) - 1):
+            start = data.index(b"\n", start) + 1
+        end = data.find(b"\n", start)
+        line = data[start : len(data) if end < 0 else end].decode("utf-8-sig", "replace")
+        found = parse_json_line(line, rows.where(row))
+        return found if isinstance(found, Mapping) else {}
+
+    locate = {"rows_are_lines": True} if rows.lines is None else {"lines": rows.lines}
+    return _Table(
+        source=source,
+        count=rows.count,
+        column=column,
+        where=rows.where,
+        record=record,
+        strings=False,
+        locate=locate,
+    )
+
+
+def _first_metric(data: bytes, names: FieldNames) -> str:
+    """The field most likely compared, read with the id on every row (``_detected_metric``
+    decides): ``passed`` unless the first line has ``score`` only."""
+    found = _SIGNIFICANT.search(data)
+    start = found.start() if found else 0
+    end = data.find(b"\n", start)
+    try:
+        first = msgspec.json.decode(data[start : len(data) if end < 0 else end])
+    except (msgspec.DecodeError, RecursionError):
+        return names.passed
+    if isinstance(first, dict) and lookup(first, names.passed) is UNSET:
+        return names.score if lookup(first, names.score) is not UNSET else names.passed
+    return names.passed
+
+
+def _records_table(records: list[tuple[str, object]], source: str, *, strings: bool) -> _Table:
+    """Parsed records (a JSON array's items, CSV rows) as columns."""
+    for where, record in records:
+        if not isinstance(record, Mapping):
+            raise UnreadableError(f"{where}: expected an object per item, got {show(record)}")
+    mappings: list[Mapping[str, Any]] = [record for _, record in records]  # type: ignore[misc]
+
+    def column(name: str) -> list[Any] | None:
+        values = [lookup(record, name) for record in mappings]
+        return values if values.count(UNSET) < len(values) else None
+
+    locations = [where for where, _ in records]
+    return _Table(
+        source=source,
+        count=len(records),
+        column=column,
+        where=locations.__getitem__,
+        record=mappings.__getitem__,
+        strings=strings,
+        locate={"locations": locations},
+    )
+
+
+def parse_table(table: _Table, options: ReadOptions) -> Results:
+    """Results from a table of records, each field checked as a column.
 
     The compared field is ``metric:`` when given, else ``passed`` (pass/fail) when the first
     record has it, else ``score``. Under ``metric:``, a boolean (or, in CSV/TSV, a word such as
     ``true``/``fail``) is a pass/fail outcome and a number a score.
     """
-    names = options.fields
-    builder = ResultsBuilder(source)
-    metric = options.metric
-    for where, record in records:
-        if not isinstance(record, Mapping):
-            raise UnreadableError(f"{where}: expected an object per item, got {show(record)}")
-        if metric is None:
-            if lookup(record, names.passed) is not _MISSING:
-                metric = names.passed
-            elif lookup(record, names.score) is not _MISSING:
-                metric = names.score
-            else:
-                raise InputError(
-                    f"{where}: neither `{names.passed}` nor `{names.score}` is present "
-                    f"({_fields_of(record)}); {outcome_hint(record, names, strings=strings)}"
-                )
-        raw_id = lookup(record, names.id)
-        if raw_id is _MISSING:
+    names, n = options.fields, table.count
+    if n == 0:
+        raise InputError(f"{table.source}: no items")
+    table = replace(table, column=functools.cache(partial(_without_long_numbers, table)))
+    metric = options.metric or _detected_metric(table, names)
+    ids = _ids(table, names)
+    errors = _errors(table.column(names.error))
+    scores, kind = _compared(table, metric, names, errors, ids)
+    epochs = _epochs(table, names.epoch)
+    slices = _labels(table, names.slice)
+    clusters = _labels(table, names.cluster)
+    costs = _costs(table, names.cost)
+    metrics = _secondary(table, options, ids)
+    if epochs is not None and epochs.min() < 0:
+        missing = int(np.argmax(epochs < 0))
+        raise InputError(
+            f"{table.where(missing)}: item {show(ids[missing])} has no `{names.epoch}` "
+            "but other rows have one"
+        )
+    id_hashes = check_unique(ids, epochs, table.where)
+    return Results(
+        source=table.source,
+        ids=ids,
+        scores=scores,
+        kind=kind,
+        epochs=epochs,
+        slices=slices,
+        clusters=clusters,
+        costs=costs,
+        errors=errors,
+        metrics=metrics,
+        id_hashes=id_hashes,
+        **table.locate,
+    )
+
+
+def _without_long_numbers(table: _Table, name: str) -> list[Any] | None:
+    """A column, an integer too long to be a value refused (msgspec reads them; the standard
+    library's parse of a document refuses them)."""
+    values = table.column(name)
+    if values is not None and int in _kinds(values):
+        for row, value in enumerate(values):
+            if type(value) is int and not -_LONG < value < _LONG:
+                raise InputError(long_number(table.where(row), len(str(abs(value)))))
+    return values
+
+
+_LONG = 10**MAX_NUMBER_DIGITS
+
+
+def _detected_metric(table: _Table, names: FieldNames) -> str:
+    for name in (names.passed, names.score):
+        values = table.column(name)
+        if values is not None and values[0] is not UNSET:
+            return name
+    record = table.record(0)
+    raise InputError(
+        f"{table.where(0)}: neither `{names.passed}` nor `{names.score}` is present "
+        f"({_fields_of(record)}); {outcome_hint(record, names, strings=table.strings)}"
+    )
+
+
+def _kinds(values: list[Any]) -> set[type]:
+    return set(map(type, values))
+
+
+def _ids(table: _Table, names: FieldNames) -> list[str]:
+    values = table.column(names.id) or [UNSET] * table.count
+    kinds = _kinds(values)
+    if kinds == {str} and all(values) and not any(map(str.isspace, values)):
+        return values
+    if kinds == {int}:
+        return list(map(str, values))
+    ids = []
+    for row, value in enumerate(values):
+        if value is UNSET:
+            record = table.record(row)
             raise InputError(
-                f"{where}: missing `{names.id}` ({_fields_of(record)}); {id_hint(record, names)}"
+                f"{table.where(row)}: missing `{names.id}` ({_fields_of(record)}); "
+                f"{id_hint(record, names)}"
             )
-        item_id = parse_item_id(raw_id, where, names.id)
-        error_value = lookup(record, names.error)
-        errored = error_value is not _MISSING and parse_error_flag(error_value)
-        value = lookup(record, metric)
+        ids.append(parse_item_id(value, table.where(row), names.id))
+    return ids
+
+
+def _errors(values: list[Any] | None) -> BoolArray | None:
+    """The harness-error flag of each row, ``None`` when no row errored."""
+    if values is None:
+        return None
+    flags = np.fromiter(
+        (value is not UNSET and parse_error_flag(value) for value in values), np.bool_, len(values)
+    )
+    return flags if flags.any() else None
+
+
+def _compared(
+    table: _Table, metric: str, names: FieldNames, errors: BoolArray | None, ids: list[str]
+) -> tuple[FloatArray, MetricKind]:
+    """The compared field as floats, and whether it is a pass/fail outcome or a score."""
+    values = table.column(metric) or [UNSET] * table.count
+    kinds = _kinds(values)
+    scores: FloatArray | None = None
+    kind: MetricKind = "binary"
+    if kinds == {bool}:
+        scores = np.array(values, dtype=np.float64)
+    elif metric != names.passed and kinds <= {int, float}:
+        try:
+            scores, kind = np.array(values, dtype=np.float64), "score"
+        except OverflowError:
+            scores = None
+        if scores is not None and not np.isfinite(scores).all():
+            scores = None
+    if scores is None:
+        scores, kind = _compared_one_by_one(table, metric, names, errors, ids, values)
+    if errors is not None:
+        scores[errors] = 0.0
+    return scores, kind
+
+
+def _compared_one_by_one(
+    table: _Table,
+    metric: str,
+    names: FieldNames,
+    errors: BoolArray | None,
+    ids: list[str],
+    values: list[Any],
+) -> tuple[FloatArray, MetricKind]:
+    strings = table.strings
+    scores = np.zeros(len(values), dtype=np.float64)
+    first: tuple[MetricKind, int] | None = None
+    for row, value in enumerate(values):
+        where = table.where(row)
+        errored = errors is not None and bool(errors[row])
         kind: MetricKind
-        if value is _MISSING or (value is None and errored) or (strings and value == ""):
+        if value is UNSET or (value is None and errored) or (strings and value == ""):
             if not errored:
-                raise InputError(f"{where}: item {show(item_id)} has no `{metric}`")
-            score, kind = 0.0, ("binary" if metric == names.passed else "score")
+                raise InputError(f"{where}: item {show(ids[row])} has no `{metric}`")
+            kind = "binary" if metric == names.passed else "score"
         elif (
             metric == names.passed
             or isinstance(value, bool)
             or (strings and isinstance(value, str) and is_outcome_word(value))
         ):
-            score, kind = parse_passed(value, where, metric, strings=strings), "binary"
+            scores[row], kind = parse_passed(value, where, metric, strings=strings), "binary"
         else:
-            score, kind = parse_score(value, where, metric, strings=strings), "score"
-        epoch = lookup(record, names.epoch)
-        cost = lookup(record, names.cost)
-        builder.add(
-            where=where,
-            item_id=item_id,
-            score=score,
-            kind=kind,
-            epoch=None
-            if epoch in (_MISSING, None, "")
-            else parse_epoch(epoch, where, names.epoch, strings=strings),
-            slice=parse_label(_none(lookup(record, names.slice)), where, names.slice),
-            cluster=parse_label(_none(lookup(record, names.cluster)), where, names.cluster),
-            cost=None
-            if cost in (_MISSING, None, "")
-            else parse_score(cost, where, names.cost, strings=strings),
-            error=errored,
-            metrics=_secondary(
-                record, options.secondary, options.columns, where, item_id, strings=strings
-            ),
-        )
-    return builder.build()
+            scores[row], kind = parse_score(value, where, metric, strings=strings), "score"
+        if first is None:
+            first = (kind, row)
+        elif kind != first[0]:
+            raise InputError(
+                f"{where}: item {show(ids[row])} has a {kind} metric but "
+                f"{table.where(first[1])} has a {first[0]} one; one file must use one kind"
+            )
+    assert first is not None
+    return scores, first[0]
+
+
+def _absent(value: Any, strings: bool) -> bool:
+    return value is UNSET or value is None or (strings and value == "")
+
+
+def _epochs(table: _Table, name: str) -> IntArray | None:
+    """Each row's epoch, ``None`` when no row has one; -1 where a row lacks it."""
+    values = table.column(name)
+    if values is None:
+        return None
+    if _kinds(values) == {int}:
+        epochs = np.array(values, dtype=np.int64)
+        if (epochs >= 0).all():
+            return epochs
+    numbers = [
+        -1
+        if _absent(value, table.strings)
+        else parse_epoch(value, table.where(row), name, strings=table.strings)
+        for row, value in enumerate(values)
+    ]
+    return None if numbers.count(-1) == len(numbers) else np.array(numbers, dtype=np.int64)
+
+
+def _labels(table: _Table, name: str) -> list[str | None] | None:
+    values = table.column(name)
+    if values is None:
+        return None
+    if _kinds(values) == {str} and "" not in values:
+        return values
+    labels = [
+        parse_label(None if value is UNSET else value, table.where(row), name)
+        for row, value in enumerate(values)
+    ]
+    return None if labels.count(None) == len(labels) else labels
+
+
+def _costs(table: _Table, name: str) -> FloatArray | None:
+    values = table.column(name)
+    if values is None:
+        return None
+    if _kinds(values) <= {int, float, type(None), type(UNSET)}:
+        present = len(values) - values.count(None) - values.count(UNSET)
+        try:
+            costs = np.array([math.nan if v is None or v is UNSET else v for v in values], float)
+        except OverflowError:
+            costs = np.zeros(0)
+        if int(np.isfinite(costs).sum()) == present:  # no NaN or infinity given
+            return costs if present else None
+    parsed = [
+        math.nan
+        if _absent(value, table.strings)
+        else parse_score(value, table.where(row), name, strings=table.strings)
+        for row, value in enumerate(values)
+    ]
+    return None if all(map(math.isnan, parsed)) else np.array(parsed, dtype=np.float64)
+
+
+def _secondary(table: _Table, options: ReadOptions, ids: list[str]) -> dict[str, FloatArray]:
+    """The secondary metrics (and further named columns): on every row, a number or true/false."""
+    metrics: dict[str, FloatArray] = {}
+    for name in dict.fromkeys([*options.secondary, *options.columns]):
+        values = table.column(name) or [UNSET] * table.count
+        column = np.zeros(len(values), dtype=np.float64)
+        for row, value in enumerate(values):
+            if _absent(value, table.strings):
+                what = "a secondary metric" if name in options.secondary else "a count for `f1`"
+                raise InputError(
+                    f"{table.where(row)}: item {show(ids[row])} has no `{name}` ({what})"
+                )
+            column[row] = (
+                float(value)
+                if isinstance(value, bool)
+                else parse_score(value, table.where(row), name, strings=table.strings)
+            )
+        metrics[name] = column
+    return metrics
 
 
 # --- hints that lead to a command that works -----------------------------------------------
@@ -274,43 +618,6 @@ def id_hint(record: Mapping[str, Any], names: FieldNames) -> str:
     return "name the id field with --id-field NAME (config `fields: {id: NAME}`)"
 
 
-def _secondary(
-    record: Mapping[str, Any],
-    names: tuple[str, ...],
-    columns: tuple[str, ...],
-    where: str,
-    item_id: str,
-    *,
-    strings: bool,
-) -> dict[str, float] | None:
-    """The secondary metrics (and further named columns) of one record: each a number (or
-    true/false) that must be there."""
-    if not names and not columns:
-        return None
-    values: dict[str, float] = {}
-    for name in (*names, *columns):
-        if name in values:
-            continue
-        value = lookup(record, name)
-        if value is _MISSING or value is None or (strings and value == ""):
-            what = "a secondary metric" if name in names else "a count for `f1`"
-            raise InputError(f"{where}: item {show(item_id)} has no `{name}` ({what})")
-        if isinstance(value, bool):
-            values[name] = 1.0 if value else 0.0
-        else:
-            values[name] = parse_score(value, where, name, strings=strings)
-    return values
-
-
-def _none(value: Any) -> Any:
-    return None if value is _MISSING else value
-
-
-def _array_records(items: list[object], source: str) -> Iterator[tuple[str, object]]:
-    for number, record in enumerate(items, start=1):
-        yield f"{source}: item {number}", record
-
-
 def _csv_records(text: str, source: str, delimiter: str) -> Iterator[tuple[str, object]]:
     reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter, strict=True)
     try:
@@ -337,73 +644,3 @@ def _csv_records(text: str, source: str, delimiter: str) -> Iterator[tuple[str, 
             yield where, dict(zip(header, row, strict=True))
     except csv.Error as error:
         raise UnreadableError(f"{source}:{reader.line_num}: malformed CSV ({error})") from None
-
-
-def parse(data: bytes, *, source: str, options: ReadOptions, kind: str | None = None) -> Results:
-    """Parse JSONL, a JSON array, CSV or TSV; ``kind`` forces one ("jsonl"/"json"/"csv"/"tsv")."""
-    if (kind == "jsonl" or (kind is None and source.lower().endswith(JSONL_SUFFIXES))) and (
-        fast_jsonl.applies(options)
-    ):
-        fast = fast_jsonl.parse_fast(data, source=source, options=options)
-        if fast is not None:
-            return fast
-    text = decode_text(data, source)
-    kind = kind or detect_kind(source, text)
-    if kind == "csv" or kind == "tsv":
-        records = _csv_records(text, source, "," if kind == "csv" else "\t")
-        return parse_records(records, source=source, options=options, strings=True)
-    if kind == "json":
-        return parse_document(parse_json_document(text, source), source=source, options=options)
-    return parse_jsonl_generic(text, source=source, options=options)
-
-
-def parse_document(document: object, *, source: str, options: ReadOptions) -> Results:
-    """A parsed JSON document: an array of items, or ``{"items": [...]}``."""
-    if isinstance(document, Mapping) and isinstance(document.get("items"), list):
-        document = document["items"]
-    if not isinstance(document, list):
-        raise UnreadableError(f'{source}: expected a JSON array of items (or {{"items": [...]}})')
-    return parse_records(
-        _array_records(document, source), source=source, options=options, strings=False
-    )
-
-
-def parse_probe(probe: Probe, options: ReadOptions) -> Results:
-    """Parse a detected file, reusing the JSON document detection already parsed."""
-    document = probe.document
-    if (
-        probe.kind == "json"
-        and document is not NOTHING
-        and (isinstance(document, list) or probe.lowered.endswith(".json"))
-    ):
-        return parse_document(document, source=probe.name, options=options)
-    return parse(probe.data, source=probe.name, options=options)
-
-
-def parse_jsonl_generic(text: str, *, source: str, options: ReadOptions) -> Results:
-    """JSONL record by record with stdlib ``json``: the reference the fast path must match."""
-    records = jsonl_records(text, source, options.max_line_bytes)
-    return parse_records(records, source=source, options=options, strings=False)
-
-
-def detect_kind(source: str, text: str) -> str:
-    """jsonl, json, csv or tsv from the file name, falling back to the first character."""
-    lowered = source.lower()
-    for suffix, kind in (
-        (".jsonl", "jsonl"),
-        (".ndjson", "jsonl"),
-        (".csv", "csv"),
-        (".tsv", "tsv"),
-        (".json", "json"),
-    ):
-        if lowered.endswith(suffix):
-            if kind == "json" and text.lstrip().startswith("{") and "\n{" in text.strip():
-                return "jsonl"
-            return kind
-    stripped = text.lstrip()
-    if stripped.startswith("["):
-        return "json"
-    if stripped.startswith("{"):
-        return "jsonl"
-    first = stripped.split("\n", 1)[0]
-    return "tsv" if "\t" in first else "csv"

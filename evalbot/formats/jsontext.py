@@ -1,35 +1,50 @@
-"""Text and JSON as every parser reads them: UTF-8, and JSON whose objects repeat no key and
-whose integers have at most :data:`evalbot.limits.MAX_NUMBER_DIGITS` digits.
+"""The one JSON reader: UTF-8 text, JSON documents, and JSON Lines rows decoded by msgspec.
 
-A repeated key in a JSON object (``{"passed": false, "passed": true}``) is legal JSON that
-parsers resolve differently (Python keeps the last value, others the first), so the same file
-could give two different verdicts: it is refused with one line naming the file, the key and,
-where it can be found, the line. Lines of JSONL name their line directly; for a whole document
-the line (of the object holding the key or the number) is located by a slower, position-aware
-parse that runs only on this error path (and only for documents up to :data:`LOCATE_LIMIT`
-characters: larger ones name the file alone).
+:func:`read_rows` decodes a JSON Lines file a few megabytes at a time into structs holding only
+the keys a format reads; msgspec skips every other field in C. A line msgspec refuses is read by
+the standard library, which reads what msgspec does not (``NaN``, ``Infinity``, lone surrogates)
+or names the error with its line. Documents and single values are read by the standard library.
+
+A JSON object that repeats a key (``{"passed": false, "passed": true}``) is legal JSON that
+parsers resolve differently, so it is refused, naming the file, the line and the key: anywhere
+in a document; in JSON Lines, among the keys read (a repeat elsewhere in a row cannot change a
+result, and finding it would cost a second parse of every line). Each key's quoted name is
+counted in the bytes against the rows that have it; only the lines where it occurs more often
+are looked at again.
 
 :class:`UnreadableError` marks the errors that mean "this file is not in the shape this format
-reads" (not UTF-8, not JSON, not the expected structure): when the format was detected rather
-than forced, :func:`evalbot.formats.parse_any` adds which formats were tried and how to
-force one.
+reads": when the format was detected, :func:`evalbot.formats.parse_any` adds which
+formats were tried and how to force one.
 """
 
 from __future__ import annotations
 
+import abc
 import json
-from collections.abc import Iterator
-from json.decoder import JSONObject  # type: ignore[attr-defined]
-from json.scanner import py_make_scanner  # type: ignore[attr-defined]
-from types import SimpleNamespace
+import operator
+import re
+from collections import Counter
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any, Final
+
+import msgspec
+import numpy as np
+import numpy.typing as npt
+from msgspec import UNSET
 
 from evalbot.errors import InputError
 from evalbot.formats.builder import show
+from evalbot.formats.model import IntArray
 from evalbot.limits import MAX_NUMBER_DIGITS
 
-#: Largest document whose duplicate key is located by line (the position-aware parse is slower).
-LOCATE_LIMIT: Final = 32 * 1024 * 1024
+#: Bytes decoded at a time: bounds the decoded rows held at once, whatever the file's size.
+CHUNK: Final = 8 << 20
+_BOM: Final = b"\xef\xbb\xbf"
+#: An escape that may spell a key's ASCII character another way than its plain name.
+_ESCAPED_ASCII: Final = re.compile(rb"\\u00[2-7][0-9a-fA-F]|\\/")
+_RAW_ROWS: Final = msgspec.json.Decoder(dict[str, msgspec.Raw])
 
 
 class UnreadableError(InputError):
@@ -46,63 +61,88 @@ class _Nothing:
 NOTHING: Final[Any] = _Nothing()
 
 
-class _LocatedError(ValueError):
-    """An error the position-aware parse (:func:`error_line`) locates by its object."""
-
-    position: int | None = None
-
-
-class DuplicateKeyError(_LocatedError):
-    """A JSON object repeats a key."""
-
-    def __init__(self, key: str) -> None:
-        super().__init__(key)
-        self.key = key
-
-
-def _object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    built = dict(pairs)
-    if len(built) != len(pairs):
-        seen: set[str] = set()
-        for key, _ in pairs:
-            if key in seen:
-                raise DuplicateKeyError(key)
-            seen.add(key)
-    return built
-
-
-class LongNumberError(_LocatedError):
-    """A JSON integer with more than :data:`evalbot.limits.MAX_NUMBER_DIGITS` digits."""
-
-    def __init__(self, literal: str) -> None:
-        super().__init__(literal[:20])
-        self.digits = len(literal.lstrip("-"))
-
-    def message(self, where: str) -> str:
-        return (
-            f"{where}: a number of {self.digits} digits (more than {MAX_NUMBER_DIGITS}): no "
-            "result value is that long"
-        )
-
-
-def _int(literal: str) -> int:
-    if len(literal.lstrip("-")) > MAX_NUMBER_DIGITS:
-        raise LongNumberError(literal)
-    return int(literal)
-
-
-_DECODER: Final = json.JSONDecoder(object_pairs_hook=_object, parse_int=_int)
-
-
 def decode_text(data: bytes, source: str) -> str:
     """UTF-8 text (a BOM is allowed); undecodable bytes are reported with their line."""
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as error:
-        line = data.count(b"\n", 0, error.start) + 1
-        raise UnreadableError(
-            f"{source}:{line}: not valid UTF-8 (byte offset {error.start})"
-        ) from None
+        raise _not_utf8(data, error.start, source) from None
+
+
+def _not_utf8(data: bytes, offset: int, source: str) -> InputError:
+    line = data.count(b"\n", 0, offset) + 1
+    return UnreadableError(f"{source}:{line}: not valid UTF-8 (byte offset {offset})")
+
+
+# --- documents and single values: the standard library, every object's keys checked -----------
+
+
+class _Long:
+    """An integer of more than :data:`~evalbot.limits.MAX_NUMBER_DIGITS` digits, read in place
+    of its value (no result value is that long; a float holds 308 digits, Python converts at
+    most 4,300)."""
+
+    def __init__(self, literal: str) -> None:
+        self.digits = len(literal.lstrip("-"))
+
+
+def long_number(where: str, digits: int) -> str:
+    """The message for an integer too long to be a value."""
+    return (
+        f"{where}: a number of {digits} digits (more than {MAX_NUMBER_DIGITS}): no result "
+        "value is that long"
+    )
+
+
+class _Parse:
+    """The standard library's parse, noting every object that repeats a key (by ``id``) and
+    every integer too long to be a value, instead of refusing at once."""
+
+    def __init__(self) -> None:
+        self.repeats: dict[int, tuple[Any, list[str]]] = {}  # the object, the keys it repeats
+        self.long = False
+        self.decoder = json.JSONDecoder(object_pairs_hook=self._object, parse_int=self._int)
+
+    def _object(self, pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+        built = dict(pairs)
+        if len(built) != len(pairs):
+            repeated = [k for k, n in Counter(k for k, _ in pairs).items() if n > 1]
+            self.repeats[id(built)] = (built, repeated)
+        return built
+
+    def _int(self, literal: str) -> int | _Long:
+        if len(literal) > MAX_NUMBER_DIGITS and len(literal.lstrip("-")) > MAX_NUMBER_DIGITS:
+            self.long = True
+            return _Long(literal)
+        return int(literal)
+
+    def of(self, node: object) -> list[str]:
+        """The keys ``node`` (an object of the parsed value) repeats."""
+        noted = self.repeats.get(id(node))
+        return noted[1] if noted is not None and noted[0] is node else []
+
+    def problem(self, node: object, where: str, *, starts: bool = False) -> str | None:
+        """What is wrong in ``node`` itself (not below): a key it repeats, a number too long."""
+        if self.of(node):
+            return _duplicate_message(where, self.of(node)[0], starts=starts)
+        values = (
+            node.values() if isinstance(node, dict) else node if isinstance(node, list) else [node]
+        )
+        long = next((v for v in values if isinstance(v, _Long)), None)
+        return None if long is None else long_number(where, long.digits)
+
+    def decode(self, text: str, where: str, *, lines: bool = False) -> Any:
+        """``text`` parsed; an error names ``where`` (and the line, with ``lines``)."""
+        try:
+            return self.decoder.decode(text)
+        except json.JSONDecodeError as error:
+            at = f"{where}:{error.lineno}" if lines else where
+            raise UnreadableError(f"{at}: not valid JSON ({error.msg})") from None
+        except RecursionError:
+            raise UnreadableError(f"{where}: JSON nested too deeply") from None
+
+    def found(self) -> bool:
+        return bool(self.repeats) or self.long
 
 
 def _duplicate_message(where: str, key: str, *, starts: bool = False) -> str:
@@ -110,112 +150,90 @@ def _duplicate_message(where: str, key: str, *, starts: bool = False) -> str:
     return f"{where}: duplicate key {show(key)} in {what} (refused: which one counts?)"
 
 
-def error_line(text: str) -> int | None:
-    """The line of the first object (in the order the C parser completes them) that repeats a
-    key or holds a too long number, by a position-aware parse; ``None`` when the text is too
-    large or too deep for it."""
-    if len(text) > LOCATE_LIMIT:
-        return None
-
-    def parse_object(
-        s_and_end: tuple[str, int],
-        strict: bool,
-        scan_once: Any,
-        hook: Any,
-        pairs_hook: Any,
-        memo: Any,
-    ) -> tuple[dict[str, Any], int]:
-        try:
-            result: tuple[dict[str, Any], int] = JSONObject(
-                s_and_end, strict, scan_once, None, _object, memo
-            )
-        except _LocatedError as error:
-            if error.position is None:
-                error.position = s_and_end[1]
-            raise
-        return result
-
-    context = SimpleNamespace(
-        parse_object=parse_object,
-        parse_array=json.decoder.JSONArray,  # type: ignore[attr-defined]
-        parse_string=json.decoder.scanstring,  # type: ignore[attr-defined]
-        strict=True,
-        object_hook=None,
-        object_pairs_hook=None,
-        parse_float=float,
-        parse_int=_int,
-        parse_constant={
-            "NaN": float("nan"),
-            "Infinity": float("inf"),
-            "-Infinity": float("-inf"),
-        }.__getitem__,
-        memo={},
-    )
-    scan = py_make_scanner(context)
-    start = len(text) - len(text.lstrip())
-    try:
-        scan(text, start)
-    except _LocatedError as error:
-        return None if error.position is None else text.count("\n", 0, error.position) + 1
-    except (ValueError, RecursionError, StopIteration):
-        return None
-    return None
-
-
 def parse_json_document(text: str, source: str) -> Any:
-    """A whole JSON document; an error names ``source`` and the line the parser stopped at."""
-    try:
-        return _DECODER.decode(text)
-    except DuplicateKeyError as error:
-        line = error_line(text)
-        where = source if line is None else f"{source}:{line}"
-        raise InputError(_duplicate_message(where, error.key, starts=line is not None)) from None
-    except json.JSONDecodeError as error:
-        raise UnreadableError(f"{source}:{error.lineno}: not valid JSON ({error.msg})") from None
-    except LongNumberError as error:
-        line = error_line(text)
-        raise InputError(error.message(source if line is None else f"{source}:{line}")) from None
-    except RecursionError:
-        raise UnreadableError(f"{source}: JSON nested too deeply") from None
+    """A whole JSON document; an error names ``source`` and its line."""
+    parse = _Parse()
+    value = parse.decode(text, source, lines=True)
+    if parse.found():
+        raise InputError(_located(text, source, value, parse))
+    return value
 
 
 def parse_json_line(line: str, where: str) -> Any:
-    """One line of JSON Lines; ``where`` already names the file and line."""
-    try:
-        return _DECODER.decode(line)
-    except DuplicateKeyError as error:
-        raise InputError(_duplicate_message(where, error.key)) from None
-    except json.JSONDecodeError as error:
-        raise UnreadableError(f"{where}: not valid JSON ({error.msg})") from None
-    except LongNumberError as error:
-        raise InputError(error.message(where)) from None
-    except RecursionError:
-        raise UnreadableError(f"{where}: JSON nested too deeply") from None
+    """One line of JSON Lines, or one JSON value of a field; ``where`` names its place."""
+    parse = _Parse()
+    value = parse.decode(line, where)
+    if parse.found():
+        raise InputError(_first_problem(value, parse, where)[1])
+    return value
 
 
-def parse_json_prefix(text: str, source: str, line: int | None) -> Any:
-    """``text`` as exactly one JSON value, or :data:`NOTHING` when it is not one (invalid, too
-    deep, or followed by more). A repeated key is an error even here: ``line`` is the line
-    ``text`` starts on when it is one line of the file, ``None`` when it is the whole file."""
+def parse_json_prefix(text: str, source: str, line: int | None) -> tuple[Any, str | None]:
+    """``text`` as exactly one JSON value, or :data:`NOTHING` when it is not one; and the message
+    naming what is wrong in it (a repeated key, a number too long), ``None`` when nothing is.
+    ``line`` is the line ``text`` starts on when it is one line of the file, ``None`` when it
+    is the whole file."""
+    parse = _Parse()
     try:
-        return _DECODER.decode(text)
-    except DuplicateKeyError as error:
-        if line is None:
-            found = error_line(text)
-            where = source if found is None else f"{source}:{found}"
-            message = _duplicate_message(where, error.key, starts=found is not None)
-        else:
-            message = _duplicate_message(f"{source}:{line}", error.key)
-        raise InputError(message) from None
-    except LongNumberError as error:
-        if line is None:
-            found = error_line(text)
-            where = source if found is None else f"{source}:{found}"
-        else:
-            where = f"{source}:{line}"
-        raise InputError(error.message(where)) from None
-    except (json.JSONDecodeError, RecursionError):
-        return NOTHING
+        value = parse.decode(text, source)
+    except UnreadableError:
+        return NOTHING, None
+    if not parse.found():
+        return value, None
+    if line is None:
+        return value, _located(text, source, value, parse)
+    return value, _first_problem(value, parse, f"{source}:{line}")[1]
+
+
+def _located(text: str, source: str, value: Any, parse: _Parse) -> str:
+    """The message for what is wrong in a document, naming the line the object holding it
+    starts on: found from the object's path in the parsed value and its text (msgspec's raw
+    spans of that path)."""
+    steps, message = _first_problem(value, parse, source)
+    data = text.encode("utf-8", "surrogatepass")
+    try:
+        raw: bytes = data
+        for step in steps:
+            if isinstance(step, int):
+                raw = bytes(msgspec.json.decode(raw, type=list[msgspec.Raw])[step])
+            else:
+                raw = bytes(_RAW_ROWS.decode(raw)[step])
+    except (msgspec.DecodeError, RecursionError):
+        return message  # msgspec reads no NaN: no line then
+    line = data.count(b"\n", 0, data.find(raw)) + 1
+    found = _first_problem(value, parse, f"{source}:{line}", starts=True)[1]
+    return found
+
+
+def _longest(value: Any) -> int:
+    """The digits of the first too long integer in ``value``, 0 when it holds none."""
+    stack = [value]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, _Long):
+            return node.digits
+        if isinstance(node, dict | list):
+            stack.extend(reversed(node.values() if isinstance(node, dict) else node))
+    return 0
+
+
+def _first_problem(
+    value: Any, parse: _Parse, where: str, *, starts: bool = False
+) -> tuple[list[str | int], str]:
+    """The keys and indexes leading to the first object (in document order) with something
+    wrong in it, and the message naming ``where``."""
+    stack: list[tuple[Any, list[str | int]]] = [(value, [])]
+    while stack:
+        node, steps = stack.pop()
+        problem = parse.problem(node, where, starts=starts)
+        if problem is not None:
+            return steps, problem
+        if isinstance(node, dict | list):
+            children = node.items() if isinstance(node, dict) else enumerate(node)
+            stack.extend(reversed([(child, [*steps, step]) for step, child in children]))
+    raise AssertionError(
+        "every noted problem is in the value"
+    )  # pragma: no cover - noted when read
 
 
 def jsonl_records(text: str, source: str, max_line: int) -> Iterator[tuple[str, object]]:
@@ -229,3 +247,305 @@ def jsonl_records(text: str, source: str, max_line: int) -> Iterator[tuple[str, 
         if len(line) > max_line:
             raise UnreadableError(f"{where}: line longer than {max_line} bytes")
         yield where, parse_json_line(line, where)
+
+
+# --- JSON Lines rows: msgspec, only the keys read ---------------------------------------------
+
+
+@dataclass(frozen=True, kw_only=True, eq=False)
+class Rows:
+    """The rows of a JSON Lines file: one list of values per key read (``UNSET`` where a row
+    lacks the key; ``None`` when no row has it), and the line of each row."""
+
+    source: str
+    columns: dict[str, list[Any] | None]
+    count: int
+    lines: IntArray | None  # None: row i is line i + 1
+
+    def line(self, row: int) -> int:
+        return row + 1 if self.lines is None else int(self.lines[row])
+
+    def where(self, row: int) -> str:
+        return f"{self.source}:{self.line(row)}"
+
+
+def read_rows(
+    data: bytes,
+    *,
+    source: str,
+    keys: Sequence[str],
+    optional: Sequence[str] = (),
+    paths: Sequence[Sequence[str]] = (),
+    max_line: int,
+    what: str = "item",
+) -> Rows:
+    """The values of ``keys`` and ``optional`` (keys most rows lack) in every row of a JSON
+    Lines file; each row must be an object (``what`` names one in the message). ``paths`` are
+    the dotted names read below a key (``("metrics", "em")``): their keys are checked for
+    repeats too. Raises :class:`InputError` naming the file and the line."""
+    always = tuple(dict.fromkeys(keys))
+    names = tuple(dict.fromkeys([*always, *optional]))
+    reader = _Reader(data, source, names, len(always), max_line)
+    reader.what = what
+    reader.paths = [tuple(p) for p in paths if len(p) > 1]
+    return reader.read()
+
+
+class _Counted(abc.ABC):  # noqa: B024 - an ABC for its subclass hook, not for methods
+    """Any value (every object is an instance): msgspec hands each occurrence of a field of
+    this type to the decoder's ``dec_hook``, which counts it, so a key a row repeats is
+    counted twice."""
+
+    @classmethod
+    def __subclasshook__(cls, other: type) -> bool:
+        return True
+
+
+class _Seen:
+    """How many values of :class:`_Counted` fields msgspec decoded."""
+
+    def __init__(self) -> None:
+        self.count = 0
+
+    def hook(self, kind: type, value: Any) -> Any:
+        self.count += 1
+        return value
+
+
+@lru_cache(maxsize=32)
+def _row(keys: tuple[str, ...], only: bool) -> type:
+    """The struct of a row's ``keys``. ``only``: a row with any other key is refused, and
+    values are not counted."""
+    kind = Any if only else _Counted
+    fields = [(f"f{i}", kind, UNSET) for i in range(len(keys))]
+    rename = {f"f{i}": key for i, key in enumerate(keys)}
+    return msgspec.defstruct("Row", fields, rename=rename, gc=False, forbid_unknown_fields=only)
+
+
+class _Reader:
+    """One file read a chunk at a time into columns (see :func:`read_rows`)."""
+
+    def __init__(
+        self, data: bytes, source: str, keys: tuple[str, ...], always: int, max_line: int
+    ) -> None:
+        self.data, self.source, self.keys, self.always, self.max_line = (
+            data, source, keys, always, max_line
+        )  # fmt: skip
+        self.what = "item"
+        self.paths: list[tuple[str, ...]] = []
+        self.seen = _Seen()  # no reference back: the reader and its file are freed at once
+        # rows of the keys always read and nothing else: the keys' names are counted instead
+        self.only: msgspec.json.Decoder[Any] = msgspec.json.Decoder(_row(keys[:always], True))
+        self.decoder: msgspec.json.Decoder[Any] = msgspec.json.Decoder(
+            _row(keys, False), dec_hook=self.seen.hook
+        )
+        self.getters = [operator.attrgetter(f"f{i}") for i in range(len(keys))]
+        rest = [f"f{i}" for i in range(always, len(keys))]
+        self.rest = operator.attrgetter(*rest) if rest else None
+        self.chunks: list[tuple[int, list[list[Any] | None]]] = []
+        self.numbers: list[IntArray] | None = None  # None: row i is line i + 1 so far
+        self.count = 0
+
+    def read(self) -> Rows:
+        data, view = self.data, memoryview(self.data)
+        start = len(_BOM) if data.startswith(_BOM) else 0
+        ascii_only, line = data.isascii(), 1
+        while start < len(data):
+            end = data.find(b"\n", start + CHUNK) if start + CHUNK < len(data) else -1
+            end = len(data) - data.endswith(b"\n") if end < 0 else end
+            if not ascii_only:
+                try:
+                    str(view[start:end], "utf-8")
+                except UnicodeDecodeError as error:
+                    raise _not_utf8(data, start + error.start, self.source) from None
+            chunk = _Chunk(data, start, end)
+            self._chunk(chunk, line)
+            line += len(chunk.breaks) + 1
+            start = end + 1
+        columns: dict[str, list[Any] | None] = {}
+        for i, key in enumerate(self.keys):
+            if all(parts[i] is None for _, parts in self.chunks):
+                columns[key] = None
+                continue
+            columns[key] = column = list[Any]()
+            for n, parts in self.chunks:
+                column.extend([UNSET] * n if parts[i] is None else parts[i])  # type: ignore[arg-type]
+        numbers = None if self.numbers is None else np.concatenate(self.numbers)
+        return Rows(source=self.source, columns=columns, count=self.count, lines=numbers)
+
+    def _chunk(self, chunk: _Chunk, first: int) -> None:
+        """A chunk's rows into the columns: decoded in one call when each line holds one
+        object and none is too long, else line by line."""
+        rows, only = self._decode(chunk)
+        if rows is not None and len(rows) == len(chunk.breaks) + 1 and chunk.objects():
+            # each line starts an object, and holds one
+            self._number(None, first, len(rows))
+        else:  # a blank line, two values on a line, or a line msgspec refuses
+            self.seen.count, only = 0, False
+            rows, numbers = self._line_by_line(chunk, first)
+            self._number(numbers, first, len(rows))
+        columns = self._columns(rows, only)
+        self._check_repeats(chunk, first, columns, None if only else self.seen.count)
+        self.chunks.append((len(rows), columns))
+        self.count += len(rows)
+
+    def _decode(self, chunk: _Chunk) -> tuple[list[Any] | None, bool]:
+        """The chunk's rows, and whether they hold the keys always read only; ``None`` when a
+        line is too long or msgspec refuses one."""
+        if chunk.longest() > self.max_line:
+            return None, False
+        try:
+            return self.only.decode_lines(chunk.view), True
+        except (msgspec.DecodeError, RecursionError):
+            self.seen.count = 0
+        try:
+            return self.decoder.decode_lines(chunk.view), False
+        except (msgspec.DecodeError, RecursionError):
+            return None, False
+
+    def _number(self, numbers: IntArray | None, first: int, rows: int) -> None:
+        """Note the lines of a chunk's rows (``None``: lines ``first``, ``first + 1``, ...)."""
+        if self.numbers is None and numbers is None and first == self.count + 1:
+            return
+        if self.numbers is None:
+            self.numbers = [np.arange(1, self.count + 1, dtype=np.int64)]
+        self.numbers.append(np.arange(first, first + rows) if numbers is None else numbers)
+
+    def _columns(self, rows: list[Any], only: bool) -> list[list[Any] | None]:
+        """Each key's values in these rows; ``None`` for a key no row has (the keys most rows
+        lack are looked at together first). ``only``: the rows have the keys always read."""
+        columns: list[list[Any] | None] = []
+        for getter in self.getters[: self.always]:
+            column = list(map(getter, rows))
+            columns.append(column if column.count(UNSET) < len(column) else None)
+        rest = len(self.keys) - self.always
+        none: Any = UNSET if rest == 1 else (UNSET,) * rest
+        if only or (self.rest is not None and list(map(self.rest, rows)).count(none) == len(rows)):
+            return columns + [None] * rest
+        for getter in self.getters[self.always :]:
+            column = list(map(getter, rows))
+            columns.append(column if column.count(UNSET) < len(column) else None)
+        return columns
+
+    def _line_by_line(self, chunk: _Chunk, first: int) -> tuple[list[Any], IntArray]:
+        """Each non-blank line decoded alone; a line msgspec refuses is read by the standard
+        library (which reads NaN, or names what is wrong)."""
+        rows: list[Any] = []
+        numbers: list[int] = []
+        for number, line in enumerate(chunk.lines, start=first):
+            if not line.strip():
+                continue
+            where = f"{self.source}:{number}"
+            if len(line) > self.max_line:
+                raise UnreadableError(f"{where}: line longer than {self.max_line} bytes")
+            try:
+                row = self.decoder.decode(line)
+            except (msgspec.DecodeError, RecursionError):
+                record = self._record(line, where)
+                if not isinstance(record, dict):
+                    raise UnreadableError(
+                        f"{where}: expected an object per {self.what}, got {show(record)}"
+                    ) from None
+                row = msgspec.convert(record, self.decoder.type, dec_hook=self.seen.hook)
+            rows.append(row)
+            numbers.append(number)
+        return rows, np.asarray(numbers, dtype=np.int64)
+
+    def _check_repeats(
+        self, chunk: _Chunk, first: int, columns: list[list[Any] | None], seen: int | None
+    ) -> None:
+        """Refuse a row that repeats a key read (at its top level, or along a dotted name's
+        path); the lines this leaves in doubt are read again by the standard library.
+
+        ``seen``: the occurrences of the keys read that msgspec decoded, each present once in
+        a row when none repeats; ``None`` for rows holding only the keys read, whose quoted
+        names occur in the chunk as often as rows have them unless one is repeated (or spelled
+        with an escape: those lines are in doubt)."""
+        doubt: set[int] = set()
+        pairs = zip(self.keys, columns, strict=True)
+        present = {key: len(c) - c.count(UNSET) for key, c in pairs if c is not None}
+        if seen is not None and seen != sum(present.values()):
+            doubt.update(i for i, line in enumerate(chunk.lines) if self._counted_twice(line))
+        names = dict.fromkeys(present if seen is None else ())
+        names.update(dict.fromkeys(part for p in self.paths if p[0] in present for part in p))
+        if names and chunk.search(_ESCAPED_ASCII):
+            doubt.update(i for i, line in enumerate(chunk.lines) if _ESCAPED_ASCII.search(line))
+        for key in names:
+            token = msgspec.json.encode(key)
+            total = chunk.count(token)
+            if total and (seen is not None or total != present.get(key)):
+                counts = map(operator.methodcaller("count", token), chunk.lines)
+                doubt.update(i for i, n in enumerate(counts) if n > 1)
+        for i in sorted(doubt):
+            self._record(chunk.lines[i], f"{self.source}:{first + i}")
+
+    def _counted_twice(self, line: bytes) -> bool:
+        """Whether msgspec decodes a key read more than once in this line."""
+        if not line.strip():
+            return False
+        self.seen.count = 0
+        try:
+            row = self.decoder.decode(line)
+        except (msgspec.DecodeError, RecursionError):
+            return True
+        return self.seen.count > len(self.keys) - [get(row) for get in self.getters].count(UNSET)
+
+    def _record(self, line: bytes, where: str) -> Any:
+        """One line read by the standard library; a key read that its object repeats (at the
+        top, or along a dotted name's path), or a value read holding a number too long, is
+        refused."""
+        parse = _Parse()
+        record = parse.decode(line.decode("utf-8"), where)  # the file is UTF-8: checked first
+        if parse.long and isinstance(record, dict):
+            digits = _longest([record.get(key) for key in self.keys])
+            if digits:
+                raise InputError(long_number(where, digits))
+        objects: list[Any] = [(record, set(self.keys))]
+        for path in self.paths:
+            node = record
+            for depth, part in enumerate(path[:-1]):
+                node = node.get(part) if isinstance(node, dict) else None
+                objects.append((node, {path[depth + 1]}))
+        for node, keys in objects:
+            for key in parse.of(node):
+                if key in keys:
+                    raise InputError(_duplicate_message(where, key))
+        return record
+
+
+class _Chunk:
+    """Lines ``data[start:end]`` of a file, without copying them (but when split)."""
+
+    def __init__(self, data: bytes, start: int, end: int) -> None:
+        self.data, self.start, self.end = data, start, end
+        self.view = memoryview(data)[start:end]
+        self.breaks = np.flatnonzero(_octets(self.view) == ord("\n"))
+        self._lines: list[bytes] | None = None
+
+    @property
+    def lines(self) -> list[bytes]:
+        if self._lines is None:
+            self._lines = bytes(self.view).split(b"\n")
+        return self._lines
+
+    def objects(self) -> bool:
+        """Whether every line starts with ``{``."""
+        octets = _octets(self.view)
+        starts = self.data.startswith(b"{", self.start, self.end)
+        return starts and bool((octets[self.breaks + 1] == ord("{")).all())
+
+    def longest(self) -> int:
+        ends = np.concatenate(([-1], self.breaks, [len(self.view)]))
+        return int(np.diff(ends).max()) - 1
+
+    def count(self, token: bytes) -> int:
+        return self.data.count(token, self.start, self.end)
+
+    def search(self, pattern: re.Pattern[bytes]) -> bool:
+        return self.data.find(b"\\", self.start, self.end) >= 0 and bool(
+            pattern.search(self.data, self.start, self.end)
+        )
+
+
+def _octets(data: bytes | memoryview) -> npt.NDArray[np.uint8]:
+    return np.frombuffer(data, dtype=np.uint8)

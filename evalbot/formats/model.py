@@ -31,9 +31,7 @@ class Results:
     source
         What was read, for messages (a path, or several joined by ", ").
     ids
-        Item id of each row (a string; numeric ids are converted with ``str``): a list, or an
-        :class:`~evalbot.formats.idarray.IdArray` (the same ids held as one byte array) when
-        the fast JSONL path read them.
+        Item id of each row (a string; numeric ids are converted with ``str``).
     scores
         The compared value of each row: 0.0 / 1.0 for a binary ``passed`` outcome, any finite
         float for a score. Rows with ``errors[i]`` set carry 0.0 here.
@@ -55,19 +53,13 @@ class Results:
         Optional line number of each row in ``source``, where ``locations`` is not kept:
         :meth:`location` builds the "file:line" text only when a message needs it.
     rows_are_lines
-        Row ``i`` is line ``i + 1`` of ``source`` (the fast JSONL path proves it), so neither
-        ``locations`` nor ``lines`` needs to be kept.
+        Row ``i`` is line ``i + 1`` of ``source``, so neither ``locations`` nor ``lines`` needs
+        to be kept.
     id_hashes
         Optional ``hash()`` of each id, computed while checking for repeats and kept for the
         join in :mod:`.pairing`. Process-local (Python salts string hashes): never persisted.
-    id_order
-        Optional ``argsort`` of ``id_hashes``, when the reader sorted them to prove the ids
-        distinct: the join reuses it instead of sorting them again.
     content_hashes
         Optional per-row content hash written by the harness (lm-eval ``doc_hash``).
-    ids_sorted
-        The ids are proven strictly increasing (so sorted and free of repeats); pairing and
-        the fingerprint then skip their sorts. ``False`` means "not known", not "unsorted".
     """
 
     source: str
@@ -84,9 +76,7 @@ class Results:
     content_hashes: list[str | None] | None = None
     lines: IntArray | None = None
     id_hashes: IntArray | None = None
-    id_order: IntArray | None = None
     rows_are_lines: bool = False
-    ids_sorted: bool = False
 
     def __len__(self) -> int:
         return len(self.ids)

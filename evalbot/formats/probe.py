@@ -22,6 +22,7 @@ from __future__ import annotations
 import re
 from typing import Any, Final, Literal
 
+from evalbot.errors import InputError
 from evalbot.formats.jsontext import NOTHING, parse_json_prefix
 
 Kind = Literal["zip", "xml", "json", "jsonl", "text"]
@@ -79,21 +80,21 @@ class Probe:
         end = len(data) if line_end < 0 else line_end
         first_line = _decode(data, start, end)
         line = data.count(b"\n", 0, start) + 1
-        value = NOTHING if first_line is None else parse_json_prefix(first_line, self.name, line)
+        value, repeat = NOTHING, None
+        if first_line is not None:
+            value, repeat = parse_json_prefix(first_line, self.name, line)
         rest = None if line_end < 0 else _SIGNIFICANT.search(data, line_end)
-        if self.lowered.endswith(JSONL_SUFFIXES):
-            self.record = value
+        if self.lowered.endswith(JSONL_SUFFIXES) or (value is not NOTHING and rest is not None):
+            self.record = value  # a repeated key of JSON Lines is the reader's to judge
             return "jsonl"
-        if value is not NOTHING:
-            if rest is None:
-                self.document = value
-                return "json"
-            self.record = value
-            return "jsonl"
-        # A value spread over several lines (pretty-printed JSON): parse the whole text, once.
-        text = _decode(data, start_at, len(data))
-        if text is not None:
-            self.document = parse_json_prefix(text, self.name, None)
+        if value is NOTHING:
+            # A value spread over several lines (pretty-printed JSON): parse the whole text, once.
+            text = _decode(data, start_at, len(data))
+            if text is not None:
+                value, repeat = parse_json_prefix(text, self.name, None)
+        if repeat is not None:
+            raise InputError(repeat)
+        self.document = value
         return "json"
 
 

@@ -1,33 +1,33 @@
 """The paired order: which row of each side is paired item i, and each side's columns gathered
 into that order (one numpy gather each, none at all when item i is row i of both sides).
 
-Paired items are sorted by id: free when the baseline's ids already are (the reader proved it,
-or one pass checks it), one argsort otherwise.
+Paired items are sorted by id: free when they already are (one pass checks it), one argsort
+otherwise.
 """
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from itertools import islice
 
 import numpy as np
 
 from evalbot.formats.model import FloatArray, IntArray
-from evalbot.pairing.idseq import sort_order, take
+from evalbot.pairing.per_item import objects
 
 
 @dataclass(frozen=True, kw_only=True, eq=False)
 class Alignment:
     """Paired item i is ``ids[i]``, row ``pos_base[i]`` of the baseline and ``pos_cand[i]`` of
     the candidate (-1: that side lacks it). ``identity``: item i is row i of both sides
-    (nothing to gather). ``follows_base``: the ids are the baseline's, in its order (all of
-    them or a subsequence), so sorted when the baseline's are."""
+    (nothing to gather)."""
 
     ids: Sequence[str]
     pos_base: IntArray
     pos_cand: IntArray
     identity: bool
-    follows_base: bool
 
     def baseline(self, column: FloatArray) -> FloatArray:
         """The baseline's ``column`` in the paired order (0 where the baseline lacks an item)."""
@@ -38,17 +38,17 @@ class Alignment:
         return _gather(column, self.pos_cand, self.identity)
 
 
-def by_id(aligned: Alignment, *, base_sorted: bool) -> Alignment:
-    """``aligned`` sorted by id; ``base_sorted``: the baseline's ids are proven sorted."""
-    order = None if (base_sorted and aligned.follows_base) else sort_order(aligned.ids)
-    if order is None:
+def by_id(aligned: Alignment) -> Alignment:
+    """``aligned`` sorted by id."""
+    ids = aligned.ids
+    if all(map(operator.le, ids, islice(ids, 1, None))):
         return replace(aligned, pos_base=aligned.pos_base.astype(np.int64, copy=False))
+    order = np.array(sorted(range(len(ids)), key=ids.__getitem__), dtype=np.int64)
     return Alignment(
-        ids=take(aligned.ids, order),
+        ids=objects(ids)[order].tolist(),
         pos_base=aligned.pos_base[order].astype(np.int64, copy=False),
         pos_cand=aligned.pos_cand[order],
         identity=False,
-        follows_base=False,
     )
 
 

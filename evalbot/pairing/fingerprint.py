@@ -7,8 +7,6 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Sequence
 
-from evalbot.formats.idarray import IdArray
-
 
 def fingerprint(
     ids: Sequence[str], hashes: Sequence[str | None] | None = None, *, ids_sorted: bool = False
@@ -17,11 +15,9 @@ def fingerprint(
 
     With harness content hashes, each line is ``id<TAB>hash`` (an empty hash where an item has
     none), so two runs over different documents under the same ids differ. ``ids_sorted``
-    says the caller has proven ``ids`` sorted (the sort is skipped).
+    says the caller has sorted ``ids`` (the sort is skipped).
     """
     if hashes is None or list(hashes).count(None) == len(hashes):
-        if isinstance(ids, IdArray):
-            return ids.join_digest(None if ids_sorted or ids.is_sorted() else ids.argsort())
         lines = list(ids) if ids_sorted else sorted(ids)
     else:
         lines = sorted(f"{item_id}\t{h or ''}" for item_id, h in zip(ids, hashes, strict=True))

@@ -1,13 +1,10 @@
 """The join: which item of the candidate is which item of the baseline (by id, never by row
 order), and which items one side lacks.
 
-Speed: at a million items the join must not cost a Python dict per side. Ids are joined on
-their (process-salted, cached) ``hash()`` with numpy ``argsort``/``searchsorted``, then every
-matched pair of strings is compared for equality in one C-level pass; any hash collision falls
-back to an exact dict join. Two runs listing the same ids in the same order need no join at all.
-Compact ids that differ only in their last 8 bytes (``q-0000001``: a shared prefix, then a
-number) are joined on those bytes read as one integer, which is exact: no hashing, no check of
-the matches as strings, and no sort of a baseline already listed by id.
+Ids are joined on their ``hash()`` (kept from the reader's check for repeats) with numpy's
+``argsort`` and ``searchsorted``, then every matched pair of strings is compared in one C-level
+pass; should two distinct ids share a hash, a dict joins them. Two runs listing the same ids in
+the same order need no join at all.
 """
 
 from __future__ import annotations
@@ -17,10 +14,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from evalbot.formats.idarray import IdArray, exact_keys
 from evalbot.formats.model import BoolArray, IntArray
-from evalbot.pairing.idseq import hash_ids, objects, take
-from evalbot.pairing.per_item import PerItem
+from evalbot.pairing.per_item import PerItem, hash_ids, objects
 
 
 @dataclass(frozen=True, kw_only=True, eq=False)
@@ -48,8 +43,6 @@ class Join:
 def join(base: PerItem, cand: PerItem) -> Join:
     """Match the candidate's items to the baseline's by id."""
     n_base = len(base.ids)
-    # Fast path, proven: both runs list the same ids in the same order (one C-level list
-    # comparison), so every item pairs with the row of the same index and no join is needed.
     if n_base == len(cand.ids) and base.ids == cand.ids:
         everything = np.ones(n_base, dtype=np.bool_)
         return Join(
@@ -60,14 +53,7 @@ def join(base: PerItem, cand: PerItem) -> Join:
             base_only=[],
             cand_only=[],
         )
-    in_base = locate(
-        base.ids,
-        cand.ids,
-        key_hashes=base.id_hashes,
-        query_hashes=cand.id_hashes,
-        key_order=base.id_order,
-        query_order=cand.id_order,
-    )
+    in_base = locate(base.ids, cand.ids, key_hashes=base.id_hashes, query_hashes=cand.id_hashes)
     cand_found = in_base >= 0
     hit = np.zeros(n_base, dtype=np.bool_)
     hit[in_base[cand_found]] = True
@@ -77,9 +63,14 @@ def join(base: PerItem, cand: PerItem) -> Join:
         cand_found=cand_found,
         hit=hit,
         same_order=False,
-        base_only=sorted(take(base.ids, np.flatnonzero(~hit))) if common else [],
-        cand_only=sorted(take(cand.ids, np.flatnonzero(~cand_found))) if common else [],
+        base_only=_lacking(base.ids, hit) if common else [],
+        cand_only=_lacking(cand.ids, cand_found) if common else [],
     )
+
+
+def _lacking(ids: Sequence[str], found: BoolArray) -> list[str]:
+    """The ids not ``found``, sorted."""
+    return [] if found.all() else sorted(objects(ids)[~found].tolist())
 
 
 def locate(
@@ -88,92 +79,31 @@ def locate(
     *,
     key_hashes: IntArray | None = None,
     query_hashes: IntArray | None = None,
-    key_order: IntArray | None = None,
-    query_order: IntArray | None = None,
 ) -> IntArray:
-    """For each query, its index in ``keys`` (unique strings), or -1 when absent.
-
-    Both hash arrays are sorted and matched with one ``searchsorted`` of sorted values into
-    sorted values (memory-friendly, unlike a lookup of each query in random order). An
-    ``*_order`` given with its hashes is their ``argsort``, already computed by the reader.
-    """
+    """For each query, its index in ``keys`` (unique strings), or -1 when absent."""
     if len(keys) == 0:
         return np.full(len(queries), -1, dtype=np.int64)
-    if isinstance(keys, IdArray) and isinstance(queries, IdArray):
-        found = _locate_exact_keys(keys, queries)
-        if found is not None:
-            return found
-    # Temporaries are dropped as soon as they are used: at millions of ids each is 8 bytes a row.
     hashed_keys = hash_ids(keys, key_hashes)
-    if key_order is None or hashed_keys is not key_hashes:
-        key_order = np.argsort(hashed_keys)
+    key_order = np.argsort(hashed_keys)
     sorted_keys = hashed_keys[key_order]
-    del hashed_keys
     if not (sorted_keys[1:] != sorted_keys[:-1]).all():
         return locate_exact(keys, queries)
     hashed_queries = hash_ids(queries, query_hashes)
-    if query_order is None or hashed_queries is not query_hashes:
-        query_order = np.argsort(hashed_queries)
+    query_order = np.argsort(hashed_queries)  # sorted into sorted: searchsorted reads in order
     sorted_queries = hashed_queries[query_order]
-    del hashed_queries
+    del hashed_queries  # at millions of ids each temporary is 8 bytes a row
     slots = np.searchsorted(sorted_keys, sorted_queries)
     np.minimum(slots, len(keys) - 1, out=slots)
     found = sorted_keys[slots] == sorted_queries
     del sorted_keys, sorted_queries
     positions = np.full(len(queries), -1, dtype=np.int64)
     positions[query_order[found]] = key_order[slots[found]]
-    del query_order, key_order, slots, found
-    if not _matches_are_equal(keys, queries, positions):
-        return locate_exact(keys, queries)
-    return positions
-
-
-def _locate_exact_keys(keys: IdArray, queries: IdArray) -> IntArray | None:
-    """:func:`locate` on ids that are numbers (:func:`~evalbot.formats.idarray.exact_keys`;
-    ``None`` when they are not): equal numbers are equal ids, so no match needs checking as
-    strings; a key column already in order (a baseline listed by id) needs no sort."""
-    exact = exact_keys(keys, queries)
-    if exact is None:
-        return None
-    key_values, query_values = exact
-    del exact  # temporaries are dropped as soon as they are used, as in locate
-    if (key_values[1:] > key_values[:-1]).all():
-        key_order: IntArray | None = None
-        sorted_keys = key_values
-    else:
-        key_order = np.argsort(key_values).astype(np.int64, copy=False)
-        sorted_keys = key_values[key_order]
-        if not (sorted_keys[1:] != sorted_keys[:-1]).all():
-            return locate_exact(keys, queries)  # a repeated key: as the hashes' path does
-    del key_values
-    query_order = np.argsort(query_values)
-    sorted_queries = query_values[query_order]
-    del query_values
-    slots = np.searchsorted(sorted_keys, sorted_queries)
-    np.minimum(slots, len(sorted_keys) - 1, out=slots)
-    found = sorted_keys[slots] == sorted_queries
-    del sorted_keys, sorted_queries
-    positions = np.full(len(queries), -1, dtype=np.int64)
-    matched = slots[found]
-    positions[query_order[found]] = matched if key_order is None else key_order[matched]
-    return positions
-
-
-def _matches_are_equal(keys: Sequence[str], queries: Sequence[str], positions: IntArray) -> bool:
-    """Equal hashes are not proof of equal strings: compare every matched pair once (object
-    arrays, or the compact ids' bytes: the gather and the comparisons run in C)."""
+    del query_order, slots, found
     matched = np.flatnonzero(positions >= 0)
-    if not matched.size:
-        return True
-    if isinstance(keys, IdArray) and isinstance(queries, IdArray):
-        for start in range(0, matched.size, 1 << 20):
-            rows = matched[start : start + (1 << 20)]
-            if not (keys.array[positions[rows]] == queries.array[rows]).all():
-                return False
-        return True
+    # equal hashes are not proof of equal strings: every matched pair compared once
     left = objects(keys)[positions[matched]].tolist()
-    right = queries if matched.size == len(queries) else take(queries, matched)
-    return bool(left == right)  # list equality: one C loop, identical objects compared first
+    right = list(queries) if matched.size == len(queries) else objects(queries)[matched].tolist()
+    return positions if left == right else locate_exact(keys, queries)
 
 
 def locate_exact(keys: Sequence[str], queries: Sequence[str]) -> IntArray:

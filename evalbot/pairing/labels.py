@@ -11,7 +11,7 @@ from evalbot.errors import PairingError
 from evalbot.formats.builder import show
 from evalbot.formats.model import Results
 from evalbot.pairing.alignment import Alignment
-from evalbot.pairing.idseq import objects
+from evalbot.pairing.per_item import objects
 
 
 def merged(

@@ -17,9 +17,8 @@ from evalbot.errors import PairingError
 from evalbot.formats.builder import show
 from evalbot.formats.model import Results
 from evalbot.pairing.alignment import Alignment
-from evalbot.pairing.idseq import joined, take
 from evalbot.pairing.join import Join
-from evalbot.pairing.per_item import PerItem
+from evalbot.pairing.per_item import PerItem, objects
 from evalbot.vocabulary import MISSING_RULES, Missing
 
 MISSING_CHOICES = MISSING_RULES
@@ -50,13 +49,7 @@ def kept(base: PerItem, cand: PerItem, join: Join, missing: Missing) -> Alignmen
     """The paired items the rule keeps, in the baseline's order (``fail``: the candidate's
     extra items after them), each with its row on either side (-1: that side lacks it)."""
     if join.same_order:
-        return Alignment(
-            ids=base.ids,
-            pos_base=join.in_base,
-            pos_cand=join.in_base,
-            identity=True,
-            follows_base=True,
-        )
+        return Alignment(ids=base.ids, pos_base=join.in_base, pos_cand=join.in_base, identity=True)
     n_base = len(base.ids)
     # in_cand[i]: index in cand of the baseline's i-th item, or -1.
     in_cand = np.full(n_base, -1, dtype=np.int64)
@@ -64,19 +57,17 @@ def kept(base: PerItem, cand: PerItem, join: Join, missing: Missing) -> Alignmen
     if missing == "fail":
         extra = np.flatnonzero(~join.cand_found)
         return Alignment(
-            ids=joined(base.ids, take(cand.ids, extra)) if extra.size else base.ids,
+            ids=[*base.ids, *objects(cand.ids)[extra].tolist()],
             pos_base=np.concatenate([np.arange(n_base), np.full(extra.size, -1)]),
             pos_cand=np.concatenate([in_cand, extra]).astype(np.int64),
             identity=False,
-            follows_base=not extra.size,
         )
     common = np.flatnonzero(join.hit)
     return Alignment(
-        ids=base.ids if common.size == n_base else take(base.ids, common),
+        ids=base.ids if common.size == n_base else objects(base.ids)[common].tolist(),
         pos_base=common,
         pos_cand=in_cand[common],
         identity=False,
-        follows_base=True,
     )
 
 

@@ -22,26 +22,25 @@ from __future__ import annotations
 import numpy as np
 
 from evalbot.errors import PairingError
-from evalbot.formats.idarray import IdArray
 from evalbot.formats.model import BoolArray, Paired, Results
 from evalbot.pairing import labels
 from evalbot.pairing.alignment import Alignment, by_id
 from evalbot.pairing.fingerprint import fingerprint
 from evalbot.pairing.join import Join, join
 from evalbot.pairing.missing import check_rule, kept, nothing_in_common, refuse_one_sided
-from evalbot.pairing.per_item import PerItem, as_strings, reduce_per_item
+from evalbot.pairing.per_item import PerItem, reduce_per_item
 from evalbot.vocabulary import Missing
 
 
 def pair(baseline: Results, candidate: Results, *, missing: Missing = "error") -> Paired:
     """Match the two runs by item id."""
     check_rule(missing)
-    base, cand = _per_item(baseline, candidate)
+    base, cand = reduce_per_item(baseline), reduce_per_item(candidate)
     joined = join(base, cand)
     if joined.nothing_in_common:
         raise PairingError(nothing_in_common(baseline, candidate, base.ids, cand.ids))
     refuse_one_sided(joined, missing, baseline, candidate)
-    aligned = by_id(kept(base, cand, joined, missing), base_sorted=base.ids_sorted)
+    aligned = by_id(kept(base, cand, joined, missing))
     if baseline.kind != candidate.kind:
         raise PairingError(
             f"{candidate.source}: compares a {candidate.kind} metric but the baseline "
@@ -50,16 +49,6 @@ def pair(baseline: Results, candidate: Results, *, missing: Missing = "error") -
     if base.hashes is not None and cand.hashes is not None:
         labels.check_same_content(aligned, base.hashes, cand.hashes, baseline, candidate)
     return _paired(baseline, candidate, base, cand, aligned, joined, missing)
-
-
-def _per_item(baseline: Results, candidate: Results) -> tuple[PerItem, PerItem]:
-    """Both sides one value per item, their ids of one kind."""
-    base = reduce_per_item(baseline)
-    cand = reduce_per_item(candidate)
-    if isinstance(base.ids, IdArray) != isinstance(cand.ids, IdArray):
-        # one side compact, the other strings (another format): join them as strings
-        return as_strings(base), as_strings(cand)
-    return base, cand
 
 
 def _paired(

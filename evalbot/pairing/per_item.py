@@ -4,19 +4,17 @@ are averaged, so k samples of an item count as one item.
 Rows are grouped by their ids' hashes in numpy (runs of equal hashes in the usual item-by-item
 layout, ``np.unique`` otherwise), and every row's id is compared with its group's first id in
 one C-level pass; should two distinct ids share a hash, an exact dict does the grouping.
-Compact ids (:class:`IdArray`) are grouped by their bytes, with nothing to verify.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 import numpy as np
+import numpy.typing as npt
 
-from evalbot.formats.idarray import IdArray, unique_order
 from evalbot.formats.model import BoolArray, FloatArray, IntArray, Results
-from evalbot.pairing.idseq import hash_ids, objects, take
 
 
 @dataclass(frozen=True, kw_only=True, eq=False)
@@ -33,8 +31,20 @@ class PerItem:
     hashes: list[str | None] | None
     id_hashes: IntArray | None = None
     metrics: dict[str, FloatArray] = field(default_factory=dict)
-    ids_sorted: bool = False
-    id_order: IntArray | None = None
+
+
+def objects(values: Sequence[str | None]) -> npt.NDArray[np.object_]:
+    """A one-dimensional object array of ``values``, to gather by a mask or positions in C."""
+    out = np.empty(len(values), dtype=object)
+    out[:] = values
+    return out
+
+
+def hash_ids(ids: Sequence[str], cached: IntArray | None) -> IntArray:
+    """Each id's ``hash()``; ``cached`` when the reader already has them."""
+    if cached is not None and len(cached) == len(ids):
+        return cached
+    return np.fromiter(map(hash, ids), dtype=np.int64, count=len(ids))
 
 
 def reduce_per_item(results: Results) -> PerItem:
@@ -52,15 +62,8 @@ def reduce_per_item(results: Results) -> PerItem:
             hashes=results.content_hashes,
             id_hashes=results.id_hashes,
             metrics=dict(results.metrics),
-            ids_sorted=results.ids_sorted,
-            id_order=results.id_order,
         )
-    item_ids: Sequence[str]
-    item_hashes: IntArray | None
-    if isinstance(results.ids, IdArray):
-        rows, item_ids, item_hashes = _group_packed(results.ids)
-    else:
-        rows, item_ids, item_hashes = group_rows(list(results.ids), results.id_hashes)
+    rows, item_ids, item_hashes = group_rows(list(results.ids), results.id_hashes)
     n = len(item_ids)
     counts = np.bincount(rows, minlength=n)
     first = np.full(n, -1, dtype=np.int64)
@@ -88,12 +91,12 @@ def reduce_per_item(results: Results) -> PerItem:
 
 def group_rows(
     ids: list[str], cached: IntArray | None
-) -> tuple[IntArray, Sequence[str], IntArray | None]:
+) -> tuple[IntArray, list[str], IntArray | None]:
     """Each row's item number (items numbered in first-seen order), the items' ids and hashes.
 
-    With arrays: rows are grouped by the ids' hashes (``np.unique``), and every row's id is
-    compared with its group's first id in one C-level pass; should two distinct ids share a
-    hash, an exact dict does the grouping instead.
+    Rows are grouped by the ids' hashes (``np.unique``), and every row's id is compared with
+    its group's first id in one C-level pass; should two distinct ids share a hash, an exact
+    dict does the grouping instead.
     """
     hashed = hash_ids(ids, cached)
     # The usual layout, item by item (each id's rows adjacent): runs of equal hashes, each
@@ -120,24 +123,7 @@ def group_rows(
     number = np.empty(len(first), dtype=np.int64)
     number[by_first] = np.arange(len(first))
     first_rows = first[by_first]
-    return number[inverse], take(ids, first_rows), hashed[first_rows]
-
-
-def _group_packed(ids: IdArray) -> tuple[IntArray, IdArray, None]:
-    """:func:`group_rows` for compact ids, with exact byte comparisons (no hash to verify):
-    runs of equal ids each starting one item (the usual layout) are numbered in order;
-    otherwise ``np.unique`` groups them and the groups are numbered by their first row."""
-    a = ids.array
-    starts = np.concatenate(([0], np.flatnonzero(a[1:] != a[:-1]) + 1))
-    runs = ids[starts]
-    if unique_order(runs, runs.hashes()) is not None:  # no id starts two runs
-        lengths = np.diff(np.append(starts, len(a)))
-        return np.repeat(np.arange(starts.size, dtype=np.int64), lengths), runs, None
-    _, first, inverse = np.unique(a, return_index=True, return_inverse=True)
-    by_first = np.argsort(first, kind="stable")
-    number = np.empty(len(first), dtype=np.int64)
-    number[by_first] = np.arange(len(first))
-    return number[inverse.reshape(-1)], ids[first[by_first]], None
+    return number[inverse], objects(ids)[first_rows].tolist(), hashed[first_rows]
 
 
 def _mean_per_item(rows: IntArray, column: FloatArray, n: int) -> FloatArray:
@@ -156,10 +142,3 @@ def _errors_per_item(rows: IntArray, errors: BoolArray | None, n: int) -> FloatA
         return None
     counted = np.bincount(rows, weights=errors.astype(np.float64), minlength=n)
     return counted.astype(np.float64)
-
-
-def as_strings(side: PerItem) -> PerItem:
-    """``side`` with its ids as a list of strings (a join needs both sides of one kind)."""
-    if not isinstance(side.ids, IdArray):
-        return side
-    return replace(side, ids=side.ids.tolist(), id_hashes=None, id_order=None)

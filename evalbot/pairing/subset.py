@@ -8,7 +8,6 @@ from typing import Any
 
 import numpy as np
 
-from evalbot.formats.idarray import IdArray
 from evalbot.formats.model import BoolArray, Paired
 from evalbot.pairing.fingerprint import fingerprint
 
@@ -30,7 +29,7 @@ def subset(paired: Paired, keep: BoolArray) -> Paired:
         if spec.name.startswith("dropped_"):
             continue
         column = isinstance(value, np.ndarray) and value.shape[:1] == (n,)
-        if column or (isinstance(value, IdArray) and len(value) == n):
+        if column:
             changes[spec.name] = value[keep]
         elif isinstance(value, list) and len(value) == n:
             changes[spec.name] = [value[i] for i in positions]

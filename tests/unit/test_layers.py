@@ -52,7 +52,6 @@ LAYERS = (
         (
             "pairing/__init__.py",
             "formats/model.py",
-            "formats/idarray.py",
             "formats/options.py",
             "formats/builder.py",
             "formats/archive.py",
@@ -67,7 +66,6 @@ LAYERS = (
     Layer(
         "paired",
         (
-            "pairing/idseq.py",
             "pairing/per_item.py",
             "pairing/join.py",
             "pairing/alignment.py",

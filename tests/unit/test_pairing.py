@@ -3,16 +3,20 @@
 from __future__ import annotations
 
 import hashlib
+import random
+from typing import Any
 
+import numpy as np
 import pytest
 
 from evalbot.errors import InputError, PairingError
 from evalbot.formats.default import parse
 from evalbot.formats.merge import merge
-from evalbot.formats.model import Results
+from evalbot.formats.model import Paired, Results
 from evalbot.formats.options import ReadOptions
 from evalbot.pairing.fingerprint import fingerprint
 from evalbot.pairing.pair import pair
+from evalbot.pairing.per_item import group_rows
 
 
 def results(text: str, source: str = "r.jsonl") -> Results:
@@ -155,3 +159,120 @@ def test_locate_matches_an_exact_dict_join() -> None:
     assert locate(keys, queries).tolist() == locate_exact(keys, queries).tolist()
     assert locate(keys, queries).tolist() == [2, -1, 0, 4, -1]
     assert locate([], ["a"]).tolist() == [-1]
+
+
+# --- against pairing written as plain dictionaries -------------------------------------------
+
+
+def columns(ids: list[str], values: list[float], **extra: Any) -> Results:
+    return Results(
+        source="r", ids=ids, scores=np.asarray(values, dtype=np.float64), kind="binary", **extra
+    )
+
+
+def reference_pair(
+    base: Results, cand: Results, missing: str
+) -> tuple[list[str], list[float], list[float], list[Any]]:
+    """The pairing written as plain dictionaries: the reference."""
+    b = dict(zip(base.ids, base.scores.tolist(), strict=True))
+    c = dict(zip(cand.ids, cand.scores.tolist(), strict=True))
+    bs = dict(zip(base.ids, base.slices or [None] * len(base), strict=True))
+    cs = dict(zip(cand.ids, cand.slices or [None] * len(cand), strict=True))
+    ids = sorted(set(b) | set(c)) if missing == "fail" else sorted(set(b) & set(c))
+    labels = [cs.get(i) if cs.get(i) is not None else bs.get(i) for i in ids]
+    return ids, [b.get(i, 0.0) for i in ids], [c.get(i, 0.0) for i in ids], labels
+
+
+def check_pair(base: Results, cand: Results, missing: str = "error") -> Paired:
+    paired = pair(base, cand, missing=missing)  # type: ignore[arg-type]
+    ids, b, c, labels = reference_pair(base, cand, missing)
+    assert paired.ids == ids
+    assert paired.baseline.tolist() == b
+    assert paired.candidate.tolist() == c
+    if base.slices is not None or cand.slices is not None:
+        assert paired.slices == labels
+    expected = hashlib.sha256(("\n".join(ids) + "\n").encode()).hexdigest()
+    assert paired.fingerprint == expected
+    return paired
+
+
+def test_pairing_the_same_order_skips_the_join_and_equals_the_reference() -> None:
+    ids = [f"q{i:03d}" for i in range(50)]
+    rng = random.Random(0)
+    base = columns(ids, [rng.random() < 0.5 for _ in ids])
+    cand = columns(list(ids), [rng.random() < 0.5 for _ in ids])
+    check_pair(base, cand)
+    unsorted = list(reversed(ids))  # the same order on both sides, not sorted: sorted here
+    check_pair(
+        columns(unsorted, base.scores.tolist()), columns(list(unsorted), cand.scores.tolist())
+    )
+
+
+@pytest.mark.parametrize("case", ["one swap", "one id differs", "one more row", "shuffled"])
+@pytest.mark.parametrize("missing", ["error", "fail", "drop"])
+def test_pairing_when_the_order_or_the_ids_differ_equals_the_reference(
+    case: str, missing: str
+) -> None:
+    rng = random.Random(1)
+    ids = [f"q{i:03d}" for i in range(40)]
+    cand_ids = list(ids)
+    if case == "one swap":
+        cand_ids[3], cand_ids[7] = cand_ids[7], cand_ids[3]
+    elif case == "one id differs":
+        cand_ids[5] = "zz-other"
+    elif case == "one more row":
+        cand_ids.append("q999")
+    else:
+        rng.shuffle(cand_ids)
+    slices = [rng.choice(["s1", "s2", None]) for _ in ids]
+    base = columns(ids, [rng.random() < 0.5 for _ in ids], slices=slices)
+    cand = columns(
+        cand_ids,
+        [rng.random() < 0.5 for _ in cand_ids],
+        slices=[rng.choice(["s1", None]) for _ in cand_ids],
+    )
+    if missing == "error" and set(ids) != set(cand_ids):
+        with pytest.raises(PairingError, match="items differ"):
+            pair(base, cand, missing=missing)
+        return
+    check_pair(base, cand, missing)
+
+
+def test_labels_from_one_side_only() -> None:
+    ids = ["a", "b", "c"]
+    base = columns(ids, [1, 0, 1], slices=["x", None, "y"])
+    cand = columns(list(ids), [1, 1, 0])
+    assert check_pair(base, cand).slices == ["x", None, "y"]
+    assert check_pair(cand, base).slices == ["x", None, "y"]
+
+
+@pytest.mark.parametrize(
+    ("ids", "expected", "items"),
+    [
+        (["b", "a", "b", "c", "a", "b"], [0, 1, 0, 2, 1, 0], ["b", "a", "c"]),  # interleaved
+        (["b", "b", "a", "a", "a", "c"], [0, 0, 1, 1, 1, 2], ["b", "a", "c"]),  # item by item
+        (["a", "a", "b", "a"], [0, 0, 1, 0], ["a", "b"]),  # an item's rows in two runs
+    ],
+)
+def test_grouping_rows_in_first_seen_order_and_exact_when_hashes_collide(
+    ids: list[str], expected: list[int], items: list[str]
+) -> None:
+    for cached in (None, np.zeros(len(ids), dtype=np.int64)):  # every hash equal: a collision
+        rows, got_items, _ = group_rows(ids, cached)
+        assert rows.tolist() == expected
+        assert got_items == items
+
+
+def test_locate_checks_every_match_exactly() -> None:
+    from evalbot.pairing.join import locate
+
+    keys, queries = ["a", "b", "c"], ["c", "d", "a"]
+    # hashes that claim "d" is "b": the comparison of the matched strings catches it, and the
+    # dict join decides
+    fake_keys = np.array([1, 2, 3], dtype=np.int64)
+    fake_queries = np.array([3, 2, 1], dtype=np.int64)
+    found = locate(keys, queries, key_hashes=fake_keys, query_hashes=fake_queries)
+    assert found.tolist() == [2, -1, 0]
+    # two keys sharing a hash: the dict join
+    same = np.zeros(3, dtype=np.int64)
+    assert locate(keys, queries, key_hashes=same).tolist() == [2, -1, 0]

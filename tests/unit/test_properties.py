@@ -1,5 +1,6 @@
 """Property tests: every parser turns any bytes into Results or one InputError, never another
-exception; valid records of every format round-trip; the fast JSONL path equals the generic one.
+exception; valid records of every format round-trip; JSON Lines (msgspec) read as the same
+records in a JSON array (the standard library).
 """
 
 from __future__ import annotations
@@ -8,6 +9,7 @@ import contextlib
 import io
 import json
 import math
+import re
 import zipfile
 from typing import Any
 
@@ -18,8 +20,6 @@ from hypothesis import strategies as st
 
 from evalbot.errors import InputError
 from evalbot.formats import FORMATS, parse_any
-from evalbot.formats.default import parse_jsonl_generic
-from evalbot.formats.fast_jsonl import parse_fast
 from evalbot.formats.ids import parse_id_list
 from evalbot.formats.model import Results
 from evalbot.formats.options import ReadOptions
@@ -204,47 +204,39 @@ def same(a: Results, b: Results) -> None:
             np.testing.assert_array_equal(left, right)
     assert a.slices == b.slices
     assert a.clusters == b.clusters
-    assert [a.location(i) for i in range(len(a))] == [b.location(i) for i in range(len(b))]
+
+
+def _read(name: str, data: bytes) -> Results | str:
+    """The results, or the message with each place named alike ("item 3")."""
+    try:
+        return parse_any(name, data, OPTIONS)
+    except InputError as error:
+        return re.sub(r"r\.jsonl:(\d+)|r\.json: item (\d+)", r"item \1\2", str(error))
 
 
 @SETTINGS
 @given(records=default_records(), crlf=st.booleans(), ascii_only=st.booleans())
-def test_default_jsonl_round_trips_and_fast_equals_generic(
+def test_default_jsonl_round_trips_and_reads_as_a_json_array(
     records: list[dict[str, Any]], crlf: bool, ascii_only: bool
 ) -> None:
     newline = "\r\n" if crlf else "\n"
     text = newline.join(json.dumps(r, ensure_ascii=ascii_only) for r in records) + newline
     data = text.encode("utf-8", "surrogatepass")
-    try:
-        generic = parse_jsonl_generic(text, source="r.jsonl", options=OPTIONS)
-    except InputError:
-        assert parse_fast(data, source="r.jsonl", options=OPTIONS) is None
+    as_array = json.dumps(records, ensure_ascii=ascii_only).encode("utf-8", "surrogatepass")
+    parsed, array = _read("r.jsonl", data), _read("r.json", as_array)
+    if isinstance(parsed, str) or isinstance(array, str):
+        assert parsed == array  # the same refusal, at the same item
         return
-    fast = parse_fast(data, source="r.jsonl", options=OPTIONS)
-    if fast is not None:
-        same(fast, generic)
-    parsed = parse_any("r.jsonl", data, OPTIONS)
-    same(parsed, generic)
+    same(parsed, array)
+    assert [parsed.location(i) for i in range(len(parsed))] == [
+        f"r.jsonl:{i + 1}" for i in range(len(records))
+    ]
     metric = "passed" if "passed" in records[0] else "score"
     for row, record in enumerate(records):
         assert parsed.ids[row] == str(record["id"])
         errored = parsed.errors is not None and bool(parsed.errors[row])
         expected = 0.0 if errored else float(record[metric])
         assert parsed.scores[row] == expected
-
-
-@SETTINGS
-@given(records=default_records())
-def test_fast_path_accepts_the_common_flat_case(records: list[dict[str, Any]]) -> None:
-    flat = [{"id": r["id"], "passed": bool(i % 2)} for i, r in enumerate(records)]
-    data = "".join(json.dumps(r) + "\n" for r in flat).encode("utf-8", "surrogatepass")
-    if any(
-        isinstance(r["id"], str) and any("\ud800" <= c <= "\udfff" for c in r["id"]) for r in flat
-    ):
-        return  # lone surrogates: msgspec refuses them, the generic path reads them
-    fast = parse_fast(data, source="r.jsonl", options=OPTIONS)
-    assert fast is not None
-    same(fast, parse_jsonl_generic(data.decode(), source="r.jsonl", options=OPTIONS))
 
 
 outcomes = st.dictionaries(

@@ -10,6 +10,7 @@ seed); ``tests/sim/test_score_slices.py`` simulates the false-positive rate."""
 from __future__ import annotations
 
 import itertools
+import random
 from fractions import Fraction
 
 import numpy as np
@@ -85,3 +86,30 @@ def test_the_bootstrap_still_decides_slices_when_the_plan_says_so() -> None:
     run = scores(base, base + rng.normal(0, 0.1, 40), ["a"] * 20 + ["b"] * 20)
     rows = compute_slices(run, Config(test="bootstrap"))
     assert {row.test for row in rows} == {"paired bootstrap (percentile)"}
+
+
+def test_slices_grouped_with_arrays_equal_a_plain_grouping() -> None:
+    rng = random.Random(3)
+    n = 500
+    names = [rng.choice(["b", "a", "c", None, "10", "2"]) for _ in range(n)]
+    base = np.array([rng.random() < 0.6 for _ in range(n)], dtype=np.float64)
+    cand = np.array([rng.random() < 0.7 for _ in range(n)], dtype=np.float64)
+    paired = Paired(
+        ids=[f"q{i:04d}" for i in range(n)],
+        baseline=base,
+        candidate=cand,
+        kind="binary",
+        baseline_source="b",
+        candidate_source="c",
+        slices=names,
+    )
+    got = compute_slices(paired, Config())
+    expected_names = sorted(set(names), key=lambda s: (s is None, s or ""))
+    assert [s.name for s in got] == expected_names
+    for result in got:
+        mask = np.array([name == result.name for name in names])
+        assert result.items == int(mask.sum())
+        assert result.baseline_rate == float(base[mask].mean())
+        assert result.candidate_rate == float(cand[mask].mean())
+        assert result.table is not None
+        assert result.table.fixed == int(((cand == 1) & (base == 0) & mask).sum())

@@ -11,6 +11,7 @@ from __future__ import annotations
 import itertools
 import math
 import re
+from typing import Any
 
 import numpy as np
 import pytest
@@ -185,3 +186,40 @@ def test_input_validation(call: object, message: str) -> None:
     with pytest.raises(ValueError, match=re.escape(message)) as info:
         call()  # type: ignore[operator]
     assert str(info.value) == message
+
+
+def loop_pass_at_k(n: Any, c: Any, k: int) -> float:
+    """Chen et al.'s unbiased estimator, item by item (the reference)."""
+    counts = np.atleast_1d(np.asarray(c))
+    samples = np.broadcast_to(np.asarray(n), counts.shape)
+    total = 0.0
+    for ni, ci in zip(samples.tolist(), counts.tolist(), strict=True):
+        total += 1.0 - math.comb(ni - ci, k) / math.comb(ni, k)
+    return total / counts.size
+
+
+def test_vectorised_pass_at_k_is_the_loop_bit_for_bit() -> None:
+    rng = np.random.default_rng(0)
+    for _ in range(200):
+        m, e = int(rng.integers(1, 3000)), int(rng.integers(1, 12))
+        k = int(rng.integers(1, e + 1))
+        n: Any = e if rng.random() < 0.5 else rng.integers(e, 40, m)
+        c = (rng.random(m) * (np.asarray(n) + 1)).astype(np.int64)
+        assert pass_at_k(n, c, k) == loop_pass_at_k(n, c, k)
+    # Chen et al.'s example: n = 4 samples, 0, 1 and 4 correct, k = 2 -> (0 + 1/2 + 1) / 3
+    assert pass_at_k(4, [0, 1, 4], 2) == 0.5
+
+
+@pytest.mark.parametrize(
+    ("n", "c", "k", "message"),
+    [
+        (4, [0, 5], 2, r"`n_correct\[1\]` must be at most `n_samples\[1\]` \(4\); got 5"),
+        (4, [-1], 2, r"`n_correct\[0\]` must be an integer >= 0"),
+        (1, [0], 2, r"`k` must be at most `n_samples\[0\]` \(1\); got 2"),
+        (4, [1.0], 1, r"`n_correct\[0\]` must be an integer; got 1.0"),
+        ([0, 4], [0, 1], 1, r"`n_samples\[0\]` must be an integer >= 1"),
+    ],
+)
+def test_pass_at_k_refuses_bad_counts_naming_the_item(n: Any, c: Any, k: int, message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        pass_at_k(n, c, k)
