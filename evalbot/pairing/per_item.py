@@ -1,13 +1,10 @@
 """One run reduced to one value per item: repeats (rows sharing an id with different epochs)
 are averaged, so k samples of an item count as one item.
-
-Rows are grouped by their ids' hashes in numpy (runs of equal hashes in the usual item-by-item
-layout, ``np.unique`` otherwise), and every row's id is compared with its group's first id in
-one C-level pass; should two distinct ids share a hash, an exact dict does the grouping.
 """
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -63,7 +60,7 @@ def reduce_per_item(results: Results) -> PerItem:
             id_hashes=results.id_hashes,
             metrics=dict(results.metrics),
         )
-    rows, item_ids, item_hashes = group_rows(list(results.ids), results.id_hashes)
+    rows, item_ids = group_rows(list(results.ids))
     n = len(item_ids)
     counts = np.bincount(rows, minlength=n)
     first = np.full(n, -1, dtype=np.int64)
@@ -77,7 +74,6 @@ def reduce_per_item(results: Results) -> PerItem:
 
     return PerItem(
         ids=item_ids,
-        id_hashes=item_hashes,
         values=np.bincount(rows, weights=results.scores, minlength=n) / counts,
         epochs=int(counts.max()),
         slices=pick(results.slices),
@@ -89,41 +85,13 @@ def reduce_per_item(results: Results) -> PerItem:
     )
 
 
-def group_rows(
-    ids: list[str], cached: IntArray | None
-) -> tuple[IntArray, list[str], IntArray | None]:
-    """Each row's item number (items numbered in first-seen order), the items' ids and hashes.
-
-    Rows are grouped by the ids' hashes (``np.unique``), and every row's id is compared with
-    its group's first id in one C-level pass; should two distinct ids share a hash, an exact
-    dict does the grouping instead.
-    """
-    hashed = hash_ids(ids, cached)
-    # The usual layout, item by item (each id's rows adjacent): runs of equal hashes, each
-    # hash starting one run only. Otherwise, a sort groups them.
-    starts = np.flatnonzero(np.concatenate(([True], hashed[1:] != hashed[:-1])))
-    run_hashes = hashed[starts]
-    if np.unique(run_hashes).size == starts.size:
-        first = starts
-        is_start = np.zeros(len(ids), dtype=np.int64)
-        is_start[starts] = 1
-        inverse = np.cumsum(is_start) - 1
-    else:
-        _, first, inverse = np.unique(hashed, return_index=True, return_inverse=True)
-        inverse = inverse.reshape(-1)
-    # equal hashes are not proof of equal ids: every row's id against its group's first
-    if objects(ids)[first[inverse]].tolist() != ids:
-        index: dict[str, int] = {}
-        rows = np.fromiter(
-            (index.setdefault(item_id, len(index)) for item_id in ids), np.int64, len(ids)
-        )
-        return rows, list(index), None
-    # number the groups by their first row, so items come in first-seen order
-    by_first = np.argsort(first, kind="stable")
-    number = np.empty(len(first), dtype=np.int64)
-    number[by_first] = np.arange(len(first))
-    first_rows = first[by_first]
-    return number[inverse], objects(ids)[first_rows].tolist(), hashed[first_rows]
+def group_rows(ids: list[str]) -> tuple[IntArray, list[str]]:
+    """Each row's item number (items numbered in first-seen order) and the items' ids: a dict
+    gives each row the first row of its id (in C), numpy numbers those."""
+    index: dict[str, int] = {}
+    first_rows = np.fromiter(map(index.setdefault, ids, itertools.count()), np.int64, len(ids))
+    first, rows = np.unique(first_rows, return_inverse=True)
+    return rows.reshape(-1), objects(ids)[first].tolist()
 
 
 def _mean_per_item(rows: IntArray, column: FloatArray, n: int) -> FloatArray:

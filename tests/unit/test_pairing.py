@@ -254,13 +254,12 @@ def test_labels_from_one_side_only() -> None:
         (["a", "a", "b", "a"], [0, 0, 1, 0], ["a", "b"]),  # an item's rows in two runs
     ],
 )
-def test_grouping_rows_in_first_seen_order_and_exact_when_hashes_collide(
+def test_grouping_rows_in_first_seen_order(
     ids: list[str], expected: list[int], items: list[str]
 ) -> None:
-    for cached in (None, np.zeros(len(ids), dtype=np.int64)):  # every hash equal: a collision
-        rows, got_items, _ = group_rows(ids, cached)
-        assert rows.tolist() == expected
-        assert got_items == items
+    rows, got_items = group_rows(ids)
+    assert rows.tolist() == expected
+    assert got_items == items
 
 
 def test_locate_checks_every_match_exactly() -> None:
