@@ -33,6 +33,7 @@ The ways a run ends are the records of :mod:`evalbot.action_records`.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 
 from evalbot.action_context import Clock, GitHubPort, PullTarget, RunContext, Workspace
 from evalbot.action_inputs import (
@@ -54,21 +55,22 @@ from evalbot.action_publish import (
     render_verdict,
     summarise_only,
 )
-from evalbot.action_records import Baseline, Neutral, Plan, Skip, Verdict
+from evalbot.action_records import Baseline, EvalFailed, Neutral, Plan, Skip, Verdict
 from evalbot.action_text import history_rows
 from evalbot.analysis import decide
 from evalbot.errors import EXIT_OK, Cancelled, EvalbotError, PublishError
 from evalbot.formats.model import Paired
 from evalbot.github.checks import StatusPublisher
 from evalbot.github.events import Event, parse_event
+from evalbot.github.records import PullRequestInfo
 from evalbot.github.runner import ActionsEnv
 from evalbot.github.settings import ActionInputError, Settings
 from evalbot.pairing.fingerprint import fingerprint
 from evalbot.plan.config import Config
-from evalbot.plan.ledger import Digest
+from evalbot.plan.ledger import Digest, State
 from evalbot.plan.policy import next_state
-from evalbot.plan.state import State
 from evalbot.report import text as md
+from evalbot.report.text import Markdown
 
 __all__ = [
     "Clock",
@@ -76,6 +78,7 @@ __all__ = [
     "Workspace",
     "history_rows",
     "load_results_from_zip",
+    "resolve_pulls",
     "run_action",
 ]
 
@@ -112,61 +115,81 @@ def run_action(
         raise ActionInputError("GITHUB_REPOSITORY is not set (run evalbot inside GitHub Actions)")
     gh = connect(settings)
     try:
-        target = resolve_pull(gh, event)
+        targets = resolve_pulls(gh, event)
     except Skip as skip:
         env.notice(f"evalbot: nothing to publish: {skip}", title="evalbot")
         env.add_summary(md.format("### evalbot: nothing to publish\n\n{}\n", str(skip)))
         env.set_output("conclusion", "skipped")
         return EXIT_OK
-    status = None
-    if event.on_pull_request:
-        status = StatusPublisher(
-            gh,
-            env,
-            sha=event.head_sha,
-            name=settings.name,
-            details_url=settings.run_url,
-            fork=event.is_fork and event.mode == "pull_request",
+    code = EXIT_OK
+    for target in targets:  # a workflow_run judges every open pull request of its head
+        run = RunContext(
+            settings=settings, event=event, gh=gh, env=env, files=files, clock=clock, target=target
         )
-    run = RunContext(
-        settings=settings,
-        event=event,
-        gh=gh,
-        env=env,
-        files=files,
-        clock=clock,
-        target=target,
-        status=status,
+        if event.on_pull_request:
+            run = replace(run, status=_publisher(run))
+        code = max(code, _Story(run).execute())
+    return code
+
+
+def _publisher(run: RunContext) -> StatusPublisher:
+    """The check of one pull request: named for its base, its ``external_id`` naming the base
+    and the plan it is judged against."""
+    return StatusPublisher(
+        run.gh,
+        run.env,
+        sha=run.event.head_sha,
+        name=run.check_name,
+        details_url=run.settings.run_url,
+        fork=run.fork_pull_request,
+        tag=f":{run.base_sha or ''}:{run.base_ref or ''}",
+        app_id=run.settings.app_id,
     )
-    return _Story(run).execute()
 
 
-def resolve_pull(gh: GitHubPort, event: Event) -> PullTarget:
-    """Find the pull request and check that its head is still the commit the results are
-    for: a run for an older head posts nothing (:class:`Skip`: the run for the new head will)."""
-    if event.mode not in ("pull_request", "workflow_run"):
-        return PullTarget()
-    if event.pull_number is not None:
-        pull = gh.get_pull(event.pull_number)
-    else:
-        owner = event.head_repo.split("/", 1)[0] if event.head_repo else None
-        found = gh.find_pull_for_head(event.head_sha, event.head_ref, owner)
-        if found is None:
-            raise Skip(
-                f"no open pull request has head commit {event.head_sha[:12]} "
-                f"(the run {event.run_id} that produced the results)"
-            )
-        pull = found
+def _moved_on(pull: PullRequestInfo, event: Event) -> str | None:
+    """Why ``pull`` is not judged with these results: closed, or its head has moved on."""
     if pull.state != "open":
-        raise Skip(f"pull request #{pull.number} is {pull.state}")
+        return f"pull request #{pull.number} is {pull.state}"
     if pull.head_sha.lower() != event.head_sha.lower():
-        raise Skip(
+        return (
             f"pull request #{pull.number} has moved on to {pull.head_sha[:12]}; these results "
-            f"are for {event.head_sha[:12]}, so they are not posted (the run for the new "
-            "head will post)"
+            f"are for {event.head_sha[:12]}, so they are not posted (the run for the new head "
+            "will post)"
         )
-    # a workflow_run's payload may not name the pull request: its base comes from the one found
-    return PullTarget(found=pull if event.mode == "workflow_run" else None, now=pull)
+    return None
+
+
+def resolve_pulls(gh: GitHubPort, event: Event) -> list[PullTarget]:
+    """The pull requests a run judges, each checked to have the commit the results are for as
+    its head (a run for an older head posts nothing: the run for the new head will). A
+    ``pull_request`` run judges its own; a ``workflow_run`` every open one with that head, each
+    against its own base, so that no pull request chooses the plan another is judged by."""
+    if not event.on_pull_request:
+        return [PullTarget()]
+    if event.mode == "pull_request":
+        assert event.pull_number is not None
+        pull = gh.get_pull(event.pull_number)
+        if (problem := _moved_on(pull, event)) is not None:
+            raise Skip(problem)
+        return [PullTarget(now=pull)]
+    owner = event.head_repo.split("/", 1)[0] if event.head_repo else None
+    pulls = {p.number: p for p in gh.find_pulls_for_head(event.head_sha, event.head_ref, owner)}
+    if event.pull_number is not None and event.pull_number not in pulls:
+        pulls[event.pull_number] = gh.get_pull(event.pull_number)  # to say why it is not judged
+    problems = [_moved_on(pull, event) for pull in pulls.values()]
+    targets = [
+        PullTarget(found=p, now=p)
+        for p, why in zip(pulls.values(), problems, strict=True)
+        if not why
+    ]
+    if not targets:
+        raise Skip(
+            next((why for why in problems if why), None)
+            or f"no open pull request has head commit {event.head_sha[:12]} (the run "
+            f"{event.run_id} that produced the results)"
+        )
+    return sorted(targets, key=lambda target: target.found.number if target.found else 0)
 
 
 class _Story:
@@ -205,6 +228,8 @@ class _Story:
 
     def _tell(self) -> int:
         run = self.run
+        if run.event.failed is not None:
+            raise _eval_failed(run)
         plan = load_plan(run)
         self.config = config = plan.config
         # how both sides are read: ``all_ids`` was read with the plan, at its commit, so the
@@ -218,18 +243,21 @@ class _Story:
             return EXIT_OK
         baseline = load_baseline(run, source, options)
         paired = pair_sides(run, baseline, candidate, config)
-        earlier = self._take_ticket(paired)
-        verdict = _judge(run, paired, plan=plan, baseline=baseline, earlier=earlier)
+        earlier, tree, comment = self._take_ticket(paired)
+        verdict = _judge(
+            run, paired, plan=plan, baseline=baseline, earlier=earlier, tree=tree, comment=comment
+        )
         rendered = render_verdict(run, verdict)
         self.writing = True
         return publish_verdict(run, verdict, rendered)
 
-    def _take_ticket(self, paired: Paired) -> State:
+    def _take_ticket(self, paired: Paired) -> tuple[State, str | None, int | None]:
         """Create the check run declaring the commit and the item set judged, then read the
-        earlier looks (this run's ticket among them); no pull request, no looks."""
+        earlier looks (this run's ticket among them), the head's tree and evalbot's comment;
+        no pull request, no looks."""
         run, status = self.run, self.run.status
         if status is None or not run.event.on_pull_request:
-            return State()
+            return State(), None, None
         declared = Digest(
             kind="start",
             head_sha=run.event.head_sha.lower(),
@@ -243,19 +271,56 @@ class _Story:
         return earlier_looks(run, status)
 
 
+def _eval_failed(run: RunContext) -> EvalFailed:
+    """The failing check of a ``workflow_run`` whose triggering run failed: no results."""
+    s, event = run.settings, run.event
+    url = f"{s.server_url}/{s.repository}/actions/runs/{event.run_id}"
+    return EvalFailed(
+        Markdown("The eval run failed"),
+        md.format(
+            "The eval's run {} for {} concluded {}, so there are no results to compare. Fix "
+            "the eval and push again (or re-run it): the check fails until a run succeeds, so "
+            "that a required check does not wait forever.",
+            md.link(event.run_id or 0, url),
+            md.code(event.head_sha[:7]),
+            md.code(event.failed or "unknown"),
+        ),
+    )
+
+
 def _judge(
-    run: RunContext, paired: Paired, *, plan: Plan, baseline: Baseline, earlier: State
+    run: RunContext,
+    paired: Paired,
+    *,
+    plan: Plan,
+    baseline: Baseline,
+    earlier: State,
+    tree: str | None,
+    comment: int | None,
 ) -> Verdict:
-    """Compare and decide (the CLI's pipeline), and this look's record."""
-    s, config = run.settings, plan.config
-    head = run.event.head_sha.lower() if run.event.on_pull_request else None
-    comparison, decision = decide(paired, config, holdout=s.holdout, state=earlier, head_sha=head)
+    """Compare and decide (the CLI's pipeline), and this look's record: the change (its tree),
+    the pull request, the base and the plan it was judged against, the run judged."""
+    s, config, event = run.settings, plan.config, run.event
+    head = event.head_sha.lower() if event.on_pull_request else None
+    comparison, decision = decide(
+        paired, config, holdout=s.holdout, state=earlier, head_sha=head, tree=tree
+    )
     at = run.clock().strftime("%Y-%m-%dT%H:%M:%SZ")
     new_state = next_state(earlier, comparison, decision, at=at)
     record = None
     if head is not None and len(new_state.looks) > len(earlier.looks):
-        record = Digest.of_look(new_state.looks[-1])
-    notes = [baseline.description, *plan.notes]
+        look = replace(
+            new_state.looks[-1],
+            pull=run.pull_number,
+            base_ref=run.base_ref,
+            base_sha=run.base_sha,
+            plan=plan.blob,
+            run=event.run_id if event.mode == "workflow_run" else s.run_id,
+            comment=comment,
+        )
+        new_state = replace(new_state, looks=(*new_state.looks[:-1], look))
+        record = Digest.of_look(look)
+    notes = [baseline.description, *plan.notes, _judged_against(run, plan)]
     if s.name != "evalbot":
         notes.append(md.format("Comparison {}.", md.code(s.name)))
     return Verdict(
@@ -267,4 +332,22 @@ def _judge(
         state=new_state,
         old=earlier,
         record=record,
+    )
+
+
+def _judged_against(run: RunContext, plan: Plan) -> Markdown:
+    """What the verdict is about: the base and the plan read there."""
+    what = (
+        md.format("the plan {} (blob {})", md.code(run.settings.config), md.code(plan.blob[:7]))
+        if plan.blob
+        else Markdown("evalbot's default plan")
+    )
+    if not run.event.on_pull_request or not run.base_ref or not run.base_sha:
+        return md.format("Judged under {}.", what)
+    return md.format(
+        "Judged against the base {} at {} under {}; the check {} stands for this base only.",
+        md.code(run.base_ref),
+        md.code(run.base_sha[:7]),
+        what,
+        md.code(run.check_name),
     )

@@ -16,7 +16,7 @@ from typing import Any, Protocol
 
 from evalbot.formats.model import Results
 from evalbot.formats.options import ReadOptions
-from evalbot.github.checks import ChecksPort, StatusPublisher
+from evalbot.github.checks import ChecksPort, StatusPublisher, check_name
 from evalbot.github.events import Event
 from evalbot.github.records import (
     ArtifactInfo,
@@ -39,26 +39,28 @@ class GitHubPort(ChecksPort, Protocol):
 
     def get_pull(self, number: int) -> PullRequestInfo: ...
 
-    def find_pull_for_head(
+    def find_pulls_for_head(
         self, head_sha: str, head_branch: str | None = None, head_owner: str | None = None
-    ) -> PullRequestInfo | None: ...
+    ) -> list[PullRequestInfo]: ...
 
-    def list_pull_commits(self, number: int) -> list[str]: ...
+    def list_pulls_of_head(self, head_owner: str, head_branch: str) -> list[PullRequestInfo]: ...
+
+    def list_pull_commits(self, number: int) -> list[tuple[str, str]]: ...
 
     def list_comments(self, number: int) -> list[CommentInfo]: ...
 
     def upsert_sticky_comment(
         self, number: int, marker: str, body: str, *, author: str, author_type: str
-    ) -> str: ...
+    ) -> CommentInfo: ...
 
-    def list_check_runs(self, head_sha: str, name: str) -> list[CheckRunInfo]: ...
+    def list_check_runs(self, head_sha: str, name: str | None = None) -> list[CheckRunInfo]: ...
 
     def list_commit_statuses(self, sha: str) -> list[StatusInfo]: ...
 
     def list_workflow_runs(
         self,
-        workflow_id_or_file: str | int,
-        branch: str,
+        workflow_id_or_file: str | int | None,
+        branch: str | None,
         status: str | None = "success",
         *,
         event: str | None = None,
@@ -77,9 +79,8 @@ class GitHubPort(ChecksPort, Protocol):
 
 class Workspace(Protocol):
     """What the action reads on the runner (:class:`evalbot.github.workspace.LocalWorkspace` is
-    one):
-    the event's payload, and result files named relative to the workspace (the files the plan
-    names, ``all_ids`` among them, are read with the plan at its commit, never from here)."""
+    one): the event's payload, and result files named relative to the workspace (the files the
+    plan names, ``all_ids`` among them, are read with the plan at its commit, never from here)."""
 
     def read_event(self) -> Mapping[str, Any]: ...
 
@@ -126,6 +127,13 @@ class RunContext:
     def base_ref(self) -> str | None:
         found = self.target.found
         return found.base_ref if found is not None else self.event.base_ref
+
+    @property
+    def check_name(self) -> str:
+        """The check's name: the comparison's, with the base when it is not the default branch
+        (:func:`evalbot.github.checks.check_name`)."""
+        now = self.target.now
+        return check_name(self.settings.name, self.base_ref, now.default_branch if now else None)
 
     @property
     def pull_number(self) -> int | None:

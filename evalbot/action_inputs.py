@@ -22,7 +22,7 @@ from evalbot.formats.merge import merge
 from evalbot.formats.model import Paired, Results
 from evalbot.formats.options import ReadOptions
 from evalbot.formats.sources import parse_zip
-from evalbot.github.baseline import Found, eligible_runs, search_runs
+from evalbot.github.baseline import BASELINE_EVENTS, Found, eligible_runs, search_runs
 from evalbot.github.records import ArtifactInfo, WorkflowRunInfo
 from evalbot.github.settings import ActionInputError
 from evalbot.limits import MAX_ARTIFACT_MEMBERS, MAX_ARTIFACT_RATIO, artifact_inflate_limit
@@ -129,11 +129,14 @@ def find_baseline(run: RunContext) -> BaselineSource | None:
 
 
 def _baseline_workflow(run: RunContext) -> str | int:
-    """The workflow whose runs upload the baseline."""
+    """The workflow whose runs upload the baseline, by its file (never its ``name:``, which a
+    pull request's new workflow can copy): ``baseline-workflow``, else the triggering run's
+    (``workflow_run``) or this run's workflow file."""
     workflow: str | int | None = run.settings.baseline_workflow
     if workflow is None:
         if run.event.mode == "workflow_run":
-            workflow = run.event.workflow_id
+            path = run.event.workflow_path or ""
+            workflow = path.rsplit("/", 1)[-1] or run.event.workflow_id
         else:
             workflow = run.settings.workflow_file
     if workflow is None:
@@ -164,7 +167,24 @@ def _find_baseline_artifact(run: RunContext, name: str) -> BaselineSource:
     s, gh = run.settings, run.gh
     workflow = _baseline_workflow(run)
     branch, target, at = _baseline_branch(run)
-    listed = gh.list_workflow_runs(workflow, branch, "success", limit=s.baseline_search_runs)
+    # each allowed event listed on its own, so that no other run (a fork's pull request from
+    # its own `main`, say) can push the branch's runs out of the window
+    per_event = [
+        gh.list_workflow_runs(
+            workflow, branch, "success", event=event, limit=s.baseline_search_runs
+        )
+        for event in sorted(BASELINE_EVENTS)
+    ]
+    listed = [
+        found
+        for runs in per_event
+        for found in runs
+        if found.head_repo.lower() in ("", s.repository.lower())  # the base repository's own
+    ]
+    listed.sort(
+        key=lambda found: (found.created_at.timestamp() if found.created_at else 0, found.id),
+        reverse=True,
+    )
     runs = eligible_runs(
         listed,
         target=target,
@@ -188,7 +208,7 @@ def _find_baseline_artifact(run: RunContext, name: str) -> BaselineSource:
             target=target,
             name=name,
             listed=len(listed),
-            eligible=len(runs),
+            capped=any(len(found) >= s.baseline_search_runs for found in per_event),
             missing=found,
             max_runs=s.baseline_search_runs,
             max_commits=s.baseline_search_commits,

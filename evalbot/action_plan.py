@@ -8,6 +8,7 @@ it is judged by. When it changes the file, the comment shows the change.
 
 from __future__ import annotations
 
+import hashlib
 import posixpath
 from collections.abc import Callable
 
@@ -51,7 +52,11 @@ def load_plan(run: RunContext) -> Plan:
         config = parse_config(text, f"{path}@{ref[:7]}", read_text=read_text)
     change = _config_change(run, text, ref)
     template = _user_template(config, read_text, f"{path}@{ref[:7]}", at=where, ref=ref)
-    return Plan(config=config, notes=notes, config_change=change, template=template)
+    blob = None
+    if text is not None:  # git's blob id of the file, as `git hash-object` gives it
+        data = text.encode("utf-8")
+        blob = hashlib.sha1(b"blob %d\0" % len(data) + data, usedforsecurity=False).hexdigest()
+    return Plan(config=config, notes=notes, config_change=change, template=template, blob=blob)
 
 
 def plan_reader(gh: GitHubPort, config_path: str, ref: str) -> ReadText:

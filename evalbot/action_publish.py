@@ -3,8 +3,9 @@
 Every outcome writes the job summary and the step's outputs. A verdict is rendered once
 (:func:`render_verdict`: comment, check and job summary from one view) before anything is
 published, then the check is completed first (its digest is the look's record, whatever happens
-to the comment) and evalbot's own sticky comment is written. A notice (no baseline, a refusal)
-keeps the earlier looks in the comment as they were; a failure leaves the comment alone.
+to the comment) and evalbot's own sticky comment is written; a comment created then is named
+in the record too, so that its deletion is known. A notice (no baseline, a refusal) keeps the
+earlier looks in the comment as they were; a failure leaves the comment alone.
 """
 
 from __future__ import annotations
@@ -13,18 +14,21 @@ import contextlib
 import hashlib
 import json
 import signal
+from dataclasses import replace
 
 from evalbot.action_context import RunContext
 from evalbot.action_looks import own_comment
 from evalbot.action_records import Neutral, Rendered, Verdict
-from evalbot.action_text import distinct_looks, history_rows
+from evalbot.action_text import history_rows
 from evalbot.errors import EXIT_BAD_INPUT, EXIT_GATE_FAILED, EXIT_OK, Cancelled, EvalbotError
 from evalbot.formats.model import Results
 from evalbot.github.checks import DOCS, FORK_WARNING
 from evalbot.github.errors import GitHubRequestError
+from evalbot.github.records import CommentInfo
 from evalbot.limits import MAX_COMMENT_CHARS
 from evalbot.plan.config import Config
-from evalbot.plan.state import State, parse_state, render_state
+from evalbot.plan.ledger import Digest, State, distinct_looks
+from evalbot.plan.state import parse_state, render_state
 from evalbot.report import text as md
 from evalbot.report.numbers import pvalue_output
 from evalbot.report.records import Provenance
@@ -54,8 +58,9 @@ def render_verdict(run: RunContext, verdict: Verdict) -> Rendered:
     """The comment, the check's title and summary and the job summary, from one view;
     before anything is published (a user's template can fail)."""
     s, event, plan = run.settings, run.event, verdict.plan
-    head = event.head_sha.lower()
-    earlier = distinct_looks(look for look in verdict.state.looks if look.head_sha.lower() != head)
+    change = verdict.record.look.change if verdict.record and verdict.record.look else None
+    head = change or event.head_sha.lower()
+    earlier = distinct_looks(look for look in verdict.state.looks if look.change != head)
     candidate_run = s.run_url
     if event.mode == "workflow_run" and event.run_id is not None:
         candidate_run = f"{s.server_url}/{s.repository}/actions/runs/{event.run_id}"
@@ -73,7 +78,7 @@ def render_verdict(run: RunContext, verdict: Verdict) -> Rendered:
             candidate_commit=event.head_sha or None,
             candidate_run_url=candidate_run,
         ),
-        history=history_rows(earlier, commit_url=run.commit_url),
+        history=history_rows(earlier, commit_url=run.commit_url, pull=run.pull_number),
         notes=verdict.notes,
     )
     comment = render_comment(
@@ -110,20 +115,20 @@ def _hidden(state: State, says: str) -> str:
     return f"{render_state(state)}\n{says}" if state.looks else says
 
 
-def _upsert(run: RunContext, body: str, says: str) -> str:
+def _upsert(run: RunContext, body: str, says: str) -> CommentInfo | None:
     """Write evalbot's own sticky comment as input ``comment`` asks (never; on a change of what
-    it says; always); its URL, or ``""`` where none is written (no pull request, a fork's
-    read-only token: then a warning says why)."""
+    it says; always); ``None`` where none is written (no pull request, a fork's read-only
+    token: then a warning says why)."""
     number, status, mode = run.pull_number, run.status, run.settings.comment
     if number is None or status is None or status.read_only or status.identity is None:
-        return ""
+        return None
     if mode == "never":
-        return ""
+        return None
     if mode == "on-change":
         own = own_comment(run)
         if own is not None and says in own.body:
             run.env.info("evalbot: comment left as it is (comment: on-change, nothing changed)")
-            return own.html_url
+            return own
     try:
         return run.gh.upsert_sticky_comment(
             number,
@@ -136,7 +141,7 @@ def _upsert(run: RunContext, body: str, says: str) -> str:
         if run.fork_pull_request and error.status == 403:
             run.env.warning(FORK_WARNING, title="evalbot: read-only token")
             status.read_only = True
-            return ""
+            return None
         raise
 
 
@@ -144,14 +149,19 @@ def publish_verdict(run: RunContext, verdict: Verdict, rendered: Rendered) -> in
     """The check (first: its digest is the look's record), the comment, the job summary and
     the outputs; the exit code of the gate."""
     c, d, status = verdict.comparison, verdict.decision, run.status
+    digest = verdict.record or run.no_look()
+    finish = {"title": rendered.check_title, "summary": rendered.check_summary}
     if status is not None:
-        status.finish(
-            d.conclusion,
-            title=rendered.check_title,
-            summary=rendered.check_summary,
-            digest=verdict.record or run.no_look(),
-        )
-    comment_url = _upsert(run, rendered.comment, _verdict_says(verdict))
+        status.finish(d.conclusion, digest=digest, **finish)
+    comment = _upsert(run, rendered.comment, _verdict_says(verdict))
+    look = digest.look
+    if status and not status.use_status and comment and look and look.comment != comment.id:
+        try:  # the record names the comment it was published in
+            named = Digest.of_look(replace(look, comment=comment.id))
+            status.finish(d.conclusion, digest=named, **finish)
+        except EvalbotError as error:
+            run.env.warning(f"the check's record does not name the comment ({error})")
+    comment_url = comment.html_url if comment is not None else ""
     summary = rendered.summary
     if status is not None and status.read_only:
         summary = f"> [!WARNING]\n> {FORK_WARNING}\n\n{summary}"
@@ -176,20 +186,29 @@ def publish_verdict(run: RunContext, verdict: Verdict, rendered: Rendered) -> in
 
 
 def publish_neutral(run: RunContext, neutral: Neutral, config: Config | None) -> int:
-    """No verdict: nothing to compare (neutral), or a refusal (failure unless the plan, when
-    it was read, says ``gate.on_refused: neutral``)."""
-    fail = neutral.refused and (config is None or config.gate.on_refused == "fail")
+    """No verdict: nothing to compare, a refusal or a failed eval run; the check fails unless
+    the plan, when it was read, says otherwise (:meth:`Neutral.fails`)."""
+    fail = neutral.fails(config, pull_request=run.event.on_pull_request)
     conclusion = "failure" if fail else "neutral"
     name = run.settings.name
     title = md.format("evalbot: {}", name) if name != "evalbot" else "evalbot"
     headline = md.format("{} {}", Markdown("❌" if fail else "➖"), neutral.title)
     message = neutral.message
+    if fail and neutral.opt_out:
+        message = md.format(
+            "{} Until then the check fails, so that a pull request without a baseline is "
+            "never a way past a required check ({} in the plan leaves it neutral).",
+            message,
+            md.code(f"{neutral.opt_out}: neutral"),
+        )
     if run.status is not None:
         run.status.finish(conclusion, title=neutral.title, summary=message, digest=run.no_look())
-    url = ""
+    comment = None
     if run.pull_number is not None and run.settings.comment != "never":
         says = _says("notice", fail, neutral.title.plain)
-        url = _upsert(run, _notice_comment(run, neutral, failed=fail, says=says), says)
+        notice = _notice_comment(run, neutral.title, message, failed=fail, says=says)
+        comment = _upsert(run, notice, says)
+    url = comment.html_url if comment is not None else ""
     report = run.env.error if fail else run.env.warning
     report(message.plain, title=f"evalbot: {neutral.title.plain}")
     run.env.add_summary(md.format("## {}\n\n### {}\n\n{}\n", title, headline, message))
@@ -202,17 +221,21 @@ def publish_neutral(run: RunContext, neutral: Neutral, config: Config | None) ->
     return EXIT_GATE_FAILED if fail else EXIT_OK
 
 
-def _notice_comment(run: RunContext, neutral: Neutral, *, failed: bool, says: str) -> str:
+def _notice_comment(
+    run: RunContext, title: Markdown, message: Markdown, *, failed: bool, says: str
+) -> str:
     """The comment saying why there is no verdict; not a look: the earlier ones stay as they
     were (an unreadable block is kept as is)."""
     own = own_comment(run)
     state = parse_state(own.body) if own is not None else State()
     return render_notice(
-        neutral.title,
-        neutral.message,
+        title,
+        message,
         marker=run.settings.marker,
         state_block=_hidden(state, says),
-        history=history_rows(distinct_looks(state.looks), commit_url=run.commit_url),
+        history=history_rows(
+            distinct_looks(state.looks), commit_url=run.commit_url, pull=run.pull_number
+        ),
         max_chars=MAX_COMMENT_CHARS,
         failed=failed,
     )

@@ -1,15 +1,14 @@
 """Markdown the action writes around the report: the rows of the earlier looks, the message
 when no baseline was found, the pull request's change to the plan. Pure; built with
-:mod:`evalbot.report.text` (inline code is :func:`evalbot.report.text.code`), so what it quotes is
-escaped."""
+:mod:`evalbot.report.text` (inline code is :func:`evalbot.report.text.code`), so what it quotes
+is escaped."""
 
 from __future__ import annotations
 
 import difflib
-from collections.abc import Iterable
 
 from evalbot.github.baseline import Missing
-from evalbot.plan.state import Look
+from evalbot.plan.ledger import Look
 from evalbot.report import text as md
 from evalbot.report.numbers import format_effect, format_pvalue, format_time
 from evalbot.report.records import HistoryRow
@@ -19,7 +18,6 @@ from evalbot.report.view import OUTCOME_LABELS
 __all__ = [
     "MAX_LOOKS_SHOWN",
     "config_diff",
-    "distinct_looks",
     "history_rows",
     "no_baseline_message",
 ]
@@ -27,27 +25,21 @@ __all__ = [
 MAX_LOOKS_SHOWN = 20
 
 
-def distinct_looks(looks: Iterable[Look]) -> list[Look]:
-    """One look per commit and analysis (the latest: a re-run of a commit is not a new look),
-    in order."""
-    latest: dict[tuple[str, bool], Look] = {}
-    for look in looks:
-        key = (look.head_sha.lower(), look.holdout)
-        latest.pop(key, None)
-        latest[key] = look
-    return list(latest.values())
-
-
-def history_rows(looks: list[Look], *, commit_url: str | None = None) -> list[HistoryRow]:
+def history_rows(
+    looks: list[Look], *, commit_url: str | None = None, pull: int | None = None
+) -> list[HistoryRow]:
     """Earlier looks as the report's rows, newest first (at most :data:`MAX_LOOKS_SHOWN`),
-    numbered from the first; ``commit_url`` (``https://github.com/o/r/commit/``) links them.
-    A look known from the ledger only (still running, or its record unreadable) says so."""
+    numbered from the first; ``commit_url`` (``https://github.com/o/r/commit/``) links them,
+    and a look given on another pull request than ``pull`` names it. A look known from the
+    ledger only (still running, or its record unreadable) says so."""
     rows: list[HistoryRow] = []
     shown = list(enumerate(looks, start=1))[-MAX_LOOKS_SHOWN:]
     for number, look in reversed(shown):
         labels: tuple[str, str] = OUTCOME_LABELS.get(look.outcome, ("", look.outcome))
         symbol, text = labels
         label = f"{number}" + (" (sealed holdout)" if look.holdout else "")
+        if look.pull is not None and look.pull != pull:
+            label += f" (#{look.pull})"
         effect: str = "—"  # a look recorded before the state kept effects
         if look.effect is not None and look.effect_ci is not None:
             low, high = look.effect_ci
@@ -91,20 +83,20 @@ def no_baseline_message(
     target: str,
     name: str,
     listed: int,
-    eligible: int,
+    capped: bool,
     missing: Missing,
     max_runs: int,
     max_commits: int,
 ) -> tuple[Markdown, Markdown]:
     """Why there is no baseline, what was searched, and what to do: a title and a message.
 
-    ``listed`` successful runs of ``workflow`` on ``branch`` came back (at most ``max_runs``),
-    ``eligible`` of them from the branch's own events; ``missing`` is what the search saw;
+    ``listed`` successful runs of ``workflow`` on ``branch`` from its own events came back
+    (``capped``: one event's listing reached ``max_runs``); ``missing`` is what the search saw;
     ``at`` (evalbot's words: "the base commit") and ``target`` (its sha) say where it looked
-    from. Only when the search covered every such run (fewer than ``max_runs`` listed, the
-    commit budget not spent) is this "expected for the first pull request"; otherwise older
-    runs may hold the artifact, and the message says which input looks further back. Every
-    name (workflow, branch, artifact) is quoted as inline code.
+    from. Only when the search covered every such run (nothing capped, the commit budget not
+    spent) is this "expected for the first pull request"; otherwise older runs may hold the
+    artifact, and the message says which input looks further back. Every name (workflow,
+    branch, artifact) is quoted as inline code.
     """
     lead = md.format(
         "No successful run of workflow {} on {} at or before {} {} has an artifact named {}.",
@@ -115,24 +107,20 @@ def no_baseline_message(
         md.code(name),
     )
     searched = _searched(
-        workflow=workflow,
-        branch=branch,
-        listed=listed,
-        eligible=eligible,
-        missing=missing,
-        max_runs=max_runs,
+        workflow=workflow, branch=branch, listed=listed, capped=capped, missing=missing
     )
     text = md.format("{} Searched: {}.", lead, md.join(Markdown("; "), searched))
-    if listed < max_runs and not missing.stopped:
+    if not capped and not missing.stopped:
         return Markdown("No baseline yet"), md.format(
-            "{} That covers every such run of the branch, so this is expected for the first "
-            "pull request after installing evalbot: once a push to {} runs the workflow that "
-            "uploads the baseline, later pull requests are compared with it.",
+            "{} That covers every such run of the branch, as for the first pull request "
+            "after installing evalbot: run the eval workflow on {} first (a push, or by hand "
+            "with `workflow_dispatch`) so that it uploads the baseline; later runs of this "
+            "pull request are compared with it.",
             text,
             md.code(branch),
         )
     limits = []
-    if listed >= max_runs:
+    if capped:
         limits.append(md.format("the newest {} runs (input `baseline-search-runs`)", max_runs))
     if missing.stopped:
         limits.append(md.format("{} commits back (input `baseline-search-commits`)", max_commits))
@@ -147,27 +135,26 @@ def no_baseline_message(
 
 
 def _searched(
-    *, workflow: str, branch: str, listed: int, eligible: int, missing: Missing, max_runs: int
+    *, workflow: str, branch: str, listed: int, capped: bool, missing: Missing
 ) -> list[Markdown]:
     """What the baseline search covered, one clause each: the runs listed, the commits
     compared, the runs not used and those without the artifact."""
     if listed:
         searched = [
             md.format(
-                "the {}{} successful {} of {} on {} ({} of them from push, schedule or "
-                "workflow_dispatch)",
-                Markdown("newest " if listed >= max_runs else ""),
+                "the {}{} successful {} of {} on {} from push, schedule or workflow_dispatch",
+                Markdown("newest " if capped else ""),
                 listed,
                 Markdown("run" if listed == 1 else "runs"),
                 md.code(workflow),
                 md.code(branch),
-                eligible,
             )
         ]
     else:
         searched = [
             md.format(
-                "the successful runs of {} on {}: there are none",
+                "the successful runs of {} on {} from push, schedule or workflow_dispatch: "
+                "there are none",
                 md.code(workflow),
                 md.code(branch),
             )

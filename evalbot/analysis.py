@@ -15,8 +15,8 @@ from evalbot.pairing.errors_rule import apply_errors
 from evalbot.pairing.pair import pair
 from evalbot.pairing.restrict import restrict_items
 from evalbot.plan.config import Config
+from evalbot.plan.ledger import State
 from evalbot.plan.policy import Decision, evaluate
-from evalbot.plan.state import State
 from evalbot.vocabulary import Missing
 
 
@@ -58,10 +58,13 @@ def decide(
     holdout: bool = False,
     state: State | None = None,
     head_sha: str | None = None,
+    tree: str | None = None,
 ) -> tuple[Comparison, Decision]:
     """Every statistic of ``paired``, and the plan's decision given the earlier looks."""
     comparison = compute_comparison(paired, config, holdout=holdout)
-    decision = evaluate(comparison, config, state=state, head_sha=head_sha, holdout=holdout)
+    decision = evaluate(
+        comparison, config, state=state, head_sha=head_sha, tree=tree, holdout=holdout
+    )
     return comparison, decision
 
 

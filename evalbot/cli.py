@@ -44,8 +44,8 @@ if TYPE_CHECKING:
     from evalbot.compare import Comparison
     from evalbot.formats.model import Results
     from evalbot.plan.config import Config
+    from evalbot.plan.ledger import State
     from evalbot.plan.policy import Decision
-    from evalbot.plan.state import State
     from evalbot.report.records import Inputs
 
 # Start-up: argparse runs before anything heavy is imported, so ``--version``/``--help`` cost the

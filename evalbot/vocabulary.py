@@ -23,6 +23,7 @@ __all__ = [
     "MCNEMAR_METHODS",
     "MISSING_RULES",
     "MODES",
+    "ON_NO_BASELINE_CHOICES",
     "ON_REFUSED_CHOICES",
     "POWER",
     "PRIMARY_TESTS",
@@ -35,6 +36,7 @@ __all__ = [
     "McNemarMethod",
     "Missing",
     "Mode",
+    "OnNoBaseline",
     "OnRefused",
     "PrimaryTest",
 ]
@@ -93,3 +95,7 @@ FAIL_ON_CHOICES: tuple[FailOn, ...] = get_args(FailOn)
 #: ``gate.on_refused``: a verdict the plan refused fails the check, or leaves it neutral.
 OnRefused = Literal["fail", "neutral"]
 ON_REFUSED_CHOICES: tuple[OnRefused, ...] = get_args(OnRefused)
+#: ``gate.on_no_baseline``: a pull request with nothing to compare with (no baseline run on its
+#: base branch, or an expired one) fails the check, or leaves it neutral.
+OnNoBaseline = Literal["fail", "neutral"]
+ON_NO_BASELINE_CHOICES: tuple[OnNoBaseline, ...] = get_args(OnNoBaseline)

@@ -41,14 +41,15 @@ class CheckRuns(Connection):
         text: str | None = None,
         conclusion: str | None = None,
         details_url: str | None = None,
+        tag: str = "",
     ) -> CheckRunInfo:
         """A check run on ``head_sha``: ``in_progress`` unless ``conclusion`` completes it.
 
-        Idempotent: the run carries a random ``external_id``; when a try gets no answer (or a
-        5xx), the check runs of ``head_sha`` are searched for it before trying again, so a
-        request that GitHub did act on never leaves a second, orphaned check run behind.
+        Idempotent: the run carries a random ``external_id`` (``tag`` appended); when a try gets
+        no answer (or a 5xx), the check runs of ``head_sha`` are searched for it before trying
+        again, so a request that GitHub did act on never leaves a second, orphaned check run.
         """
-        nonce = f"evalbot-{secrets.token_hex(12)}"
+        nonce = f"evalbot-{secrets.token_hex(12)}{tag}"
         kwargs: dict[str, Any] = {
             "output": _check_output(title, summary, text),
             "external_id": nonce,
@@ -90,16 +91,17 @@ class CheckRuns(Connection):
             )
             return check_info(run)
 
-    def list_check_runs(self, head_sha: str, name: str) -> list[CheckRunInfo]:
-        """Every check run called ``name`` on ``head_sha`` (``filter=all``: GitHub's default
-        lists only the latest), whichever App made it, at most :data:`MAX_LISTED`."""
+    def list_check_runs(self, head_sha: str, name: str | None = None) -> list[CheckRunInfo]:
+        """Every check run on ``head_sha`` (called ``name`` when given; ``filter=all``: GitHub's
+        default lists only the latest), whichever App made it, at most :data:`MAX_LISTED`."""
         action = f"listing the check runs of commit {head_sha[:12]}"
+        query = {"filter": "all"} | ({"check_name": name} if name else {})
         with self._errors(action, PERMISSION_CHECKS_READ):
             found = PaginatedList(
                 CheckRun,
                 self._gh.requester,
                 f"{self._repo.url}/commits/{head_sha}/check-runs",
-                {"check_name": name, "filter": "all"},
+                query,
                 list_item="check_runs",
             )
             runs: list[CheckRunInfo] = []

@@ -2,8 +2,7 @@
 
 :class:`StatusPublisher` creates the check run (a commit status with a personal token), which
 is this run's **ticket** in the looks ledger (:mod:`evalbot.plan.ledger`): it declares the commit
-and
-the item set judged before the earlier looks are read, and ends carrying the run's record, the
+and the item set judged before the earlier looks are read, and ends carrying the run's record, the
 look digest. It also learns who evalbot is on GitHub (:class:`Identity`), which decides whose
 comments are evalbot's own. :func:`check_tickets` and :func:`status_tickets` read GitHub's
 records back as tickets.
@@ -12,9 +11,10 @@ records back as tickets.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Protocol
 
+from evalbot.errors import UsageError
 from evalbot.github.errors import GitHubRequestError
 from evalbot.github.records import CheckRunInfo, StatusInfo
 from evalbot.github.runner import ActionsEnv
@@ -28,6 +28,7 @@ __all__ = [
     "ChecksPort",
     "Identity",
     "StatusPublisher",
+    "check_name",
     "check_tickets",
     "status_tickets",
 ]
@@ -70,6 +71,7 @@ class ChecksPort(Protocol):
         text: str | None = None,
         conclusion: str | None = None,
         details_url: str | None = None,
+        tag: str = "",
     ) -> CheckRunInfo: ...
 
     def complete_check_run(
@@ -119,8 +121,12 @@ class StatusPublisher:
         name: str,
         details_url: str | None,
         fork: bool,
+        tag: str = "",
+        app_id: int | None = None,
     ) -> None:
         self._gh = gh
+        self._tag = tag
+        self._app_id = app_id
         self._env = env
         self._sha = sha
         self._name = name
@@ -162,9 +168,10 @@ class StatusPublisher:
                 text=render_digest(digest),
                 conclusion=conclusion,
                 details_url=self._details_url,
+                tag=self._tag,
             )
         except GitHubRequestError as error:
-            if error.kind == "checks_need_app":
+            if error.kind == "checks_need_app" and self._app_id is None:
                 self._env.info(
                     "check runs need the Actions token; a personal token was given, so evalbot "
                     "sets a commit status instead"
@@ -180,6 +187,13 @@ class StatusPublisher:
             raise
         self._check_id = check.id
         self.ticket = check.id
+        if self._app_id is not None and check.app_id != self._app_id:
+            raise UsageError(
+                f"the check run evalbot created is the {check.app_slug or 'unknown'} App's "
+                f"({check.app_id}), not the App that input `app-id` names ({self._app_id}): "
+                "pass that App's installation token as `github-token` (made with "
+                "actions/create-github-app-token)"
+            )
         if check.app_slug:
             self.identity = Identity(
                 login=f"{check.app_slug}[bot]", user_type="Bot", app_id=check.app_id
@@ -187,8 +201,11 @@ class StatusPublisher:
         return True
 
     def finish(self, conclusion: str, *, title: str, summary: str, digest: Digest) -> None:
+        """Complete the check as ``conclusion`` with ``digest``, which records it."""
         if self.read_only:
             return
+        if digest.kind == "look":
+            digest = replace(digest, conclusion=conclusion)
         self.recorded = digest
         if not self.use_status and self._check_id is None:
             if self._open(title=title, summary=summary, digest=digest, conclusion=conclusion):
@@ -224,12 +241,36 @@ class StatusPublisher:
 # ---- GitHub's records as tickets --------------------------------------------------------------
 
 
-def check_tickets(runs: Iterable[CheckRunInfo], *, app_id: int | None, sha: str) -> list[Ticket]:
-    """The check runs of evalbot's App (any App when ``app_id`` is unknown: more looks, never
-    fewer) on ``sha`` as tickets."""
+def check_name(name: str, base_ref: str | None, default_branch: str | None) -> str:
+    """The check's name on a pull request into ``base_ref``: the comparison's ``name`` into the
+    repository's default branch, ``name (base BRANCH)`` into any other, so that a check judged
+    against another base's plan never satisfies a check required for the default branch."""
+    if not base_ref or not default_branch or base_ref == default_branch:
+        return name
+    return f"{name} (base {base_ref})"
+
+
+def _of(check: str, name: str) -> bool:
+    """Whether a check (or status) named ``check`` is the comparison ``name``'s, on any base."""
+    return check == name or check.startswith(f"{name} (base ")
+
+
+def check_tickets(
+    runs: Iterable[CheckRunInfo], *, app_id: int | None, sha: str, name: str
+) -> tuple[list[Ticket], list[str]]:
+    """The check runs of the comparison ``name`` (on any base) that evalbot's App created on
+    ``sha``, as tickets (any App's when ``app_id`` is unknown: more looks, never fewer), and
+    what was ignored: the same names written by another App."""
     tickets: list[Ticket] = []
+    ignored: list[str] = []
     for run in runs:
+        if not _of(run.name, name):
+            continue
         if app_id is not None and run.app_id != app_id:
+            ignored.append(
+                f"check run {run.id} on {sha[:7]} was written by {run.app_slug or 'another'} "
+                f"App ({run.app_id}), not evalbot's ({app_id}): ignored"
+            )
             continue
         tickets.append(
             Ticket(
@@ -238,10 +279,11 @@ def check_tickets(runs: Iterable[CheckRunInfo], *, app_id: int | None, sha: str)
                 running=run.status != "completed",
                 started_at=run.started_at,
                 digest=parse_digest(run.text),
+                conclusion=run.conclusion,
                 source=f"check run {run.id}",
             )
         )
-    return tickets
+    return tickets, ignored
 
 
 def status_tickets(
@@ -252,7 +294,7 @@ def status_tickets(
     the ticket); a pending one without a final one is a run in progress. A status carries no
     details: they live in evalbot's comment."""
     ours = sorted(
-        (s for s in statuses if s.context == name and s.creator == login), key=lambda s: s.id
+        (s for s in statuses if _of(s.context, name) and s.creator == login), key=lambda s: s.id
     )
     tickets: list[Ticket] = []
     pending: list[StatusInfo] = []

@@ -42,8 +42,8 @@ class Comments(Connection):
 
     def upsert_sticky_comment(
         self, number: int, marker: str, body: str, *, author: str, author_type: str
-    ) -> str:
-        """Publish ``body`` as the one comment of ``author`` carrying ``marker``; its URL.
+    ) -> CommentInfo:
+        """Publish ``body`` as the one comment of ``author`` carrying ``marker``.
 
         Only comments written by ``author`` (of ``author_type``: ``Bot`` for an App's bot user
         such as ``github-actions[bot]``, ``User`` for a personal token's) are ever edited or
@@ -67,19 +67,19 @@ class Comments(Connection):
             keep = existing[0]
             self._delete_duplicates(existing[1:])
             if keep.body == fit(body, MAX_COMMENT_CHARS, "comment"):
-                return keep.html_url
-            return self.update_comment(keep.id, body).html_url
+                return keep
+            return self.update_comment(keep.id, body)
         created = self.create_comment(number, body)
         after = ours()
         if not after or after[0].id == created.id:
             self._delete_duplicates(after[1:])
-            return created.html_url
+            return created
         keep = after[0]
         log.info(
             "another run commented on #%d at the same time; keeping comment %d", number, keep.id
         )
         self._delete_duplicates(after[1:])
-        return self.update_comment(keep.id, body).html_url
+        return self.update_comment(keep.id, body)
 
     def _delete_duplicates(self, comments: list[CommentInfo]) -> None:
         for comment in comments:

@@ -4,16 +4,19 @@
 event                  condition                        mode
 =====================  ===============================  =================================
 pull_request[_target]  opened/synchronize/reopened/...  ``pull_request`` (fork -> read-only)
-pull_request[_target]  closed                           ``skip``
-workflow_run           completed, success, from a PR    ``workflow_run``
-workflow_run           not completed / not success      ``skip``
+pull_request[_target]  edited, the base changed         ``pull_request``
+pull_request[_target]  closed; edited title or body     ``skip``
+workflow_run           completed, from a PR             ``workflow_run`` (``failed``: not success)
+workflow_run           not completed, or skipped        ``skip``
 workflow_run           triggering run was not for a PR  ``skip``
 push                   (any branch)                     ``push``
 workflow_dispatch      / schedule                       ``dispatch``
 anything else                                           ``skip``
 =====================  ===============================  =================================
 
-``head_sha`` is the commit the candidate results are about: the check goes there.
+``head_sha`` is the commit the candidate results are about: the check goes there. A
+``workflow_run`` whose run failed (``failed`` is its conclusion) has no results: evalbot posts a
+failing check, so that a required check does not wait forever.
 """
 
 from __future__ import annotations
@@ -26,6 +29,8 @@ Mode = Literal["pull_request", "workflow_run", "push", "dispatch", "skip"]
 
 PR_EVENTS = ("pull_request", "pull_request_target")
 PR_ACTIONS_SKIPPED = ("closed",)
+#: Conclusions of a triggering run that leave nothing to judge and nothing to fail.
+RUN_CONCLUSIONS_SKIPPED = ("skipped", "neutral")
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -41,6 +46,9 @@ class Event:
     is_fork: bool = False
     run_id: int | None = None  # workflow_run: the triggering run (it holds the candidate)
     workflow_id: int | None = None  # workflow_run: the triggering run's workflow
+    workflow_path: str | None = None  # workflow_run: its file, .github/workflows/evals.yml
+    failed: str | None = None  # workflow_run: the conclusion of a triggering run that failed
+    before: str | None = None  # pull_request synchronize: the head before the push
     branch: str | None = None  # push/dispatch: the branch the results belong to
     skip_reason: str | None = None
 
@@ -98,6 +106,8 @@ def _pull_request(event_name: str, payload: Mapping[str, Any], repository: str) 
     action = _str(payload.get("action"))
     if action in PR_ACTIONS_SKIPPED or _get(pull, "state") == "closed":
         return _skip(event_name, f"pull request #{number} is closed")
+    if action == "edited" and not isinstance(_get(payload, "changes", "base"), Mapping):
+        return _skip(event_name, f"only the title or body of pull request #{number} changed")
     head_repo = _str(_get(pull, "head", "repo", "full_name"))
     base_repo = _str(_get(pull, "base", "repo", "full_name")) or repository
     return Event(
@@ -111,6 +121,7 @@ def _pull_request(event_name: str, payload: Mapping[str, Any], repository: str) 
         head_repo=head_repo or None,
         # a deleted fork has head.repo = null: treat it as a fork
         is_fork=(not head_repo) or head_repo.lower() != base_repo.lower(),
+        before=(_str(payload.get("before")) or None) if action == "synchronize" else None,
     )
 
 
@@ -125,12 +136,11 @@ def _workflow_run(payload: Mapping[str, Any], repository: str) -> Event:
     action = _str(payload.get("action"))
     if action and action != "completed":
         return _skip("workflow_run", f"the triggering run is {action}, not completed")
-    conclusion = _str(run.get("conclusion"))
-    if conclusion != "success":
+    conclusion = _str(run.get("conclusion")) or "unknown"
+    if conclusion in RUN_CONCLUSIONS_SKIPPED:
         return _skip(
             "workflow_run",
-            f"the triggering run {run_id} concluded `{conclusion or 'unknown'}`, not `success`: "
-            "there are no results to compare",
+            f"the triggering run {run_id} concluded `{conclusion}`: nothing ran to compare",
         )
     if _str(run.get("event")) not in PR_EVENTS:
         return _skip(
@@ -160,4 +170,6 @@ def _workflow_run(payload: Mapping[str, Any], repository: str) -> Event:
         is_fork=bool(head_repo) and head_repo.lower() != base_repo.lower(),
         run_id=run_id,
         workflow_id=workflow_id if isinstance(workflow_id, int) else None,
+        workflow_path=_str(run.get("path")) or None,
+        failed=None if conclusion == "success" else conclusion,
     )

@@ -19,16 +19,17 @@ class PullRequests(Connection):
         with self._errors(f"reading pull request #{number}", PERMISSION_PULLS_READ):
             return pull_info(self._repo.get_pull(number))
 
-    def find_pull_for_head(
+    def find_pulls_for_head(
         self, head_sha: str, head_branch: str | None = None, head_owner: str | None = None
-    ) -> PullRequestInfo | None:
-        """The open pull request whose head is ``head_sha`` (for a ``workflow_run`` event whose
-        payload lists no pull request, e.g. one from a fork). ``None`` if there is none."""
-        action = f"finding the pull request for commit {head_sha[:12]}"
+    ) -> list[PullRequestInfo]:
+        """Every open pull request whose head is ``head_sha`` (a ``workflow_run`` event's payload
+        lists none for a fork), by number."""
+        action = f"finding the pull requests of commit {head_sha[:12]}"
+        found: dict[int, PullRequestInfo] = {}
         with self._errors(action, PERMISSION_PULLS_READ):
             for pull in self._repo.get_commit(head_sha).get_pulls():
                 if pull.head.sha == head_sha and pull.state == "open":
-                    return pull_info(pull)
+                    found[pull.number] = pull_info(pull)
             # GitHub does not associate a fork's commits with the base repository's pulls.
             pulls: PaginatedList[PullRequest]
             if head_branch and head_owner:
@@ -37,16 +38,22 @@ class PullRequests(Connection):
                 pulls = self._repo.get_pulls(state="open", sort="updated", direction="desc")
             for pull in pulls:
                 if pull.head.sha == head_sha:
-                    return pull_info(pull)
-        return None
+                    found[pull.number] = pull_info(pull)
+        return [found[number] for number in sorted(found)]
 
-    def list_pull_commits(self, number: int) -> list[str]:
-        """The shas of the pull request's commits, oldest first (GitHub lists at most 250)."""
+    def list_pulls_of_head(self, head_owner: str, head_branch: str) -> list[PullRequestInfo]:
+        """The pull requests from ``head_owner:head_branch`` in every state, newest first."""
+        label = f"{head_owner}:{head_branch}"
+        with self._errors(f"listing the pull requests from {label}", PERMISSION_PULLS_READ):
+            return [pull_info(p) for p in self._repo.get_pulls(state="all", head=label)]
+
+    def list_pull_commits(self, number: int) -> list[tuple[str, str]]:
+        """The pull request's commits and their trees, oldest first (GitHub lists 250 at most)."""
         with self._errors(f"listing the commits of pull request #{number}", PERMISSION_PULLS_READ):
             found = PaginatedList(
                 Commit, self._gh.requester, f"{self._repo.url}/pulls/{number}/commits", None
             )
-            return [commit.sha for commit in found]
+            return [(commit.sha, commit.commit.tree.sha) for commit in found]
 
     def authenticated_login(self) -> str:
         """The login of a personal token's user (``GET /user``). An App's token has no user:

@@ -41,6 +41,8 @@ class PullRequestInfo:
     base_repo: str
     html_url: str
     created_at: datetime | None = None
+    default_branch: str = ""  # of the base repository
+    commits: int = 0  # how many commits it has (GitHub lists at most 250)
 
     @property
     def is_fork(self) -> bool:
@@ -94,6 +96,7 @@ class WorkflowRunInfo:
     pull_numbers: tuple[int, ...]
     head_repo: str = ""  # full name of the repository the head commit lives in
     created_at: datetime | None = None
+    path: str = ""  # the workflow's file, e.g. .github/workflows/evals.yml
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -123,6 +126,8 @@ def pull_info(pull: PullRequest) -> PullRequestInfo:
         base_repo=pull.base.repo.full_name,
         html_url=pull.html_url,
         created_at=pull.created_at,
+        default_branch=pull.base.repo.default_branch or "",
+        commits=pull.commits or 0,
     )
 
 
@@ -180,6 +185,7 @@ def run_info(run: WorkflowRun) -> WorkflowRunInfo:
         pull_numbers=tuple(p.number for p in run.pull_requests),
         head_repo=run.head_repository.full_name if run.head_repository is not None else "",
         created_at=run.created_at,
+        path=run.path or "",
     )
 
 

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from github.Artifact import Artifact
-from github.GithubObject import NotSet
 from github.PaginatedList import PaginatedList
+from github.WorkflowRun import WorkflowRun
 
 from evalbot.github.connection import Connection
 from evalbot.github.errors import PERMISSION_ACTIONS
@@ -16,24 +16,28 @@ __all__ = ["WorkflowRuns"]
 class WorkflowRuns(Connection):
     def list_workflow_runs(
         self,
-        workflow_id_or_file: str | int,
-        branch: str,
+        workflow_id_or_file: str | int | None,
+        branch: str | None,
         status: str | None = "success",
         *,
         event: str | None = None,
         head_sha: str | None = None,
         limit: int = 100,
     ) -> list[WorkflowRunInfo]:
-        """Runs of one workflow on ``branch``, newest first (at most ``limit``); ``status``
-        ``None``: whatever their status."""
-        action = f"listing runs of workflow {workflow_id_or_file!r} on {branch!r}"
+        """Runs of one workflow (its id or file name; ``None``: every workflow's) on ``branch``
+        (``None``: any), newest first, at most ``limit``; ``status`` ``None``: any status."""
+        which = f"workflow {workflow_id_or_file!r}" if workflow_id_or_file else "every workflow"
+        action = f"listing runs of {which}" + (f" on {branch!r}" if branch else "")
+        path = f"/actions/workflows/{workflow_id_or_file}" if workflow_id_or_file else ""
+        params = {"branch": branch, "status": status, "event": event, "head_sha": head_sha}
         with self._errors(action, PERMISSION_ACTIONS):
             runs: list[WorkflowRunInfo] = []
-            found = self._repo.get_workflow(workflow_id_or_file).get_runs(
-                branch=branch,
-                status=status if status else NotSet,
-                event=event if event else NotSet,
-                head_sha=head_sha if head_sha else NotSet,
+            found = PaginatedList(
+                WorkflowRun,
+                self._gh.requester,
+                f"{self._repo.url}{path}/runs" if path else f"{self._repo.url}/actions/runs",
+                {key: value for key, value in params.items() if value},
+                list_item="workflow_runs",
             )
             for run in found:
                 runs.append(run_info(run))

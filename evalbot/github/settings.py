@@ -39,6 +39,7 @@ INPUTS = (
     "name",
     "holdout",
     "comment",
+    "app-id",
 )
 OUTPUTS = (
     "verdict",
@@ -78,6 +79,7 @@ class Settings:
     name: str = DEFAULT_NAME
     holdout: bool = False  # analyse the sealed holdout (``holdout:`` of the plan) instead
     comment: str = "always"  # one of COMMENT_MODES
+    app_id: int | None = None  # the App whose check runs are evalbot's records (``app-id``)
     # the runner's context
     event_name: str = ""
     event_path: str | None = None
@@ -217,7 +219,6 @@ def parse_settings(environ: Mapping[str, str]) -> Settings:
     repository = environ.get("GITHUB_REPOSITORY", "").strip()
     if repository and not re.fullmatch(r"[^/\s]+/[^/\s]+", repository):
         raise ActionInputError(f"GITHUB_REPOSITORY must be 'owner/name', got {repository!r}")
-    run_id_text = environ.get("GITHUB_RUN_ID", "").strip()
     return Settings(
         token=token,
         candidate=candidate,
@@ -235,6 +236,7 @@ def parse_settings(environ: Mapping[str, str]) -> Settings:
         name=name,
         holdout=_bool(environ, "holdout", False),
         comment=_choice(environ, "comment", COMMENT_MODES),
+        app_id=_count_input(environ, "app-id", 0, 2**53) or None,
         event_name=environ.get("GITHUB_EVENT_NAME", "").strip(),
         event_path=environ.get("GITHUB_EVENT_PATH") or None,
         repository=repository,
@@ -245,7 +247,7 @@ def parse_settings(environ: Mapping[str, str]) -> Settings:
         workspace=environ.get("GITHUB_WORKSPACE") or ".",
         output_path=environ.get("GITHUB_OUTPUT") or None,
         summary_path=environ.get("GITHUB_STEP_SUMMARY") or None,
-        run_id=int(run_id_text) if run_id_text.isdigit() else None,
+        run_id=int(run) if (run := environ.get("GITHUB_RUN_ID", "").strip()).isdigit() else None,
         workflow_ref=environ.get("GITHUB_WORKFLOW_REF") or None,
         retries=_int(environ, "EVALBOT_GITHUB_RETRIES", 3, 0),
         backoff=_float(environ, "EVALBOT_GITHUB_BACKOFF", 1.0),

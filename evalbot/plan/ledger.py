@@ -1,43 +1,37 @@
-"""Pure: the earlier looks at a pull request, counted from records that commenters cannot write.
+"""Pure: a look and its records, in one place: what a look is, how each record holds it, and how
+the records are counted.
 
-Every run of evalbot on a pull request creates its check run (with a personal token: a commit
-status) named after the comparison *before* it reads the earlier looks, declaring there the
-commit and the item set it judges (:class:`evalbot.plan.state.Digest`). GitHub numbers check runs in
-the order they are created, so the id is the run's **ticket**: a total order of runs that no
-comment edit, and no race between parallel runs, can change. Only check runs created by the
-App that evalbot runs as are tickets (only that App can write them); only statuses set by the
-token's own user are.
+A **look** (:class:`Look`) is one verdict evalbot gave on a change: the tree of a head commit
+judged on an item set against a base (its branch, its commit and the blob of the plan read
+there), with the number it had among the change's looks. A change is a head repository and
+branch: every pull request from it (open or closed, into any base) shares its looks, and an
+amended commit with the same tree is the same look again (:attr:`Look.change`).
 
-:func:`count_looks` turns the tickets of the pull request's commits (and of the commits its
-own comment says were looked at, which a force push removes from the pull request) into the
-:class:`~evalbot.plan.state.State` the policy reads: the earlier looks in ticket order. The rules:
+Its records, written by evalbot only and each holding the look as :func:`look_json` writes it:
 
-- a completed run whose digest records a verdict is a look on its commit;
-- a completed run that compared nothing (``none``) is not a look;
-- a completed run without a readable digest is a look on its commit, on items not on record
-  (fail closed: a tampered or unreadable record never gives a look back);
-- a run still in progress with a *lower* ticket is a look on its commit (it may be about to
-  give a verdict), unless it started more than :data:`STALE_AFTER` ago (a job killed before it
-  could finish; GitHub-hosted jobs end after 6 hours); a run with a higher ticket is later
-  than this one and counts it, not the other way round;
-- a look the comment records on a commit that has no ticket at all counts too (fail closed);
-  on a commit that has tickets, the tickets decide.
+- the check run evalbot's identity creates on the head commit: its ``output.text`` is the
+  **digest** (:func:`render_digest`), a hidden block of base64 JSON ``{"v": 1, "kind": ...}``:
+  ``start`` (the commit and item set declared before the earlier looks are read), ``look``
+  (the verdict, with the conclusion the check was given) or ``none`` (nothing compared);
+- the state block of evalbot's comment on each pull request (:mod:`evalbot.plan.state`).
 
-The look number of this run is then the rank of its commit among the distinct commits looked
-at, ordered by their first ticket (policy.py counts the state's distinct looks); a lower ticket
-on the same commit makes this run a re-run of that look, and a different declared item set on
-the same commit is "shopping" (refused by the policy).
+GitHub numbers check runs in the order they are created, and each run creates its check run
+before it reads the earlier ones: the id is the run's **ticket**, a total order of runs that
+no comment edit and no race can change. :func:`count_looks` turns the tickets and the
+comments' looks into the :class:`State` the policy judges, by these rules:
 
-Each check run carries its record in its ``output.text``, the **look digest**, a hidden block::
+- a completed run whose digest records a verdict is a look on its commit; one that compared
+  nothing is not; one without a readable digest is a look on items not on record (fail closed);
+- a run in progress with a lower ticket is a look (it may be about to give a verdict) unless it
+  started more than :data:`STALE_AFTER` ago; a higher ticket is a later run, which counts this
+  one;
+- **records never cancel**: a look any record holds is counted, whatever another says; where
+  two records disagree (a verdict the check run says compared nothing, another outcome, a check
+  whose conclusion is not the one its digest recorded) that is a **finding**;
+- every look carries its number: a count below the highest number on record means records of
+  looks are gone, also a finding. Findings refuse the verdict and fail the check.
 
-    <!-- evalbot-look:v1 eyJ2IjogMSwgImtpbmQiOiAibG9vayIsIC4uLn0= -->
-
-base64 of ``{"v": 1, "kind": "look", ...}`` with the keys of a look in evalbot's comment state
-(:mod:`evalbot.plan.state`) for a run that gave a verdict, ``{"v": 1, "kind": "start", "head_sha",
-"holdout", "fingerprint", "items"}`` while it runs (it declares its commit and item set before
-it reads the ledger), and ``{"v": 1, "kind": "none", "head_sha", "holdout"}`` for a run that
-compared nothing (no baseline yet, an error). :func:`parse_digest` runs in linear time and never
-raises.
+:func:`parse_digest` and :func:`look_from_json` run in linear time and trust nothing.
 """
 
 from __future__ import annotations
@@ -45,55 +39,281 @@ from __future__ import annotations
 import base64
 import binascii
 import json
+import math
 import re
-from collections.abc import Iterable
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 from typing import Any, Literal
 
-from evalbot.plan.state import (
-    FINGERPRINT,
-    SHA,
-    UNKNOWN_FINGERPRINT,
-    Look,
-    State,
-    decode_payload,
-    look_from_json,
-    look_json,
-)
-
 __all__ = [
-    "DIGEST_MARKER",
     "STALE_AFTER",
+    "UNKNOWN_FINGERPRINT",
     "Digest",
+    "Look",
+    "LookError",
+    "State",
     "Ticket",
     "count_looks",
+    "decode_payload",
+    "distinct_looks",
+    "look_from_json",
+    "look_json",
     "parse_digest",
     "placeholder",
     "render_digest",
+    "with_look",
 ]
 
 DIGEST_MARKER = "evalbot-look:v1"
 DIGEST_VERSION = 1
 MAX_DIGEST_CHARS = 16 * 1024
-_DIGEST = re.compile(r"<!-- " + re.escape(DIGEST_MARKER) + r" ([A-Za-z0-9+/=]+) -->")
-
+MAX_LOOKS = 1_000  # a record keeps the newest looks beyond this
+MAX_EFFECT = 1e15  # a score difference beyond this is taken for tampering
+MAX_REF_CHARS = 255
+OUTCOMES = frozenset({"improvement", "regression", "no_significant_difference", "inconclusive"})
+METRICS = frozenset({"pass_rate", "mean_score"})
+CONCLUSIONS = frozenset({"success", "failure", "neutral", "cancelled"})
+#: The item set of a look whose items are not on record: it matches no real fingerprint.
+UNKNOWN_FINGERPRINT = "0" * 64
 #: A run in progress for longer than this is taken for a job that was killed (GitHub-hosted
 #: jobs are stopped after 6 hours) and no longer counts as a look.
 STALE_AFTER = timedelta(hours=6)
 _EPOCH = "1970-01-01T00:00:00Z"
+_DIGEST = re.compile(r"<!-- " + re.escape(DIGEST_MARKER) + r" ([A-Za-z0-9+/=]+) -->")
+SHA = re.compile(r"[0-9a-fA-F]{4,64}")
+FINGERPRINT = re.compile(r"[0-9a-f]{64}")
+_TIME = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,6})?(Z|[+-]\d{2}:\d{2})")
+_REF = re.compile(r"[^\x00-\x1f\x7f]{1,255}")
 
 
-# ---- the look digest of a check run -------------------------------------------------------------
+# ---- a look -----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, kw_only=True)
+class Look:
+    """One verdict evalbot gave on a change. ``recorded`` is ``False`` for a look known only
+    from a ticket (a run in progress, an unreadable record): its outcome, p-value and items are
+    placeholders, never shown as results. The later fields are ``None`` in older records."""
+
+    head_sha: str
+    items: int
+    fingerprint: str
+    pvalue: float
+    outcome: str
+    at: str  # ISO 8601 time of the run, e.g. "2026-11-30T09:00:00Z"
+    holdout: bool = False
+    # the difference candidate - baseline and its interval ("pass_rate": fractions)
+    metric: str | None = None
+    effect: float | None = None
+    effect_ci: tuple[float, float] | None = None
+    recorded: bool = True
+    tree: str | None = None  # the head commit's tree: the change as judged
+    number: int | None = None  # its number among the change's looks (a re-run keeps it)
+    pull: int | None = None  # the pull request it was given on
+    base_ref: str | None = None  # the base it was judged against, and the plan read there
+    base_sha: str | None = None
+    plan: str | None = None  # the git blob sha of the plan file (None: evalbot's defaults)
+    run: int | None = None  # the workflow run whose results were judged
+    comment: int | None = None  # evalbot's comment it was published in
+
+    @property
+    def change(self) -> str:
+        """What makes two looks the same one: the tree judged (the commit, in older records)."""
+        return self.tree or self.head_sha
+
+
+class LookError(ValueError):
+    """A look (or a block holding looks) that cannot be what evalbot wrote."""
+
+
+def _get(obj: dict[str, Any], key: str, kind: type | tuple[type, ...]) -> Any:
+    value = obj.get(key)
+    if isinstance(value, bool) and kind is not bool:
+        raise LookError(f"`{key}` has the wrong type")
+    if not isinstance(value, kind):
+        raise LookError(f"`{key}` is missing or has the wrong type")
+    return value
+
+
+def _optional(raw: dict[str, Any], key: str, kind: type, pattern: re.Pattern[str] | None) -> Any:
+    """An optional key: absent (``None``), or of ``kind`` (a positive int, or a string that
+    matches ``pattern``)."""
+    if raw.get(key) is None:
+        return None
+    value = _get(raw, key, kind)
+    if kind is int and value < 1:
+        raise LookError(f"`{key}` is not positive")
+    if pattern is not None and not pattern.fullmatch(value):
+        raise LookError(f"`{key}` is malformed")
+    return value.lower() if pattern is SHA else value
+
+
+def look_from_json(raw: object) -> Look:
+    """A look from its JSON object; :class:`LookError` says what is wrong with it."""
+    if not isinstance(raw, dict):
+        raise LookError("a look is not an object")
+    head_sha = _get(raw, "head_sha", str)
+    if not SHA.fullmatch(head_sha):
+        raise LookError("`head_sha` is not a commit sha")
+    fingerprint = _get(raw, "fingerprint", str)
+    if not FINGERPRINT.fullmatch(fingerprint):
+        raise LookError("`fingerprint` is not a sha256")
+    items = _get(raw, "items", int)
+    if items < 0:
+        raise LookError("`items` is negative")
+    pvalue = _get(raw, "pvalue", (int, float))
+    if isinstance(pvalue, int) and pvalue not in (0, 1):  # float() of a huge int overflows
+        raise LookError("`pvalue` is not in [0, 1]")
+    pvalue = float(pvalue)
+    if not (math.isfinite(pvalue) and 0.0 <= pvalue <= 1.0):
+        raise LookError("`pvalue` is not in [0, 1]")
+    outcome = _get(raw, "outcome", str)
+    if outcome not in OUTCOMES:
+        raise LookError("`outcome` is unknown")
+    at = _get(raw, "at", str)
+    if not _TIME.fullmatch(at):
+        raise LookError("`at` is not an ISO 8601 time")
+    holdout, recorded = raw.get("holdout", False), raw.get("recorded", True)
+    for key, flag in (("holdout", holdout), ("recorded", recorded)):
+        if not isinstance(flag, bool):
+            raise LookError(f"`{key}` is not a boolean")
+    metric, effect, effect_ci = _effect(raw)
+    return Look(
+        head_sha=head_sha.lower(),
+        items=items,
+        fingerprint=fingerprint,
+        pvalue=pvalue,
+        outcome=outcome,
+        at=at,
+        holdout=holdout,
+        metric=metric,
+        effect=effect,
+        effect_ci=effect_ci,
+        recorded=recorded,
+        tree=_optional(raw, "tree", str, SHA),
+        number=_optional(raw, "number", int, None),
+        pull=_optional(raw, "pull", int, None),
+        base_ref=_optional(raw, "base_ref", str, _REF),
+        base_sha=_optional(raw, "base_sha", str, SHA),
+        plan=_optional(raw, "plan", str, SHA),
+        run=_optional(raw, "run", int, None),
+        comment=_optional(raw, "comment", int, None),
+    )
+
+
+def _number(value: object, key: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise LookError(f"`{key}` is not a number")
+    if isinstance(value, int) and abs(value) > MAX_EFFECT:  # float() of a huge int overflows
+        raise LookError(f"`{key}` is out of range")
+    number = float(value)
+    if not math.isfinite(number) or abs(number) > MAX_EFFECT:
+        raise LookError(f"`{key}` is out of range")
+    return number
+
+
+def _effect(raw: dict[str, Any]) -> tuple[str | None, float | None, tuple[float, float] | None]:
+    """The look's effect: all three keys or none of them (a record from before they existed)."""
+    present = [key for key in ("metric", "effect", "effect_ci") if key in raw]
+    if not present:
+        return None, None, None
+    if len(present) < 3:
+        raise LookError("`metric`, `effect` and `effect_ci` go together")
+    metric = _get(raw, "metric", str)
+    if metric not in METRICS:
+        raise LookError("`metric` is unknown")
+    effect = _number(raw["effect"], "effect")
+    ci = raw["effect_ci"]
+    if not isinstance(ci, list) or len(ci) != 2:
+        raise LookError("`effect_ci` is not a pair")
+    low, high = _number(ci[0], "effect_ci"), _number(ci[1], "effect_ci")
+    if low > high:
+        raise LookError("`effect_ci` is reversed")
+    if metric == "pass_rate" and not all(-1.0 <= x <= 1.0 for x in (effect, low, high)):
+        raise LookError("`effect` of a pass rate is not in [-1, 1]")
+    return metric, effect, (low, high)
+
+
+_OPTIONAL = ("tree", "number", "pull", "base_ref", "base_sha", "plan", "run", "comment")
+
+
+def look_json(look: Look) -> dict[str, Any]:
+    """A look as the JSON object every record holds (a check run's digest, a comment's block)."""
+    data: dict[str, Any] = {
+        "head_sha": look.head_sha,
+        "items": look.items,
+        "fingerprint": look.fingerprint,
+        "pvalue": look.pvalue,
+        "outcome": look.outcome,
+        "at": look.at,
+        "holdout": look.holdout,
+    }
+    if not look.recorded:
+        data["recorded"] = False
+    if look.metric in METRICS and look.effect is not None and look.effect_ci is not None:
+        values = (look.effect, *look.effect_ci)
+        if all(math.isfinite(value) and abs(value) <= MAX_EFFECT for value in values):
+            data["metric"] = look.metric
+            data["effect"] = float(look.effect)
+            data["effect_ci"] = [float(look.effect_ci[0]), float(look.effect_ci[1])]
+    for key in _OPTIONAL:
+        if (value := getattr(look, key)) is not None:
+            data[key] = value
+    return data
+
+
+def decode_payload(compact: str) -> Any:
+    """The JSON value in a base64 payload; non-finite numbers refused (``LookError``)."""
+
+    def refuse(name: str) -> float:
+        raise LookError(f"non-finite number {name}")
+
+    return json.loads(
+        base64.b64decode(compact, validate=True).decode("utf-8"), parse_constant=refuse
+    )
+
+
+def distinct_looks(looks: Iterable[Look]) -> list[Look]:
+    """One look per change, item set and kind (holdout or not), in order: a re-run is not a
+    new look. The first record of each is kept; a placeholder yields to a recorded look."""
+    kept: dict[tuple[str, str, bool], Look] = {}
+    for look in looks:
+        key = (look.change, look.fingerprint, look.holdout)
+        if key not in kept or (look.recorded and not kept[key].recorded):
+            kept[key] = look
+    return list(kept.values())
+
+
+@dataclass(frozen=True, kw_only=True)
+class State:
+    """The earlier looks at a change, as the policy reads them. ``warning`` says what was taken
+    on trust or left out; ``findings`` say which records disagree or are gone (they refuse the
+    verdict); ``most`` is the highest look number any record holds."""
+
+    looks: tuple[Look, ...] = ()
+    holdout_uses: int = 0
+    warning: str | None = None
+    findings: tuple[str, ...] = ()
+    most: int = 0
+
+
+def with_look(state: State, look: Look, *, holdout_use: bool = False) -> State:
+    """The looks after one more run: the look appended, the holdout use counted if any."""
+    return State(
+        looks=(*state.looks, look)[-MAX_LOOKS:],
+        holdout_uses=state.holdout_uses + (1 if holdout_use else 0),
+    )
+
+
+# ---- a check run's record: the digest ---------------------------------------------------------
 
 
 @dataclass(frozen=True, kw_only=True)
 class Digest:
-    """What one run of evalbot declares in its check run (see the module's docstring).
-
-    ``start``: the run is under way on ``head_sha``, judging ``fingerprint`` (``items`` items);
-    ``look``: it gave the verdict ``look``; ``none``: it compared nothing.
-    """
+    """What one run of evalbot declares in its check run: ``start`` (under way on ``head_sha``,
+    judging ``fingerprint``), ``look`` (the verdict ``look``, the check's ``conclusion``) or
+    ``none`` (nothing compared)."""
 
     kind: Literal["start", "look", "none"]
     head_sha: str
@@ -101,9 +321,10 @@ class Digest:
     fingerprint: str | None = None
     items: int | None = None
     look: Look | None = None
+    conclusion: str | None = None
 
     @classmethod
-    def of_look(cls, look: Look) -> Digest:
+    def of_look(cls, look: Look, conclusion: str | None = None) -> Digest:
         """The record of the verdict ``look``."""
         return cls(
             kind="look",
@@ -112,6 +333,7 @@ class Digest:
             fingerprint=look.fingerprint,
             items=look.items,
             look=look,
+            conclusion=conclusion,
         )
 
 
@@ -126,16 +348,11 @@ def render_digest(digest: Digest) -> str:
         if digest.kind == "start":
             data["fingerprint"] = digest.fingerprint
             data["items"] = digest.items
+    if digest.conclusion is not None:
+        data["conclusion"] = digest.conclusion
     data = {"v": DIGEST_VERSION, "kind": digest.kind, **data}
     text = json.dumps(data, separators=(",", ":"), sort_keys=True, allow_nan=False)
     return f"<!-- {DIGEST_MARKER} {base64.b64encode(text.encode('utf-8')).decode('ascii')} -->"
-
-
-def _field(data: dict[str, Any], key: str, kind: type) -> Any:
-    value = data.get(key)
-    if not isinstance(value, kind) or (isinstance(value, bool) and kind is not bool):
-        raise ValueError(f"`{key}` is missing or has the wrong type")
-    return value
 
 
 def parse_digest(text: str | None) -> Digest | None:
@@ -151,48 +368,39 @@ def parse_digest(text: str | None) -> Digest | None:
         version = data.get("v") if isinstance(data, dict) else None
         if version != DIGEST_VERSION or isinstance(version, bool):
             return None
-        kind = data.get("kind")
+        kind, conclusion = data.get("kind"), data.pop("conclusion", None)
+        if conclusion is not None and conclusion not in CONCLUSIONS:
+            return None
         if kind == "look":
             look = look_from_json({k: v for k, v in data.items() if k not in ("v", "kind")})
-            if not look.recorded:
-                return None
-            return Digest.of_look(look)
-        if kind not in ("start", "none"):
-            return None
-        head_sha = _field(data, "head_sha", str)
-        holdout = _field(data, "holdout", bool)
-        if not SHA.fullmatch(head_sha):
+            return Digest.of_look(look, conclusion) if look.recorded else None
+        head_sha, holdout = _optional(data, "head_sha", str, SHA), _get(data, "holdout", bool)
+        if kind not in ("start", "none") or head_sha is None:
             return None
         if kind == "none":
-            return Digest(kind="none", head_sha=head_sha.lower(), holdout=holdout)
-        fingerprint = _field(data, "fingerprint", str)
-        items = _field(data, "items", int)
+            return Digest(kind="none", head_sha=head_sha, holdout=holdout)
+        fingerprint, items = _get(data, "fingerprint", str), _get(data, "items", int)
         if not FINGERPRINT.fullmatch(fingerprint) or items < 0:
             return None
         return Digest(
-            kind="start",
-            head_sha=head_sha.lower(),
-            holdout=holdout,
-            fingerprint=fingerprint,
-            items=items,
+            kind="start", head_sha=head_sha, holdout=holdout, fingerprint=fingerprint, items=items
         )
     except (ValueError, binascii.Error, RecursionError, MemoryError):
         return None
 
 
-# ---- the tickets -------------------------------------------------------------------------------
+# ---- the count ---------------------------------------------------------------------------------
 
 
 @dataclass(frozen=True, kw_only=True)
 class Ticket:
     """One run of evalbot as the ledger shows it: a check run (or a commit status).
 
-    ``digest`` is what the run declared (``None``: nothing readable). ``opaque`` marks records
-    that carry no details by design (commit statuses: the details are in evalbot's comment),
-    so their missing digest is not a warning. ``holdout`` is the kind of analysis when the
-    record says it elsewhere than in a digest (a status is taken to be of the run's own kind);
-    ``None`` with no digest: unknown, so it counts for both. ``source`` names the record in
-    messages ("check run 123").
+    ``digest`` is what the run declared (``None``: nothing readable); ``conclusion`` the
+    conclusion the check run has now (compared with the one its digest recorded). ``opaque``
+    marks records without details by design (commit statuses), ``holdout`` their kind (``None``
+    with no digest: unknown, so it counts for both); ``tree`` is the commit's tree where known;
+    ``source`` names the record in messages ("check run 123").
     """
 
     id: int
@@ -200,6 +408,7 @@ class Ticket:
     running: bool
     started_at: datetime | None = None
     digest: Digest | None = None
+    conclusion: str | None = None
     opaque: bool = False
     holdout: bool | None = None
     source: str = ""
@@ -213,7 +422,7 @@ def placeholder(
     items: int | None = None,
     at: datetime | None = None,
 ) -> Look:
-    """A look known from the ledger only: its verdict is not on record (yet)."""
+    """A look known from a ticket only: its verdict is not on record (yet)."""
     return Look(
         head_sha=sha.lower(),
         items=items or 0,
@@ -226,91 +435,79 @@ def placeholder(
     )
 
 
-def _short(sha: str) -> str:
-    return sha[:7]
-
-
-def _ticket_looks(
-    ticket: Ticket, *, holdout: bool, now: datetime, warnings: list[str]
-) -> list[Look]:
+def _ticket_looks(ticket: Ticket, *, holdout: bool, now: datetime, notes: _Notes) -> list[Look]:
     """The looks one earlier ticket stands for, for the analysis of kind ``holdout``."""
-    digest = ticket.digest
-    sha = ticket.sha.lower()
+    digest, sha, short = ticket.digest, ticket.sha.lower(), ticket.sha[:7]
     if ticket.holdout is not None and ticket.holdout != holdout:
         return []
     if digest is not None and digest.head_sha.lower() != sha:
-        warnings.append(
-            f"{ticket.source} on {_short(sha)} records another commit "
-            f"({_short(digest.head_sha)}): counted as a look on items not on record"
-        )
-        digest = None
-    if ticket.running:
-        return _running_looks(ticket, digest, holdout=holdout, now=now, warnings=warnings)
-    return _finished_looks(ticket, digest, holdout=holdout, warnings=warnings)
-
-
-def _running_looks(
-    ticket: Ticket, digest: Digest | None, *, holdout: bool, now: datetime, warnings: list[str]
-) -> list[Look]:
-    """An earlier run still in progress: a look on its commit (it may be about to give a
-    verdict), unless it has been going for longer than any job runs."""
-    sha = ticket.sha.lower()
-    if ticket.started_at is not None and now - ticket.started_at > STALE_AFTER:
-        warnings.append(
-            f"{ticket.source} on {_short(sha)} has been in progress since "
-            f"{ticket.started_at.astimezone(UTC):%Y-%m-%d %H:%M} UTC: taken for a run that "
-            "was stopped, not counted"
-        )
-        return []
-    if digest is not None and digest.kind == "start":
-        if digest.holdout != holdout:
-            return []
-        return [
-            placeholder(
-                sha,
-                holdout=holdout,
-                fingerprint=digest.fingerprint,
-                items=digest.items,
-                at=ticket.started_at,
-            )
-        ]
-    if digest is None and not ticket.opaque:
-        warnings.append(
-            f"{ticket.source} on {_short(sha)} is in progress without a readable record: "
+        notes.warn(
+            f"{ticket.source} on {short} records another commit ({digest.head_sha[:7]}): "
             "counted as a look on items not on record"
         )
-    return [placeholder(sha, holdout=holdout, at=ticket.started_at)]
-
-
-def _finished_looks(
-    ticket: Ticket, digest: Digest | None, *, holdout: bool, warnings: list[str]
-) -> list[Look]:
-    """A completed run: its recorded look, none, or (no readable record) an unknown one."""
-    sha = ticket.sha.lower()
+        digest = None
+    if ticket.running and ticket.started_at is not None and now - ticket.started_at > STALE_AFTER:
+        notes.warn(
+            f"{ticket.source} on {short} has been in progress since "
+            f"{ticket.started_at.astimezone(UTC):%Y-%m-%d %H:%M} UTC: taken for a run that was "
+            "stopped, not counted"
+        )
+        notes.stale.add(sha)
+        return []
+    unknown = placeholder(sha, holdout=holdout, at=ticket.started_at)
     if digest is None:
         if not ticket.opaque:
-            warnings.append(
-                f"{ticket.source} on {_short(sha)} carries no readable record of its look: "
-                "counted as a look on items not on record"
+            notes.warn(
+                f"{ticket.source} on {short} "
+                + ("is in progress without" if ticket.running else "carries no")
+                + " readable record of its look: counted as a look on items not on record"
             )
-        return [placeholder(sha, holdout=holdout, at=ticket.started_at)]
-    if digest.holdout != holdout or digest.kind == "none":
+        return [unknown]
+    if digest.holdout != holdout or (digest.kind == "none" and not ticket.running):
         return []
-    if digest.kind == "look" and digest.look is not None:
+    if digest.kind == "look" and digest.look is not None and not ticket.running:
+        if digest.conclusion and ticket.conclusion and digest.conclusion != ticket.conclusion:
+            notes.find(
+                f"{ticket.source} on {short} has the conclusion {ticket.conclusion}, but its "
+                f"record says {digest.conclusion}"
+            )
         return [digest.look]
-    # completed, yet still only its start: the run ended without writing its verdict's record
-    warnings.append(
-        f"{ticket.source} on {_short(sha)} ended without a record of its verdict: counted as a look"
-    )
-    return [
-        placeholder(
-            sha,
-            holdout=holdout,
-            fingerprint=digest.fingerprint,
-            items=digest.items,
-            at=ticket.started_at,
+    if not ticket.running:
+        notes.warn(f"{ticket.source} on {short} ended without a record of its verdict: counted")
+    return [replace(unknown, fingerprint=digest.fingerprint or UNKNOWN_FINGERPRINT)]
+
+
+@dataclass
+class _Notes:
+    """The warnings and findings of one count, and the commits of runs taken for stopped."""
+
+    warnings: list[str]
+    findings: list[str]
+    stale: set[str]
+
+    def warn(self, text: str) -> None:
+        self.warnings.append(text)
+
+    def find(self, text: str) -> None:
+        self.findings.append(text)
+
+
+def _compare(
+    claim: Look, entries: list[tuple[int, Look]], nothing: str | None, notes: _Notes
+) -> None:
+    """A comment's look beside the check runs of its commit: where they disagree, a finding."""
+    short = claim.head_sha[:7]
+    if nothing is not None and not any(look.recorded for _, look in entries):
+        notes.find(
+            f"evalbot's comment records a verdict on {short} that {nothing} says compared nothing"
         )
-    ]
+    for _, look in entries:
+        same = look.recorded and (look.fingerprint, look.at) == (claim.fingerprint, claim.at)
+        if same and (look.outcome, look.pvalue) != (claim.outcome, claim.pvalue):
+            notes.find(
+                f"evalbot's comment and a check run record different verdicts on {short} "
+                f"({claim.outcome}, {look.outcome})"
+            )
 
 
 def _count_class(
@@ -320,81 +517,94 @@ def _count_class(
     holdout: bool,
     mine: int | None,
     now: datetime,
-    warnings: list[str],
+    notes: _Notes,
 ) -> list[tuple[tuple[int, int], Look]]:
-    """The earlier looks of one kind, each with its sort key (first ticket, then order)."""
-    ticketed = {ticket.sha.lower() for ticket in tickets}
+    """The earlier looks of one kind, each with its sort key (its commit's first ticket)."""
     per_sha: dict[str, list[tuple[int, Look]]] = {}
+    first: dict[str, int] = {}
+    nothing: dict[str, str] = {}  # commits a check run says nothing was compared on
+    later: set[str] = set()
     for ticket in sorted(tickets, key=lambda t: t.id):
+        sha = ticket.sha.lower()
         if mine is not None and ticket.id >= mine:
-            continue  # a later run (or this one): it counts this run, not the other way round
-        for look in _ticket_looks(ticket, holdout=holdout, now=now, warnings=warnings):
-            per_sha.setdefault(ticket.sha.lower(), []).append((ticket.id, look))
-    claimed: dict[str, list[Look]] = {}
-    for look in claims:
-        if look.holdout == holdout and look.recorded:
-            claimed.setdefault(look.head_sha.lower(), []).append(look)
+            later.add(sha)  # a later run (or this one): it counts this run, not the reverse
+            continue
+        first.setdefault(sha, ticket.id)
+        found = _ticket_looks(ticket, holdout=holdout, now=now, notes=notes)
+        per_sha.setdefault(sha, []).extend((ticket.id, look) for look in found)
+        digest = ticket.digest
+        if not found and digest is not None and digest.kind == "none" and not ticket.running:
+            nothing.setdefault(sha, ticket.source)
     ordered: list[tuple[tuple[int, int], Look]] = []
-    unconfirmed = [sha for sha in claimed if sha not in ticketed]
-    for index, sha in enumerate(unconfirmed):
-        warnings.append(
-            f"evalbot's comment records a look at {_short(sha)} that no check run of evalbot "
-            "confirms: counted"
-        )
-        for look in claimed[sha]:
-            ordered.append(((-len(unconfirmed) + index, 0), look))
+    for index, claim in enumerate(claims):
+        sha = claim.head_sha.lower()
+        if claim.holdout != holdout or not claim.recorded or (sha not in first and sha in later):
+            continue  # another kind, a placeholder (its ticket decides), a later run's look
+        if sha not in first:
+            notes.warn(
+                f"evalbot's comment records a look at {sha[:7]} that no check run of evalbot "
+                "confirms: counted"
+            )
+            ordered.append(((index - len(claims), 0), claim))
+            continue
+        entries = per_sha.setdefault(sha, [])
+        _compare(claim, entries, nothing.get(sha), notes)
+        entries.append((first[sha], claim))
     for sha, entries in per_sha.items():
-        first = entries[0][0]
-        recorded = [look for _, look in entries if look.recorded]
-        pending = [look for _, look in entries if not look.recorded]
-        if not recorded and sha in claimed:
-            # the ledger knows the commit was looked at, the comment knows the details
-            recorded = claimed[sha]
-            known = {look.fingerprint for look in recorded}
-            pending = [
-                look
-                for look in pending
-                if look.fingerprint != UNKNOWN_FINGERPRINT and look.fingerprint not in known
-            ]
-        looks = recorded + _distinct_pending(pending, recorded)
-        ordered.extend(((first, n), look) for n, look in enumerate(looks))
+        looks = distinct_looks(look for _, look in entries)
+        on_record = any(look.recorded for look in looks)
+        kept = [
+            look
+            for look in looks
+            if look.recorded or not (on_record and look.fingerprint == UNKNOWN_FINGERPRINT)
+        ]
+        ordered += [((first[sha], n), look) for n, look in enumerate(kept)]
     return ordered
 
 
-def _distinct_pending(pending: list[Look], recorded: list[Look]) -> list[Look]:
-    """Placeholders that add something: one per item set not already recorded."""
-    seen = {look.fingerprint for look in recorded}
-    kept: list[Look] = []
-    for look in pending:
-        if look.fingerprint in seen:
-            continue
-        if look.fingerprint == UNKNOWN_FINGERPRINT and recorded:
-            continue  # a look on that commit is on record; an unknown one adds no commit
-        seen.add(look.fingerprint)
-        kept.append(look)
-    return kept
-
-
 def count_looks(
-    tickets: Iterable[Ticket], *, mine: int | None, claims: State, now: datetime
+    tickets: Iterable[Ticket],
+    *,
+    mine: int | None,
+    claims: State,
+    now: datetime,
+    trees: Mapping[str, str] | None = None,
 ) -> State:
-    """The earlier looks at a pull request as the policy reads them (see the module's rules).
+    """The earlier looks at a change as the policy reads them (see the module's rules).
 
-    ``tickets``: the runs of this comparison on the pull request's commits (this run's own
-    included or not); ``mine``: this run's ticket (``None`` when it has none, say a read-only
-    token: then every listed run is earlier); ``claims``: the state in evalbot's own comment.
-    The result's ``warning`` joins everything the ledger had to take on trust or refuse.
+    ``tickets``: the runs of this comparison on the change's commits (this run's own included
+    or not); ``mine``: this run's ticket (``None`` without one: then every listed run is
+    earlier); ``claims``: the looks in evalbot's comments, every pull request's together, with
+    their warning and findings; ``trees``: the tree of each commit where it is known (a look
+    on a commit with the tree of another is the same look).
     """
-    listed = list(tickets)
-    warnings: list[str] = [claims.warning] if claims.warning else []
-    entries: list[tuple[tuple[int, int], Look]] = []
+    known = {sha.lower(): tree for sha, tree in (trees or {}).items()}
+
+    def with_tree(look: Look) -> Look:
+        tree = look.tree or known.get(look.head_sha.lower())
+        return look if tree == look.tree else replace(look, tree=tree)
+
+    notes = _Notes([claims.warning] if claims.warning else [], list(claims.findings), set())
+    listed, entries = list(tickets), []
     for holdout in (False, True):
         entries += _count_class(
-            listed, list(claims.looks), holdout=holdout, mine=mine, now=now, warnings=warnings
+            listed, list(claims.looks), holdout=holdout, mine=mine, now=now, notes=notes
         )
     entries.sort(key=lambda entry: entry[0])
-    looks = tuple(look for _, look in entries)
-    holdout_shas = {look.head_sha for look in looks if look.holdout}
-    uses = max(claims.holdout_uses, len(holdout_shas))
-    unique = list(dict.fromkeys(warnings))
-    return State(looks=looks, holdout_uses=uses, warning="; ".join(unique) if unique else None)
+    looks = tuple(distinct_looks(with_tree(look) for _, look in entries))
+    regular = [look for look in looks if not look.holdout]
+    most = max([look.number or 0 for look in regular], default=0)
+    if most > len(regular) + len(notes.stale):
+        notes.find(
+            f"a record holds look {most} of this change, but {len(regular)} earlier "
+            f"look{'s' if len(regular) != 1 else ''} were found: the records of "
+            f"{most - len(regular)} are gone"
+        )
+    holdout_changes = {look.change for look in looks if look.holdout}
+    return State(
+        looks=looks,
+        holdout_uses=max(claims.holdout_uses, len(holdout_changes)),
+        warning="; ".join(dict.fromkeys(notes.warnings)) or None,
+        findings=tuple(dict.fromkeys(notes.findings)),
+        most=most,
+    )

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from evalbot.compare import Comparison, plan_alpha
 from evalbot.pairing.fingerprint import fingerprint
 from evalbot.plan.config import Config
+from evalbot.plan.ledger import Look, State, with_look
 from evalbot.plan.rules.decision import Conclusion, Decision, Gate, LookCount, Outcome, PlannedSize
 from evalbot.plan.rules.gate import judge_gate
 from evalbot.plan.rules.looks import count_looks, holdout_uses
@@ -30,7 +31,6 @@ from evalbot.plan.rules.notes import disclosures, sequential_violations, warning
 from evalbot.plan.rules.plan import holdout_violations, plan_sample_size, size_violations
 from evalbot.plan.rules.power import identical_reason, power_check, powerless_reason, test_reason
 from evalbot.plan.rules.reasons import Reason
-from evalbot.plan.state import Look, State, with_look
 from evalbot.stats import Agreement, interval_agreement
 
 __all__ = [
@@ -107,12 +107,14 @@ def evaluate(
     *,
     state: State | None = None,
     head_sha: str | None = None,
+    tree: str | None = None,
     holdout: bool = False,
 ) -> Decision:
     """Decide the verdict and the gate for one comparison under the plan.
 
     ``state`` holds the earlier looks at this pull request (from the sticky comment),
-    ``head_sha`` the commit being judged (without it, looks cannot be told apart and only the
+    ``head_sha`` the commit being judged and ``tree`` its tree, the change a re-run keeps
+    (without a commit, looks cannot be told apart and only the
     state's warning is used), ``holdout`` that the comparison was restricted to the sealed
     holdout (see :func:`evalbot.pairing.restrict.restrict_items`).
     """
@@ -124,11 +126,13 @@ def evaluate(
         )
     policy = config.policy
     head = head_sha.lower() if head_sha else None
-    found = _apply_plan(comparison, config, state, head=head, holdout=holdout)
+    change = (tree or head).lower() if head else None
+    found = _apply_plan(comparison, config, state, head=change, holdout=holdout)
     violations, looks, warnings = found.violations, found.looks, found.warnings
     reasons = disclosures(comparison)
     outcome, mde, underpowered = _outcome(comparison, config, violations, reasons)
-    gate = judge_gate(comparison, config, outcome, refused=bool(violations))
+    tampered = any(reason.code == "records_disagree" for reason in violations)
+    gate = judge_gate(comparison, config, outcome, refused=bool(violations), tampered=tampered)
     reasons.extend(gate.reasons)
     # neutral only for an inconclusive result that is nobody's violation (an underpowered
     # gain), or for a refusal under ``gate.on_refused: neutral``
@@ -151,6 +155,7 @@ def evaluate(
         fingerprint=found.ids_hash,
         planned_fingerprint=policy.items_sha256,
         head_sha=head,
+        tree=tree.lower() if head and tree else None,
         looks=looks,
         max_looks=policy.max_looks,
         min_effect=policy.min_effect,
@@ -247,5 +252,7 @@ def next_state(state: State, comparison: Comparison, decision: Decision, *, at: 
         metric=comparison.metric if known else None,
         effect=effect[0] if known else None,
         effect_ci=(effect[1], effect[2]) if known else None,
+        tree=decision.tree,
+        number=None if decision.holdout else decision.look,
     )
     return with_look(state, look, holdout_use=decision.holdout and not decision.rerun)

@@ -200,6 +200,15 @@ def _too_many_looks(r: Reason) -> str:
     )
 
 
+def _records_disagree(r: Reason) -> str:
+    return (
+        f"the records of this change's earlier looks disagree or are gone: "
+        f"{r.details.get('findings')}; a verdict is refused and the check fails whatever the "
+        "plan says (records that change or disappear are taken for tampering: a maintainer "
+        "decides)"
+    )
+
+
 def _max_broken(r: Reason) -> str:
     rate = r.details.get("rate")
     shown = (
@@ -310,6 +319,7 @@ _WORDS: dict[str, Callable[[Reason], str]] = {
     "holdout_missing": _holdout_missing,
     "item_shopping": _item_shopping,
     "too_many_looks": _too_many_looks,
+    "records_disagree": _records_disagree,
     "sequential_score": lambda r: (
         "policy.mode: sequential tests the discordant pairs of a pass/fail metric, but this "
         "metric is a score: use policy.mode: fixed"

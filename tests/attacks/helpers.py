@@ -2,10 +2,17 @@
 
 from __future__ import annotations
 
+import json
 import re
 
-from tests.fakegithub import Comment
-from tests.integration.action_harness import World
+from tests.fakegithub import Comment, Run
+from tests.integration.action_harness import (
+    REPO_NAME,
+    StepResult,
+    World,
+    example,
+    workflow_run_payload,
+)
 
 MARKER = "<!-- evalbot:evalbot -->"
 BOT = "github-actions[bot]"
@@ -56,3 +63,53 @@ def plain(markdown: str) -> str:
 def latest_check(world: World, sha: str) -> str | None:
     runs = world.repo.check_runs_for(sha)
     return max(runs, key=lambda r: r.id).conclusion if runs else None
+
+
+def required(world: World, sha: str, name: str = "evalbot", app_id: int = 15368) -> str | None:
+    """What a check required for the default branch reads on ``sha``: the conclusion of the
+    newest check run called exactly ``name`` by the App ``app_id`` (``None``: none yet, the
+    required check waits and the merge is blocked)."""
+    runs = [r for r in world.repo.check_runs_for(sha) if r.name == name and r.app_id == app_id]
+    return max(runs, key=lambda r: r.id).conclusion if runs else None
+
+
+def regression() -> str:
+    """The example baseline with 120 of its 280 passing items broken: a known -30 pp."""
+    rows = [json.loads(line) for line in example("baseline").splitlines() if line.strip()]
+    broken = 0
+    for row in rows:
+        if row["passed"] and broken < 120:
+            row["passed"] = False
+            broken += 1
+    return "".join(json.dumps(row) + "\n" for row in rows)
+
+
+CANDIDATE = "candidate-results"
+
+
+def eval_run(world: World, *, candidate: str | None = None, conclusion: str = "success") -> Run:
+    """The unprivileged ``pull_request`` run of the eval on the pull request's head (the fork's
+    code), uploading the candidate's results."""
+    run = world.repo.add_run(
+        world.workflow,
+        head_sha=world.pull.head_sha,
+        head_branch=world.pull.head_ref,
+        event="pull_request",
+        conclusion=conclusion,
+        head_repo=world.pull.head_repo,
+    )
+    if conclusion == "success":
+        files = {"candidate.jsonl": candidate or example("candidate")}
+        world.repo.add_artifact(run, CANDIDATE, files=files)
+    return run
+
+
+def evalbot_after(world: World, run: Run, **inputs: str) -> StepResult:
+    """The privileged ``workflow_run`` job of the fork-safe setup after ``run``: GitHub lists no
+    pull request in the payload of a fork's run."""
+    workflow = world.repo.workflows[run.workflow_id]
+    fork = world.pull.head_repo != REPO_NAME
+    payload = workflow_run_payload(
+        run, workflow, pulls=[] if fork else [world.pull], head_repo=world.pull.head_repo
+    )
+    return world.run("workflow_run", payload, candidate="", candidate_artifact=CANDIDATE, **inputs)

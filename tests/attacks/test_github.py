@@ -53,7 +53,9 @@ def test_a_pull_request_run_for_a_stale_head_posts_nothing(world: World) -> None
     took the comment over from the run of the real head."""
     world.add_baseline_run()
     stale = pull_request_payload(world.pull)
-    world.pull.head_sha = world.repo.add_commit(parents=[world.head], branch="feature")
+    world.pull.head_sha = world.repo.add_commit(
+        parents=[world.head], files={"model.txt": "v3\n"}, branch="feature"
+    )
     result = world.run(payload=stale)
     assert result.code == 0, result.stderr
     assert "has moved on" in result.stdout
@@ -62,18 +64,20 @@ def test_a_pull_request_run_for_a_stale_head_posts_nothing(world: World) -> None
     assert result.outputs["conclusion"] == "skipped"
 
 
-def test_the_first_pull_request_after_installing_is_neutral_whatever_its_results(
+def test_the_first_pull_request_after_installing_fails_for_no_baseline_whatever_its_results(
     world: World,
 ) -> None:
     """No baseline exists yet, and the candidate does not read under the plan's field rules:
-    it failed the check (exit 2) before the baseline was even looked up."""
+    it failed the check as bad input (exit 2) before the baseline was even looked up; now the
+    baseline is looked up first, and its absence fails the check with the remedy."""
     world.base = world.repo.add_commit(
         parents=[world.base], files={".evalbot.yml": "fields: {passed: ok}\n"}, branch="main"
     )
     world.pull.base_sha = world.base
     result = world.run()
-    assert result.code == 0, result.stderr
-    assert result.outputs["conclusion"] == "neutral"
+    assert result.code == 1, result.stderr
+    assert result.outputs["conclusion"] == "failure"
     assert "No baseline yet" in result.summary
-    assert world.repo.check_runs_for(world.head)[0].conclusion == "neutral"
+    assert "run the eval workflow on `main` first" in result.summary
+    assert world.repo.check_runs_for(world.head)[0].conclusion == "failure"
     assert result.outputs["verdict"] not in VERDICTS

@@ -247,6 +247,7 @@ class Repo:
                 head_repo=head_repo or self.full_name,
                 state=state,
                 author=author,
+                created_at=self._world.now(),
             )
             self.pulls[number] = pull
             return pull

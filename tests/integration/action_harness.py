@@ -221,6 +221,21 @@ class World:
             number = self.runs
         step = self.tmp / f"step{number}"
         step.mkdir()
+        pull = payload.get("pull_request")
+        if event_name in ("pull_request", "pull_request_target") and isinstance(pull, dict):
+            # the run GitHub starts for the event, which this step is a job of
+            self.repo.add_run(
+                self.workflow,
+                head_sha=str(pull["head"]["sha"]),
+                head_branch=str(pull["head"]["ref"]),
+                event=event_name,
+                status="in_progress",
+                pull_numbers=[int(pull["number"])],
+                head_repo=str(pull["head"]["repo"]["full_name"])
+                if pull["head"].get("repo")
+                else None,
+                run_id=RUN_ID + number,
+            )
         event_path = step / "event.json"
         event_path.write_text(json.dumps(payload), encoding="utf-8")
         (step / "output").write_text("")

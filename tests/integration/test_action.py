@@ -150,21 +150,35 @@ def test_baseline_from_an_older_run_says_how_far_behind(world: World) -> None:
     assert f"1 commit behind the base commit `{world.base[:7]}`" in body
 
 
-def test_no_baseline_yet_is_neutral_with_a_message(world: World) -> None:
+def test_no_baseline_yet_fails_the_check_with_the_remedy(world: World) -> None:
+    """Nothing to compare with is not a pass on a pull request (a required check would let it
+    through): the check fails and says to run the eval on the base branch first;
+    ``gate.on_no_baseline: neutral`` in the base's plan leaves it neutral."""
     result = world.run()
-    assert result.code == 0, result.stderr
+    assert result.code == 1, result.stderr
     (body,) = world.ours()
     assert "No baseline yet" in body
     assert (
-        "Searched: the successful runs of `evals.yml` on `main`: there are none. That covers "
-        "every such run of the branch, so this is expected for the first pull request after "
-        "installing evalbot"
-    ) in body
+        "Searched: the successful runs of `evals.yml` on `main` from push, schedule or "
+        "workflow_dispatch: there are none. That covers every such run of the branch, as for "
+        "the first pull request after installing evalbot: run the eval workflow on `main` "
+        "first"
+    ) in plain(body)
+    assert "Until then the check fails" in plain(body)
     (check,) = world.repo.check_runs_for(world.head)
-    assert (check.status, check.conclusion) == ("completed", "neutral")
-    assert result.outputs["conclusion"] == "neutral"
+    assert (check.status, check.conclusion) == ("completed", "failure")
+    assert "gate.on_no_baseline: neutral" in plain(check.output["summary"])
+    assert (result.outputs["conclusion"], result.outputs["gate"]) == ("failure", "fail")
     assert result.outputs["verdict"] == "inconclusive"
-    assert "::warning title=evalbot%3A No baseline yet::" in result.stdout
+    assert "::error title=evalbot%3A No baseline yet::" in result.stdout
+    world.base = world.repo.add_commit(
+        parents=[world.base], files={".evalbot.yml": "gate: {on_no_baseline: neutral}\n"}
+    )
+    world.pull.base_sha = world.base
+    opted = world.run()
+    assert opted.code == 0, opted.stderr
+    assert world.repo.check_runs_for(world.head)[-1].conclusion == "neutral"
+    assert "::warning title=evalbot%3A No baseline yet::" in opted.stdout
 
 
 def test_a_search_that_stops_early_says_what_it_searched_and_how_to_widen_it(
@@ -177,18 +191,18 @@ def test_a_search_that_stops_early_says_what_it_searched_and_how_to_widen_it(
     newer += [world.repo.add_run(world.workflow, head_sha=world.base, head_branch="main")]
     newer += [world.repo.add_run(world.workflow, head_sha=world.base, head_branch="main")]
     short = world.run(baseline_search_runs="3")
-    assert short.code == 0, short.stderr
+    assert short.code == 1, short.stderr
     (body,) = world.ours()
     assert "No baseline in the runs searched" in body
     assert "first pull request" not in body
     ids = ", ".join(str(run.id) for run in reversed(newer))
     assert (
-        "Searched: the newest 3 successful runs of `evals.yml` on `main` (3 of them from "
-        f"push, schedule or workflow_dispatch); runs {ids} uploaded no artifact by that name. "
+        "Searched: the newest 3 successful runs of `evals.yml` on `main` from push, schedule "
+        f"or workflow_dispatch; runs {ids} uploaded no artifact by that name. "
         "Older runs were not searched: the search stops at the newest 3 runs (input "
         "`baseline-search-runs`). Raise it to look further back"
     ) in body
-    assert world.repo.check_runs_for(world.head)[-1].conclusion == "neutral"
+    assert world.repo.check_runs_for(world.head)[-1].conclusion == "failure"
     wide = world.run(baseline_search_runs="10")
     assert wide.code == 0, wide.stderr
     (body,) = world.ours()
@@ -204,7 +218,7 @@ def test_the_commit_budget_is_an_input_too(world: World) -> None:
         world.repo.add_run(world.workflow, head_sha=tip, head_branch="main")
     short = world.run(baseline_search_commits="2")
     (body,) = world.ours()
-    assert short.outputs["conclusion"] == "neutral", short.stderr
+    assert short.outputs["conclusion"] == "failure", short.stderr
     assert (
         "2 commits checked for being the base commit or one of its ancestors; 2 runs of "
         "commits newer than that or on another line (never used)."
@@ -218,14 +232,14 @@ def test_the_commit_budget_is_an_input_too(world: World) -> None:
     assert "input `baseline-search-commits` must be from 1 to 200, got 0" in bad.stderr
 
 
-def test_expired_baseline_artifact_is_neutral(world: World) -> None:
+def test_an_expired_baseline_artifact_fails_like_no_baseline(world: World) -> None:
     world.add_baseline_run(expired=True)
     result = world.run()
-    assert result.code == 0, result.stderr
+    assert result.code == 1, result.stderr
     (body,) = world.ours()
     assert "has expired" in body
     (check,) = world.repo.check_runs_for(world.head)
-    assert check.conclusion == "neutral"
+    assert check.conclusion == "failure"
     assert world.fake.requests_to("GET", r"/repos/octo/evals/actions/artifacts/\d+/zip") == []
 
 
@@ -508,7 +522,9 @@ def test_workflow_run_for_a_stale_head_posts_nothing(world: World) -> None:
     world.add_baseline_run()
     run = _pr_run(world)
     payload = workflow_run_payload(run, world.workflow, pulls=[world.pull])
-    world.pull.head_sha = world.repo.add_commit(parents=[world.head], branch="feature")
+    world.pull.head_sha = world.repo.add_commit(
+        parents=[world.head], files={"model.txt": "v3\n"}, branch="feature"
+    )
     result = world.run("workflow_run", payload, **WORKFLOW_RUN_INPUTS)
     assert result.code == 0, result.stderr
     assert "has moved on" in result.stdout
@@ -528,13 +544,14 @@ def test_workflow_run_refuses_a_workspace_candidate(world: World) -> None:
     assert world.repo.check_runs_for(world.head)[0].conclusion == "failure"
 
 
-def test_workflow_run_of_a_failed_eval_is_skipped(world: World) -> None:
+def test_workflow_run_of_a_skipped_eval_is_skipped(world: World) -> None:
+    """Nothing ran (the eval job's `if:` skipped it): nothing to judge, nothing to fail."""
     run = _pr_run(world)
-    run.conclusion = "failure"
+    run.conclusion = "skipped"
     payload = workflow_run_payload(run, world.workflow, pulls=[world.pull])
     result = world.run("workflow_run", payload, **WORKFLOW_RUN_INPUTS)
     assert result.code == 0
-    assert "concluded `failure`" in result.stdout
+    assert "concluded `skipped`" in result.stdout
     assert world.fake.requests_to("POST", r".*") == []
 
 
@@ -598,7 +615,9 @@ def test_a_deleted_pull_request_is_a_404_with_a_hint(world: World) -> None:
     world.add_baseline_run()
     run = _pr_run(world)
     payload = workflow_run_payload(run, world.workflow, pulls=[world.pull])
-    world.fake.inject_error("GET", r"/repos/octo/evals/pulls/7", 404, times=None)
+    world.fake.inject_error(
+        "GET", r"/repos/octo/evals/(pulls/7|commits/\w+/pulls)", 404, times=None
+    )
     result = world.run("workflow_run", payload, **WORKFLOW_RUN_INPUTS)
     assert result.code == 2
     assert "pull-requests: read" in result.stderr
@@ -740,7 +759,9 @@ def test_looks_are_carried_in_the_comment_and_max_looks_refuses_a_second_verdict
     assert first.outputs["verdict"] == "improvement"
     # a re-run of the same commit is not a new look
     assert world.run().outputs["verdict"] == "improvement"
-    world.pull.head_sha = world.repo.add_commit(parents=[world.head], branch="feature")
+    world.pull.head_sha = world.repo.add_commit(
+        parents=[world.head], files={"model.txt": "v4\n"}, branch="feature"
+    )
     second = world.run()
     # a refused verdict fails the check (issue 10: neutral passed a required check)
     assert second.code == 1, second.stderr
@@ -837,7 +858,9 @@ def test_the_holdout_input_analyses_the_sealed_items_and_counts_each_use(
     (held,) = [b for b in world.ours() if b.startswith("<!-- evalbot:holdout -->")]
     assert parse_state(held).holdout_uses == 1
     # a new commit is: beyond holdout.max_uses the verdict warns
-    world.pull.head_sha = world.repo.add_commit(parents=[world.head], branch="feature")
+    world.pull.head_sha = world.repo.add_commit(
+        parents=[world.head], files={"model.txt": "v5\n"}, branch="feature"
+    )
     assert world.run(holdout="true", name="holdout").code == 0
     (held,) = [b for b in world.ours() if b.startswith("<!-- evalbot:holdout -->")]
     assert parse_state(held).holdout_uses == 2
@@ -964,7 +987,9 @@ def _one_look_plan(world: World) -> None:
 
 
 def _push(world: World) -> str:
-    world.pull.head_sha = world.repo.add_commit(parents=[world.pull.head_sha], branch="feature")
+    world.pull.head_sha = world.repo.add_commit(
+        parents=[world.pull.head_sha], files={"model.txt": "v6\n"}, branch="feature"
+    )
     return world.pull.head_sha
 
 
@@ -993,7 +1018,7 @@ def test_each_run_declares_its_look_in_its_check_run(world: World) -> None:
 
 def test_a_no_baseline_run_is_not_a_look(world: World) -> None:
     _one_look_plan(world)
-    assert world.run().outputs["conclusion"] == "neutral"  # no baseline yet: not a look
+    assert world.run().outputs["conclusion"] == "failure"  # no baseline yet: not a look
     world.add_baseline_run()
     _push(world)
     result = world.run()
@@ -1074,7 +1099,7 @@ def test_a_personal_token_no_baseline_status_is_not_a_look(
     world = World(fake_github, tmp_path)
     fake_github.add_token(PAT, kind="pat")
     _one_look_plan(world)
-    assert world.run(github_token=PAT).outputs["conclusion"] == "neutral"
+    assert world.run(github_token=PAT).outputs["conclusion"] == "failure"
     (status,) = world.repo.statuses_for(world.head)
     assert status.description is not None and status.description.startswith("No verdict: ")
     world.add_baseline_run()

@@ -78,7 +78,9 @@ def test_on_change_writes_the_comment_only_when_the_verdict_or_the_broken_items_
     assert int(broken.outputs["broken"]) == int(first.outputs["broken"]) + 1
     assert writes(world) == ["POST", "PATCH"]
     # a new commit: a second look, refused (max_looks: 1): another verdict, rewritten
-    world.pull.head_sha = world.repo.add_commit(parents=[world.head], branch="feature")
+    world.pull.head_sha = world.repo.add_commit(
+        parents=[world.head], files={"model.txt": "v3\n"}, branch="feature"
+    )
     refused = world.run(comment="on-change")
     assert refused.outputs["verdict"] == "inconclusive"
     assert writes(world) == ["POST", "PATCH", "PATCH"]

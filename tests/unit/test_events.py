@@ -80,6 +80,28 @@ CASES: list[tuple[str, str, dict[str, Any], tuple[str, int | None, bool]]] = [
         "wr-failed",
         "workflow_run",
         edit(WR_MATCH, "workflow_run.conclusion", "failure"),
+        ("workflow_run", 2, False),
+    ),
+    (
+        "wr-skipped",
+        "workflow_run",
+        edit(WR_MATCH, "workflow_run.conclusion", "skipped"),
+        ("skip", None, False),
+    ),
+    (
+        "pr-retargeted",
+        "pull_request",
+        edit(
+            edit(PR, "action", "edited"),
+            "changes",
+            {"base": {"ref": {"from": "dev"}, "sha": {"from": "a" * 40}}},
+        ),
+        ("pull_request", 2, False),
+    ),
+    (
+        "pr-title-edited",
+        "pull_request",
+        edit(edit(PR, "action", "edited"), "changes", {"title": {"from": "old"}}),
         ("skip", None, False),
     ),
     ("wr-requested", "workflow_run", edit(WR_MATCH, "action", "requested"), ("skip", None, False)),
@@ -132,12 +154,30 @@ def test_push_uses_after_or_the_sha_and_the_branch() -> None:
 
 
 def test_skip_reasons_are_sentences() -> None:
-    failed = edit(WR_MATCH, "workflow_run.conclusion", "failure")
-    event = parse_event("workflow_run", failed, sha="", ref="", repository=REPO)
+    skipped = edit(WR_MATCH, "workflow_run.conclusion", "skipped")
+    event = parse_event("workflow_run", skipped, sha="", ref="", repository=REPO)
     assert event.skip_reason == (
-        f"the triggering run {WR['workflow_run']['id']} concluded `failure`, not `success`: "
-        "there are no results to compare"
+        f"the triggering run {WR['workflow_run']['id']} concluded `skipped`: nothing ran to compare"
     )
+    title = edit(edit(PR, "action", "edited"), "changes", {"body": {"from": "old"}})
+    event = parse_event("pull_request", title, sha="", ref="", repository=REPO)
+    assert event.skip_reason == "only the title or body of pull request #2 changed"
+
+
+def test_a_failed_run_the_file_of_its_workflow_and_the_head_before_a_push() -> None:
+    """A failed triggering run is judged (a failing check, no results); a run names its
+    workflow's file (the baseline is found by it, never by ``name:``); ``synchronize`` names
+    the head before the push (GitHub's ``before``), no other action does."""
+    failed = edit(WR_MATCH, "workflow_run.conclusion", "timed_out")
+    event = parse_event("workflow_run", failed, sha="", ref="", repository=REPO)
+    assert (event.failed, event.workflow_path) == ("timed_out", ".github/workflows/test.yml")
+    assert parse_event("workflow_run", WR_MATCH, sha="", ref="", repository=REPO).failed is None
+    pushed = parse_event("pull_request", PR, sha="", ref="", repository=REPO)
+    assert pushed.before == PR["before"]
+    opened = parse_event(
+        "pull_request", edit(PR, "action", "opened"), sha="", ref="", repository=REPO
+    )
+    assert opened.before is None
 
 
 def test_events_and_settings_stay_pure() -> None:

@@ -69,12 +69,14 @@ def test_upsert_creates_then_edits_in_place(
 ) -> None:
     repo, pull = fake_repo
     repo.add_comment(pull.number, "LGTM", author="reviewer")
-    url1 = gh.upsert_sticky_comment(pull.number, MARKER, f"{MARKER}\nfirst", **US)
-    url2 = gh.upsert_sticky_comment(pull.number, MARKER, f"{MARKER}\nsecond", **US)
+    first = gh.upsert_sticky_comment(pull.number, MARKER, f"{MARKER}\nfirst", **US)
+    second = gh.upsert_sticky_comment(pull.number, MARKER, f"{MARKER}\nsecond", **US)
     ours = [c for c in repo.comments_on(pull.number) if MARKER in c.body]
     assert len(ours) == 1
-    assert ours[0].body == f"{MARKER}\nsecond"
-    assert url1 == url2 == f"https://github.com/octo/evals/pull/1#issuecomment-{ours[0].id}"
+    assert ours[0].body == second.body == f"{MARKER}\nsecond"
+    assert first.id == second.id == ours[0].id
+    url = f"https://github.com/octo/evals/pull/1#issuecomment-{ours[0].id}"
+    assert first.html_url == second.html_url == url
     assert len(fake_github.requests_to("POST", COMMENTS)) == 1
     assert len(fake_github.requests_to("PATCH", r"/repos/octo/evals/issues/comments/\d+")) == 1
 
@@ -113,11 +115,11 @@ def test_upsert_race_leaves_exactly_one(
         lambda: repo.add_comment(pull.number, f"{MARKER}\ntheirs", author=BOT, author_type="Bot"),
         times=1,
     )
-    url = gh.upsert_sticky_comment(pull.number, MARKER, f"{MARKER}\nours", **US)
+    kept = gh.upsert_sticky_comment(pull.number, MARKER, f"{MARKER}\nours", **US)
     ours = [c for c in repo.comments_on(pull.number) if MARKER in c.body]
     assert len(ours) == 1
     assert ours[0].body == f"{MARKER}\nours"
-    assert url.endswith(f"#issuecomment-{ours[0].id}")
+    assert kept.id == ours[0].id
     assert len(fake_github.requests_to("DELETE", r"/repos/octo/evals/issues/comments/\d+")) == 1
 
 
@@ -376,22 +378,30 @@ def test_get_pull_and_fork(gh: GitHubClient, fake_repo: tuple[Repo, Pull]) -> No
     assert (fork.head_repo, fork.is_fork) == ("someone/evals", True)
 
 
-def test_find_pull_for_head(gh: GitHubClient, fake_repo: tuple[Repo, Pull]) -> None:
+def test_pulls_of_a_head(gh: GitHubClient, fake_repo: tuple[Repo, Pull]) -> None:
+    """Every open pull request with a head commit (a fork's too, which GitHub does not list
+    under the commit), and every pull request of a head branch in any state."""
     repo, pull = fake_repo
-    assert gh.find_pull_for_head(pull.head_sha, "feature").number == 1  # type: ignore[union-attr]
+    assert [p.number for p in gh.find_pulls_for_head(pull.head_sha, "feature")] == [1]
     fork_head = repo.add_commit(parents=[pull.base_sha])
-    repo.add_pull(
-        number=9,
-        head_sha=fork_head,
-        base_sha=pull.base_sha,
-        head_ref="main",
-        head_repo="someone/evals",
-    )
-    found = gh.find_pull_for_head(fork_head, "main", "someone")
-    assert found is not None
-    assert found.number == 9
-    assert gh.find_pull_for_head(fork_head) is not None
-    assert gh.find_pull_for_head("0" * 40, "nope") is None
+    for number, base in ((9, "main"), (10, "release")):
+        repo.add_pull(
+            number=number,
+            head_sha=fork_head,
+            base_sha=pull.base_sha,
+            head_ref="main",
+            base_ref=base,
+            head_repo="someone/evals",
+        )
+    found = gh.find_pulls_for_head(fork_head, "main", "someone")
+    assert [(p.number, p.base_ref, p.default_branch) for p in found] == [
+        (9, "main", "main"),
+        (10, "release", "main"),
+    ]
+    assert [p.number for p in gh.find_pulls_for_head(fork_head)] == [9, 10]
+    assert gh.find_pulls_for_head("0" * 40, "nope") == []
+    repo.pulls[9].state = "closed"
+    assert [p.number for p in gh.list_pulls_of_head("someone", "main")] == [10, 9]
 
 
 def test_list_workflow_runs_and_artifacts(gh: GitHubClient, fake_repo: tuple[Repo, Pull]) -> None:
@@ -680,9 +690,10 @@ def test_pull_commits_are_listed_oldest_first(
     repo, pull = fake_repo
     second = repo.add_commit(parents=[pull.head_sha], branch="feature")
     pull.head_sha = second
-    assert gh.list_pull_commits(pull.number) == repo.pull_commits(pull.number)
-    assert gh.list_pull_commits(pull.number)[-1] == second
-    assert len(gh.list_pull_commits(pull.number)) == 2
+    listed = gh.list_pull_commits(pull.number)
+    assert listed == [(sha, repo.tree(sha)) for sha in repo.pull_commits(pull.number)]
+    assert listed[-1][0] == second and len(listed) == 2
+    assert gh.get_pull(pull.number).commits == 2
 
 
 def test_check_runs_are_all_listed_with_their_app_and_text(

@@ -98,8 +98,9 @@ LAYERS = (
     ),
     Layer(
         "looks",
-        ("plan/state.py",),
-        "the earlier looks as data: what the policy judges a new look against",
+        ("plan/ledger.py", "plan/state.py"),
+        "a look and its records (a check run's digest, the comment's block), counted: what the "
+        "policy judges a new look against",
     ),
     Layer(
         "policy",
@@ -123,9 +124,9 @@ LAYERS = (
     ),
     Layer(
         "github",
-        ("github/*.py", "plan/ledger.py", "github/checks.py", "github/runner.py"),
-        "where the output goes: GitHub's API, the check runs (the ledger of looks), the "
-        "runner's outputs and job summary",
+        ("github/*.py",),
+        "where the output goes: GitHub's API, the check runs (read back as the looks' "
+        "tickets), the runner's outputs and job summary",
     ),
     Layer(
         "action",

@@ -1,4 +1,4 @@
-"""The looks ledger (evalbot.plan.ledger): tickets in, the earlier looks the policy reads out.
+"""The looks ledger (evalbot.ledger): tickets in, the earlier looks the policy reads out.
 
 Each case is a small pull request history written out by hand, with the look number the
 policy must then give (the rank of this run's commit among the distinct commits looked at,
@@ -20,14 +20,16 @@ from evalbot.github.records import CheckRunInfo, StatusInfo
 from evalbot.plan.ledger import (
     DIGEST_MARKER,
     STALE_AFTER,
+    UNKNOWN_FINGERPRINT,
     Digest,
+    Look,
+    State,
     Ticket,
     count_looks,
     parse_digest,
     placeholder,
     render_digest,
 )
-from evalbot.plan.state import UNKNOWN_FINGERPRINT, Look, State
 
 NOW = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
 A, B, C, D = ("a" * 40, "b" * 40, "c" * 40, "d" * 40)
@@ -159,10 +161,20 @@ def test_a_completed_run_with_only_its_start_counts() -> None:
     assert state.warning is not None and "ended without a record of its verdict" in state.warning
 
 
-def test_re_runs_keep_one_commit_and_both_records() -> None:
+def test_re_runs_are_one_look() -> None:
     state = earlier([done(10, A), done(12, A), done(14, B), running(15, A)], mine=15)
     # this run on A: the policy finds A's look first and calls it a re-run of look 1
-    assert commits(state) == ["a", "a", "b"]
+    assert commits(state) == ["a", "b"]
+
+
+def test_an_amended_commit_with_the_same_tree_is_the_same_look() -> None:
+    """A look at A and one at B, whose tree is A's (``git commit --amend`` without a change):
+    one look, the change (the tree) judged twice."""
+    trees = {A: "7" * 40, B: "7" * 40, C: "8" * 40}
+    state = count_looks(
+        [done(10, A), done(11, B), done(12, C)], mine=13, claims=State(), now=NOW, trees=trees
+    )
+    assert [(lk.head_sha[0], lk.change) for lk in state.looks] == [("a", "7" * 40), ("c", "8" * 40)]
 
 
 def test_holdout_looks_are_their_own_count() -> None:
@@ -181,12 +193,69 @@ def test_claims_without_any_ticket_count_and_are_said() -> None:
     assert state.warning is not None and "that no check run of evalbot confirms" in state.warning
 
 
-def test_claims_on_a_commit_with_tickets_do_not_override_them() -> None:
-    """A's only run compared nothing; an edited comment claiming a look there changes nothing,
-    and a claim on a later ticket's commit is not earlier."""
+def test_records_never_cancel_a_look_and_their_disagreement_is_a_finding() -> None:
+    """A's check run was rewritten to say it compared nothing, while evalbot's comment still
+    holds the look: the look counts, and the disagreement is a finding. A claim on a later
+    ticket's commit is not earlier."""
     claims = State(looks=(look(A), look(C)))
     state = earlier([nothing(10, A), running(11, B), done(12, C)], mine=11, claims=claims)
-    assert state.looks == ()
+    assert state.looks == (look(A),)
+    assert state.findings == (
+        "evalbot's comment records a verdict on aaaaaaa that #10 says compared nothing",
+    )
+
+
+def test_a_comments_placeholder_is_no_record_of_a_verdict() -> None:
+    """A run counted another one still in progress as a look not on record, and its comment
+    says so; that run later compared nothing. Its ticket decides: no look, no finding."""
+    pending = placeholder(A, holdout=False, fingerprint=ITEMS, items=400, at=NOW)
+    state = earlier([nothing(10, A), running(12, B)], mine=12, claims=State(looks=(pending,)))
+    assert (state.looks, state.findings) == ((), ())
+
+
+def test_a_verdict_recorded_two_ways_is_a_finding() -> None:
+    """The same look (same items, same time) with another outcome in the comment than in the
+    check run: one of them was rewritten."""
+    claims = State(looks=(look(A, outcome="regression"),))
+    state = earlier([done(10, A), running(11, B)], mine=11, claims=claims)
+    assert [lk.outcome for lk in state.looks] == ["improvement"]
+    assert state.findings == (
+        "evalbot's comment and a check run record different verdicts on aaaaaaa "
+        "(regression, improvement)",
+    )
+
+
+def test_a_check_whose_conclusion_is_not_its_record_is_a_finding() -> None:
+    """A workflow holding evalbot's token turned a failed check into success: the digest
+    still records failure."""
+    digest = Digest.of_look(look(A, outcome="regression"), "failure")
+    patched = Ticket(id=10, sha=A, running=False, digest=digest, conclusion="success", source="#10")
+    state = earlier([patched, running(11, B)], mine=11)
+    assert state.findings == (
+        "#10 on aaaaaaa has the conclusion success, but its record says failure",
+    )
+    honest = replace(patched, conclusion="failure")
+    assert earlier([honest, running(11, B)], mine=11).findings == ()
+
+
+def test_a_count_below_a_recorded_look_number_is_a_finding() -> None:
+    """B's record says it was look 3: two earlier looks' records are gone (force-pushed away
+    with the comment deleted), one is left. A run stopped long ago explains a missing look."""
+    third = Ticket(
+        id=12,
+        sha=B,
+        running=False,
+        digest=Digest.of_look(replace(look(B), number=3)),
+        source="#12",
+    )
+    state = earlier([done(10, A), third, running(13, C)], mine=13)
+    assert state.most == 3
+    assert state.findings == (
+        "a record holds look 3 of this change, but 2 earlier looks were found: the records of "
+        "1 are gone",
+    )
+    stale = running(9, D, age=timedelta(hours=7))
+    assert earlier([stale, done(10, A), third, running(13, C)], mine=13).findings == ()
 
 
 def test_claims_give_the_details_the_ledger_lacks() -> None:
@@ -242,14 +311,28 @@ def check(
     )
 
 
-def test_only_evalbots_apps_check_runs_are_tickets() -> None:
+def test_only_evalbots_apps_check_runs_of_the_comparison_are_tickets() -> None:
+    """Another App's check run of the same name is ignored and said; the comparison's checks
+    on another base (``evalbot (base dev)``) are its own, another comparison's are not."""
     record = render_digest(Digest(kind="none", head_sha=A))
-    runs = [check(1, A, text=record), check(2, A, app=99, text=record)]
-    assert [t.id for t in check_tickets(runs, app_id=15368, sha=A)] == [1]
+    runs = [
+        check(1, A, text=record),
+        check(2, A, app=99, text=record),
+        replace(check(3, A, text=record), name="evalbot (base dev)"),
+        replace(check(4, A, text=record), name="holdout"),
+        replace(check(5, A, text=record), name="evalbot-x"),
+    ]
+    tickets, ignored = check_tickets(runs, app_id=15368, sha=A, name="evalbot")
+    assert [t.id for t in tickets] == [1, 3]
+    assert ignored == [
+        "check run 2 on aaaaaaa was written by github-actions App (99), not evalbot's (15368): "
+        "ignored"
+    ]
     # evalbot's App unknown (a read-only token): every App's, so more looks, never fewer
-    assert [t.id for t in check_tickets(runs, app_id=None, sha=A)] == [1, 2]
-    (ticket,) = check_tickets(runs[:1], app_id=15368, sha=A)
-    assert ticket.digest == Digest(kind="none", head_sha=A)
+    tickets, ignored = check_tickets(runs, app_id=None, sha=A, name="evalbot")
+    assert ([t.id for t in tickets], ignored) == ([1, 2, 3], [])
+    (ticket,), _ = check_tickets(runs[:1], app_id=15368, sha=A, name="evalbot")
+    assert (ticket.digest, ticket.conclusion) == (Digest(kind="none", head_sha=A), "success")
 
 
 def status(

@@ -282,9 +282,9 @@ def test_policy_fields_are_rendered_when_present() -> None:
     from dataclasses import replace
 
     from evalbot.compare import Alpha
+    from evalbot.plan.ledger import Look
     from evalbot.plan.rules.decision import LookCount, PlannedSize
     from evalbot.plan.rules.reasons import Reason
-    from evalbot.plan.state import Look
     from evalbot.report.render import render_comment
 
     scenario = SCENARIOS["improvement"]()

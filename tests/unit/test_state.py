@@ -11,15 +11,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from evalbot.plan.state import (
-    MARKER,
-    UNKNOWN_FINGERPRINT,
-    Look,
-    State,
-    parse_state,
-    render_state,
-    with_look,
-)
+from evalbot.plan.ledger import UNKNOWN_FINGERPRINT, Look, State, with_look
+from evalbot.plan.state import MARKER, parse_state, render_state
 
 LOOK = Look(
     head_sha="0123456789abcdef0123456789abcdef01234567",

@@ -57,4 +57,4 @@ POLICY_KEYS = [
     "errors",
 ]
 HOLDOUT_KEYS = ["ids_file", "max_uses"]
-GATE_KEYS = ["fail_on", "max_broken", "margin", "on_refused"]
+GATE_KEYS = ["fail_on", "max_broken", "margin", "on_refused", "on_no_baseline"]

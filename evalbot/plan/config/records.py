@@ -19,6 +19,7 @@ from evalbot.vocabulary import (
     MCNEMAR_METHODS,
     MISSING_RULES,
     MODES,
+    ON_NO_BASELINE_CHOICES,
     ON_REFUSED_CHOICES,
     POWER,
     PRIMARY_TESTS,
@@ -31,6 +32,7 @@ from evalbot.vocabulary import (
     McNemarMethod,
     Missing,
     Mode,
+    OnNoBaseline,
     OnRefused,
     PrimaryTest,
 )
@@ -126,6 +128,7 @@ class GateConfig:
     # a verdict the plan refused (an extra look, other items, another item count, a tampered
     # looks ledger): ``fail`` the check (the default) or leave it ``neutral``
     on_refused: OnRefused = ON_REFUSED_CHOICES[0]
+    on_no_baseline: OnNoBaseline = ON_NO_BASELINE_CHOICES[0]
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -41,6 +41,7 @@ from evalbot.vocabulary import (
     LOOKS_RULES,
     MISSING_RULES,
     MODES,
+    ON_NO_BASELINE_CHOICES,
     ON_REFUSED_CHOICES,
     POWER,
     RESAMPLES,
@@ -298,4 +299,5 @@ def parse_gate(gate: Reader, max_broken: tuple[int | None, float | None]) -> Gat
         max_broken_rate=rate,
         margin=gate.optional_prob("margin"),
         on_refused=gate.choice("on_refused", ON_REFUSED_CHOICES),
+        on_no_baseline=gate.choice("on_no_baseline", ON_NO_BASELINE_CHOICES),
     )

@@ -6,8 +6,8 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from evalbot.compare import Alpha
+from evalbot.plan.ledger import Look
 from evalbot.plan.rules.reasons import Reason
-from evalbot.plan.state import Look
 from evalbot.stats import Agreement, PValue
 from evalbot.vocabulary import ALPHA, McNemarMethod, Mode
 
@@ -77,6 +77,7 @@ class Decision:
     fingerprint: str = ""  # sha256 of the sorted item ids, as in policy.items_sha256
     planned_fingerprint: str | None = None
     head_sha: str | None = None
+    tree: str | None = None  # the head commit's tree: the change judged
     looks: LookCount = field(default_factory=LookCount)
     max_looks: int | None = None
     min_effect: float | None = None

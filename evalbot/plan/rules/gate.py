@@ -23,13 +23,22 @@ class GateResult:
 
 
 def judge_gate(
-    comparison: Comparison, config: Config, outcome: Outcome, *, refused: bool
+    comparison: Comparison,
+    config: Config,
+    outcome: Outcome,
+    *,
+    refused: bool,
+    tampered: bool = False,
 ) -> GateResult:
-    """Every configured condition must pass; each one that fails is a reason."""
+    """Every configured condition must pass; each one that fails is a reason. A refusal fails
+    under ``gate.on_refused: fail``, and always when the records of the looks were tampered
+    with (``tampered``)."""
     gate = config.gate
     unit: Unit = "pp" if comparison.metric == "pass_rate" else "score"
     reasons: list[Reason] = []
-    if refused and gate.on_refused == "fail":
+    if tampered:
+        reasons.append(Reason(code="gate_refused", rule="the records of the looks disagree"))
+    elif refused and gate.on_refused == "fail":
         reasons.append(Reason(code="gate_refused", rule="gate.on_refused: fail"))
     if gate.fail_on == "significant_regression" and outcome == "regression":
         reasons.append(Reason(code="gate_regression", rule="gate.fail_on: significant_regression"))

@@ -1,23 +1,15 @@
-"""Pure: the looks at a pull request: which look this run is, whether it is a re-run, and the
-refusals that follow (a look past ``policy.max_looks``, a commit judged again on other items);
-the sealed holdout's uses."""
+"""Pure: the looks at a change: which look this run is, whether it is a re-run, and the refusals
+that follow (a look past ``policy.max_looks``, a change judged again on other items, records of
+earlier looks that disagree or are gone); the sealed holdout's uses."""
 
 from __future__ import annotations
 
 from evalbot.plan.config import Config
+from evalbot.plan.ledger import UNKNOWN_FINGERPRINT, Look, State, distinct_looks
 from evalbot.plan.rules.decision import LookCount
 from evalbot.plan.rules.reasons import Reason
-from evalbot.plan.state import UNKNOWN_FINGERPRINT, Look, State
 
-__all__ = ["count_looks", "distinct_looks", "holdout_uses"]
-
-
-def distinct_looks(looks: list[Look]) -> list[Look]:
-    """The first look of each (head sha, item set): re-runs are not new looks."""
-    seen: dict[tuple[str, str], Look] = {}
-    for look in looks:
-        seen.setdefault((look.head_sha, look.fingerprint), look)
-    return list(seen.values())
+__all__ = ["count_looks", "holdout_uses"]
 
 
 def count_looks(
@@ -31,19 +23,24 @@ def count_looks(
 ) -> LookCount:
     """This run among the earlier looks of the same kind (holdout or not) on record.
 
-    ``current`` is the item set's fingerprint. Without ``head`` (the commit judged) looks
-    cannot be told apart: every earlier look counts and none is a re-run.
+    ``head`` is the change judged (its tree, else its commit), ``current`` the item set's
+    fingerprint. Without ``head`` looks cannot be told apart: every earlier look counts and
+    none is a re-run. A look's number never falls below the highest one on record.
     """
-    earlier = distinct_looks([look for look in state.looks if look.holdout == holdout])
-    number = len(earlier) + 1
+    earlier = distinct_looks(look for look in state.looks if look.holdout == holdout)
+    number = max(len(earlier), 0 if holdout else state.most) + 1
     violations: list[Reason] = []
     rerun_of: Look | None = None
+    if state.findings:
+        violations.append(
+            Reason(code="records_disagree", details={"findings": "; ".join(state.findings)})
+        )
     if head is not None:
-        same_commit = [look for look in earlier if look.head_sha == head]
+        same_commit = [look for look in earlier if look.change == head]
         repeat = [look for look in same_commit if look.fingerprint == current]
         if repeat:
             rerun_of = repeat[0]
-            number = earlier.index(rerun_of) + 1
+            number = rerun_of.number or earlier.index(rerun_of) + 1
         elif same_commit:
             other = same_commit[0]
             known = other.fingerprint != UNKNOWN_FINGERPRINT
@@ -54,7 +51,7 @@ def count_looks(
                     threshold=other.fingerprint if known else None,
                     unit="sha256",
                     details={
-                        "commit": head[:7],
+                        "commit": other.head_sha[:7],
                         "items": items,
                         "earlier_items": other.items if known else None,
                     },

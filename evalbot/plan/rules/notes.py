@@ -7,8 +7,8 @@ from __future__ import annotations
 from evalbot.compare import Comparison, has_clusters
 from evalbot.compare.records import CLUSTER_INTERVALS
 from evalbot.plan.config import Config
+from evalbot.plan.ledger import State
 from evalbot.plan.rules.reasons import Reason
-from evalbot.plan.state import State
 
 __all__ = ["disclosures", "sequential_violations", "warnings_of"]
 

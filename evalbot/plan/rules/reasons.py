@@ -35,6 +35,7 @@ ReasonCode = Literal[
     "holdout_missing",
     "item_shopping",
     "too_many_looks",
+    "records_disagree",
     "sequential_score",
     "clusters_sequential",
     # the gate
@@ -76,6 +77,7 @@ KINDS: dict[ReasonCode, Kind] = {
     "holdout_missing": "violation",
     "item_shopping": "violation",
     "too_many_looks": "violation",
+    "records_disagree": "violation",
     "sequential_score": "violation",
     "clusters_sequential": "violation",
     "gate_refused": "gate",
