@@ -58,15 +58,14 @@ RUN site="$(python -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])
  && find /usr/share/doc -depth -type d -empty -delete
 # Byte-compile everything but numpy and scipy, and of those two what a run imports (the
 # action, a comparison, every report), and keep the compiled bundled templates (written by
-# the reports' first rendering, hence PYTHONDONTWRITEBYTECODE unset there) and the compiled
-# methods of evalbot's record classes (evalbot.classcode, saved at exit): a cold start
+# the reports' first rendering, hence PYTHONDONTWRITEBYTECODE unset there): a cold start
 # compiles nothing, and the modules of numpy and scipy that evalbot never imports cost no
 # .pyc in the image. Then a smoke check: every scipy.special function evalbot calls (kept
 # equal to test_scipy_surface.SPECIAL) and the CLI.
 RUN site="$(python -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')" \
  && python -m compileall -q -j 0 -x '/(numpy|scipy)/' "$site" \
  && PYTHONDONTWRITEBYTECODE='' python -c "import io, py_compile, sys, sysconfig; \
-from evalbot.classcode import install; install(); import evalbot.action, evalbot.github; from evalbot.cli import main; \
+import evalbot.action, evalbot.github; from evalbot.cli import main; \
 [main(['compare', '--example', '--format', f], io.StringIO()) for f in ('json', 'text', 'markdown')]; \
 from scipy.special import ndtr, ndtri, stdtr, stdtrit, nctdtr, nctdtrinc, betaln; \
 assert abs(ndtr(ndtri(0.975)) - 0.975) < 1e-12 and abs(stdtr(10, stdtrit(10, 0.9)) - 0.9) < 1e-12; \

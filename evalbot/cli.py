@@ -8,6 +8,7 @@ line on stderr, never a traceback), 3 an internal error.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import signal
 import sys
@@ -215,10 +216,9 @@ def run_compare(args: argparse.Namespace, out: TextIO) -> int:
         head_sha=args.head_sha,
     )
     if args.format == "json":
-        from evalbot.jsonout import dumps_indented
         from evalbot.report.json_report import build_json
 
-        out.write(dumps_indented(build_json(comparison, decision)) + "\n")
+        out.write(json.dumps(build_json(comparison, decision), indent=2) + "\n")
         return EXIT_GATE_FAILED if decision.gate == "fail" else EXIT_OK
     from evalbot.report.records import Inputs
 
@@ -347,9 +347,6 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
     out = out or sys.stdout
     try:
         args = build_parser().parse_args(argv)
-        from evalbot.classcode import install  # before the first record class is made
-
-        install()
         handler = {"compare": run_compare, "plan": run_plan, "action": run_action}[args.command]
         code = handler(args, out)
         if getattr(args, "format", None) == "markdown" and _is_terminal(out):

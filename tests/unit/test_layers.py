@@ -41,11 +41,9 @@ LAYERS = (
             "plan/__init__.py",
             "plan/rates.py",
             "report/docs.py",
-            "classcode.py",
         ),
         "the words every layer shares (errors and exit codes, the plan's defaults and choices, "
-        "size limits, Markdown and its escaping, rates, the README's URLs) and the compiled "
-        "code of every layer's record classes kept between runs; they know no data",
+        "size limits, Markdown and its escaping, rates, the README's URLs); they know no data",
     ),
     Layer(
         "results",
@@ -119,8 +117,8 @@ LAYERS = (
     ),
     Layer(
         "render",
-        ("report/render.py", "report/sandbox/*.py", "jsonout.py"),
-        "the View -> Markdown and text (jinja2, sandboxed); the JSON report written",
+        ("report/render.py", "report/sandbox/*.py"),
+        "the View -> Markdown and text (jinja2, sandboxed)",
     ),
     Layer(
         "github",
