@@ -10,21 +10,15 @@ from typing import Literal, cast
 
 import numpy as np
 import numpy.typing as npt
+from scipy.special import bdtr, betaln, chdtrc, ndtri, xlog1py, xlogy
 
-from evalbot.stats._binomial import cdf as binom_cdf
-from evalbot.stats._binomial import log_pmf, path_cdf, path_tails
-from evalbot.stats._normal import chi2_1_sf, normal_quantile
 from evalbot.stats._validation import as_choice, as_probability
 from evalbot.vocabulary import MCNEMAR_METHODS, McNemarMethod
 
 CEIL_FUZZ = 1e-9
-#: Relative slack when comparing a tail probability with alpha: the float tails of
-#: :mod:`~evalbot.stats._binomial` agree with the exact rationals of
-#: :func:`~evalbot.stats.mcnemar` to ~1e-14.
-_TAIL_FUZZ = 1e-12
-#: Up to this many discordant pairs a step down from the start recomputes the tail directly
-#: (the term it removes can be a large part of it).
-_DIRECT_COUNTS = 4096
+#: Relative slack when comparing a tail probability with alpha: scipy's binomial tails
+#: (``bdtr``) agree with the exact rationals of :func:`~evalbot.stats.mcnemar` to ~1e-11.
+_TAIL_FUZZ = 1e-10
 #: Binomial weights beyond this many standard deviations from the mean are left out
 #: (their mass is below 1e-20); the rest is renormalised.
 _WINDOW_SD = 10.0
@@ -32,8 +26,6 @@ _WINDOW_SD = 10.0
 #: bound's crossing and the answer; when that would cost more than this many binomial
 #: weights (candidates times window width) it bisects instead.
 _SCAN_BUDGET = 4_000_000
-#: The window's weights start from the exact term every this many counts.
-_RUN = 32
 #: Windows of counts wider than this are not summed (the power is reported as nan).
 _MAX_WINDOW = 100_000
 #: Above this many expected discordant pairs (where the sawtooth is far below 1e-3) the
@@ -87,6 +79,27 @@ def ceil_fuzzy(x: float) -> int:
 # ----------------------------------------------------------------------------- the test
 
 
+def binom_cdf(k: IntArray, n: IntArray, p: float) -> FloatArray:
+    """``P(Bin(n, p) <= k)`` element-wise, for every ``k`` (scipy's ``bdtr`` inside ``0..n``)."""
+    k, n = np.broadcast_arrays(np.asarray(k, dtype=np.int64), np.asarray(n, dtype=np.int64))
+    out = np.where(k >= n, 1.0, 0.0)
+    inside = (k >= 0) & (k < n)
+    out[inside] = bdtr(k[inside], n[inside], p)
+    return out
+
+
+def binom_pmf(k: IntArray, n: IntArray, p: float) -> FloatArray:
+    """``P(Bin(n, p) = k)`` element-wise (0 outside ``0..n``), from scipy's ``betaln``:
+    ``C(n, k) = 1 / ((n + 1) B(n - k + 1, k + 1))``."""
+    k, n = np.broadcast_arrays(np.asarray(k, dtype=np.int64), np.asarray(n, dtype=np.int64))
+    out = np.zeros(k.shape, dtype=np.float64)
+    inside = (k >= 0) & (k <= n)
+    kk, nn = k[inside].astype(np.float64), n[inside].astype(np.float64)
+    log = -np.log1p(nn) - betaln(nn - kk + 1.0, kk + 1.0) + xlogy(kk, p) + xlog1py(nn - kk, -p)
+    out[inside] = np.exp(log)
+    return out
+
+
 def critical_counts(d: IntArray, alpha: float, method: McNemarMethod) -> IntArray:
     """Largest ``k`` such that ``min(fixed, broken) <= k`` rejects at ``alpha`` (-1: none).
 
@@ -97,77 +110,40 @@ def critical_counts(d: IntArray, alpha: float, method: McNemarMethod) -> IntArra
 
     The search starts from the normal approximation with continuity correction (the
     asymptotic test's own boundary) and steps each count up or down until it is the largest
-    that rejects. Over consecutive ``d`` the tails at that start come from one recurrence
-    (:func:`~evalbot.stats._binomial.path_cdf`), and each step adds or removes one term.
+    that rejects.
     """
     dd = np.asarray(d, dtype=np.int64)
     limit = alpha * (1.0 + _TAIL_FUZZ)
-    top = np.maximum((dd - 1) // 2, -1)  # k < d / 2: the two tails stay disjoint
     if method == "asymptotic":
-        return _asymptotic_counts(dd, limit, top)
-    z = normal_quantile(1.0 - alpha / 2.0)
-    df = dd.astype(np.float64)
-    k = np.floor((df - 1.0 - z * np.sqrt(df)) / 2.0).astype(np.int64)
-    k = np.clip(k, -1, top)
-    tail = path_cdf(dd, k, 0.5)  # P(X <= k), 0 at k = -1
-    midp = method == "midp"
+        # rejects when (d - 2k - 1)^2 / d >= x*, the chi-squared(1) quantile at the limit
+        x_star = float(ndtri(1.0 - limit / 2.0)) ** 2 if limit < 1.0 else 0.0
 
-    def rejects(kk: IntArray, nn: IntArray, tails: FloatArray) -> npt.NDArray[np.bool_]:
-        p = 2.0 * tails
-        if midp:  # P(X <= k - 1) + P(X <= k) = 2 P(X <= k) - P(X = k)
-            p = p - np.exp(log_pmf(kk, nn, 0.5))
-        return (kk >= 0) & (2 * kk < nn) & (p <= limit)
+        def pvalues(kk: IntArray, nn: IntArray) -> FloatArray:
+            gap = np.maximum(0, nn - 2 * kk - 1).astype(np.float64)
+            return cast(FloatArray, chdtrc(1.0, gap * gap / np.maximum(nn, 1)))
 
-    down = (k >= 0) & ~rejects(k, dd, tail)
-    idx = np.flatnonzero(down)
-    while idx.size:
-        kk, nn = k[idx], dd[idx]
-        lowered = kk - 1
-        # P(X <= k - 1) = P(X <= k) - P(X = k); directly where that term is a large part
-        tails = tail[idx] - np.exp(log_pmf(kk, nn, 0.5))
-        small = nn <= _DIRECT_COUNTS
-        if small.any():
-            tails[small] = binom_cdf(lowered[small], nn[small], 0.5)
-        k[idx] = lowered
-        tail[idx] = np.where(lowered >= 0, tails, 0.0)
-        idx = idx[(lowered >= 0) & ~rejects(lowered, nn, tail[idx])]
-    idx = np.flatnonzero(~down)
-    while idx.size:
-        raised = k[idx] + 1
-        tails = tail[idx] + np.exp(log_pmf(raised, dd[idx], 0.5))
-        up = rejects(raised, dd[idx], tails)
-        idx = idx[up]
-        k[idx] = raised[up]
-        tail[idx] = tails[up]
-    return k
+    else:
+        x_star = float(ndtri(1.0 - alpha / 2.0)) ** 2
+        midp = method == "midp"
 
-
-def _asymptotic_counts(d: IntArray, limit: float, top: IntArray) -> IntArray:
-    """The asymptotic test rejects when ``(d - 2k - 1)^2 / d >= x*``, with ``x*`` the
-    chi-squared(1) quantile at ``limit``; decided in floats except within 1e-12 of ``x*``,
-    where the test's own ``chi2_1_sf`` (``math.erfc``) decides."""
-    x_star = normal_quantile(1.0 - limit / 2.0) ** 2 if limit < 1.0 else 0.0
-    df = d.astype(np.float64)
+        def pvalues(kk: IntArray, nn: IntArray) -> FloatArray:
+            tail = binom_cdf(kk, nn, 0.5)
+            return tail + (binom_cdf(kk - 1, nn, 0.5) if midp else tail)
 
     def rejects(kk: IntArray, nn: IntArray) -> npt.NDArray[np.bool_]:
-        gap = np.maximum(0, nn - 2 * kk - 1).astype(np.float64)
-        x = gap * gap / np.maximum(nn, 1)
-        out = x >= x_star
-        close = np.flatnonzero(np.abs(x - x_star) <= 1e-12 * x_star)
-        for i in close.tolist():
-            out[i] = chi2_1_sf(float(x[i])) <= limit
-        return cast(npt.NDArray[np.bool_], (kk >= 0) & (2 * kk < nn) & out)
+        return (kk >= 0) & (2 * kk < nn) & (pvalues(kk, nn) <= limit)
 
+    df = dd.astype(np.float64)
     k = np.floor((df - 1.0 - np.sqrt(x_star * df)) / 2.0).astype(np.int64)
-    k = np.clip(k, -1, top)
-    down = (k >= 0) & ~rejects(k, d)
+    k = np.clip(k, -1, np.maximum((dd - 1) // 2, -1))  # k < d / 2: the tails stay disjoint
+    down = (k >= 0) & ~rejects(k, dd)
     idx = np.flatnonzero(down)
     while idx.size:
         k[idx] -= 1
-        idx = idx[(k[idx] >= 0) & ~rejects(k[idx], d[idx])]
+        idx = idx[(k[idx] >= 0) & ~rejects(k[idx], dd[idx])]
     idx = np.flatnonzero(~down)
     while idx.size:
-        idx = idx[rejects(k[idx] + 1, d[idx])]
+        idx = idx[rejects(k[idx] + 1, dd[idx])]
         k[idx] += 1
     return k
 
@@ -186,11 +162,11 @@ def conditional_power_slope(
     = -d P(Bin(d - 1, s) = k)``, and the other tail's mirror image."""
     d = np.asarray(d, dtype=np.int64)
     k = np.asarray(k, dtype=np.int64)
-    low, low_term = path_tails(d, k, share)  # fixed <= k
+    low, low_term = binom_cdf(k, d, share), binom_pmf(k, d - 1, share)  # fixed <= k
     if share == 0.5:
         high, high_term = low, low_term
-    else:
-        high, high_term = path_tails(d, k, 1.0 - share)  # broken <= k: fixed >= d - k
+    else:  # broken <= k: fixed >= d - k
+        high, high_term = binom_cdf(k, d, 1.0 - share), binom_pmf(k, d - 1, 1.0 - share)
     ok = k >= 0
     power = np.where(ok, low + high, 0.0)
     slope = np.where(ok & (d >= 1), d * (high_term - low_term), 0.0)
@@ -206,10 +182,9 @@ class Binomial:
     def window(self, n: IntArray) -> tuple[IntArray, FloatArray]:
         """``(d, w)``, each of shape ``(len(n), width)``: counts and their probabilities.
 
-        Counts outside ``[0, n]`` get weight 0. The weights come from
-        :func:`~evalbot.stats._binomial.log_pmf` every 32 counts and the ratio of
-        neighbouring terms between, and are renormalised per row; counts further than 10
-        standard deviations from the mean (mass below 1e-20) are left out.
+        Counts outside ``[0, n]`` get weight 0; the weights are renormalised per row, and
+        counts further than 10 standard deviations from the mean (mass below 1e-20) are left
+        out.
         """
         psi = self.psi
         if psi in (0.0, 1.0):
@@ -219,23 +194,10 @@ class Binomial:
         half = int(np.ceil(_WINDOW_SD * math.sqrt(float(n.max()) * psi * (1.0 - psi)) + 20.0))
         lo = np.maximum(0, np.floor(nf * psi).astype(np.int64) - half)
         width = min(2 * half + 1, int(n.max()) + 1)
-        # Each run of 32 counts starts from log_pmf and goes on by the ratio of neighbouring
-        # terms, f(d + 1) / f(d) = (n - d) / (d + 1) * psi / (1 - psi): a few ulp each.
-        runs = -(-width // _RUN)
-        raw = lo[:, None] + np.arange(runs * _RUN, dtype=np.int64)[None, :]
-        sizes = n[:, None]
-        valid = raw <= sizes
+        raw = lo[:, None] + np.arange(width, dtype=np.int64)[None, :]
+        sizes = np.broadcast_to(n[:, None], raw.shape)
         d = np.minimum(raw, sizes)
-        heads = d[:, ::_RUN]
-        log_heads = log_pmf(heads, np.broadcast_to(sizes, heads.shape), psi)
-        log_heads[~valid[:, ::_RUN]] = -np.inf
-        scale = np.exp(log_heads - log_heads.max(axis=1, keepdims=True))
-        previous = (d - 1).astype(np.float64)
-        ratio = (sizes - previous) / np.maximum(previous + 1.0, 1.0) * (psi / (1.0 - psi))
-        ratio = ratio.reshape(len(n), runs, _RUN)
-        ratio[:, :, 0] = scale
-        w = np.cumprod(ratio, axis=2).reshape(len(n), runs * _RUN)[:, :width]
-        w[~valid[:, :width]] = 0.0
+        w = np.where(raw <= sizes, binom_pmf(d, sizes, psi), 0.0)
         w /= w.sum(axis=1, keepdims=True)
         return d[:, :width], cast(FloatArray, w)
 

@@ -7,6 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
+from scipy.special import ndtri
 
 from evalbot.stats._exact_power import (
     CEIL_FUZZ,
@@ -16,7 +17,6 @@ from evalbot.stats._exact_power import (
     design_effect_iv,
     method_iv,
 )
-from evalbot.stats._normal import normal_quantile
 from evalbot.stats._validation import as_count, as_probability
 from evalbot.stats.mcnemar import McNemarMethod
 from evalbot.vocabulary import ALPHA, POWER
@@ -120,8 +120,7 @@ def _solve(
 
 
 def _normal_effect(n: int, psi: float, alpha: float, power: float) -> float:
-    z_a = normal_quantile(1.0 - alpha / 2.0)
-    z_b = normal_quantile(power)
+    z_a, z_b = (float(z) for z in ndtri([1.0 - alpha / 2.0, power]))
     dd = n * psi
 
     def gap(p: float) -> float:

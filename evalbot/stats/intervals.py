@@ -7,9 +7,8 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 import numpy as np
+from scipy.special import ndtri, stdtrit
 
-from evalbot.stats._normal import normal_quantile
-from evalbot.stats._student import t_quantile
 from evalbot.stats._validation import as_count, as_probability
 from evalbot.vocabulary import CONFIDENCE
 
@@ -78,7 +77,7 @@ def wilson_interval(
     (0.6534, 0.7428)
     """
     k, n_, cl = _wilson_interval_iv(successes, n, confidence_level)
-    z = normal_quantile(0.5 + cl / 2.0)
+    z = float(ndtri(0.5 + cl / 2.0))
     p = k / n_
     z2 = z * z
     denom = 1.0 + z2 / n_
@@ -185,10 +184,10 @@ def mean_of_means_interval(
     p = float(x.mean())
     p = min(1.0, max(0.0, p))
     if n >= 2:
-        q = t_quantile(n - 1, 0.5 + cl / 2.0)
+        q = float(stdtrit(n - 1, 0.5 + cl / 2.0))
         var = float(x.var(ddof=1)) / n
     else:
-        q = normal_quantile(0.5 + cl / 2.0)
+        q = float(ndtri(0.5 + cl / 2.0))
         var = 0.0
     if p in (0.0, 1.0) or var <= 0.0:
         n_eff = float(n)

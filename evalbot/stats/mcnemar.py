@@ -6,10 +6,8 @@ import math
 from dataclasses import dataclass
 from typing import cast
 
-import numpy as np
+from scipy.special import bdtr, chdtrc, log_ndtr
 
-from evalbot.stats._binomial import cdf as binom_cdf
-from evalbot.stats._normal import chi2_1_sf
 from evalbot.stats._validation import as_choice, as_count, as_probability
 from evalbot.stats.pvalue import (
     P_ONE,
@@ -17,7 +15,6 @@ from evalbot.stats.pvalue import (
     exact_pvalue,
     log10_pvalue,
     log_binomial_half_tail,
-    log_normal_two_sided,
 )
 from evalbot.vocabulary import ALPHA, MCNEMAR_METHODS, McNemarMethod
 
@@ -80,8 +77,7 @@ def _two_sided_binomial_half(k: int, n: int, *, midp: bool) -> PValue:
 
     Up to ``_EXACT_INTEGER_LIMIT`` trials the sum is done in integers and rounded once, so
     values such as 22/1024 come out exact, and its ``log10`` is that of the exact rational;
-    above it the float comes from a sum of the tail's terms (:func:`evalbot.stats._binomial.cdf`,
-    a few ulp), and a log-space sum
+    above it the float comes from scipy's ``bdtr``, and a log-space sum
     (:func:`~evalbot.stats.pvalue.log_binomial_half_tail`) the ``log10`` when it underflows.
     The p-value is capped at 1.
     """
@@ -94,9 +90,8 @@ def _two_sided_binomial_half(k: int, n: int, *, midp: bool) -> PValue:
         # int / int is correctly rounded (to 0.0 below the float range); log10 is exact
         return PValue(value=numerator / (1 << n), log10=math.log10(numerator) - n * _LOG10_2)
     # exact: 2 P(X <= k); mid-p: P(X <= k - 1) + P(X <= k). Sums of tails, no cancellation.
-    tail, tail_below = (
-        float(v) for v in binom_cdf(np.array([k, k - 1]), np.array([n, n]), 0.5).tolist()
-    )
+    tail = float(bdtr(k, n, 0.5))
+    tail_below = float(bdtr(k - 1, n, 0.5)) if k > 0 else 0.0
     p = tail_below + tail if midp else 2.0 * tail
     if p >= 1.0:
         return exact_pvalue(1.0)
@@ -118,10 +113,10 @@ _LN10 = math.log(10.0)
 
 def _asymptotic_pvalue(stat: float) -> PValue:
     """chi-squared(1) survival at ``stat``, with an exact ``log10`` where ``erfc`` underflows."""
-    p = chi2_1_sf(stat)
+    p = float(chdtrc(1.0, stat))
     if p > 1e-290:
         return exact_pvalue(min(1.0, p))
-    return log10_pvalue(log_normal_two_sided(math.sqrt(stat)) / _LN10)
+    return log10_pvalue((math.log(2.0) + float(log_ndtr(-math.sqrt(stat)))) / _LN10)
 
 
 def mcnemar(fixed: int, broken: int, *, method: str = "exact") -> McNemarResult:

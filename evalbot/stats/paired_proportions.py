@@ -17,8 +17,8 @@ from typing import Literal, cast
 
 import numpy as np
 import numpy.typing as npt
+from scipy.special import ndtri
 
-from evalbot.stats._normal import normal_quantile
 from evalbot.stats._validation import (
     FloatArray,
     as_choice,
@@ -265,7 +265,7 @@ def tango_interval(
     b, c, n = as_table_counts(fixed, broken, items)
     cl = as_probability(confidence_level, "confidence_level")
     cc = _continuity_iv(continuity)
-    z = normal_quantile(0.5 + cl / 2.0)
+    z = float(ndtri(0.5 + cl / 2.0))
     low, high = tango_bounds(b, c, n, z, cc)
     return PairedDifferenceResult(
         statistic=(b - c) / n,
@@ -323,7 +323,7 @@ def newcombe_interval(
     """
     a, b, c, d = _table_iv(both_pass, fixed, broken, both_fail)
     cl = as_probability(confidence_level, "confidence_level")
-    z = normal_quantile(0.5 + cl / 2.0)
+    z = float(ndtri(0.5 + cl / 2.0))
     low, high = newcombe_bounds(a, b, c, d, z)
     n = a + b + c + d
     return PairedDifferenceResult(

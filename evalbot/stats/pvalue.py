@@ -21,7 +21,6 @@ __all__ = [
     "exact_pvalue",
     "log10_pvalue",
     "log_binomial_half_tail",
-    "log_normal_two_sided",
     "resampling_pvalue",
     "upper_bound_pvalue",
 ]
@@ -187,19 +186,3 @@ def log_binomial_half_tail(k: int, n: int) -> tuple[float, float]:
             break
         i -= 1
     return log_at + math.log(total), log_at
-
-
-def log_normal_two_sided(z: float) -> float:
-    """Natural log of ``2 P(Z > z)`` for ``z >= 0``, accurate where ``erfc`` underflows.
-
-    ``2 P(Z > z) = erfc(z / sqrt 2)``; for large arguments the asymptotic series
-    ``erfc(x) = exp(-x^2) / (x sqrt(pi)) (1 - 1/(2x^2) + 3/(4x^4) - 15/(8x^6))`` has relative
-    error below 1e-9 once ``x > 25``, where it is used.
-    """
-    x = z / math.sqrt(2.0)
-    direct = math.erfc(x)
-    if direct > 1e-300:
-        return math.log(direct)
-    x2 = x * x
-    series = 1.0 - 1.0 / (2.0 * x2) + 3.0 / (4.0 * x2 * x2) - 15.0 / (8.0 * x2 * x2 * x2)
-    return -x2 - math.log(x * math.sqrt(math.pi)) + math.log(series)

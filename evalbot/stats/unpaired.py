@@ -5,7 +5,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from evalbot.stats._normal import normal_sf
+from scipy.special import ndtr
+
 from evalbot.stats._validation import as_count
 
 __all__ = ["TwoProportionResult", "two_proportion_ztest"]
@@ -94,7 +95,7 @@ def two_proportion_ztest(
         z, p = 0.0, 1.0
     else:
         z = (pc - pb) / se
-        p = min(1.0, 2.0 * normal_sf(abs(z)))  # 2 * normal survival at |z|
+        p = min(1.0, 2.0 * float(ndtr(-abs(z))))
     return TwoProportionResult(
         statistic=z,
         pvalue=p,

@@ -14,7 +14,6 @@ from evalbot.stats.pvalue import (
     exact_pvalue,
     log10_pvalue,
     log_binomial_half_tail,
-    log_normal_two_sided,
     resampling_pvalue,
     upper_bound_pvalue,
 )
@@ -62,10 +61,3 @@ def test_log_binomial_half_tail_against_fractions(k: int, n: int) -> None:
         ln(tail.numerator) - ln(tail.denominator), rel=1e-12, abs=1e-12
     )
     assert log_at == pytest.approx(ln(at.numerator) - ln(at.denominator), rel=1e-12, abs=1e-12)
-
-
-@pytest.mark.parametrize("z", [1.0, 5.0, 30.0, 40.0, 100.0])
-def test_log_normal_two_sided_against_scipy(z: float) -> None:
-    from scipy.special import log_ndtr
-
-    assert log_normal_two_sided(z) == pytest.approx(math.log(2) + float(log_ndtr(-z)), rel=1e-9)
