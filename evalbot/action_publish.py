@@ -170,7 +170,7 @@ def publish_verdict(run: RunContext, verdict: Verdict, rendered: Rendered) -> in
     outputs = {
         "verdict": d.outcome,
         "gate": d.gate,
-        "p-value": pvalue_output(c.pvalue_detail),
+        "p-value": pvalue_output(c.pvalue),
         "difference": f"{c.difference.statistic:.6g}",
         "ci-low": f"{ci.low:.6g}",
         "ci-high": f"{ci.high:.6g}",

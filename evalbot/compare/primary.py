@@ -149,8 +149,8 @@ def _binary_primary(
         )
         return TestResult(
             name="mixture SPRT (always valid)",
-            pvalue=sprt.pvalue_detail,
-            smallest_pvalue=mixture_sprt(table.discordant, 0).pvalue_detail,
+            pvalue=sprt.pvalue,
+            smallest_pvalue=mixture_sprt(table.discordant, 0).pvalue,
         ), Difference(
             statistic=seq.statistic,
             confidence_interval=seq.confidence_interval,
@@ -158,7 +158,7 @@ def _binary_primary(
             interval="confidence-sequence",
             method="mixture confidence sequence (always valid)",
             standard_error=se,
-            pvalue_detail=sprt.pvalue_detail,
+            pvalue=sprt.pvalue,
         )
     if config.test == "bootstrap":
         return _bootstrap_primary(boot)
@@ -178,11 +178,11 @@ def _binary_primary(
         interval="tango-cc",
         method="Tango score interval, continuity-corrected",
         standard_error=se,
-        pvalue_detail=mcnemar(table.fixed, table.broken, method="asymptotic").pvalue_detail,
+        pvalue=mcnemar(table.fixed, table.broken, method="asymptotic").pvalue,
     )
     return TestResult(
         name=f"McNemar ({test.method})",
-        pvalue=test.pvalue_detail,
+        pvalue=test.pvalue,
         smallest_pvalue=mcnemar_smallest_pvalue(table.discordant, method=test.method),
     ), difference
 
@@ -190,7 +190,7 @@ def _binary_primary(
 def _bootstrap_primary(boot: BootstrapResult) -> tuple[TestResult, Difference]:
     """``test: bootstrap``: the bootstrap's p-value and its own interval."""
     name = f"paired bootstrap ({boot.method})"
-    return TestResult(name=name, pvalue=boot.pvalue_detail), Difference.from_bootstrap(boot)
+    return TestResult(name=name, pvalue=boot.pvalue), Difference.from_bootstrap(boot)
 
 
 def _clustered_primary(paired: Paired, config: Config) -> tuple[TestResult, Difference]:
@@ -249,16 +249,14 @@ def _from_mean_test(
         if found.n_resamples:
             floor = max(floor, 1.0 / (found.n_resamples + 1))
         smallest = exact_pvalue(floor)
-    return TestResult(
-        name=found.method, pvalue=found.pvalue_detail, smallest_pvalue=smallest
-    ), Difference(
+    return TestResult(name=found.method, pvalue=found.pvalue, smallest_pvalue=smallest), Difference(
         statistic=found.statistic,
         confidence_interval=found.confidence_interval,
         confidence_level=found.confidence_level,
         interval=interval,
         method=found.method,
         standard_error=found.standard_error,
-        pvalue_detail=found.pvalue_detail,
+        pvalue=found.pvalue,
         n_resamples=found.n_resamples or None,
         seed=found.seed,
         n_units=n_units,

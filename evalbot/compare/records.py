@@ -63,7 +63,7 @@ CLUSTER_INTERVALS: tuple[IntervalKind, ...] = ("cluster-sign-flip", "cluster-t")
 class Difference:
     """The primary difference, candidate minus baseline, and its interval.
 
-    ``pvalue_detail`` is the p-value of the test the interval inverts (for ``tango-cc``
+    ``pvalue`` is the p-value of the test the interval inverts (for ``tango-cc``
     McNemar's continuity-corrected chi-squared test; for the others the primary test itself),
     so the interval excludes 0 exactly when it is at most ``1 - confidence_level``.
     ``n_resamples``, ``seed`` and ``resampled`` (``items`` or ``clusters``) are set when the
@@ -76,16 +76,12 @@ class Difference:
     interval: IntervalKind
     method: str
     standard_error: float
-    pvalue_detail: PValue
+    pvalue: PValue
     n_resamples: int | None = None
     seed: int | None = None
     resampled: str | None = None
     n_units: int = 0
     effect_size: EffectSizeResult | None = None
-
-    @property
-    def pvalue(self) -> float:
-        return self.pvalue_detail.value
 
     @property
     def finite(self) -> bool:
@@ -101,7 +97,7 @@ class Difference:
             interval="bootstrap",
             method=f"paired bootstrap ({boot.method}, resampling {boot.resampled})",
             standard_error=boot.standard_error,
-            pvalue_detail=boot.pvalue_detail,
+            pvalue=boot.pvalue,
             n_resamples=boot.n_resamples,
             seed=boot.seed,
             resampled=boot.resampled,
@@ -146,10 +142,9 @@ class SliceResult:
     candidate_rate: float
     difference: float
     table: PairedTable | None
-    pvalue: float
+    pvalue: PValue
     test: str
     qvalue: float
-    pvalue_detail: PValue | None = None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -166,8 +161,8 @@ class SecondaryResult:
     adjusted_pvalue: float
 
     @property
-    def pvalue_detail(self) -> PValue:
-        return self.difference.pvalue_detail
+    def pvalue(self) -> PValue:
+        return self.difference.pvalue
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -321,12 +316,8 @@ class Comparison:
         return len(self.paired)
 
     @property
-    def pvalue(self) -> float:
-        """The p-value of the primary test (a bound's value when only a bound is known)."""
-        return self.test_result.pvalue.value
-
-    @property
-    def pvalue_detail(self) -> PValue:
+    def pvalue(self) -> PValue:
+        """The p-value of the primary test."""
         return self.test_result.pvalue
 
     @property

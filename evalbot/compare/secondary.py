@@ -57,7 +57,7 @@ def compute_secondary(
         (name, base, cand, score_test(base, cand, clusters, config)[1])
         for name, (base, cand) in sorted(metrics.items())
     ]
-    adjusted = holm([d.pvalue_detail.reportable for _, _, _, d in results])
+    adjusted = holm([d.pvalue.reportable for _, _, _, d in results])
     return tuple(
         SecondaryResult(
             name=name,

@@ -102,10 +102,9 @@ def compute_slices(paired: Paired, config: Config) -> tuple[SliceResult, ...]:
             candidate_rate=row.candidate_rate,
             difference=row.candidate_rate - row.baseline_rate,
             table=row.table,
-            pvalue=float(row.pvalue.reportable),
+            pvalue=row.pvalue,
             test=row.test,
             qvalue=float(q),
-            pvalue_detail=row.pvalue,
         )
         for row, q in zip(rows, qvalues, strict=True)
     )
@@ -127,11 +126,11 @@ def _slice_test(
     if paired.kind == "binary":
         table = compute_paired_table(base, cand)
         result = mcnemar(table.fixed, table.broken, method=config.mcnemar)
-        pvalue, test = result.pvalue_detail, f"McNemar ({result.method})"
+        pvalue, test = result.pvalue, f"McNemar ({result.method})"
     elif config.test == "bootstrap":
         clusters = None if cluster_labels is None else cluster_labels[idx].tolist()
         boot = plan_bootstrap_mean(base, cand, config, clusters=clusters)
-        pvalue, test = boot.pvalue_detail, f"paired bootstrap ({boot.method})"
+        pvalue, test = boot.pvalue, f"paired bootstrap ({boot.method})"
     else:
         # the primary's test for scores, valid at every n (a slice is often small, where the
         # percentile bootstrap's p-value rejects too often)
@@ -159,7 +158,7 @@ def _clustered_slice_test(
         assert paired.clusters is not None
         labels = [paired.clusters[i] for i in idx.tolist()]
         found = plan_bootstrap_mean(base, cand, config, clusters=labels)
-        pvalue, test = found.pvalue_detail, f"paired bootstrap ({found.method})"
+        pvalue, test = found.pvalue, f"paired bootstrap ({found.method})"
     else:
         codes = _first_seen(units[idx])
         test, pvalue = clustered_pvalue(base, cand, codes, boot.resamples, boot.seed)

@@ -52,7 +52,7 @@ def _agreement(comparison: Comparison) -> Agreement | None:
     if math.isnan(ci.low) or math.isnan(ci.high):
         return None
     return interval_agreement(
-        comparison.pvalue_detail,
+        comparison.pvalue,
         comparison.alpha.effective,
         (ci.low, ci.high),
         confidence_level=difference.confidence_level,
@@ -147,7 +147,7 @@ def evaluate(
         conclusion=conclusion,
         alpha=comparison.alpha,
         test=comparison.test,
-        pvalue=comparison.pvalue_detail,
+        pvalue=comparison.pvalue,
         agreement=_agreement(comparison),
         mode=policy.mode,
         items=comparison.items,

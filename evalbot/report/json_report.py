@@ -99,7 +99,7 @@ def _primary_difference_json(c: Comparison) -> JSONObject:
         "resamples": c.resamples,
         "seed": c.seed,
         "standard_error": finite(diff.standard_error),
-        **pvalue_json(diff.pvalue_detail),
+        **pvalue_json(diff.pvalue),
         "clusters": None if c.clusters is None else c.clusters.clusters,
         "clustered_standard_error": None if c.clusters is None else c.clusters.standard_error,
         "effect_size": None
@@ -170,7 +170,7 @@ def _mcnemar_json(c: Comparison) -> JSONObject | None:
     return {
         "method": c.mcnemar.method,
         "statistic": c.mcnemar.statistic,
-        **pvalue_json(c.mcnemar.pvalue_detail),
+        **pvalue_json(c.mcnemar.pvalue),
         "discordant": c.mcnemar.discordant,
     }
 
@@ -247,8 +247,8 @@ def _slices_json(c: Comparison) -> list[JSONObject]:
             "difference": s.difference,
             "table": None if s.table is None else _table_json(s.table),
             "test": s.test,
-            "pvalue": s.pvalue,
-            "pvalue_kind": None if s.pvalue_detail is None else s.pvalue_detail.kind,
+            "pvalue": s.pvalue.reportable,
+            "pvalue_kind": s.pvalue.kind,
             "qvalue": s.qvalue,
         }
         for s in c.slices
@@ -271,7 +271,7 @@ def _secondary_json(c: Comparison) -> list[JSONObject]:
             "confidence": m.difference.confidence_level,
             "resamples": m.difference.n_resamples,
             "seed": m.difference.seed if m.difference.n_resamples else None,
-            **pvalue_json(m.difference.pvalue_detail),
+            **pvalue_json(m.difference.pvalue),
             "adjusted_pvalue": m.adjusted_pvalue,
             "adjustment": "holm",
         }
@@ -339,7 +339,7 @@ def _difference_json(diff: BootstrapResult | None) -> JSONObject | None:
         "ci": list(diff.confidence_interval),
         "method": _bootstrap_method(diff),
         "standard_error": diff.standard_error,
-        **pvalue_json(diff.pvalue_detail),
+        **pvalue_json(diff.pvalue),
         "n_undefined": diff.n_undefined,
     }
 

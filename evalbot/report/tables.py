@@ -98,7 +98,7 @@ def slice_rows(c: Comparison, scale: Scale) -> list[SliceRow]:
             difference=scale.difference(s.difference),
             fixed=Markdown("" if s.table is None else str(s.table.fixed)),
             broken=Markdown("" if s.table is None else str(s.table.broken)),
-            pvalue=format_pvalue(s.pvalue_detail or s.pvalue),
+            pvalue=format_pvalue(s.pvalue),
             qvalue=format_pvalue(s.qvalue),
             significant=s.qvalue <= c.alpha.effective,
         )
@@ -127,7 +127,7 @@ def secondary_rows(c: Comparison) -> list[SecondaryRow]:
                 percent=False,
             ),
             test=Markdown(m.difference.method),
-            pvalue=format_pvalue(m.difference.pvalue_detail),
+            pvalue=format_pvalue(m.difference.pvalue),
             adjusted_pvalue=format_pvalue(m.adjusted_pvalue),
             significant=m.adjusted_pvalue <= c.alpha.effective,
         )

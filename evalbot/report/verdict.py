@@ -134,10 +134,10 @@ def verdict_text(c: Comparison, decision: Decision, scale: Scale) -> Verdict:
     change = format_estimate(c.difference.statistic, percent=scale.percent)
     # the test's name is evalbot's own label (McNemar, the sequential test, sign-flip, ...)
     test = Markdown(decision.test or c.test)
-    pvalue = format_pvalue(decision.pvalue if decision.pvalue is not None else c.pvalue_detail)
+    pvalue = format_pvalue(decision.pvalue if decision.pvalue is not None else c.pvalue)
     confidence = Markdown(f"{c.difference.confidence_level * 100:g} %")
     alpha = alpha_text(decision)
-    judged = c.alpha.judge(c.pvalue_detail)
+    judged = c.alpha.judge(c.pvalue)
     # every sentence below is made of numbers and evalbot's labels, except a refusal's
     # headline (a reason, which may quote input: a plain str, escaped when printed)
     headline: str

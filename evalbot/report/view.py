@@ -194,7 +194,7 @@ def unpaired_text(c: Comparison) -> Unpaired:
         note=Markdown(
             f"Read as two unrelated samples (two-proportion z-test) the same rates give "
             f"{p_clause(pvalue)}; pairing by item gives "
-            f"{p_clause(format_pvalue(c.pvalue_detail))}."
+            f"{p_clause(format_pvalue(c.pvalue))}."
         ),
     )
 

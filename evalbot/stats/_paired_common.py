@@ -40,8 +40,6 @@ class PairedMeanResult:
         Sign patterns sampled (Monte Carlo sign-flip), 0 otherwise.
     seed : int or None
         Seed of the sampled sign patterns (Monte Carlo only).
-    pvalue_detail : PValue
-        The p-value with its resolution (``2^(1-n)`` exact, ``1 / (B + 1)`` Monte Carlo).
     effect_size : EffectSizeResult
         ``d_z`` and its interval.
     baseline_value, candidate_value : float
@@ -49,7 +47,7 @@ class PairedMeanResult:
     """
 
     statistic: float
-    pvalue: float
+    pvalue: PValue
     confidence_interval: ConfidenceInterval
     method: str
     confidence_level: float
@@ -57,7 +55,6 @@ class PairedMeanResult:
     standard_error: float
     n_resamples: int
     seed: int | None
-    pvalue_detail: PValue
     effect_size: EffectSizeResult
     baseline_value: float
     candidate_value: float

@@ -110,8 +110,8 @@ def paired_bootstrap_mean(
     interval it is, up to interpolation between resamples, the familiar
     ``min(1, 2 min(P*(d* <= 0), P*(d* >= 0)))`` over the bootstrap distribution ``d*``; for
     BCa it is the BCa p-value (the BCa interval's levels inverted). Its resolution is
-    ``2 / n_resamples``: a p-value of 0 means "below ``2 / n_resamples``" and is reported so
-    in ``pvalue_detail``, never as 0.
+    ``2 / n_resamples``: when no resample falls past 0 the p-value is the bound
+    ``p < 2 / n_resamples`` (``pvalue.bound == "upper"``), never 0.
 
     Degenerate data: when every resample has the same value (one item, all items alike, all
     pass or all fail on both sides, or every item changed by the same amount) the interval is

@@ -230,7 +230,7 @@ def clustered_test(
     sampled = flip.n_resamples if flip is not None else 0
     return ClusteredMeanResult(
         statistic=mean,
-        pvalue=p,
+        pvalue=detail,
         confidence_interval=ci,
         method=method,
         confidence_level=cl,
@@ -238,7 +238,6 @@ def clustered_test(
         standard_error=se,
         n_resamples=sampled,
         seed=s if sampled else None,
-        pvalue_detail=detail,
         effect_size=dz_from_differences(d, cl),
         baseline_value=float(base.mean()),
         candidate_value=float(cand.mean()),

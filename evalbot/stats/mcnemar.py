@@ -44,17 +44,13 @@ class McNemarResult:
         The method that produced ``pvalue``.
     fixed, broken : int
         The discordant counts the test was computed from (echoed inputs).
-    pvalue_detail : PValue
-        The same p-value with its exact ``log10``: ``pvalue`` underflows to 0.0 below about
-        5e-324 (e.g. 1,100 fixed and none broken, ``p = 2^-1099``), ``pvalue_detail`` does not.
     """
 
     statistic: float
-    pvalue: float
+    pvalue: PValue
     method: McNemarMethod
     fixed: int
     broken: int
-    pvalue_detail: PValue = P_ONE
 
     @property
     def discordant(self) -> int:
@@ -175,27 +171,25 @@ def mcnemar(fixed: int, broken: int, *, method: str = "exact") -> McNemarResult:
     b, c, m = _mcnemar_iv(fixed, broken, method)
     n = b + c
     if n == 0:
-        return McNemarResult(statistic=0.0, pvalue=1.0, method=m, fixed=b, broken=c)
+        return McNemarResult(statistic=0.0, pvalue=P_ONE, method=m, fixed=b, broken=c)
     if m == "asymptotic":
         stat = max(0, abs(b - c) - 1) ** 2 / n
         detail = _asymptotic_pvalue(stat)  # the chi-squared(1) survival function
         return McNemarResult(
             statistic=float(stat),
-            pvalue=detail.value,
+            pvalue=detail,
             method=m,
             fixed=b,
             broken=c,
-            pvalue_detail=detail,
         )
     k = min(b, c)
     detail = _two_sided_binomial_half(k, n, midp=(m == "midp"))
     return McNemarResult(
         statistic=float(b),
-        pvalue=detail.value,
+        pvalue=detail,
         method=m,
         fixed=b,
         broken=c,
-        pvalue_detail=detail,
     )
 
 
@@ -216,7 +210,7 @@ def mcnemar_smallest_pvalue(discordant: int, *, method: str = "exact") -> PValue
     """
     d = as_count(discordant, "discordant")
     m = cast(McNemarMethod, as_choice(method, "method", _METHODS))
-    return mcnemar(d, 0, method=m).pvalue_detail
+    return mcnemar(d, 0, method=m).pvalue
 
 
 def mcnemar_min_discordant(alpha: float = ALPHA, *, method: str = "exact") -> int:
@@ -231,6 +225,6 @@ def mcnemar_min_discordant(alpha: float = ALPHA, *, method: str = "exact") -> in
     a = as_probability(alpha, "alpha")
     m = cast(McNemarMethod, as_choice(method, "method", _METHODS))
     d = 1
-    while mcnemar(d, 0, method=m).pvalue_detail.decide(a) != "below":
+    while mcnemar(d, 0, method=m).pvalue.decide(a) != "below":
         d += 1
     return d

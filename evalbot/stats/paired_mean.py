@@ -34,7 +34,7 @@ from evalbot.stats.pvalue import PValue, exact_pvalue, upper_bound_pvalue
 from evalbot.stats.signflip import (
     EXACT_MAX_ITEMS,
     _SignFlip,
-    flip_pvalue_detail,
+    flip_pvalue,
     sign_flip,
     sign_flip_pvalue,
     sign_flip_test,
@@ -146,7 +146,7 @@ def _studentized(
     def result(p: float, ci: ConfidenceInterval, detail: PValue) -> PairedMeanResult:
         return PairedMeanResult(
             statistic=mean,
-            pvalue=p,
+            pvalue=detail,
             confidence_interval=ci,
             method="skewness-corrected t" if skewness_correction else "paired t",
             confidence_level=cl,
@@ -154,7 +154,6 @@ def _studentized(
             standard_error=standard_error(d),
             n_resamples=0,
             seed=None,
-            pvalue_detail=detail,
             effect_size=dz_from_differences(d, cl),
             baseline_value=float(base.mean()),
             candidate_value=float(cand.mean()),
@@ -253,10 +252,10 @@ def paired_mean_pvalue(
     base, cand = pair_iv(baseline, candidate)
     if base.size > SIGN_FLIP_MAX_ITEMS:
         found = _studentized(base, cand, CONFIDENCE)
-        return found.method, found.pvalue_detail
+        return found.method, found.pvalue
     d = cand - base
     exact = d.size <= EXACT_MAX_ITEMS
     p = _SignFlip(d, b, s, exact).pvalue(0.0)
-    return ("exact sign-flip" if exact else "Monte Carlo sign-flip"), flip_pvalue_detail(
+    return ("exact sign-flip" if exact else "Monte Carlo sign-flip"), flip_pvalue(
         p, d.size, b, exact
     )

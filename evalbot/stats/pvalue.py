@@ -9,7 +9,6 @@ p-value itself or only an upper bound, so that no report ever has to print "p = 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from typing import Literal
 
 __all__ = [
@@ -35,13 +34,14 @@ SMALLEST_NORMAL = float.fromhex("0x1p-1022")
 _LOG10_2 = math.log10(2.0)
 
 
-@dataclass(frozen=True, kw_only=True)
-class PValue:
-    """A p-value with its precision.
+class PValue(float):
+    """A p-value with its precision: a float (what scipy's ``.pvalue`` is) that also says how
+    far it can be trusted. Immutable, like the float it is.
 
     Attributes
     ----------
     value : float
+        The float itself (``float(p)``).
         ``bound == "exact"``: the p-value as a float. It is 0.0 only when the exact p-value is
         below the smallest positive float (about 5e-324); ``log10`` still holds it.
         ``bound == "upper"``: an upper bound, always > 0; the p-value is below it.
@@ -62,17 +62,40 @@ class PValue:
     float range.
 
     >>> from evalbot.stats import mcnemar
-    >>> p = mcnemar(1100, 0).pvalue_detail
+    >>> p = mcnemar(1100, 0).pvalue
     >>> p.value, p.bound, round(p.log10, 4)
     (0.0, 'exact', -330.832)
     >>> p.format()
     '1.5e-331'
     """
 
-    value: float
+    __slots__ = ("bound", "log10", "resolution")
     log10: float
-    bound: Bound = "exact"
-    resolution: float | None = None
+    bound: Bound
+    resolution: float | None
+
+    def __new__(
+        cls,
+        value: float,
+        *,
+        log10: float,
+        bound: Bound = "exact",
+        resolution: float | None = None,
+    ) -> PValue:
+        self = super().__new__(cls, value)
+        for name, given in (("log10", log10), ("bound", bound), ("resolution", resolution)):
+            object.__setattr__(self, name, given)
+        return self
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError(f"PValue is immutable; cannot set {name!r}")
+
+    def __reduce__(self) -> tuple[object, tuple[float, float, Bound, float | None]]:
+        return _rebuilt, (float(self), self.log10, self.bound, self.resolution)
+
+    @property
+    def value(self) -> float:
+        return float(self)
 
     def decide(self, alpha: float) -> Decision:
         """``"below"`` when ``p <= alpha`` is certain, ``"not_below"`` when ``p > alpha`` is,
@@ -102,7 +125,7 @@ class PValue:
         smallest normal float (an upper bound) when the exact p-value is below it.
 
         >>> from evalbot.stats import mcnemar
-        >>> p = mcnemar(1100, 0).pvalue_detail
+        >>> p = mcnemar(1100, 0).pvalue
         >>> p.reportable, p.kind
         (2.2250738585072014e-308, 'below_float_range')
         """
@@ -114,6 +137,10 @@ class PValue:
         Uses ``log10`` when the float underflowed, so the text is never "0"."""
         number = _format_log10(self.log10, digits)
         return f"< {number}" if self.bound == "upper" else number
+
+
+def _rebuilt(value: float, log10: float, bound: Bound, resolution: float | None) -> PValue:
+    return PValue(value, log10=log10, bound=bound, resolution=resolution)
 
 
 #: ``p = 1``: the p-value of no evidence at all (a default for result records).

@@ -39,7 +39,7 @@ from evalbot.stats.bootstrap_intervals import (
     quantile,
 )
 from evalbot.stats.intervals import ConfidenceInterval
-from evalbot.stats.pvalue import P_ONE, PValue, exact_pvalue, resampling_pvalue
+from evalbot.stats.pvalue import PValue, exact_pvalue, resampling_pvalue
 from evalbot.vocabulary import BootstrapMethod
 
 __all__ = ["BootstrapResult", "TotalsStatistic", "run_bootstrap"]
@@ -86,9 +86,6 @@ class BootstrapResult:
     n_undefined : int
         Resamples on which the metric was undefined (e.g. no solved task in a resample of a
         cost-per-solved metric); they are left out of the interval and the p-value.
-    pvalue_detail : PValue
-        ``pvalue`` with its resolution ``2 / n_resamples``: a bootstrap p-value of 0 only
-        means that no resample fell past 0, and is reported as the bound ``p < 2 / B``.
     share_above_zero : float
         Share of the (defined) resamples whose difference is above 0.
     """
@@ -96,7 +93,7 @@ class BootstrapResult:
     statistic: float
     confidence_interval: ConfidenceInterval
     standard_error: float
-    pvalue: float
+    pvalue: PValue
     method: str
     n_resamples: int
     seed: int
@@ -106,7 +103,6 @@ class BootstrapResult:
     candidate_value: float = math.nan
     n_units: int = 0
     n_undefined: int = 0
-    pvalue_detail: PValue = P_ONE
     share_above_zero: float = math.nan
 
 
@@ -235,14 +231,12 @@ def run_bootstrap(
     if method != "percentile":
         levels = bca_levels(ordered, observed, *_jackknife(units, distinct, fn))
     low, high = (quantile(ordered, q) for q in levels(1.0 - confidence_level))
-    pvalue = inverted_pvalue(ordered, levels)
     return _result(
         echo,
         observed,
         (low, high),
         standard_error=float(np.std(boot, ddof=1)),
-        pvalue=pvalue,
-        detail=resampling_pvalue(pvalue, int(ordered.size)),
+        pvalue=resampling_pvalue(inverted_pvalue(ordered, levels), int(ordered.size)),
         n_units=n_units,
         undefined=undefined,
         share_above_zero=float(np.count_nonzero(ordered > 0.0)) / ordered.size,
@@ -253,15 +247,13 @@ def _degenerate(echo: _Echo, observed: float, *, n_units: int, undefined: int) -
     """Every resample gives the same value (one unit, or all units alike). The interval
     collapses to the observed value; the p-value is that of the two-sided sign test on
     ``n_units`` differences of one sign (1 when it is zero)."""
-    pvalue = 1.0 if observed == 0.0 else min(1.0, 2.0 ** (1 - n_units))
-    detail = exact_pvalue(pvalue, resolution=min(1.0, 2.0 ** (1 - n_units)))
+    floor = min(1.0, 2.0 ** (1 - n_units))
     return _result(
         echo,
         observed,
         (observed, observed),
         standard_error=0.0,
-        pvalue=pvalue,
-        detail=detail,
+        pvalue=exact_pvalue(1.0 if observed == 0.0 else floor, resolution=floor),
         n_units=n_units,
         undefined=undefined,
         share_above_zero=float(observed > 0.0),
@@ -274,8 +266,7 @@ def _result(
     interval: tuple[float, float],
     *,
     standard_error: float,
-    pvalue: float,
-    detail: PValue,
+    pvalue: PValue,
     n_units: int,
     undefined: int,
     share_above_zero: float,
@@ -294,7 +285,6 @@ def _result(
         candidate_value=echo.candidate_value,
         n_units=n_units,
         n_undefined=undefined,
-        pvalue_detail=detail,
         share_above_zero=share_above_zero,
     )
 

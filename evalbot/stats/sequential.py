@@ -13,7 +13,7 @@ import numpy as np
 
 from evalbot.stats._validation import FloatArray, as_count, as_probability, as_table_counts
 from evalbot.stats.intervals import ConfidenceInterval
-from evalbot.stats.pvalue import P_ONE, PValue, log10_pvalue
+from evalbot.stats.pvalue import PValue, log10_pvalue
 from evalbot.vocabulary import CONFIDENCE
 
 __all__ = [
@@ -46,17 +46,14 @@ class SequentialResult:
         The mixing distribution is ``Beta(concentration, concentration)`` (echoed input).
     method : str
         ``"beta-binomial mixture SPRT"``.
-    pvalue_detail : PValue
-        ``pvalue`` with its exact ``log10`` (``-log10 LR``), finite when the float underflows.
     """
 
     statistic: float
-    pvalue: float
+    pvalue: PValue
     fixed: int
     broken: int
     concentration: float
     method: str = "beta-binomial mixture SPRT"
-    pvalue_detail: PValue = P_ONE
 
     @property
     def discordant(self) -> int:
@@ -153,11 +150,10 @@ def mixture_sprt(fixed: int, broken: int, *, concentration: float = 1.0) -> Sequ
     detail = log10_pvalue(-max(0.0, log_lr) / math.log(10.0))
     return SequentialResult(
         statistic=math.exp(log_lr) if log_lr <= 709.0 else math.inf,
-        pvalue=detail.value,
+        pvalue=detail,
         fixed=b,
         broken=k,
         concentration=c,
-        pvalue_detail=detail,
     )
 
 

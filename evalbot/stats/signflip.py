@@ -264,10 +264,10 @@ def sign_flip(base: FloatArray, cand: FloatArray, cl: float, b: int, s: int) -> 
             ci = ConfidenceInterval(-math.inf, math.inf)
     else:
         ci = _invert(flip.pvalue, d, alpha, p)
-    detail = flip_pvalue_detail(p, n, b, exact)
+    detail = flip_pvalue(p, n, b, exact)
     return PairedMeanResult(
         statistic=float(d.mean()),
-        pvalue=p,
+        pvalue=detail,
         confidence_interval=ci,
         method="exact sign-flip" if exact else "Monte Carlo sign-flip",
         confidence_level=cl,
@@ -275,14 +275,13 @@ def sign_flip(base: FloatArray, cand: FloatArray, cl: float, b: int, s: int) -> 
         standard_error=standard_error(d),
         n_resamples=0 if exact else b,
         seed=None if exact else s,
-        pvalue_detail=detail,
         effect_size=dz_from_differences(d, cl),
         baseline_value=float(base.mean()),
         candidate_value=float(cand.mean()),
     )
 
 
-def flip_pvalue_detail(p: float, n: int, b: int, exact: bool) -> PValue:
+def flip_pvalue(p: float, n: int, b: int, exact: bool) -> PValue:
     """The sign-flip p-value ``p`` of ``n`` items with its resolution: ``2^(1 - n)`` when
     every pattern was enumerated, ``1 / (1 + B)`` when ``B`` were sampled (at that floor it is
     only a bound)."""

@@ -114,9 +114,9 @@ def test_the_action_output_and_check_title_never_say_zero() -> None:
     with decimal.localcontext() as ctx:
         ctx.prec = 30
         reference = f"{decimal.Decimal(2) ** -1099:.5e}"  # 1.47243e-331
-    assert pvalue_output(mcnemar(1100, 0).pvalue_detail) == reference
+    assert pvalue_output(mcnemar(1100, 0).pvalue) == reference
     assert pvalue_output(resampling_pvalue(0.0, 10_000)) == "<0.0002"
-    assert pvalue_output(mcnemar(31, 14).pvalue_detail) == "0.0160944"
+    assert pvalue_output(mcnemar(31, 14).pvalue) == "0.0160944"
     # the check run's title from the same comparison
     from evalbot.compare import compute_comparison
     from evalbot.plan.config import Config

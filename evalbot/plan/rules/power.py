@@ -32,7 +32,7 @@ _TEST_CODES: dict[Significance, ReasonCode] = {
 def test_reason(comparison: Comparison, config: Config) -> Reason:
     """The primary test's p-value against the effective alpha (``p <= alpha`` rejects)."""
     alpha = comparison.alpha
-    p = comparison.pvalue_detail
+    p = comparison.pvalue
     judged = alpha.judge(p)
     details: dict[str, float | int | str | None] = {"test": comparison.test}
     if alpha.corrected:
@@ -66,7 +66,7 @@ def _needed_for_alpha(comparison: Comparison, config: Config) -> tuple[str, int,
         return "changed items", changed, 1 + math.ceil(math.log2(1.0 / alpha) - 1e-12)
     if config.policy.mode == "sequential":
         need = 1
-        while mixture_sprt(need, 0).pvalue_detail.decide(alpha) != "below":
+        while mixture_sprt(need, 0).pvalue.decide(alpha) != "below":
             need += 1
         return "discordant pairs", table.discordant, need
     return (

@@ -18,7 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats
 
-from evalbot.stats import BootstrapResult, ConfidenceInterval, paired_bootstrap_mean
+from evalbot.stats import BootstrapResult, ConfidenceInterval, PValue, paired_bootstrap_mean
 from evalbot.stats import resampling as resampling_module
 
 BASE_400 = np.repeat([1.0, 0.0, 1.0, 0.0], [266, 31, 14, 89])
@@ -50,8 +50,9 @@ def test_result_echoes_inputs() -> None:
     )
     assert (res.n_resamples, res.seed, res.confidence_level, res.method) == (500, 7, 0.9, "bca")
     assert isinstance(res.confidence_interval, ConfidenceInterval)
-    for value in (res.statistic, res.standard_error, res.pvalue, *res.confidence_interval):
+    for value in (res.statistic, res.standard_error, *res.confidence_interval):
         assert type(value) is float
+    assert type(res.pvalue) is PValue  # a float that knows its resolution, not a numpy scalar
 
 
 def test_reproducible_and_seed_dependent() -> None:
@@ -395,10 +396,9 @@ def test_zero_pvalue_is_reported_as_a_bound() -> None:
     base = np.repeat([1.0, 0.0, 0.0], [200, 40, 160])
     cand = np.repeat([1.0, 1.0, 0.0], [200, 40, 160])
     res = paired_bootstrap_mean(base, cand, n_resamples=10_000)
-    assert res.pvalue == 0.0
-    assert res.pvalue_detail.bound == "upper"
-    assert res.pvalue_detail.value == pytest.approx(2e-4)  # 2 / B
-    assert res.pvalue_detail.format() == "< 0.0002"
+    assert res.pvalue.bound == "upper"
+    assert res.pvalue.value == pytest.approx(2e-4)  # 2 / B
+    assert res.pvalue.format() == "< 0.0002"
 
 
 def test_bca_pvalue_inverts_the_bca_interval() -> None:

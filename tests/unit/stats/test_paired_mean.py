@@ -51,7 +51,7 @@ def test_exact_pvalue_by_enumeration(d: list[float]) -> None:
 def test_all_up_by_hand() -> None:
     r = sign_flip_test([0.0] * 8, [0.2, 0.3, 0.1, 0.2, 0.4, 0.1, 0.2, 0.2])
     assert r.pvalue == 2 / 256
-    assert r.pvalue_detail.resolution == 2 / 256
+    assert r.pvalue.resolution == 2 / 256
 
 
 def test_interval_inverts_the_test() -> None:
