@@ -20,6 +20,8 @@ from evalbot.github.settings import (
     MAX_SEARCH_RUNS,
     OUTPUTS,
 )
+from tests.fakegithub import FakeGitHub
+from tests.integration.action_harness import World
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -183,6 +185,27 @@ def test_documented_workflows_pin_actions_as_the_docs_recommend() -> None:
     assert seen >= 10
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     assert "but `evalbot/evalbot@v1`, which\nnames no release" in readme
+
+
+def test_the_first_workflow_says_what_the_first_pull_request_shows(
+    fake_github: FakeGitHub, tmp_path: Path
+) -> None:
+    """The line under the README's first workflow names the check the action really posts
+    when no baseline exists yet, and the workflow can make one by hand."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    first = readme.split("### Same-repository pull requests", 1)[1].split("\n### ", 1)[0]
+    workflow, after = first.split("```yaml", 1)[1].split("```", 1)
+    said = re.search(r"its check fails with \*\*(.+?)\*\*", after, re.DOTALL)
+    assert said is not None
+    assert "workflow_dispatch:" in workflow
+    assert "if: github.event_name != 'pull_request'" in workflow  # a dispatch uploads too
+    world = World(fake_github, tmp_path)  # evalbot installed, no run of the workflow yet
+    result = world.run()
+    assert result.code == 1, result.stderr
+    (check,) = world.repo.check_runs_for(world.pull.head_sha)
+    assert (check.conclusion, check.output["title"]) == ("failure", " ".join(said[1].split()))
+    assert "gate.on_no_baseline: neutral" in after
+    assert "gate.on_no_baseline" in check.output["summary"]
 
 
 def test_workflows_pin_actions_by_sha() -> None:
