@@ -320,7 +320,9 @@ def _judge(
         )
         new_state = replace(new_state, looks=(*new_state.looks[:-1], look))
         record = Digest.of_look(look)
-    notes = [baseline.description, *plan.notes, _judged_against(run, plan)]
+    notes = [baseline.description, *plan.notes]
+    if head is not None:
+        notes.append(_judged_against(run, plan))
     if s.name != "evalbot":
         notes.append(md.format("Comparison {}.", md.code(s.name)))
     return Verdict(
@@ -342,12 +344,10 @@ def _judged_against(run: RunContext, plan: Plan) -> Markdown:
         if plan.blob
         else Markdown("evalbot's default plan")
     )
-    if not run.event.on_pull_request or not run.base_ref or not run.base_sha:
-        return md.format("Judged under {}.", what)
     return md.format(
         "Judged against the base {} at {} under {}; the check {} stands for this base only.",
-        md.code(run.base_ref),
-        md.code(run.base_sha[:7]),
+        md.code(run.base_ref or ""),
+        md.code((run.base_sha or "")[:7]),
         what,
         md.code(run.check_name),
     )

@@ -33,10 +33,9 @@ def test_retargeting_to_a_looser_base_and_back_leaves_no_passing_check_for_main(
     world: World,
 ) -> None:
     """Into ``main`` the regression fails. The fork retargets the pull request to ``loose``
-    (whose plan fails nothing), pushes, and retargets back: ``pull_request.edited`` was no
-    documented trigger, so nothing ran again, and the head kept the ``evalbot`` check judged
-    under ``loose``'s plan: success. Now a check judged against another base than the default
-    branch carries it in its name, so it never stands for ``main``."""
+    (whose plan fails nothing), pushes, and retargets back with no run in between: the head
+    carries only a check judged under ``loose``'s plan, and its name says so, so it never
+    stands for the check ``main`` requires."""
     fork(world)
     assert evalbot_after(world, eval_run(world, candidate=regression())).code == 1
     assert required(world, world.pull.head_sha) == "failure"
@@ -54,8 +53,8 @@ def test_retargeting_to_a_looser_base_and_back_leaves_no_passing_check_for_main(
 def test_retargeting_to_a_branch_without_runs_and_back_leaves_no_passing_check_for_main(
     world: World,
 ) -> None:
-    """Retargeted to ``stale``, a branch where the eval never ran: no baseline, which was a
-    neutral check (passing), named ``evalbot``. Now it fails, and under ``stale``'s name."""
+    """Retargeted to ``stale``, a branch where the eval never ran: no baseline fails the check,
+    under ``stale``'s name, and ``main``'s required check still waits."""
     fork(world)
     world.repo.branches["stale"] = world.root
     retarget(world, "stale")
@@ -85,10 +84,9 @@ def test_an_edited_base_is_judged_again_against_the_new_base(world: World) -> No
 
 
 def test_a_second_pull_request_from_the_same_head_cannot_choose_the_base(world: World) -> None:
-    """The fork opens #8 from the same branch into ``loose``. In the fork-safe setup evalbot
-    judged "the newest open pull request with that head": #8, under ``loose``'s plan, with the
-    check ``evalbot`` on the shared head: success for #7 too. Now every open pull request of
-    the head is judged against its own base."""
+    """The fork opens #8 from the same branch into ``loose``, so that the shared head's check
+    would be judged under ``loose``'s plan: every open pull request of the head is judged
+    against its own base, each check named for it."""
     fork(world)
     other = world.repo.add_pull(
         number=8,
@@ -108,9 +106,8 @@ def test_a_second_pull_request_from_the_same_head_cannot_choose_the_base(world: 
 
 def test_a_new_workflow_with_the_same_name_finds_no_baseline_and_fails(world: World) -> None:
     """The fork adds ``.github/workflows/sneaky.yml`` with ``name: evals``: its run triggers the
-    privileged workflow (``workflows: [evals]`` matches names), and evalbot looked the baseline
-    up among that workflow's runs on ``main`` by its id: none, neutral, passing. The baseline
-    is looked up by the workflow's file, and no baseline fails."""
+    privileged workflow (``workflows: [evals]`` matches names), and that workflow has no runs on
+    ``main``. The baseline is looked up by the workflow's file, and no baseline fails."""
     fork(world)
     sneaky = world.repo.add_workflow(".github/workflows/sneaky.yml", name="evals")
     run = world.repo.add_run(
@@ -136,8 +133,8 @@ def test_thirty_pushes_to_a_forks_main_cannot_flood_the_baseline_out_of_the_sear
 ) -> None:
     """The fork's pull request comes from its own ``main``: each of its 30 pushes is a
     successful ``pull_request`` run with head branch ``main``, newer than the base's own push
-    run. The search listed the newest 30 successful runs on ``main`` and only then left out
-    the pull request runs: nothing was left, neutral. Each allowed event is listed on its own."""
+    run, enough to fill a window of the newest 30. Each allowed event is listed on its own, so
+    the push run is found."""
     fork(world)
     world.pull.head_ref = "main"
     for _ in range(30):
@@ -150,8 +147,8 @@ def test_thirty_pushes_to_a_forks_main_cannot_flood_the_baseline_out_of_the_sear
 
 
 def test_a_failed_eval_run_posts_a_failing_check(world: World) -> None:
-    """The eval job fails in the fork-safe setup: the privileged workflow skipped it, nothing
-    was posted, and a required check waited forever. Now it fails the check, saying why."""
+    """The eval job fails in the fork-safe setup: evalbot fails the check, saying why, so that
+    a required check does not wait forever."""
     fork(world)
     failed = eval_run(world, conclusion="failure")
     result = evalbot_after(world, failed)

@@ -37,9 +37,8 @@ def test_a_new_pull_request_from_the_same_branch_with_an_amended_commit_gets_no_
     world: World,
 ) -> None:
     """After #7's refused second look, the author closes it, amends the commit (a new sha, the
-    same tree) and opens #8 from the same branch: #8 counted its looks afresh and gave a
-    verdict. Looks are counted per change (head repository and branch, and tree), and #8's
-    comment shows #7's looks."""
+    same tree) and opens #8 from the same branch, for a fresh set of looks. Looks are counted
+    per change (head repository and branch, and tree), and #8's comment shows #7's looks."""
     plan(world, ONE_LOOK)
     world.add_baseline_run()
     assert world.run().outputs["verdict"] in VERDICTS
@@ -66,9 +65,9 @@ def test_deleting_the_comment_and_the_judged_run_then_force_pushing_is_a_finding
     world: World,
 ) -> None:
     """A collaborator deletes evalbot's comment and the judged commit's workflow run, then
-    force-pushes: no record named the judged commit any more, and the next run was look 1
-    again. GitHub's ``before`` names the head the push replaced; its check run holds the look,
-    and the run it names is gone: refused, failed, and said."""
+    force-pushes, so that neither the comment, the runs nor the pull request's commits name the
+    judged commit. GitHub's ``before`` names the head the push replaced; its check run holds
+    the look, and the run it names is gone: refused, failed, and said."""
     plan(world, ONE_LOOK)
     world.add_baseline_run()
     judged = world.pull.head_sha
@@ -93,8 +92,7 @@ def test_deleting_the_comment_pushing_100_commits_and_renaming_the_branch_keeps_
     world: World,
 ) -> None:
     """In the fork-safe setup: a collaborator deletes evalbot's comment, pushes 100 commits at
-    once and renames the branch. Only the newest 100 commits' check runs were read and the
-    runs were listed by branch name: the look was forgotten. All of a pull request's commits
+    once and renames the branch (the runs name the old one). All of a pull request's commits
     are read (GitHub lists 250), and the deleted comment the look was published in is said."""
     plan(world, ONE_LOOK)
     world.add_baseline_run()
@@ -121,9 +119,9 @@ def test_a_record_rewritten_to_nothing_compared_still_counts_and_is_a_finding(
     world: World,
 ) -> None:
     """A workflow holding the Actions token (the same App as evalbot's) PATCHes the judged
-    commit's check run to the record of a run that compared nothing: the check runs decided
-    over evalbot's comment, which still held the look, and the look was gone. Records never
-    cancel: the comment's look counts, and the disagreement refuses."""
+    commit's check run to the record of a run that compared nothing, while evalbot's comment
+    still holds the look. Records never cancel: the comment's look counts, and the
+    disagreement refuses."""
     plan(world, ONE_LOOK)
     world.add_baseline_run()
     judged = world.pull.head_sha
