@@ -122,13 +122,19 @@ def run_action(
         env.set_output("conclusion", "skipped")
         return EXIT_OK
     code = EXIT_OK
+    cancelled: Cancelled | None = None
     for target in targets:  # a workflow_run judges every open pull request of its head
         run = RunContext(
             settings=settings, event=event, gh=gh, env=env, files=files, clock=clock, target=target
         )
         if event.on_pull_request:
             run = replace(run, status=_publisher(run))
-        code = max(code, _Story(run).execute())
+        if cancelled is not None:  # stopped while judging an earlier one: not judged at all
+            code = max(code, publish_cancelled(run, cancelled))
+            continue
+        story = _Story(run)
+        code = max(code, story.execute())
+        cancelled = story.cancelled
     return code
 
 
@@ -202,11 +208,13 @@ class _Story:
         # writing to GitHub (the ticket, then the verdict): a refusal there is GitHub's, not the
         # input's, and ends the run with its own message (the CLI prints it) after the check
         self.writing = False
+        self.cancelled: Cancelled | None = None  # SIGTERM or SIGINT stopped it
 
     def execute(self) -> int:
         try:
             return self._settle()
         except Cancelled as cancelled:  # also while a failure was being published
+            self.cancelled = cancelled
             return publish_cancelled(self.run, cancelled)
 
     def _settle(self) -> int:

@@ -11,25 +11,29 @@ from __future__ import annotations
 import signal
 import threading
 import time
+from typing import Any
 
 from evalbot.errors import EXIT_BAD_INPUT, EXIT_TERMINATED
 from evalbot.plan.ledger import parse_digest
-from tests.attacks.helpers import RESAMPLES, plan
+from tests.attacks.helpers import CANDIDATE, RESAMPLES, eval_run, plan
 from tests.fakegithub import CheckRun
-from tests.integration.action_harness import Step, StepResult, World
+from tests.integration.action_harness import Step, StepResult, World, example, workflow_run_payload
 
 CHECK_RUNS = r"/repos/octo/evals/commits/[0-9a-f]{40}/check-runs"
 PATCH_CHECK = r"/repos/octo/evals/check-runs/\d+"
 COMMENTS = r"/repos/octo/evals/issues/7/comments"
 
 
-def stopped_at(world: World, method: str, path: str) -> StepResult:
+def stopped_at(
+    world: World, method: str, path: str, payload: dict[str, Any] | None = None, **inputs: str
+) -> StepResult:
     """Run the action, hold it at the first ``method path`` request, send it SIGTERM there
     (the runner's signal to a cancelled step), then let the request go."""
     world.add_baseline_run()
     release = threading.Event()
     world.fake.hold(method, path, release)
-    step: Step = world.spawn()
+    event = "workflow_run" if payload is not None else "pull_request"
+    step: Step = world.spawn(event, payload, **inputs)
     try:
         for _ in range(6000):  # a count of polls, not a time budget: the step must get there
             if world.fake.held or step.proc.poll() is not None:
@@ -122,3 +126,32 @@ def test_sigterm_and_a_failing_patch_still_leave_a_completed_check(world: World)
     digest = parse_digest(last.output.get("text"))
     assert digest is not None
     assert digest.kind == "none"
+
+
+def test_sigterm_in_a_workflow_run_job_completes_every_pull_requests_check(world: World) -> None:
+    """The fork-safe job judges every open pull request of the head, one after the other.
+    Stopped while judging #7, it went on to judge #8 with the signal ignored (or was killed
+    first, #8 without a check): now #8 is not judged, and both checks end ``cancelled``."""
+    plan(world, RESAMPLES)
+    loose = world.repo.add_commit(parents=[world.base], files={"x": "1\n"}, branch="loose")
+    baseline = world.repo.add_run(world.workflow, head_sha=loose, head_branch="loose")
+    world.repo.add_artifact(baseline, "evals", files={"baseline.jsonl": example("baseline")})
+    world.repo.add_pull(
+        number=8,
+        head_sha=world.pull.head_sha,
+        base_sha=loose,
+        base_ref="loose",
+        head_ref=world.pull.head_ref,
+    )
+    run = eval_run(world)
+    payload = workflow_run_payload(run, world.repo.workflows[run.workflow_id], pulls=[])
+    result = stopped_at(
+        world, "GET", CHECK_RUNS, payload, candidate="", candidate_artifact=CANDIDATE
+    )
+    assert result.code == EXIT_TERMINATED, result.stderr
+    runs = {run.name: run for run in checks(world)}
+    assert sorted(runs) == ["evalbot", "evalbot (base loose)"]
+    for check in runs.values():
+        assert (check.status, check.conclusion) == ("completed", "cancelled")
+    assert world.repo.comments_on(world.pull.number) == []
+    assert world.repo.comments_on(8) == []
