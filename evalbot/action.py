@@ -15,7 +15,7 @@ reader of the runner's files and a clock) as parameters (:mod:`evalbot.action_co
    sha, declaring the commit and the item set judged; then count the earlier looks from the
    check runs evalbot's own App created on the pull request's commits
    (:mod:`evalbot.action_looks`, :mod:`evalbot.plan.ledger`), never from what commenters can write;
-5. compute and decide (the CLI's pipeline, :mod:`evalbot.analysis`), render comment, check and
+5. compute and decide (the CLI's pipeline, :mod:`evalbot.plan.policy`), render comment, check and
    job summary from one :func:`evalbot.report.build_view`;
 6. publish (:mod:`evalbot.action_publish`): the completed check first (its digest is the
    look's record), then evalbot's own sticky comment (only comments evalbot wrote are read,
@@ -57,7 +57,6 @@ from evalbot.action_publish import (
 )
 from evalbot.action_records import Baseline, EvalFailed, Neutral, Plan, Skip, Verdict
 from evalbot.action_text import history_rows
-from evalbot.analysis import decide
 from evalbot.errors import EXIT_OK, Cancelled, EvalbotError, PublishError
 from evalbot.formats.model import Paired
 from evalbot.github.checks import StatusPublisher
@@ -68,7 +67,7 @@ from evalbot.github.settings import ActionInputError, Settings
 from evalbot.pairing.fingerprint import fingerprint
 from evalbot.plan.config import Config
 from evalbot.plan.ledger import Digest, State
-from evalbot.plan.policy import next_state
+from evalbot.plan.policy import decide, next_state
 from evalbot.report import text as md
 from evalbot.report.text import Markdown
 

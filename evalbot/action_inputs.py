@@ -15,7 +15,6 @@ from dataclasses import replace
 from evalbot.action_context import RunContext
 from evalbot.action_records import Baseline, BaselineSource, Neutral, Refused
 from evalbot.action_text import no_baseline_message
-from evalbot.analysis import prepare
 from evalbot.errors import InputError, PairingError
 from evalbot.formats.archive import ArchiveBudget
 from evalbot.formats.merge import merge
@@ -28,6 +27,7 @@ from evalbot.github.settings import ActionInputError
 from evalbot.limits import MAX_ARTIFACT_MEMBERS, MAX_ARTIFACT_RATIO, artifact_inflate_limit
 from evalbot.pairing.pair import pair
 from evalbot.plan.config import Config
+from evalbot.plan.policy import prepare
 from evalbot.report import text as md
 from evalbot.report.text import Markdown
 

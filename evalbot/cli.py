@@ -1,8 +1,9 @@
 """The shell: argv (and, for ``action``, the environment) in, an exit code out.
 
-This is the only module that maps errors to exit codes (the table is in :mod:`evalbot.errors`):
-0 the comparison ran and the gate passed, 1 the gate failed, 2 bad input / config / usage (one
-line on stderr, never a traceback), 3 an internal error.
+The ``compare``, ``plan`` and ``action`` commands and their flags; the only place errors become
+exit codes (the table is in :mod:`evalbot.errors`); the action's IO adapters built. Only the
+standard library loads before the arguments are parsed: each command imports what it needs
+(``tests/integration/test_imports.py``).
 """
 
 from __future__ import annotations
@@ -12,20 +13,13 @@ import json
 import os
 import signal
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, TextIO
+from typing import TYPE_CHECKING, NoReturn, TextIO
 
 from evalbot import __version__
-from evalbot.cli_args import (
-    EPILOG,
-    Parser,
-    add_reading_flags,
-    positive_int,
-    rate_arg,
-    reading_config,
-)
 from evalbot.errors import (
     EXIT_BAD_INPUT,
     EXIT_GATE_FAILED,
@@ -37,9 +31,10 @@ from evalbot.errors import (
     UsageError,
 )
 from evalbot.limits import MAX_RESAMPLES
-from evalbot.plan_cli import add_plan
-from evalbot.report.text import plain  # standard library only
-from evalbot.vocabulary import BOOTSTRAP_METHODS  # standard library only
+from evalbot.plan.rates import DIFFERENCE_HINT, RATE_HINT, parse_difference, parse_rate
+from evalbot.report.docs import GLOSSARY_URL, README_URL
+from evalbot.report.text import plain
+from evalbot.vocabulary import BOOTSTRAP_METHODS, ERRORS_RULES, MISSING_RULES, POWER
 
 if TYPE_CHECKING:
     from evalbot.compare import Comparison
@@ -47,18 +42,147 @@ if TYPE_CHECKING:
     from evalbot.plan.config import Config
     from evalbot.plan.ledger import State
     from evalbot.plan.policy import Decision
-    from evalbot.report.records import Inputs
-
-# Start-up: argparse runs before anything heavy is imported, so ``--version``/``--help`` cost the
-# standard library and evalbot's shell (this module, cli_args, plan_cli, rates, docs, limits,
-# errors, text) only; each command imports what it needs (numpy and the statistics for
-# ``compare``, jinja2 only for the text/markdown reports, yaml only when a config file exists,
-# PyGithub only for ``action``). tests/integration/test_imports.py pins this.
+    from evalbot.plan.sizing import BaselineRate, Discordance, Pair, Sizing
 
 #: Said once on stderr when Markdown is written to a terminal (it is meant for PR comments).
 MARKDOWN_IN_TERMINAL = (
     "evalbot: note: markdown is for PR comments and documents; use --format text in a terminal"
 )
+
+#: The end of every ``--help``: where the words used are explained.
+EPILOG = (
+    "Rates are fractions or percentages: 0.05 or 5%.\n"
+    "The terms of the report (gate, churn, fixed, broken, discordant, Wilson, q-value, MDE, "
+    f"look, holdout, power) are explained in the glossary: {GLOSSARY_URL}\n"
+    f"Documentation: {README_URL}"
+)
+
+#: The field-name flags: ``--<role>-field NAME``, one per key of ``fields:``.
+FIELD_FLAGS: tuple[tuple[str, str], ...] = (
+    ("id", "the item id field"),
+    ("passed", "the pass/fail outcome field (true/false, 0/1, pass/fail)"),
+    ("score", "the numeric score field, compared when there is no pass/fail field"),
+    ("epoch", "the repeat index field"),
+    ("slice", "the stratum field"),
+    ("cluster", "the field of items that share context"),
+    ("cost", "the per-item cost field"),
+    ("error", "the harness error field (only a non-empty, non-false value is an error)"),
+)
+
+#: How the bundled example's files are named in the report (not their path in site-packages).
+EXAMPLE_NAMES = ("example/baseline.jsonl", "example/candidate.jsonl")
+
+
+# ---- the parser and the readers of flag values ---------------------------------------------------
+
+
+class _Formatter(argparse.HelpFormatter):
+    """argparse's help, wrapping each line of a description or epilog on its own, so the
+    line breaks written in them stay."""
+
+    def _fill_text(self, text: str, width: int, indent: str) -> str:
+        return "\n".join(
+            super(_Formatter, self)._fill_text(line, width, indent) if line.strip() else ""
+            for line in text.splitlines()
+        )
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse, but a usage problem is one line and an ``EvalbotError`` (exit code 2), and
+    the help keeps the line breaks of descriptions and epilogs."""
+
+    def __init__(self, *args: object, **kwargs: object) -> None:
+        kwargs.setdefault("formatter_class", _Formatter)
+        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
+
+    def error(self, message: str) -> NoReturn:
+        raise UsageError(f"{self.prog}: {message} (see --help)")
+
+
+def rate_arg(name: str, *, low: float = 0.0, high: float = 1.0) -> Callable[[str], float]:
+    """A rate strictly between ``low`` and ``high``: ``0.05`` or ``5%``."""
+
+    def parse(text: str) -> float:
+        try:
+            value = parse_rate(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{name} must be {RATE_HINT}, got {text!r}") from None
+        if not low < value < high:
+            raise argparse.ArgumentTypeError(
+                f"{name} must be strictly between {low:g} and {high:g}, got {text}"
+            )
+        return value
+
+    return parse
+
+
+def difference_arg(name: str) -> Callable[[str], float]:
+    """A non-zero difference in pass rate: ``+3pp``, ``3%``, ``0.03`` (negative: a drop)."""
+
+    def parse(text: str) -> float:
+        try:
+            value = parse_difference(text)
+        except ValueError as error:
+            message = str(error)
+            if message.startswith("expected"):
+                message = f"must be {DIFFERENCE_HINT}, got {text!r}"
+            raise argparse.ArgumentTypeError(f"{name} {message}") from None
+        if value == 0 or not -1 < value < 1:
+            raise argparse.ArgumentTypeError(
+                f"{name} must be a change between -100 pp and +100 pp other than 0, got {text}"
+            )
+        return value
+
+    return parse
+
+
+def number_arg(name: str, *, minimum: float) -> Callable[[str], float]:
+    """A finite number at least ``minimum``."""
+
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{name} must be a number, got {text!r}") from None
+        if not value >= minimum or value == float("inf"):
+            raise argparse.ArgumentTypeError(f"{name} must be a number >= {minimum:g}, got {text}")
+        return value
+
+    return parse
+
+
+def positive_int(name: str, minimum: int, maximum: int | None = None) -> Callable[[str], int]:
+    def parse(text: str) -> int:
+        try:
+            value = int(text.replace(",", "").replace("_", ""))
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{name} must be an integer, got {text!r}") from None
+        if value < minimum:
+            raise argparse.ArgumentTypeError(f"{name} must be >= {minimum}, got {value}")
+        if maximum is not None and value > maximum:
+            raise argparse.ArgumentTypeError(f"{name} must be <= {maximum:,}, got {value}")
+        return value
+
+    return parse
+
+
+def _field_name(text: str) -> str:
+    if not text.strip():
+        raise argparse.ArgumentTypeError("a field name must not be empty")
+    return text
+
+
+def _input_format(text: str) -> str:
+    from evalbot.formats import resolve
+
+    try:
+        resolve(text)
+    except EvalbotError as error:
+        raise argparse.ArgumentTypeError(str(error).removeprefix("format: ")) from None
+    return text
+
+
+# ---- the commands' flags -------------------------------------------------------------------------
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -73,7 +197,7 @@ def build_parser() -> argparse.ArgumentParser:
         dest="command", required=True, parser_class=Parser, metavar="COMMAND"
     )
     _add_compare(commands)
-    add_plan(commands)
+    _add_plan(commands)
     commands.add_parser(
         "action",
         help="the GitHub Actions entrypoint (reads the runner's environment)",
@@ -91,18 +215,13 @@ def _add_compare(commands: argparse._SubParsersAction[Parser]) -> None:
         description="Pair BASELINE and CANDIDATE by item id and report the paired statistics.",
         epilog=EPILOG,
     )
-    compare.add_argument(
-        "baseline",
-        nargs="?",
-        metavar="BASELINE",
-        help="the run before the change: a file, directory, glob or .zip",
-    )
-    compare.add_argument(
-        "candidate",
-        nargs="?",
-        metavar="CANDIDATE",
-        help="the run after the change: a file, directory, glob or .zip",
-    )
+    for role, when in (("baseline", "before"), ("candidate", "after")):
+        compare.add_argument(
+            role,
+            nargs="?",
+            metavar=role.upper(),
+            help=f"the run {when} the change: a file, directory, glob or .zip",
+        )
     compare.add_argument(
         "--example", action="store_true", help="compare the bundled example runs (400 items)"
     )
@@ -111,16 +230,24 @@ def _add_compare(commands: argparse._SubParsersAction[Parser]) -> None:
         metavar="FILE",
         help="the analysis plan (default: ./.evalbot.yml if present, else evalbot's defaults)",
     )
-    compare.add_argument(
-        "--format",
-        choices=["text", "markdown", "json"],
-        default="text",
-        help="text for a terminal, markdown as the PR comment shows it, json for scripts "
-        "(default: text)",
-    )
+    _add_format(compare, "text for a terminal, markdown as the PR comment shows it, json")
     _add_bootstrap_flags(compare)
-    _add_looks_flags(compare)
-    add_reading_flags(compare, what="the result files")
+    compare.add_argument(
+        "--holdout",
+        action="store_true",
+        help="analyse only the sealed holdout (holdout.ids_file); counts as one use",
+    )
+    compare.add_argument(
+        "--state-from",
+        metavar="FILE",
+        help="a file holding the earlier sticky comment (its hidden block lists earlier looks)",
+    )
+    compare.add_argument(
+        "--head-sha",
+        metavar="SHA",
+        help="the commit being judged (tells looks apart; with --state-from)",
+    )
+    _add_reading_flags(compare, what="the result files")
 
 
 def _add_bootstrap_flags(compare: Parser) -> None:
@@ -154,96 +281,245 @@ def _add_bootstrap_flags(compare: Parser) -> None:
     )
 
 
-def _add_looks_flags(compare: Parser) -> None:
-    """The flags of the looks: the sealed holdout, the earlier comment and the commit judged."""
-    compare.add_argument(
-        "--holdout",
-        action="store_true",
-        help="analyse only the sealed holdout (holdout.ids_file); counts as one use",
+def _add_format(parser: argparse.ArgumentParser, forms: str) -> None:
+    parser.add_argument(
+        "--format",
+        choices=["text", "markdown", "json"],
+        default="text",
+        help=f"{forms} for scripts (default: text)",
     )
-    compare.add_argument(
-        "--state-from",
+
+
+def _add_reading_flags(parser: argparse.ArgumentParser, *, what: str) -> None:
+    """The flags that say how result files are read; ``what`` names the files."""
+    reading = parser.add_argument_group(
+        f"reading {what}",
+        "Each overrides the plan's key of the same name (`fields:`, `metric:`, ...). A dotted "
+        "field name reaches into nested objects (request.question_id).",
+    )
+    reading.add_argument(
+        "--format-in",
+        metavar="NAME",
+        type=_input_format,
+        help="read both runs in this format instead of detecting it by structure (config "
+        "format:): default, jsonl, json, csv, tsv, inspect, lm-eval, promptfoo, openai-evals, "
+        "swebench, junit, mlflow (default: detected)",
+    )
+    for role, meaning in FIELD_FLAGS:
+        reading.add_argument(
+            f"--{role}-field",
+            metavar="NAME",
+            type=_field_name,
+            help=f"{meaning} (config fields.{role}; default: {role})",
+        )
+    for flag, meaning in (
+        ("metric", "the compared field (default: passed, else score), or the lm-eval metric, "
+         "the openai-evals `metrics` key, the HELM stat (exact_match, ...) (config metric:)"),
+        ("scorer", "the inspect scorer (NAME.key for a dict value) or the MLflow assessment "
+         "to compare (config scorer:; default: the only one)"),
+        ("filter", "the lm-eval filter to read (strict-match, ...) (config filter:; default: "
+         "the only one)"),
+    ):  # fmt: skip
+        reading.add_argument(f"--{flag}", metavar="NAME", help=meaning)
+    reading.add_argument(
+        "--all-ids",
         metavar="FILE",
-        help="a file holding the earlier sticky comment (its hidden block lists earlier looks)",
+        help="resolved-id lists (SWE-bench): a file naming every instance id, one per line "
+        "or a JSON list, relative to the current directory (config all_ids:, relative to the "
+        "config file)",
     )
-    compare.add_argument(
-        "--head-sha",
-        metavar="SHA",
-        help="the commit being judged (tells looks apart; with --state-from)",
+    reading.add_argument(
+        "--missing",
+        choices=MISSING_RULES,
+        help="items present on one side only: stop with an error, count them as failures of "
+        "the side that lacks them, or drop them (config policy.missing; default: error)",
+    )
+    reading.add_argument(
+        "--errors",
+        choices=ERRORS_RULES,
+        help="items a run did not evaluate (never run, skipped, cancelled, a harness error): "
+        "compare the items both runs evaluated, or count the others as failures (the "
+        "leaderboard convention, for full runs) (config policy.errors; default: drop)",
     )
 
 
-def _example_paths() -> tuple[str, str]:
-    # The package is installed as files (setuptools package-data), so its folder is a path.
-    folder = Path(__file__).resolve().parent / "data" / "example"
-    return str(folder / "baseline.jsonl"), str(folder / "candidate.jsonl")
+def _add_plan(commands: argparse._SubParsersAction[Parser]) -> None:
+    plan = commands.add_parser(
+        "plan",
+        help="items needed to detect a change, or the change N items can detect",
+        description="Size a paired McNemar comparison for the test evalbot runs (exact power). "
+        "Say what to detect with --difference (and where the share of changing items comes "
+        "from: --discordance or --pilot; or the baseline's pass rate: --pass-rate, "
+        "--from-baseline or --noise-floor), or with --fix-rate and --break-rate; or give "
+        "--items (and a discordance) for the minimum detectable effect.",
+        epilog=EPILOG,
+    )
+    what = plan.add_argument_group("what to detect")
+    what.add_argument(
+        "--difference",
+        metavar="D",
+        type=difference_arg("--difference"),
+        help="the net change in pass rate to detect: +3pp, 3pp, 3%% or 0.03 (a drop: "
+        "--difference=-3pp)",
+    )
+    what.add_argument(
+        "--fix-rate",
+        metavar="RATE",
+        type=rate_arg("--fix-rate"),
+        help="share of items the change fixes (baseline fails, candidate passes), e.g. 8%%",
+    )
+    what.add_argument(
+        "--break-rate",
+        metavar="RATE",
+        type=rate_arg("--break-rate", low=-1e-12),
+        help="share of items the change breaks (baseline passes, candidate fails), e.g. 3%%",
+    )
+    what.add_argument(
+        "--items",
+        metavar="N",
+        type=positive_int("--items", 1),
+        help="instead: the items you have; prints the minimum detectable effect (needs a "
+        "discordance)",
+    )
+    _add_plan_share(plan)
+    _add_plan_test(plan)
+    _add_format(plan, "output: text for a terminal, markdown for a PR or a document, json")
+    _add_reading_flags(plan, what="the pilot's and the baseline's files")
 
 
-#: How the bundled example's files are named in the report (not their path in site-packages).
-EXAMPLE_NAMES = ("example/baseline.jsonl", "example/candidate.jsonl")
+def _add_plan_share(plan: Parser) -> None:
+    share = plan.add_argument_group(
+        "the share of items expected to change outcome, or the baseline's pass rate (with "
+        "--difference or --items; give one)"
+    )
+    share.add_argument(
+        "--discordance",
+        metavar="R",
+        type=rate_arg("--discordance", high=1.0000001),
+        help="share of items whose outcome differs between the two runs (fixed + broken), "
+        "e.g. 12%%; at least the difference",
+    )
+    share.add_argument(
+        "--pilot",
+        nargs=2,
+        metavar=("BASELINE", "CANDIDATE"),
+        help="two real runs on the same items (e.g. the current system and a prototype); "
+        "their share of changed items is the discordance, with its 95%% interval",
+    )
+    share.add_argument(
+        "--pass-rate",
+        metavar="P",
+        type=rate_arg("--pass-rate", low=-1e-12, high=1.0000001),
+        help="the baseline's pass rate, e.g. 85%%: with --difference, the items needed over "
+        "every discordance the change allows, from the least (|difference|) to independent "
+        "runs (the most items)",
+    )
+    share.add_argument(
+        "--from-baseline",
+        metavar="FILE",
+        help="one run of the baseline: its pass rate, as --pass-rate",
+    )
+    share.add_argument(
+        "--noise-floor",
+        nargs=2,
+        metavar=("RUN_A", "RUN_B"),
+        help="two runs of the same (baseline) system, an A/A pair: their pass rate, and the "
+        "share of items that changed by chance alone; the plan takes that noise floor plus "
+        "the change",
+    )
 
 
-def _item_count(results: Results) -> int:
-    return len(set(results.ids))
+def _add_plan_test(plan: Parser) -> None:
+    test = plan.add_argument_group("the test")
+    test.add_argument(
+        "--alpha",
+        metavar="A",
+        type=rate_arg("--alpha", high=0.5),
+        help="two-sided significance level, e.g. 0.05 or 5%% (default: the config's alpha, "
+        "divided by policy.max_looks under policy.looks: bonferroni; else 0.05)",
+    )
+    test.add_argument(
+        "--power",
+        metavar="P",
+        type=rate_arg("--power", low=0.5),
+        help="target power, e.g. 0.8 or 80%% (default: the config's plan.power, else 0.8)",
+    )
+    test.add_argument(
+        "--design-effect",
+        metavar="DEFF",
+        type=number_arg("--design-effect", minimum=1.0),
+        help="variance inflation of clustered items (>= 1; Kish: 1 + (m - 1) ICC): the items "
+        "needed are multiplied by it, the items available divided (config plan.design_effect; "
+        "default: 1)",
+    )
+    test.add_argument(
+        "--config",
+        metavar="FILE",
+        help="an .evalbot.yml: its plan: section when no rates are given, and its alpha, "
+        "plan.power, mcnemar and plan.design_effect (default: none; flags override it)",
+    )
+
+
+def _reading_config(config: Config, args: argparse.Namespace) -> Config:
+    """``config`` with the reading flags applied."""
+    from evalbot.plan.config import with_reading
+
+    if args.format_in is not None:
+        config = replace(config, format=args.format_in)
+    if args.errors is not None:
+        config = replace(config, policy=replace(config.policy, errors=args.errors))
+    return with_reading(
+        config,
+        fields={role: getattr(args, f"{role}_field") for role, _ in FIELD_FLAGS},
+        metric=args.metric,
+        scorer=args.scorer,
+        filter=args.filter,
+        all_ids=args.all_ids,
+    )
+
+
+# ---- compare -------------------------------------------------------------------------------------
 
 
 def run_compare(args: argparse.Namespace, out: TextIO) -> int:
-    from dataclasses import replace
-
-    from evalbot.analysis import analyse
     from evalbot.formats.sources import load_results
+    from evalbot.plan.config import load_config, with_overrides
+    from evalbot.plan.policy import decide, prepare
 
     if args.example:
         if args.baseline or args.candidate:
             raise UsageError("evalbot compare: give either --example or BASELINE CANDIDATE")
-        args.baseline, args.candidate = _example_paths()
+        # the package is installed as files (setuptools package-data), so its folder is a path
+        folder = Path(__file__).resolve().parent / "data"
+        args.baseline, args.candidate = (str(folder / name) for name in EXAMPLE_NAMES)
     if not args.baseline or not args.candidate:
         raise UsageError("evalbot compare: BASELINE and CANDIDATE are required (or --example)")
-    config = _compare_config(args)
-    options = config.read_options()
-    baseline = load_results(args.baseline, options)
-    candidate = load_results(args.candidate, options)
-    if args.example:
-        baseline = replace(baseline, source=EXAMPLE_NAMES[0])
-        candidate = replace(candidate, source=EXAMPLE_NAMES[1])
-    comparison, decision = analyse(
-        baseline,
-        candidate,
-        config,
-        missing=args.missing,
-        holdout=args.holdout,
-        state=_earlier_state(args.state_from),
-        head_sha=args.head_sha,
-    )
-    if args.format == "json":
-        from evalbot.report.json_report import build_json
-
-        out.write(json.dumps(build_json(comparison, decision), indent=2) + "\n")
-        return EXIT_GATE_FAILED if decision.gate == "fail" else EXIT_OK
-    from evalbot.report.records import Inputs
-
-    inputs = Inputs(
-        baseline=comparison.paired.baseline_source,
-        candidate=comparison.paired.candidate_source,
-        baseline_items=_item_count(baseline),
-        candidate_items=_item_count(candidate),
-    )
-    _write_view(args.format, comparison, decision, config, inputs, out)
-    return EXIT_GATE_FAILED if decision.gate == "fail" else EXIT_OK
-
-
-def _compare_config(args: argparse.Namespace) -> Config:
-    """The plan (``--config``) with the bootstrap and reading flags over it."""
-    from evalbot.plan.config import load_config, with_overrides
-
-    config: Config = with_overrides(
+    config = with_overrides(
         load_config(args.config),
         resamples=args.resamples,
         seed=args.seed,
         confidence=args.confidence,
         method=args.ci_method,
     )
-    return reading_config(config, args)
+    config = _reading_config(config, args)
+    options = config.read_options()
+    baseline = load_results(args.baseline, options)
+    candidate = load_results(args.candidate, options)
+    if args.example:
+        baseline = replace(baseline, source=EXAMPLE_NAMES[0])
+        candidate = replace(candidate, source=EXAMPLE_NAMES[1])
+    state = _earlier_state(args.state_from)
+    paired = prepare(baseline, candidate, config, missing=args.missing, holdout=args.holdout)
+    comparison, decision = decide(
+        paired, config, holdout=args.holdout, state=state, head_sha=args.head_sha
+    )
+    if args.format == "json":
+        from evalbot.report.json_report import build_json
+
+        out.write(json.dumps(build_json(comparison, decision), indent=2) + "\n")
+    else:
+        out.write(_view(args.format, comparison, decision, config, (baseline, candidate)))
+    return EXIT_GATE_FAILED if decision.gate == "fail" else EXIT_OK
 
 
 def _earlier_state(state_from: str | None) -> State | None:
@@ -258,34 +534,182 @@ def _earlier_state(state_from: str | None) -> State | None:
         raise UsageError(f"{state_from}: cannot read the earlier comment ({error})") from None
 
 
-def _write_view(
+def _view(
     form: str,
     comparison: Comparison,
     decision: Decision,
     config: Config,
-    inputs: Inputs,
-    out: TextIO,
-) -> None:
+    runs: tuple[Results, Results],
+) -> str:
     """The report as Markdown (the comment, with the plan's template) or text."""
+    from evalbot.report.records import Inputs
     from evalbot.report.render import render_markdown, render_text
     from evalbot.report.view import build_view
 
+    inputs = Inputs(
+        baseline=comparison.paired.baseline_source,
+        candidate=comparison.paired.candidate_source,
+        baseline_items=len(set(runs[0].ids)),
+        candidate_items=len(set(runs[1].ids)),
+    )
     view = build_view(
         comparison, decision, item_url=config.report.item_url, config=config, inputs=inputs
     )
-    if form == "markdown":
-        template = None
-        if config.report.template is not None:
-            template = str(Path(config.source).parent / config.report.template)
-        out.write(render_markdown(view, template=template))
-    else:
-        out.write(render_text(view))
+    if form != "markdown":
+        return render_text(view)
+    template = config.report.template
+    if template is not None:
+        template = str(Path(config.source).parent / template)
+    return render_markdown(view, template=template)
+
+
+# ---- plan ----------------------------------------------------------------------------------------
+
+#: The flags that say where the discordance comes from, or the baseline's pass rate.
+SHARE_FLAGS = ("--discordance", "--pilot", "--from-baseline", "--pass-rate", "--noise-floor")
+#: Those that give the baseline's pass rate, and with it a range of discordance.
+RANGE_FLAGS = ("--pass-rate", "--from-baseline", "--noise-floor")
 
 
 def run_plan(args: argparse.Namespace, out: TextIO) -> int:
-    from evalbot.plan_run import run_plan as plan  # the statistics load only for ``plan``
+    from evalbot.plan.config import Config, load_config
+    from evalbot.plan.sizing import Discordance, plan_items, plan_range, split
+    from evalbot.report.sizing import render_detectable, render_plan
+    from evalbot.stats import mcnemar_minimum_detectable_effect
 
-    return plan(args, out)
+    _exclusive(args, ("--fix-rate", "--break-rate"), ("--difference",), ("--items",))
+    _exclusive(args, *((flag,) for flag in SHARE_FLAGS))
+    config = load_config(args.config) if args.config is not None else Config()
+    test = _test(args, config)
+    rates = args.fix_rate is not None or args.break_rate is not None
+    if rates and any(_given(args, flag) for flag in SHARE_FLAGS):
+        raise UsageError(
+            "evalbot plan: --fix-rate and --break-rate already give the discordance (their "
+            "sum); use --difference with --discordance, --pilot, --pass-rate, --from-baseline "
+            "or --noise-floor instead"
+        )
+    if args.items is not None:
+        found = _discordance(args, config, difference=None)
+        result = mcnemar_minimum_detectable_effect(args.items, found.rate, **test)
+        out.write(render_detectable(result, found, args.format))
+        return EXIT_OK
+    if args.difference is not None:
+        base = _baseline_rate(args, config)
+        if base is not None:
+            plan = plan_range(test, args.difference, base)
+        else:
+            found = _discordance(args, config, difference=args.difference)
+            plan = plan_items(test, *split(args.difference, found.rate), found)
+    elif rates:
+        fix, brk = _check_rates(args.fix_rate, args.break_rate)
+        plan = plan_items(test, fix, brk, Discordance(rate=fix + brk, source="rates"))
+    else:
+        if config.plan is None:
+            where = f"{config.source} has no `plan:` section; " if args.config else ""
+            raise UsageError(
+                f"evalbot plan: {where}say what to detect: --difference 3pp with --discordance "
+                "R, --pilot BASELINE CANDIDATE, --pass-rate P, --from-baseline FILE or "
+                "--noise-floor RUN_A RUN_B; or --fix-rate and --break-rate; or --items N with a "
+                "discordance (see --help)"
+            )
+        fix, brk = config.plan.fix_rate, config.plan.break_rate
+        found = Discordance(rate=fix + brk, source="config", config=config.source)
+        plan = plan_items(test, fix, brk, found)
+    out.write(render_plan(plan, args.format))
+    return EXIT_OK
+
+
+def _given(args: argparse.Namespace, flag: str) -> bool:
+    return getattr(args, flag.lstrip("-").replace("-", "_")) is not None
+
+
+def _exclusive(args: argparse.Namespace, *groups: tuple[str, ...]) -> None:
+    """At most one of ``groups`` (tuples of flag names) may be given."""
+    given = [group for group in groups if any(_given(args, name) for name in group)]
+    if len(given) > 1:
+        names = " and ".join("/".join(group) for group in given)
+        raise UsageError(f"evalbot plan: {names} exclude each other; give one")
+
+
+def _test(args: argparse.Namespace, config: Config) -> Sizing:
+    """The test the plan is sized for: the flags, else the config's."""
+    from evalbot.compare.alpha import plan_alpha
+
+    plan = config.plan
+    deff = args.design_effect
+    return {
+        # the alpha every look is tested at: alpha / max_looks under policy.looks: bonferroni
+        "alpha": args.alpha if args.alpha is not None else plan_alpha(config).effective,
+        "power": args.power if args.power is not None else (plan.power if plan else POWER),
+        "method": config.mcnemar,
+        "design_effect": deff if deff is not None else (plan.design_effect if plan else 1.0),
+    }
+
+
+def _check_rates(fix: float | None, brk: float | None) -> tuple[float, float]:
+    if fix is None or brk is None:
+        raise UsageError("evalbot plan: --fix-rate and --break-rate go together")
+    if fix == brk:
+        raise UsageError(
+            "evalbot plan: --fix-rate equals --break-rate, so there is no difference to detect"
+        )
+    if fix + brk > 1:
+        raise UsageError("evalbot plan: --fix-rate + --break-rate cannot exceed 1")
+    return fix, brk
+
+
+def _pair(args: argparse.Namespace, config: Config, paths: list[str], what: str) -> Pair:
+    """Two runs read with the reading flags and paired: a pilot, or an A/A pair."""
+    from evalbot.formats.sources import load_results
+    from evalbot.plan.sizing import observe_pair
+
+    config = _reading_config(config, args)
+    options = config.read_options()
+    runs = (load_results(paths[0], options), load_results(paths[1], options))
+    return observe_pair((paths[0], paths[1]), runs, config, missing=args.missing, what=what)
+
+
+def _baseline_rate(args: argparse.Namespace, config: Config) -> BaselineRate | None:
+    """The baseline's pass rate, when a flag gives it (else the discordance is given)."""
+    from evalbot.formats.sources import load_results
+    from evalbot.plan.sizing import BaselineRate, noise_floor, one_run_rate
+
+    if args.pass_rate is not None:
+        return BaselineRate(rate=args.pass_rate, source="pass_rate")
+    if args.from_baseline is not None:
+        options = _reading_config(config, args).read_options()
+        return one_run_rate(args.from_baseline, load_results(args.from_baseline, options))
+    if args.noise_floor is not None:
+        return noise_floor(_pair(args, config, args.noise_floor, "A/A pair"))
+    return None
+
+
+def _discordance(
+    args: argparse.Namespace, config: Config, *, difference: float | None
+) -> Discordance:
+    from evalbot.plan.sizing import Discordance
+
+    if args.discordance is not None:
+        return Discordance(rate=args.discordance, source="given")
+    if args.pilot is not None:
+        pair = _pair(args, config, args.pilot, "pilot")
+        return Discordance(rate=pair.rate, source="pilot", pair=pair, interval=pair.interval)
+    given = next((flag for flag in RANGE_FLAGS if _given(args, flag)), None)
+    if given is not None:  # with --items: the discordance a pass rate allows depends on the change
+        raise UsageError(
+            f"evalbot plan: {given} needs --difference (the discordance it allows depends on "
+            "the change); with --items give --discordance or --pilot"
+        )
+    flag = "--difference" if difference is not None else "--items"
+    raise UsageError(
+        f"evalbot plan: {flag} needs the share of items expected to change outcome: "
+        "--discordance R or --pilot BASELINE CANDIDATE (two real runs); or, with --difference, "
+        "the baseline's pass rate: --pass-rate P, --from-baseline FILE (one run) or "
+        "--noise-floor RUN_A RUN_B (two runs of the same system)"
+    )
+
+
+# ---- action and main -----------------------------------------------------------------------------
 
 
 def run_action(args: argparse.Namespace, out: TextIO) -> int:

@@ -2,7 +2,7 @@
 
 A plan's ``holdout:`` names ids kept out of every regular analysis and analysed alone on
 request (the action's ``holdout: true``). :func:`restrict_items` takes the paired items to
-either side of that line; :func:`evalbot.analysis.prepare` calls it with the ids the plan read.
+either side of that line; :func:`evalbot.plan.policy.prepare` calls it with the ids the plan read.
 """
 
 from __future__ import annotations

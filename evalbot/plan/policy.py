@@ -13,6 +13,10 @@ check run's (success, failure, neutral).
 :func:`evaluate` runs the rules of :mod:`evalbot.plan.rules` in order; each returns typed reasons
 (a code, the observed value and the threshold with their unit, the config key and flag), which
 the report words. Each rule is explained for readers in the README (the pre-registered plan).
+
+The sequence the CLI and the action share: :func:`prepare` pairs two runs into the items the
+plan analyses, :func:`decide` computes every statistic and decides (the action declares the
+paired items in its check run between the two).
 """
 
 from __future__ import annotations
@@ -20,8 +24,13 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from evalbot.compare import Comparison, plan_alpha
+from evalbot.compare import Comparison, compute_comparison, plan_alpha
+from evalbot.errors import ConfigError
+from evalbot.formats.model import Paired, Results
+from evalbot.pairing.errors_rule import apply_errors
 from evalbot.pairing.fingerprint import fingerprint
+from evalbot.pairing.pair import pair
+from evalbot.pairing.restrict import restrict_items
 from evalbot.plan.config import Config
 from evalbot.plan.ledger import Look, State, with_look
 from evalbot.plan.rules.decision import Conclusion, Decision, Gate, LookCount, Outcome, PlannedSize
@@ -32,6 +41,7 @@ from evalbot.plan.rules.plan import holdout_violations, plan_sample_size, size_v
 from evalbot.plan.rules.power import identical_reason, power_check, powerless_reason, test_reason
 from evalbot.plan.rules.reasons import Reason
 from evalbot.stats import Agreement, interval_agreement
+from evalbot.vocabulary import Missing
 
 __all__ = [
     "Conclusion",
@@ -39,9 +49,12 @@ __all__ = [
     "Gate",
     "Outcome",
     "PlannedSize",
+    "analysed_items",
+    "decide",
     "evaluate",
     "next_state",
     "plan_sample_size",
+    "prepare",
 ]
 
 
@@ -256,3 +269,51 @@ def next_state(state: State, comparison: Comparison, decision: Decision, *, at: 
         number=None if decision.holdout else decision.look,
     )
     return with_look(state, look, holdout_use=decision.holdout and not decision.rerun)
+
+
+def prepare(
+    baseline: Results,
+    candidate: Results,
+    config: Config,
+    *,
+    missing: Missing | None = None,
+    holdout: bool = False,
+) -> Paired:
+    """The items the plan analyses, paired: ``missing`` overrides ``policy.missing``."""
+    paired = pair(baseline, candidate, missing=missing or config.policy.missing)
+    paired = apply_errors(paired, config.policy.errors)
+    return analysed_items(paired, config, holdout=holdout)
+
+
+def analysed_items(paired: Paired, config: Config, *, holdout: bool) -> Paired:
+    """The items the plan analyses: only the sealed holdout with ``holdout``, else all but it.
+
+    Without a ``holdout:`` section this is ``paired`` itself. Raises ``ConfigError`` when the
+    holdout is requested but not configured, ``PairingError`` when none of its ids are present.
+    """
+    section = config.holdout
+    if section is None or section.ids is None:
+        if holdout:
+            raise ConfigError(
+                f"{config.source}: the holdout was requested but the plan has no readable "
+                "`holdout.ids_file`"
+            )
+        return paired
+    return restrict_items(paired, section.ids, holdout=holdout, ids_file=section.ids_file)
+
+
+def decide(
+    paired: Paired,
+    config: Config,
+    *,
+    holdout: bool = False,
+    state: State | None = None,
+    head_sha: str | None = None,
+    tree: str | None = None,
+) -> tuple[Comparison, Decision]:
+    """Every statistic of ``paired``, and the plan's decision given the earlier looks."""
+    comparison = compute_comparison(paired, config, holdout=holdout)
+    decision = evaluate(
+        comparison, config, state=state, head_sha=head_sha, tree=tree, holdout=holdout
+    )
+    return comparison, decision

@@ -1,33 +1,117 @@
-"""Where ``evalbot plan`` takes its inputs from when the user does not give them: the share of
-items expected to change outcome (the discordance) from two real runs (a pilot), and the
-baseline's pass rate from one run or from two runs of the same system (an A/A pair, whose
-discordance is the noise floor).
-
-A pilot's discordance is observed: the share of its items that changed between the runs, with
-a Wilson interval. One run shows no discordance at all: the plan then spans every discordance
-a change of that size allows, from ``|difference|`` to :func:`independent_discordance`.
+"""``evalbot plan``'s computing: how many items a paired comparison needs, or what N items can
+detect, by the exact power of the test evalbot runs (:mod:`evalbot.stats`); and the inputs it
+takes from files (a pilot, one run of the baseline, an A/A pair). Its outputs are
+:mod:`evalbot.report.sizing`; docs/planning.md explains the method.
 """
 
 from __future__ import annotations
 
-from evalbot.analysis import prepare
-from evalbot.errors import UsageError
-from evalbot.formats.sources import load_results
-from evalbot.plan.config import Config
-from evalbot.report.sizing import BaselineRate, Discordance
-from evalbot.stats import PairedTable, compute_paired_table, wilson_interval
-from evalbot.vocabulary import Missing
+from dataclasses import dataclass, replace
+from typing import Literal, TypedDict
 
-__all__ = [
-    "PILOT_CONFIDENCE",
-    "from_noise_floor",
-    "from_one_run",
-    "from_pilot",
-    "independent_discordance",
-]
+from evalbot.errors import UsageError
+from evalbot.formats.model import Results
+from evalbot.plan.config import Config
+from evalbot.plan.policy import prepare
+from evalbot.stats import (
+    PairedTable,
+    SampleSizeResult,
+    compute_paired_table,
+    mcnemar_sample_size,
+    simulate_mcnemar_power,
+    wilson_interval,
+)
+from evalbot.vocabulary import Missing
 
 #: Confidence of the interval around a pilot's (or an A/A pair's) discordance.
 PILOT_CONFIDENCE = 0.95
+#: Seeded simulations that check the exact power of a plan.
+PLAN_SIMULATIONS = 10_000
+
+#: The assumption behind a row of the range: the least discordance the change allows
+#: (|difference|), evenly between, the A/A pair's noise floor plus the change, independent runs.
+Assumption = Literal["least", "between", "noise_floor", "independent"]
+
+
+class Sizing(TypedDict):
+    """The test a plan is sized for: McNemar's ``method`` at ``alpha`` with ``power``; the
+    keywords of :func:`~evalbot.stats.mcnemar_sample_size` and its minimum detectable effect."""
+
+    alpha: float
+    power: float
+    method: str
+    design_effect: float
+
+
+@dataclass(frozen=True, kw_only=True)
+class Pair:
+    """Two runs on the same items (a pilot, or an A/A pair): their paired counts, and the
+    Wilson interval of the share of items that changed outcome."""
+
+    paths: tuple[str, str]  # as the user wrote them
+    sources: tuple[str, str]  # as read
+    table: PairedTable
+    interval: tuple[float, float]
+
+    @property
+    def rate(self) -> float:
+        return self.table.discordant / self.table.items
+
+
+@dataclass(frozen=True, kw_only=True)
+class Discordance:
+    """The share of items expected to change outcome, and where it came from: ``given``,
+    ``rates``, ``config`` (the file ``config``), a ``pilot`` (``pair``), or a baseline's pass
+    rate (``pass_rate``, ``baseline``, ``noise_floor``)."""
+
+    rate: float
+    source: str
+    pair: Pair | None = None
+    config: str = ""
+    interval: tuple[float, float] | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class BaselineRate:
+    """The baseline's pass rate a range of discordance starts from: given (``pass_rate``),
+    one run (``baseline``: ``run`` its path as given and as read), or an A/A pair
+    (``noise_floor``: two runs of the same system, whose discordance is the noise floor)."""
+
+    rate: float
+    source: str
+    items: int | None = None
+    run: tuple[str, str] | None = None
+    noise: Pair | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class RangeRow:
+    assumption: Assumption
+    result: SampleSizeResult
+
+
+@dataclass(frozen=True, kw_only=True)
+class Range:
+    """The sizes over the discordance a change of ``difference`` allows from ``base``;
+    ``chosen`` the row the plan takes (the noise floor's, else the independent one)."""
+
+    base: BaselineRate
+    difference: float
+    rows: tuple[RangeRow, ...]
+    chosen: Assumption
+
+
+@dataclass(frozen=True, kw_only=True)
+class ItemsPlan:
+    """A plan: ``result`` the size it recommends, checked by ``simulated`` power; with a
+    discordance's interval, the items needed at its ends; with a baseline's pass rate, the
+    sizes over the range of discordance."""
+
+    result: SampleSizeResult
+    simulated: float
+    discordance: Discordance
+    at_interval: tuple[int, int] | None = None
+    range: Range | None = None
 
 
 def independent_discordance(p0: float, p1: float) -> float:
@@ -44,101 +128,130 @@ def independent_discordance(p0: float, p1: float) -> float:
     return p0 * (1 - p1) + p1 * (1 - p0)
 
 
-def _read_pair(
-    base_spec: str, cand_spec: str, config: Config, missing: Missing | None, what: str
-) -> tuple[PairedTable, str, str]:
-    """Two runs' paired table and their sources; ``what`` names the pair in refusals."""
-    options = config.read_options()
-    paired = prepare(
-        load_results(base_spec, options),
-        load_results(cand_spec, options),
-        config,
-        missing=missing,
+def pp(value: float) -> str:
+    return f"{value * 100:+.1f} pp"
+
+
+def split(difference: float, discordance: float) -> tuple[float, float]:
+    """Fix and break rates from the net difference and the discordance: ``(R ± D) / 2``."""
+    if discordance < abs(difference) - 1e-12:
+        raise UsageError(
+            f"evalbot plan: a net change of {pp(difference)} needs at least "
+            f"{abs(difference) * 100:g} % of the items to change outcome, but the discordance "
+            f"is {discordance * 100:.3g} %; give a larger --discordance (a pilot shows it)"
+        )
+    fix = (discordance + difference) / 2
+    brk = max(0.0, (discordance - difference) / 2)
+    return float(f"{fix:.12g}"), float(f"{brk:.12g}")
+
+
+def plan_items(test: Sizing, fix: float, brk: float, found: Discordance) -> ItemsPlan:
+    """The size for these fix and break rates, checked by simulation; with an interval of
+    the discordance, the sizes at its ends."""
+    result = mcnemar_sample_size(fix, brk, **test)
+    simulated = simulate_mcnemar_power(
+        fix,
+        brk,
+        result.unclustered_items,
+        alpha=test["alpha"],
+        n_simulations=PLAN_SIMULATIONS,
+        seed=0,
+        method=test["method"],
     )
+    at_interval = None
+    if found.interval is not None and found.interval[0] >= abs(fix - brk):
+        low, high = (split(fix - brk, end) for end in found.interval)
+        at_interval = (
+            mcnemar_sample_size(*low, **test).items,
+            mcnemar_sample_size(*high, **test).items,
+        )
+    return ItemsPlan(result=result, simulated=simulated, discordance=found, at_interval=at_interval)
+
+
+def range_rates(difference: float, p0: float, noise: Pair | None) -> list[tuple[Assumption, float]]:
+    """The discordances a change of ``difference`` from pass rate ``p0`` allows, by assumption:
+    the least (``|difference|``), three evenly between, the independent case, and the A/A
+    pair's noise floor plus the change; one row per discordance, by size."""
+    least = abs(difference)
+    independent = independent_discordance(p0, p0 + difference)
+    named: list[tuple[Assumption, float]] = [("independent", independent), ("least", least)]
+    if noise is not None:
+        named.insert(0, ("noise_floor", min(1.0, noise.rate + least)))
+    between: list[tuple[Assumption, float]] = [
+        ("between", least + k * (independent - least) / 4) for k in (1, 2, 3)
+    ]
+    rows: dict[float, tuple[Assumption, float]] = {}
+    for assumption, rate in named + between:  # a named row wins over an equal one
+        rows.setdefault(round(rate, 12), (assumption, rate))
+    return sorted(rows.values(), key=lambda row: row[1])
+
+
+def plan_range(test: Sizing, difference: float, base: BaselineRate) -> ItemsPlan:
+    """The sizes over the range of discordance from the baseline's pass rate; the plan is the
+    noise floor's row when an A/A pair measured it, else the independent (largest) one."""
+    if not 0.0 <= base.rate + difference <= 1.0:
+        raise UsageError(
+            f"evalbot plan: a pass rate of {base.rate * 100:.1f} % moved by {pp(difference)} "
+            "would leave 0-100 %"
+        )
+    rows = tuple(
+        RangeRow(
+            assumption=assumption, result=mcnemar_sample_size(*split(difference, rate), **test)
+        )
+        for assumption, rate in range_rates(difference, base.rate, base.noise)
+    )
+    chosen = next((row for row in rows if row.assumption == "noise_floor"), rows[-1])
+    interval = None
+    if base.noise is not None:
+        interval = (
+            base.noise.interval[0] + abs(difference),
+            base.noise.interval[1] + abs(difference),
+        )
+    found = Discordance(rate=chosen.result.discordant_rate, source=base.source, interval=interval)
+    plan = plan_items(test, chosen.result.fix_rate, chosen.result.break_rate, found)
+    span = Range(base=base, difference=difference, rows=rows, chosen=chosen.assumption)
+    return replace(plan, range=span)
+
+
+def observe_pair(
+    paths: tuple[str, str],
+    runs: tuple[Results, Results],
+    config: Config,
+    *,
+    missing: Missing | None,
+    what: str,
+) -> Pair:
+    """Two runs (read from ``paths``) paired under ``config``, ``missing`` over its
+    ``policy.missing``: the items that changed outcome. ``what`` names the pair in refusals
+    (the ``pilot``, the ``A/A pair``)."""
+    paired = prepare(*runs, config, missing=missing)
     if not paired.pass_fail or paired.kind != "binary":
         raise UsageError(
-            f"evalbot plan: the {what} {base_spec} / {cand_spec} is not one pass/fail outcome "
+            f"evalbot plan: the {what} {paths[0]} / {paths[1]} is not one pass/fail outcome "
             "per item on both sides (scores, or repeats), so it shows no share of changed "
             "items; give --discordance R"
         )
     table = compute_paired_table(paired.baseline, paired.candidate)
     if table.discordant == 0:
         raise UsageError(
-            f"evalbot plan: no item changed outcome between the {what}'s {base_spec} and "
-            f"{cand_spec} ({table.items} items), so it gives no discordance; give "
+            f"evalbot plan: no item changed outcome between the {what}'s {paths[0]} and "
+            f"{paths[1]} ({table.items} items), so it gives no discordance; give "
             "--discordance R"
         )
-    return table, paired.baseline_source, paired.candidate_source
-
-
-def _observed(
-    table: PairedTable, base_source: str, cand_source: str
-) -> tuple[dict[str, object], tuple[float, float], str]:
-    """What a pair of runs shows: for the JSON output, its interval, and in words ("45 of 400
-    items changed outcome between {baseline} and {candidate} (31 fixed, 14 broken; 95 % Wilson
-    interval 8.5 to 14.7 %)", the names left as fields)."""
     ci = wilson_interval(table.discordant, table.items, confidence_level=PILOT_CONFIDENCE)
-    detail: dict[str, object] = {
-        "baseline": base_source,
-        "candidate": cand_source,
-        "items": table.items,
-        "discordant": table.discordant,
-        "fixed": table.fixed,
-        "broken": table.broken,
-        "interval": [ci.low, ci.high],
-        "confidence": PILOT_CONFIDENCE,
-    }
-    words = (
-        f"{table.discordant} of {table.items} items changed outcome between {{baseline}} and "
-        f"{{candidate}} ({table.fixed} fixed, {table.broken} broken; "
-        f"{PILOT_CONFIDENCE * 100:g} % Wilson interval {ci.low * 100:.1f} to "
-        f"{ci.high * 100:.1f} %)"
-    )
-    return detail, (ci.low, ci.high), words
+    sources = (paired.baseline_source, paired.candidate_source)
+    return Pair(paths=paths, sources=sources, table=table, interval=(ci.low, ci.high))
 
 
-def from_pilot(
-    base_spec: str, cand_spec: str, config: Config, *, missing: Missing | None = None
-) -> Discordance:
-    """The share of items that changed outcome between two real runs, with its Wilson
-    interval; ``missing`` overrides ``policy.missing`` for items on one side only."""
-    table, base_source, cand_source = _read_pair(base_spec, cand_spec, config, missing, "pilot")
-    detail, interval, words = _observed(table, base_source, cand_source)
-    rate = table.discordant / table.items
-    return Discordance(
-        rate=rate,
-        source="pilot",
-        sentence=f"Discordance {rate * 100:.1f} % from the pilot: {words}.",
-        paths={"baseline": base_spec, "candidate": cand_spec},
-        interval=interval,
-        detail=detail,
-    )
-
-
-def from_noise_floor(
-    a_spec: str, b_spec: str, config: Config, *, missing: Missing | None = None
-) -> BaselineRate:
-    """Two runs of the same system (an A/A pair): their pass rate (both runs' mean) and the
-    share of items that changed outcome between them by chance alone, the noise floor."""
-    table, a_source, b_source = _read_pair(a_spec, b_spec, config, missing, "A/A pair")
-    detail, interval, words = _observed(table, a_source, b_source)
+def noise_floor(pair: Pair) -> BaselineRate:
+    """An A/A pair's pass rate (both runs' mean), with its discordance as the noise floor."""
+    table = pair.table
     rate = (table.baseline_passed + table.candidate_passed) / (2 * table.items)
-    floor = table.discordant / table.items
-    noise = Discordance(
-        rate=floor,
-        source="noise_floor",
-        sentence=f"Noise floor {floor * 100:.1f} % from the A/A pair (two runs of the same "
-        f"system): {words}.",
-        paths={"baseline": a_spec, "candidate": b_spec},
-        interval=interval,
-        detail=detail,
-    )
-    return BaselineRate(rate=rate, source="noise_floor", items=table.items, noise=noise)
+    return BaselineRate(rate=rate, source="noise_floor", items=table.items, noise=pair)
 
 
-def from_one_run(spec: str, config: Config) -> BaselineRate:
-    """The pass rate of one run of the baseline system."""
-    run = load_results(spec, config.read_options())
+def one_run_rate(spec: str, run: Results) -> BaselineRate:
+    """The pass rate of one run of the baseline system, read from ``spec``."""
     if run.kind != "binary" or run.epochs is not None:
         raise UsageError(
             f"evalbot plan: {spec} is not one pass/fail outcome per item (scores, "
@@ -149,6 +262,5 @@ def from_one_run(spec: str, config: Config) -> BaselineRate:
         rate=float(run.scores.mean()) if n else 0.0,
         source="baseline",
         items=n,
-        paths={"baseline": spec},
-        detail={"file": run.source},
+        run=(spec, run.source),
     )

@@ -381,6 +381,15 @@ def test_the_config_gives_the_difference_and_the_design_effect(plan, tmp_path: P
             ["--difference", "3pp", "--pass-rate", "85%", "--discordance", "10%"],
             "evalbot plan: --discordance and --pass-rate exclude each other; give one",
         ),
+        (  # a rate of 0 is given too
+            ["--difference", "3pp", "--pass-rate", "0", "--discordance", "10%"],
+            "evalbot plan: --discordance and --pass-rate exclude each other; give one",
+        ),
+        (
+            ["--items", "100", "--pass-rate", "0%"],
+            "evalbot plan: --pass-rate needs --difference (the discordance it allows depends "
+            "on the change); with --items give --discordance or --pilot",
+        ),
         (
             ["--difference", "3pp", "--pass-rate", "eighty"],
             "evalbot plan: argument --pass-rate: --pass-rate must be a rate such as 5% or 0.05, "

@@ -19,7 +19,6 @@ PACKAGE = ROOT / "evalbot"
 #: the shell, the action and the GitHub module do the IO and hand the data in).
 PURE = [
     "action_text.py",
-    "analysis.py",
     "compare/*.py",
     "formats/*.py",
     "github/baseline.py",
@@ -38,6 +37,7 @@ PURE = [
     "plan/policy.py",
     "plan/rates.py",
     "plan/rules/*.py",
+    "plan/sizing.py",
     "plan/state.py",
     "report/*.py",
     "stats/*.py",

@@ -103,12 +103,13 @@ LAYERS = (
     Layer(
         "policy",
         ("plan/policy.py", "plan/rules/*.py"),
-        "Comparison + the plan + the earlier looks -> Decision, one rule at a time",
+        "the plan applied: two runs -> the items it analyses -> Comparison -> Decision (with "
+        "the earlier looks), one rule at a time",
     ),
     Layer(
-        "analysis",
-        ("analysis.py",),
-        "the sequence the CLI and the action share: pair, restrict, compare, decide",
+        "sizing",
+        ("plan/sizing.py",),
+        "evalbot plan: the items a comparison needs, from the plan and the runs it pairs",
     ),
     Layer(
         "report",
@@ -141,7 +142,7 @@ LAYERS = (
     ),
     Layer(
         "shell",
-        ("cli.py", "cli_args.py", "plan_cli.py", "plan/sizing.py", "plan_run.py", "__main__.py"),
+        ("cli.py", "__main__.py"),
         "the commands: argv in, exit code out; they read the files and build the IO adapters",
     ),
 )

@@ -14,7 +14,6 @@ from pathlib import Path
 
 import pytest
 
-from evalbot.analysis import analysed_items
 from evalbot.compare import Comparison, compute_comparison
 from evalbot.errors import ConfigError
 from evalbot.formats.options import ReadOptions
@@ -23,7 +22,7 @@ from evalbot.pairing.fingerprint import fingerprint
 from evalbot.pairing.pair import pair
 from evalbot.plan.config import Config, parse_config
 from evalbot.plan.ledger import Look, State
-from evalbot.plan.policy import Decision, evaluate, next_state
+from evalbot.plan.policy import Decision, analysed_items, evaluate, next_state
 from evalbot.plan.state import parse_state, render_state
 from evalbot.report.json_report import decision_json
 from evalbot.report.reasons import word_disclosure, word_plan, word_reasons

@@ -1,11 +1,10 @@
 """The sealed holdout set apart from the paired items (evalbot.pairing.restrict), and the plan's
-side of it (evalbot.analysis.analysed_items): which items each analysis reads, exact messages."""
+side of it (evalbot.plan.policy.analysed_items): which items each analysis reads, exact messages."""
 
 from __future__ import annotations
 
 import pytest
 
-from evalbot.analysis import analysed_items
 from evalbot.errors import ConfigError, PairingError
 from evalbot.formats.default import parse
 from evalbot.formats.model import Paired, Results
@@ -14,6 +13,7 @@ from evalbot.pairing.fingerprint import fingerprint
 from evalbot.pairing.pair import pair
 from evalbot.pairing.restrict import restrict_items
 from evalbot.plan.config import parse_config
+from evalbot.plan.policy import analysed_items
 
 IDS = ["a", "b", "c", "d", "e"]
 BASE = [True, False, True, False, True]
