@@ -3,7 +3,7 @@
 Each case runs ``evalbot.cli.main`` in a fresh interpreter (a subprocess: imports are
 process-wide) and reads ``sys.modules`` afterwards. ``--version`` and ``--help`` load the
 standard library and evalbot's shell only; ``compare`` loads no heavy module its output does
-not need (issue 12): no yaml without a config file, no jinja2 for JSON, no PyGithub or
+not need: no yaml without a config file, no jinja2 for JSON, no PyGithub or
 requests outside the action, no ``scipy.stats`` anywhere, and for a JSONL pair no ``zipfile``,
 no XML parser and no ``importlib.resources`` (the templates are read as files) beyond what
 numpy, msgspec and ``scipy.special`` load themselves.
