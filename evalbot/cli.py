@@ -589,17 +589,17 @@ def run_plan(args: argparse.Namespace, out: TextIO) -> int:
             "or --noise-floor instead"
         )
     if args.items is not None:
-        found = _discordance(args, config, difference=None)
+        found = _share(args, config)
+        assert isinstance(found, Discordance)  # a pass rate needs --difference
         result = mcnemar_minimum_detectable_effect(args.items, found.rate, **test)
         out.write(render_detectable(result, found, args.format))
         return EXIT_OK
     if args.difference is not None:
-        base = _baseline_rate(args, config)
-        if base is not None:
-            plan = plan_range(test, args.difference, base)
-        else:
-            found = _discordance(args, config, difference=args.difference)
+        found = _share(args, config)
+        if isinstance(found, Discordance):
             plan = plan_items(test, *split(args.difference, found.rate), found)
+        else:
+            plan = plan_range(test, args.difference, found)
     elif rates:
         fix, brk = _check_rates(args.fix_rate, args.break_rate)
         plan = plan_items(test, fix, brk, Discordance(rate=fix + brk, source="rates"))
@@ -669,11 +669,23 @@ def _pair(args: argparse.Namespace, config: Config, paths: list[str], what: str)
     return observe_pair((paths[0], paths[1]), runs, config, missing=args.missing, what=what)
 
 
-def _baseline_rate(args: argparse.Namespace, config: Config) -> BaselineRate | None:
-    """The baseline's pass rate, when a flag gives it (else the discordance is given)."""
+def _share(args: argparse.Namespace, config: Config) -> Discordance | BaselineRate:
+    """The share of items expected to change outcome, or the baseline's pass rate (only with
+    --difference), from the flag that gives it."""
     from evalbot.formats.sources import load_results
-    from evalbot.plan.sizing import BaselineRate, noise_floor, one_run_rate
+    from evalbot.plan.sizing import BaselineRate, Discordance, noise_floor, one_run_rate
 
+    given = next((flag for flag in RANGE_FLAGS if _given(args, flag)), None)
+    if given is not None and args.difference is None:  # the discordance depends on the change
+        raise UsageError(
+            f"evalbot plan: {given} needs --difference (the discordance it allows depends on "
+            "the change); with --items give --discordance or --pilot"
+        )
+    if args.discordance is not None:
+        return Discordance(rate=args.discordance, source="given")
+    if args.pilot is not None:
+        pair = _pair(args, config, args.pilot, "pilot")
+        return Discordance(rate=pair.rate, source="pilot", pair=pair, interval=pair.interval)
     if args.pass_rate is not None:
         return BaselineRate(rate=args.pass_rate, source="pass_rate")
     if args.from_baseline is not None:
@@ -681,26 +693,7 @@ def _baseline_rate(args: argparse.Namespace, config: Config) -> BaselineRate | N
         return one_run_rate(args.from_baseline, load_results(args.from_baseline, options))
     if args.noise_floor is not None:
         return noise_floor(_pair(args, config, args.noise_floor, "A/A pair"))
-    return None
-
-
-def _discordance(
-    args: argparse.Namespace, config: Config, *, difference: float | None
-) -> Discordance:
-    from evalbot.plan.sizing import Discordance
-
-    if args.discordance is not None:
-        return Discordance(rate=args.discordance, source="given")
-    if args.pilot is not None:
-        pair = _pair(args, config, args.pilot, "pilot")
-        return Discordance(rate=pair.rate, source="pilot", pair=pair, interval=pair.interval)
-    given = next((flag for flag in RANGE_FLAGS if _given(args, flag)), None)
-    if given is not None:  # with --items: the discordance a pass rate allows depends on the change
-        raise UsageError(
-            f"evalbot plan: {given} needs --difference (the discordance it allows depends on "
-            "the change); with --items give --discordance or --pilot"
-        )
-    flag = "--difference" if difference is not None else "--items"
+    flag = "--difference" if args.difference is not None else "--items"
     raise UsageError(
         f"evalbot plan: {flag} needs the share of items expected to change outcome: "
         "--discordance R or --pilot BASELINE CANDIDATE (two real runs); or, with --difference, "
