@@ -575,7 +575,7 @@ def run_plan(args: argparse.Namespace, out: TextIO) -> int:
     from evalbot.plan.config import Config, load_config
     from evalbot.plan.sizing import Discordance, plan_items, plan_range, split
     from evalbot.report.sizing import render_detectable, render_plan
-    from evalbot.stats import mcnemar_minimum_detectable_effect
+    from evalbot.stats.power import mcnemar_minimum_detectable_effect
 
     _exclusive(args, ("--fix-rate", "--break-rate"), ("--difference",), ("--items",))
     _exclusive(args, *((flag,) for flag in SHARE_FLAGS))

@@ -42,7 +42,7 @@ from evalbot.compare.secondary import compute_secondary, secondary_columns
 from evalbot.compare.slices import compute_slices
 from evalbot.formats.model import Paired
 from evalbot.plan.config import Config
-from evalbot.stats import PairedTable
+from evalbot.stats.table import PairedTable
 
 __all__ = [
     "MAX_PASS_AT_K",

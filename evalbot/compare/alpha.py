@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from evalbot.plan.config import Config
-from evalbot.stats import PValue
+from evalbot.stats.pvalue import PValue
 
 __all__ = ["Alpha", "plan_alpha"]
 

@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 
 from evalbot.formats.model import FloatArray
 from evalbot.plan.config import Config
-from evalbot.stats import BootstrapResult, Metric, paired_bootstrap, paired_bootstrap_mean
+from evalbot.stats.bootstrap import BootstrapResult, Metric, paired_bootstrap, paired_bootstrap_mean
 
 __all__ = ["BESIDE_DRAWS", "plan_bootstrap", "plan_bootstrap_mean"]
 

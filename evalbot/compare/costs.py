@@ -18,8 +18,8 @@ from evalbot.compare.records import (
 from evalbot.errors import InputError
 from evalbot.formats.model import FloatArray, Paired
 from evalbot.plan.config import Config
-from evalbot.stats import clustered_standard_error, f1_metric, ratio_metric
-from evalbot.stats.clusters import cluster_codes
+from evalbot.stats.bootstrap import f1_metric, ratio_metric
+from evalbot.stats.clusters import cluster_codes, clustered_standard_error
 
 __all__ = ["changed_clusters", "compute_clusters", "compute_cost", "compute_f1", "has_clusters"]
 

@@ -10,13 +10,9 @@ from evalbot.compare.costs import has_clusters
 from evalbot.compare.records import PowerResult
 from evalbot.formats.model import Paired
 from evalbot.plan.config import Config
-from evalbot.stats import (
-    DesignEffectResult,
-    PairedTable,
-    estimate_design_effect,
-    mcnemar_minimum_detectable_effect,
-    mcnemar_sample_size,
-)
+from evalbot.stats.clusters import DesignEffectResult, estimate_design_effect
+from evalbot.stats.power import mcnemar_minimum_detectable_effect, mcnemar_sample_size
+from evalbot.stats.table import PairedTable
 from evalbot.vocabulary import POWER
 
 __all__ = ["REPORT_POWER", "compute_design", "compute_power"]

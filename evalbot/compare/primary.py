@@ -27,28 +27,15 @@ from evalbot.compare.repeats import compute_repeats
 from evalbot.compare.slices import compute_slices
 from evalbot.formats.model import FloatArray, Paired
 from evalbot.plan.config import Config
-from evalbot.stats import (
-    BootstrapResult,
-    ConfidenceInterval,
-    EffectSizeResult,
-    McNemarResult,
-    PairedMeanResult,
-    PairedTable,
-    PValue,
-    churn,
-    compute_paired_table,
-    confidence_sequence,
-    mcnemar,
-    mcnemar_smallest_pvalue,
-    mean_of_means_interval,
-    mixture_sprt,
-    paired_difference_interval,
-    paired_mean_test,
-    two_proportion_ztest,
-    wilson_interval,
-)
-from evalbot.stats.clustered_mean import clustered_mean_test
-from evalbot.stats.pvalue import exact_pvalue
+from evalbot.stats.bootstrap import BootstrapResult
+from evalbot.stats.clusters import clustered_mean_test
+from evalbot.stats.intervals import ConfidenceInterval, mean_of_means_interval, wilson_interval
+from evalbot.stats.mcnemar import McNemarResult, mcnemar, mcnemar_smallest_pvalue
+from evalbot.stats.paired_mean import EffectSizeResult, PairedMeanResult, paired_mean_test
+from evalbot.stats.paired_proportions import paired_difference_interval
+from evalbot.stats.pvalue import PValue, exact_pvalue
+from evalbot.stats.sequential import confidence_sequence, mixture_sprt
+from evalbot.stats.table import PairedTable, churn, compute_paired_table, two_proportion_ztest
 
 __all__ = ["compute_primary", "score_test"]
 
@@ -67,7 +54,7 @@ def side_binary(values: FloatArray, confidence: float) -> Side:
 
 def side_repeats(values: FloatArray, confidence: float, repeats: int) -> Side:
     """Pass rates over repeats (per-item means in [0, 1]): Wilson with the effective number
-    of trials, which stays in [0, 1] (:func:`evalbot.stats.mean_of_means_interval`)."""
+    of trials, which stays in [0, 1] (:func:`evalbot.stats.intervals.mean_of_means_interval`)."""
     found = mean_of_means_interval(values, repeats, confidence_level=confidence)
     return Side(
         rate=found.statistic,
@@ -203,7 +190,7 @@ def _clustered_primary(paired: Paired, config: Config) -> tuple[TestResult, Diff
 def _clustered_test(
     baseline: FloatArray, candidate: FloatArray, clusters: Sequence[str | None], config: Config
 ) -> tuple[TestResult, Difference]:
-    """The test whose units are clusters (:func:`evalbot.stats.clustered_mean_test`: the
+    """The test whose units are clusters (:func:`evalbot.stats.clusters.clustered_mean_test`: the
     sign-flip test of the clusters' totals of the per-item differences, exact to 24 clusters,
     sampled to 1,000, the cluster-robust t above) with the interval that inverts it; the only
     candidate that held alpha at every number of clusters simulated
@@ -323,7 +310,7 @@ def score_test(
     config: Config,
 ) -> tuple[TestResult, Difference]:
     """The test of a paired mean difference the plan runs, with the interval from the same
-    method: the paired test valid at every n (:func:`evalbot.stats.paired_mean_test`:
+    method: the paired test valid at every n (:func:`evalbot.stats.paired_mean.paired_mean_test`:
     sign-flip up to 1,000 items, paired t above) with the interval that inverts it and Cohen's
     d_z; the bootstrap (by cluster) when the plan says ``test: bootstrap``; the cluster
     sign-flip when items share clusters (``clusters`` labels them). The primary score and

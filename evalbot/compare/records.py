@@ -8,19 +8,14 @@ from typing import Literal
 
 from evalbot.compare.alpha import Alpha
 from evalbot.formats.model import Paired
-from evalbot.stats import (
-    BootstrapResult,
-    BudgetAllocation,
-    ChurnResult,
-    ConfidenceInterval,
-    DesignEffectResult,
-    EffectSizeResult,
-    McNemarResult,
-    PairedTable,
-    PValue,
-    RepeatsResult,
-    TwoProportionResult,
-)
+from evalbot.stats.bootstrap import BootstrapResult
+from evalbot.stats.clusters import DesignEffectResult
+from evalbot.stats.intervals import ConfidenceInterval
+from evalbot.stats.mcnemar import McNemarResult
+from evalbot.stats.paired_mean import EffectSizeResult
+from evalbot.stats.pvalue import PValue
+from evalbot.stats.repeats import BudgetAllocation, RepeatsResult
+from evalbot.stats.table import ChurnResult, PairedTable, TwoProportionResult
 from evalbot.vocabulary import RESAMPLES, SEED
 
 __all__ = [
@@ -168,8 +163,8 @@ class SecondaryResult:
 @dataclass(frozen=True, kw_only=True)
 class PowerResult:
     """How sensitive this eval is (pass/fail items, the McNemar test the plan runs, exact
-    power: :func:`evalbot.stats.mcnemar_minimum_detectable_effect` and
-    :func:`evalbot.stats.mcnemar_sample_size`).
+    power: :func:`evalbot.stats.power.mcnemar_minimum_detectable_effect` and
+    :func:`evalbot.stats.power.mcnemar_sample_size`).
 
     Attributes
     ----------

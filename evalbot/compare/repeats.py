@@ -7,7 +7,7 @@ import numpy as np
 
 from evalbot.compare.records import RepeatsSide
 from evalbot.formats.model import FloatArray, Paired
-from evalbot.stats import (
+from evalbot.stats.repeats import (
     BudgetAllocation,
     allocate_budget,
     analyze_repeats,

@@ -14,7 +14,7 @@ from evalbot.compare.records import SecondaryResult
 from evalbot.errors import InputError
 from evalbot.formats.model import FloatArray, Paired
 from evalbot.plan.config import Config
-from evalbot.stats import holm
+from evalbot.stats.multitest import holm
 
 __all__ = ["compute_secondary", "secondary_columns"]
 

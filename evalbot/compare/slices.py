@@ -5,7 +5,7 @@ Without clusters a pass/fail slice is tested by McNemar's test and a score slice
 primary's test for scores (sign-flip up to 1,000 items, paired t above; the paired bootstrap
 under ``test: bootstrap``). When items share clusters, each slice is tested like the primary
 metric, restricted to the slice's items: the cluster sign-flip test
-(:func:`evalbot.stats.clustered_mean_test`), or the cluster bootstrap under
+(:func:`evalbot.stats.clusters.clustered_mean_test`), or the cluster bootstrap under
 ``test: bootstrap``. A cluster whose items fall in several slices contributes, in each slice,
 the unit made of its items there (a slice's test sees only its own items; the units of one
 slice stay independent of each other)."""
@@ -22,10 +22,12 @@ from evalbot.compare.costs import has_clusters
 from evalbot.compare.records import SliceResult
 from evalbot.formats.model import Paired
 from evalbot.plan.config import Config
-from evalbot.stats import PairedTable, PValue, benjamini_hochberg, compute_paired_table, mcnemar
-from evalbot.stats.clustered_mean import clustered_pvalue
-from evalbot.stats.clusters import cluster_codes
+from evalbot.stats.clusters import cluster_codes, clustered_pvalue
+from evalbot.stats.mcnemar import mcnemar
+from evalbot.stats.multitest import benjamini_hochberg
 from evalbot.stats.paired_mean import paired_mean_pvalue
+from evalbot.stats.pvalue import PValue
+from evalbot.stats.table import PairedTable, compute_paired_table
 
 __all__ = ["compute_slices"]
 
@@ -118,7 +120,7 @@ def _slice_test(
     cluster_labels: npt.NDArray[np.object_] | None,
 ) -> _SliceTest:
     """McNemar's test on a pass/fail slice; on a score slice the primary's test for scores
-    (:func:`evalbot.stats.paired_mean_test`'s p-value), or the paired bootstrap under
+    (:func:`evalbot.stats.paired_mean.paired_mean_test`'s p-value), or the paired bootstrap under
     ``test: bootstrap``.
     ``idx`` are the slice's items, in item order."""
     base, cand = paired.baseline[idx], paired.candidate[idx]
@@ -167,7 +169,7 @@ def _clustered_slice_test(
 
 def _first_seen(codes: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
     """``codes`` renumbered 0, 1, ... in order of first appearance: the numbering
-    :func:`evalbot.stats.clustered_mean_test` gives the slice's own labels, so the sampled
+    :func:`evalbot.stats.clusters.clustered_mean_test` gives the slice's own labels, so the sampled
     sign patterns, and the p-value, are the ones it finds on the slice alone."""
     _, first, inverse = np.unique(codes, return_index=True, return_inverse=True)
     rank = np.empty(first.size, dtype=np.int64)

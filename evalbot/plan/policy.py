@@ -40,7 +40,7 @@ from evalbot.plan.rules.notes import disclosures, sequential_violations, warning
 from evalbot.plan.rules.plan import holdout_violations, plan_sample_size, size_violations
 from evalbot.plan.rules.power import identical_reason, power_check, powerless_reason, test_reason
 from evalbot.plan.rules.reasons import Reason
-from evalbot.stats import Agreement, interval_agreement
+from evalbot.stats.agreement import Agreement, interval_agreement
 from evalbot.vocabulary import Missing
 
 __all__ = [

@@ -13,14 +13,9 @@ from evalbot.errors import UsageError
 from evalbot.formats.model import Results
 from evalbot.plan.config import Config
 from evalbot.plan.policy import prepare
-from evalbot.stats import (
-    PairedTable,
-    SampleSizeResult,
-    compute_paired_table,
-    mcnemar_sample_size,
-    simulate_mcnemar_power,
-    wilson_interval,
-)
+from evalbot.stats.intervals import wilson_interval
+from evalbot.stats.power import SampleSizeResult, mcnemar_sample_size, simulate_mcnemar_power
+from evalbot.stats.table import PairedTable, compute_paired_table
 from evalbot.vocabulary import Missing
 
 #: Confidence of the interval around a pilot's (or an A/A pair's) discordance.
@@ -35,7 +30,8 @@ Assumption = Literal["least", "between", "noise_floor", "independent"]
 
 class Sizing(TypedDict):
     """The test a plan is sized for: McNemar's ``method`` at ``alpha`` with ``power``; the
-    keywords of :func:`~evalbot.stats.mcnemar_sample_size` and its minimum detectable effect."""
+    keywords of :func:`~evalbot.stats.power.mcnemar_sample_size` and its minimum detectable
+    effect."""
 
     alpha: float
     power: float

@@ -10,7 +10,7 @@ from evalbot.compare import Comparison
 from evalbot.plan.rules.decision import Decision
 from evalbot.plan.rules.reasons import Reason
 from evalbot.report.reasons import word_disclosure, word_plan, word_pvalue, word_reason
-from evalbot.stats import PValue
+from evalbot.stats.pvalue import PValue
 
 __all__ = ["decision_json", "finite", "finite_pair", "pvalue_json", "reason_json"]
 

@@ -24,7 +24,7 @@ from evalbot.compare import (
 from evalbot.plan.policy import Decision
 from evalbot.report.decision_section import decision_json, finite, finite_pair, pvalue_json
 from evalbot.report.reasons import word_reasons
-from evalbot.stats import BootstrapResult
+from evalbot.stats.bootstrap import BootstrapResult
 
 __all__ = ["SCHEMA_VERSION", "build_json", "decision_json", "pvalue_json"]
 

@@ -17,7 +17,7 @@ from evalbot.compare import (
 )
 from evalbot.report.numbers import Scale, maybe_none
 from evalbot.report.text import Markdown
-from evalbot.stats import BootstrapResult
+from evalbot.stats.bootstrap import BootstrapResult
 
 __all__ = [
     "bootstrap_note",

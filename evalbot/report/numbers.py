@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from evalbot.report.text import Markdown
-from evalbot.stats import PValue
+from evalbot.stats.pvalue import PValue
 
 __all__ = [
     "Scale",

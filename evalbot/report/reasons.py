@@ -17,8 +17,7 @@ from collections.abc import Callable
 
 from evalbot.plan.rules.decision import Decision, PlannedSize
 from evalbot.plan.rules.reasons import Reason
-from evalbot.stats import PValue
-from evalbot.stats.pvalue import SMALLEST_NORMAL
+from evalbot.stats.pvalue import SMALLEST_NORMAL, PValue
 
 __all__ = [
     "word_disclosure",

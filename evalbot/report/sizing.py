@@ -20,7 +20,7 @@ from evalbot.plan.sizing import (
     pp,
 )
 from evalbot.report import text as md
-from evalbot.stats import DetectableEffectResult, SampleSizeResult
+from evalbot.stats.power import DetectableEffectResult, SampleSizeResult
 
 #: Version of the ``plan --format json`` document.
 PLAN_SCHEMA_VERSION = 1

@@ -2,8 +2,8 @@
 
 The sentence never contradicts the numbers beside it: the test is judged ``p <= alpha`` at the
 alpha this look is tested at (Bonferroni included), and what it says about the interval comes
-from :func:`evalbot.stats.interval_agreement` (the interval excludes zero, touches it although
-the exact test rejects, or is at another level than the test). A null verdict says what it
+from :func:`evalbot.stats.agreement.interval_agreement` (the interval excludes zero, touches it
+although the exact test rejects, or is at another level than the test). A null verdict says what it
 rules out; a powerless eval and two identical runs are said plainly.
 """
 

@@ -101,7 +101,9 @@ def interval_agreement(
     Five of five items fixed: the exact McNemar p is 2/32 = 0.0625, but Tango's 95 % interval
     is [0.131, 1].
 
-    >>> from evalbot.stats import interval_agreement, mcnemar, tango_interval
+    >>> from evalbot.stats.agreement import interval_agreement
+    >>> from evalbot.stats.mcnemar import mcnemar
+    >>> from evalbot.stats.paired_proportions import tango_interval
     >>> a = interval_agreement(
     ...     mcnemar(5, 0).pvalue, 0.05, tango_interval(5, 0, 5).confidence_interval
     ... )

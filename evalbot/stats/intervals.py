@@ -71,7 +71,7 @@ def wilson_interval(
     --------
     280 of 400 items pass:
 
-    >>> from evalbot.stats import wilson_interval
+    >>> from evalbot.stats.intervals import wilson_interval
     >>> ci = wilson_interval(280, 400)
     >>> round(ci.low, 4), round(ci.high, 4)
     (0.6534, 0.7428)
@@ -164,7 +164,7 @@ def mean_of_means_interval(
     --------
     Sixty items sampled twice, all passing twice but one that passed once:
 
-    >>> from evalbot.stats import mean_of_means_interval
+    >>> from evalbot.stats.intervals import mean_of_means_interval
     >>> r = mean_of_means_interval([1.0] * 59 + [0.5], 2)
     >>> round(r.statistic, 4), [round(x, 4) for x in r.confidence_interval]
     (0.9917, [0.9527, 0.9986])

@@ -9,13 +9,7 @@ from typing import cast
 from scipy.special import bdtr, chdtrc, log_ndtr
 
 from evalbot.stats._validation import as_choice, as_count, as_probability
-from evalbot.stats.pvalue import (
-    P_ONE,
-    PValue,
-    exact_pvalue,
-    log10_pvalue,
-    log_binomial_half_tail,
-)
+from evalbot.stats.pvalue import P_ONE, PValue, exact_pvalue, log10_pvalue, log_binomial_half_tail
 from evalbot.vocabulary import ALPHA, MCNEMAR_METHODS, McNemarMethod
 
 __all__ = [
@@ -160,7 +154,7 @@ def mcnemar(fixed: int, broken: int, *, method: str = "exact") -> McNemarResult:
     9 items fixed, 1 broken: ``P(X <= 1) = 11/1024`` for ``X ~ Bin(10, 1/2)``, so the exact
     two-sided p-value is ``22/1024``.
 
-    >>> from evalbot.stats import mcnemar
+    >>> from evalbot.stats.mcnemar import mcnemar
     >>> mcnemar(9, 1).pvalue
     0.021484375
     >>> mcnemar(9, 1, method="midp").pvalue
@@ -204,7 +198,7 @@ def mcnemar_smallest_pvalue(discordant: int, *, method: str = "exact") -> PValue
 
     Examples
     --------
-    >>> from evalbot.stats import mcnemar_smallest_pvalue
+    >>> from evalbot.stats.mcnemar import mcnemar_smallest_pvalue
     >>> mcnemar_smallest_pvalue(5).value, mcnemar_smallest_pvalue(6).value
     (0.0625, 0.03125)
     """
@@ -218,7 +212,7 @@ def mcnemar_min_discordant(alpha: float = ALPHA, *, method: str = "exact") -> in
 
     Examples
     --------
-    >>> from evalbot.stats import mcnemar_min_discordant
+    >>> from evalbot.stats.mcnemar import mcnemar_min_discordant
     >>> mcnemar_min_discordant(0.05), mcnemar_min_discordant(0.05, method="midp")
     (6, 5)
     """

@@ -44,7 +44,7 @@ def benjamini_hochberg(pvalues: npt.ArrayLike) -> FloatArray:
 
     Examples
     --------
-    >>> from evalbot.stats import benjamini_hochberg
+    >>> from evalbot.stats.multitest import benjamini_hochberg
     >>> benjamini_hochberg([0.01, 0.04, 0.03, 0.20]).tolist()
     [0.04, 0.05333333333333334, 0.05333333333333334, 0.2]
     """
@@ -73,7 +73,7 @@ def holm(pvalues: npt.ArrayLike) -> FloatArray:
 
     Examples
     --------
-    >>> from evalbot.stats import holm
+    >>> from evalbot.stats.multitest import holm
     >>> holm([0.01, 0.04, 0.03]).tolist()
     [0.03, 0.06, 0.06]
     """
@@ -119,7 +119,7 @@ def adjust_pvalues(
 
     Examples
     --------
-    >>> from evalbot.stats import adjust_pvalues
+    >>> from evalbot.stats.multitest import adjust_pvalues
     >>> adjust_pvalues([0.01, 0.04, 0.03], method="holm").reject
     (True, False, False)
     """

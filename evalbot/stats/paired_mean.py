@@ -1,4 +1,4 @@
-"""Numeric scores: the paired difference in means, a test valid at every n, and its interval.
+"""Numeric scores: the paired difference in means, a test valid at every n, its interval, d_z.
 
 The percentile bootstrap's p-value rejects a true null too often with few items (about 10 %
 at ``alpha = 0.05`` with 10 items). Here the test and the interval come from one method:
@@ -6,9 +6,10 @@ at ``alpha = 0.05`` with 10 items). Here the test and the interval come from one
 * up to :data:`SIGN_FLIP_MAX_ITEMS` items, the **sign-flip (paired permutation) test**: under
   the null hypothesis that the two runs are exchangeable on every item, each per-item
   difference is as likely to have either sign, so the distribution of their sum over the
-  ``2^n`` sign patterns is exact. It is enumerated for up to :data:`EXACT_MAX_ITEMS` items
-  and sampled (seeded, ``p = (1 + count) / (1 + B)``, a valid p-value) above. The interval
-  inverts the same test: every shift ``delta`` it does not reject;
+  ``2^n`` sign patterns is exact. It is enumerated (meeting in the middle) for up to
+  :data:`EXACT_MAX_ITEMS` items and sampled (seeded, ``p = (1 + count) / (1 + B)``, a valid
+  p-value for any ``B``) above. The interval inverts the same test: every shift ``delta`` it
+  does not reject;
 * above that, the **studentized test** (the paired t test, O(n), no resampling) and its
   t interval; Hall's (1992) skewness correction is available but not the default, because it
   inflates the false-positive rate on symmetric heavy-tailed or sparse differences (see
@@ -22,37 +23,508 @@ the standard deviation of the differences) with its noncentral-t interval.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Literal, cast
 
 import numpy as np
 
-from evalbot.stats._paired_common import PairedMeanResult, pair_iv, standard_error
-from evalbot.stats._validation import FloatArray, as_choice, as_count, as_probability
-from evalbot.stats.effect_size import EffectSizeResult, cohens_dz, dz_from_differences
+from evalbot.stats._validation import (
+    FloatArray,
+    as_choice,
+    as_count,
+    as_float_vector,
+    as_probability,
+)
 from evalbot.stats.intervals import ConfidenceInterval
 from evalbot.stats.pvalue import PValue, exact_pvalue, upper_bound_pvalue
-from evalbot.stats.signflip import (
-    EXACT_MAX_ITEMS,
-    _SignFlip,
-    flip_pvalue,
-    sign_flip,
-    sign_flip_pvalue,
-    sign_flip_test,
-)
 from evalbot.vocabulary import CONFIDENCE, RESAMPLES
 
-__all__ = [
-    "EXACT_MAX_ITEMS",
-    "SIGN_FLIP_MAX_ITEMS",
-    "EffectSizeResult",
-    "PairedMeanResult",
-    "cohens_dz",
-    "paired_mean_pvalue",
-    "paired_mean_test",
-    "sign_flip_pvalue",
-    "sign_flip_test",
-    "studentized_mean_test",
-]
+
+@dataclass(frozen=True, kw_only=True)
+class EffectSizeResult:
+    """Result of :func:`cohens_dz`.
+
+    Attributes
+    ----------
+    statistic : float
+        ``d_z = mean(d) / sd(d)`` (``ddof = 1``) of the per-item differences ``d``; ``nan``
+        when the differences do not vary (one item, or all equal).
+    confidence_interval : ConfidenceInterval
+        Noncentral-t interval for the population ``d_z`` (exact for normal differences).
+    confidence_level : float
+    n_items : int
+    method : str
+        ``"noncentral t"``.
+    """
+
+    statistic: float
+    confidence_interval: ConfidenceInterval
+    confidence_level: float
+    n_items: int
+    method: str = "noncentral t"
+
+
+def _polish(df: int, t: float, target: float, start: float) -> float:
+    """Secant steps on ``nctdtr`` from cdflib's answer (about 1e-7 accurate); nan if they
+    wander off."""
+    from scipy.special import nctdtr
+
+    x0, x1 = start, start + 1e-6 * (1.0 + abs(start))
+    f0 = float(nctdtr(df, x0, t)) - target
+    f1 = float(nctdtr(df, x1, t)) - target
+    for _ in range(8):
+        if f1 == f0:
+            break
+        x0, x1 = x1, x1 - f1 * (x1 - x0) / (f1 - f0)
+        f0, f1 = f1, float(nctdtr(df, x1, t)) - target
+        if abs(x1 - x0) < 1e-13 * (1.0 + abs(x1)):
+            break
+    ok = math.isfinite(x1) and abs(x1 - start) < 1e-3 * (1.0 + abs(start))
+    return x1 if ok else math.nan
+
+
+def _bisect_noncentrality(df: int, t: float, target: float) -> float:
+    """Bisection on ``nctdtr`` (decreasing in the noncentrality) after bracketing."""
+    from scipy.special import nctdtr
+
+    step = 1.0 + abs(t)
+    low, high = t - step, t + step
+    while float(nctdtr(df, low, t)) < target:
+        low -= step
+        step *= 2.0
+    step = 1.0 + abs(t)
+    while float(nctdtr(df, high, t)) > target:
+        high += step
+        step *= 2.0
+    for _ in range(200):
+        mid = 0.5 * (low + high)
+        if mid in (low, high):
+            break
+        if float(nctdtr(df, mid, t)) > target:
+            low = mid
+        else:
+            high = mid
+    return 0.5 * (low + high)
+
+
+def _noncentrality(df: int, t: float, target: float) -> float:
+    """The noncentrality whose t distribution puts ``target`` of its mass below ``t``."""
+    from scipy.special import nctdtrinc
+
+    found = float(nctdtrinc(df, target, t))
+    if math.isfinite(found):
+        polished = _polish(df, t, target, found)
+        if math.isfinite(polished):
+            return polished
+    return _bisect_noncentrality(df, t, target)
+
+
+def dz_from_differences(d: FloatArray, cl: float) -> EffectSizeResult:
+    """:func:`cohens_dz` of per-item differences (no input validation)."""
+    n = d.size
+    sd = float(d.std(ddof=1)) if n > 1 else 0.0
+    if n < 2 or sd == 0.0:
+        nan = math.nan
+        return EffectSizeResult(
+            statistic=nan,
+            confidence_interval=ConfidenceInterval(nan, nan),
+            confidence_level=cl,
+            n_items=n,
+        )
+    dz = float(d.mean()) / sd
+    t = dz * math.sqrt(n)
+    alpha = 1.0 - cl
+    root_n = math.sqrt(n)
+    return EffectSizeResult(
+        statistic=dz,
+        confidence_interval=ConfidenceInterval(
+            _noncentrality(n - 1, t, 1.0 - alpha / 2.0) / root_n,
+            _noncentrality(n - 1, t, alpha / 2.0) / root_n,
+        ),
+        confidence_level=cl,
+        n_items=n,
+    )
+
+
+def cohens_dz(
+    baseline: object, candidate: object, *, confidence_level: float = CONFIDENCE
+) -> EffectSizeResult:
+    """Cohen's ``d_z``: the mean of the per-item differences over their standard deviation.
+
+    A scale-free size of the change (0.2 small, 0.5 medium, 0.8 large by Cohen's rough
+    conventions), comparable across metrics with different units.
+
+    Notes
+    -----
+    ``t = sqrt(n) d_z`` has a noncentral t distribution with ``n - 1`` degrees of freedom
+    and noncentrality ``sqrt(n) delta_z`` for normal differences; the interval collects the
+    ``delta_z`` whose distribution puts the observed ``t`` between its ``alpha / 2`` and
+    ``1 - alpha / 2`` quantiles (Steiger & Fouladi 1997). ``nan`` when the differences do not
+    vary.
+
+    References
+    ----------
+    .. [1] J. Cohen, *Statistical Power Analysis for the Behavioral Sciences*, 2nd ed.,
+       Erlbaum (1988), §2.3.5 (``d_z`` for paired samples).
+    .. [2] J. H. Steiger, R. T. Fouladi, "Noncentrality interval estimation and the
+       evaluation of statistical models", in *What If There Were No Significance Tests?*,
+       Erlbaum (1997), 221-257.
+
+    Examples
+    --------
+    >>> from evalbot.stats.paired_mean import cohens_dz
+    >>> r = cohens_dz([0, 0, 0, 0], [1.0, 2.0, 3.0, 2.0])
+    >>> round(r.statistic, 4)  # mean 2 / sd 0.8165
+    2.4495
+    """
+    cl = as_probability(confidence_level, "confidence_level")
+    base = as_float_vector(baseline, "baseline")
+    cand = as_float_vector(candidate, "candidate")
+    if base.size == 0 or base.shape != cand.shape:
+        raise ValueError(
+            "`baseline` and `candidate` must have the same, non-zero length (one value per "
+            f"paired item); got {base.size} and {cand.size}."
+        )
+    return dz_from_differences(cand - base, cl)
+
+
+@dataclass(frozen=True, kw_only=True)
+class PairedMeanResult:
+    """Result of :func:`paired_mean_test`, :func:`sign_flip_test` and
+    :func:`studentized_mean_test`.
+
+    Attributes
+    ----------
+    statistic : float
+        ``mean(candidate) - mean(baseline)``, the mean of the per-item differences.
+    pvalue : float
+        Two-sided p-value of "no difference" (see ``method``).
+    confidence_interval : ConfidenceInterval
+        The interval from the same method: it excludes 0 exactly when
+        ``pvalue <= 1 - confidence_level``. ``(-inf, inf)`` when the method cannot reject any
+        shift (five or fewer items at 95 % for the sign-flip test).
+    method : str
+        ``"exact sign-flip"``, ``"Monte Carlo sign-flip"``, ``"paired t"`` or
+        ``"skewness-corrected t"``.
+    confidence_level : float
+    n_items : int
+    standard_error : float
+        ``sd(d) / sqrt(n)`` (``ddof = 1``); ``nan`` for one item.
+    n_resamples : int
+        Sign patterns sampled (Monte Carlo sign-flip), 0 otherwise.
+    seed : int or None
+        Seed of the sampled sign patterns (Monte Carlo only).
+    effect_size : EffectSizeResult
+        ``d_z`` and its interval.
+    baseline_value, candidate_value : float
+        The mean of each run.
+    """
+
+    statistic: float
+    pvalue: PValue
+    confidence_interval: ConfidenceInterval
+    method: str
+    confidence_level: float
+    n_items: int
+    standard_error: float
+    n_resamples: int
+    seed: int | None
+    effect_size: EffectSizeResult
+    baseline_value: float
+    candidate_value: float
+
+
+def pair_iv(baseline: object, candidate: object) -> tuple[FloatArray, FloatArray]:
+    base = as_float_vector(baseline, "baseline")
+    cand = as_float_vector(candidate, "candidate")
+    if base.size == 0:
+        raise ValueError("`baseline` must contain at least one item; got an empty array.")
+    if base.shape != cand.shape:
+        raise ValueError(
+            "`baseline` and `candidate` must have the same length (one value per paired item); "
+            f"got {base.size} and {cand.size}."
+        )
+    return base, cand
+
+
+def standard_error(d: FloatArray) -> float:
+    return float(d.std(ddof=1)) / math.sqrt(d.size) if d.size > 1 else math.nan
+
+
+#: Up to this many items the sign-flip test enumerates all ``2^n`` sign patterns (by meeting
+#: in the middle: two halves of ``2^(n/2)`` sums each).
+EXACT_MAX_ITEMS = 24
+
+
+#: Relative tolerance for ties between a flipped sum and the observed one (discrete scores).
+_TIE = 1e-9
+
+
+#: Sign patterns held per chunk by the Monte Carlo test (int8: 2 MiB as float64 per chunk).
+_CHUNK = 1 << 18
+
+
+def _signed_sums(a: FloatArray) -> FloatArray:
+    """All ``2^len(a)`` sums ``sum(s_i a_i)`` over signs ``s_i = +-1``."""
+    sums = np.zeros(1, dtype=np.float64)
+    for x in a:
+        sums = np.concatenate([sums + x, sums - x])
+    return sums
+
+
+def _exact_tail(a: FloatArray, threshold: float) -> float:
+    """Share of sign patterns with ``|sum(s_i a_i)| >= threshold`` (``threshold > 0``)."""
+    half = a.size // 2
+    left = _signed_sums(a[:half])
+    right = np.sort(_signed_sums(a[half:]))
+    high = right.size - np.searchsorted(right, threshold - left, side="left")
+    low = np.searchsorted(right, -threshold - left, side="right")
+    return float(np.sum(high) + np.sum(low)) / float(left.size * right.size)
+
+
+class _SignFlip:
+    """The sign-flip p-value of the shift ``delta`` for differences ``d`` (exact or sampled).
+
+    ``pvalue(delta)`` tests "the differences minus ``delta`` are symmetric about 0" with the
+    statistic ``|sum(d - delta)|``; the sampled version reuses one set of sign patterns for
+    every ``delta``, so its p-value, like the exact one, never increases as ``delta`` moves
+    away from ``mean(d)`` and the accepted shifts form an interval.
+
+    With unit ``weights`` ``w`` (clusters: ``d`` holds each cluster's total of the per-item
+    differences and ``w`` its size) the shifted values are ``d - w delta``: the same argument
+    holds, since no pattern's sum moves faster in ``delta`` than the observed one
+    (``|sum(s_g w_g)| <= sum(w_g)``).
+    """
+
+    def __init__(
+        self,
+        d: FloatArray,
+        n_resamples: int,
+        seed: int,
+        exact: bool,
+        weights: FloatArray | None = None,
+    ) -> None:
+        self.d = d
+        self.w = weights
+        self.n = d.size
+        self.exact = exact
+        self.n_resamples = 0 if exact else n_resamples
+        self.signs = None
+        if not exact:
+            rng = np.random.default_rng(seed)
+            self.signs = (rng.integers(0, 2, size=(n_resamples, self.n), dtype=np.int8) * 2) - 1
+
+    def pvalue(self, delta: float) -> float:
+        shifted = self.d - delta if self.w is None else self.d - self.w * delta
+        a = np.abs(shifted)
+        scale = float(a.sum())
+        observed = abs(float(np.sum(shifted)))
+        threshold = observed - _TIE * scale
+        if threshold <= 0.0:
+            return 1.0
+        if self.exact:
+            return _exact_tail(a, threshold)
+        assert self.signs is not None
+        count = 0
+        rows = max(1, _CHUNK // self.n)
+        for start in range(0, self.n_resamples, rows):
+            flipped = self.signs[start : start + rows].astype(np.float64) @ a
+            count += int(np.count_nonzero(np.abs(flipped) >= threshold))
+        return (1.0 + count) / (1.0 + self.n_resamples)
+
+
+def _invert(
+    pvalue: Callable[[float], float],
+    d: FloatArray,
+    alpha: float,
+    p_zero: float,
+    centre: float | None = None,
+) -> ConfidenceInterval:
+    """``[lo, hi]``: the shifts whose p-value exceeds ``alpha``, by bisection on each side.
+
+    The p-value never increases as the shift moves away from ``centre`` (``mean(d)``, where
+    it is 1), so each side has one boundary. 0 seeds the bracket on its side, so the interval
+    contains 0 exactly when ``p_zero > alpha``. A side whose farthest shift is still accepted
+    is unbounded. For clusters ``d`` holds the cluster means and ``centre`` the mean over
+    items.
+    """
+    centre = float(d.mean()) if centre is None else centre
+    spread = float(d.max() - d.min())
+    scale = max(spread, abs(centre), 1e-300)
+    ends = []
+    for direction in (-1.0, 1.0):
+        inside = centre  # accepted
+        # every difference on one side of the shift: the flipped sum can only tie the
+        # observed one for the all-plus or all-minus pattern, the least p possible
+        far = (float(d.min()) if direction < 0 else float(d.max())) + direction * 1e-6 * scale
+        if pvalue(far) > alpha:
+            ends.append(direction * math.inf)
+            continue
+        outside = far  # rejected
+        if direction * (0.0 - centre) > 0.0 and direction * (0.0 - far) < 0.0:
+            if p_zero > alpha:
+                inside = 0.0
+            else:
+                outside = 0.0
+        tolerance = 1e-9 * scale
+        while abs(outside - inside) > tolerance:
+            mid = 0.5 * (inside + outside)
+            if mid in (inside, outside):
+                break
+            if pvalue(mid) > alpha:
+                inside = mid
+            else:
+                outside = mid
+        ends.append(inside)
+    return ConfidenceInterval(ends[0], ends[1])
+
+
+def sign_flip_test(
+    baseline: object,
+    candidate: object,
+    *,
+    confidence_level: float = CONFIDENCE,
+    n_resamples: int = RESAMPLES,
+    seed: int = 0,
+) -> PairedMeanResult:
+    """Sign-flip (paired permutation) test of the mean difference, and its inverted interval.
+
+    Parameters
+    ----------
+    baseline, candidate : array_like of float, shape (n,)
+        Per-item values of the two runs, aligned item by item.
+    confidence_level : float, optional
+        Level of the interval; its complement is the test's ``alpha``. Default 0.95.
+    n_resamples : int, optional
+        Sign patterns sampled when ``n > EXACT_MAX_ITEMS`` (24). Default 10,000.
+    seed : int, optional
+        Seed of the sampled sign patterns. Default 0.
+
+    Returns
+    -------
+    PairedMeanResult
+
+    Notes
+    -----
+    With ``d = candidate - baseline`` the statistic is ``|sum(d)|``; under the null hypothesis
+    that the two runs are exchangeable within each item (the candidate is the baseline by
+    another name), every sign pattern of ``d`` is equally likely, so the p-value
+    ``P(|sum(s_i |d_i|)| >= |sum(d)|)`` over the ``2^n`` patterns is exact at every ``n``.
+    Above 24 items ``B`` patterns are drawn and ``p = (1 + count) / (1 + B)``, which is a
+    valid p-value for any ``B`` (Phipson & Smyth 2010).
+
+    The interval inverts the test: ``delta`` is inside when the test of
+    ``d - delta`` does not reject at ``alpha = 1 - confidence_level``. Its end points assume
+    that the differences are symmetric about their mean (the permutation null at
+    ``delta``); they are found by bisection to ``1e-9`` of the data's range. With ``n``
+    items the smallest attainable p-value is ``2^(1 - n)``: with five or fewer items no shift
+    is rejected at 95 % and the interval is ``(-inf, inf)``.
+
+    References
+    ----------
+    .. [1] R. A. Fisher, *The Design of Experiments*, Oliver & Boyd (1935), §21.
+    .. [2] B. Phipson, G. K. Smyth, "Permutation p-values should never be zero", Statistical
+       Applications in Genetics and Molecular Biology 9 (2010), article 39.
+    .. [3] P. H. Garthwaite, "Confidence intervals from randomization tests", Biometrics 52
+       (1996), 1387-1393.
+
+    Examples
+    --------
+    Eight items, all improved: ``|sum(d)|`` is the largest of the 256 patterns' sums, reached
+    only by all-plus and all-minus, so ``p = 2/256``.
+
+    >>> from evalbot.stats.paired_mean import sign_flip_test
+    >>> r = sign_flip_test([0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8],
+    ...                    [0.3, 0.5, 0.4, 0.6, 0.9, 0.7, 0.9, 1.0])
+    >>> r.pvalue, r.method
+    (0.0078125, 'exact sign-flip')
+    >>> bool(r.confidence_interval.low > 0)
+    True
+    """
+    cl = as_probability(confidence_level, "confidence_level")
+    b = as_count(n_resamples, "n_resamples", minimum=1)
+    s = as_count(seed, "seed")
+    base, cand = pair_iv(baseline, candidate)
+    return sign_flip(base, cand, cl, b, s)
+
+
+def sign_flip_pvalue(
+    baseline: object,
+    candidate: object,
+    *,
+    shift: float = 0.0,
+    n_resamples: int = RESAMPLES,
+    seed: int = 0,
+) -> float:
+    """The p-value of :func:`sign_flip_test` alone, for the shift ``shift`` (default 0).
+
+    ``sign_flip_test``'s interval is exactly the set of shifts whose p-value here exceeds
+    ``1 - confidence_level`` (same sign patterns for the same ``seed``), so this is the cheap
+    way to ask "is ``shift`` inside the interval?" (used by the coverage simulations).
+
+    Examples
+    --------
+    >>> from evalbot.stats.paired_mean import sign_flip_pvalue
+    >>> sign_flip_pvalue([0.0] * 8, [0.2, 0.3, 0.1, 0.2, 0.4, 0.1, 0.2, 0.2])
+    0.0078125
+    """
+    b = as_count(n_resamples, "n_resamples", minimum=1)
+    s = as_count(seed, "seed")
+    base, cand = pair_iv(baseline, candidate)
+    try:
+        delta = float(shift)
+    except (TypeError, ValueError):
+        raise ValueError(f"`shift` must be a number; got {shift!r}.") from None
+    if not math.isfinite(delta):
+        raise ValueError(f"`shift` must be finite; got {shift!r}.")
+    d = cand - base
+    return _SignFlip(d, b, s, d.size <= EXACT_MAX_ITEMS).pvalue(delta)
+
+
+def sign_flip(base: FloatArray, cand: FloatArray, cl: float, b: int, s: int) -> PairedMeanResult:
+    d = cand - base
+    n = d.size
+    exact = n <= EXACT_MAX_ITEMS
+    flip = _SignFlip(d, b, s, exact)
+    alpha = 1.0 - cl
+    p = flip.pvalue(0.0)
+    if float(np.ptp(d)) == 0.0:
+        centre = float(d[0])
+        ci = ConfidenceInterval(centre, centre)
+        # every difference equal: reject every other shift as far as the data allow
+        if min(1.0, 2.0 ** (1 - n)) > alpha:
+            ci = ConfidenceInterval(-math.inf, math.inf)
+    else:
+        ci = _invert(flip.pvalue, d, alpha, p)
+    detail = flip_pvalue(p, n, b, exact)
+    return PairedMeanResult(
+        statistic=float(d.mean()),
+        pvalue=detail,
+        confidence_interval=ci,
+        method="exact sign-flip" if exact else "Monte Carlo sign-flip",
+        confidence_level=cl,
+        n_items=n,
+        standard_error=standard_error(d),
+        n_resamples=0 if exact else b,
+        seed=None if exact else s,
+        effect_size=dz_from_differences(d, cl),
+        baseline_value=float(base.mean()),
+        candidate_value=float(cand.mean()),
+    )
+
+
+def flip_pvalue(p: float, n: int, b: int, exact: bool) -> PValue:
+    """The sign-flip p-value ``p`` of ``n`` items with its resolution: ``2^(1 - n)`` when
+    every pattern was enumerated, ``1 / (1 + B)`` when ``B`` were sampled (at that floor it is
+    only a bound)."""
+    if exact:
+        return exact_pvalue(p, resolution=min(1.0, 2.0 ** (1 - n)))
+    step = 1.0 / (1.0 + b)
+    if p <= step:
+        return upper_bound_pvalue(step, resolution=step)
+    return exact_pvalue(p, resolution=step)
+
 
 #: Up to this many items :func:`paired_mean_test` uses the sign-flip test, above it the
 #: paired t. Chosen from the simulations in ``tests/sim/test_paired_mean.py``: from 1,000
@@ -62,7 +534,10 @@ __all__ = [
 #: runs are exchangeable.
 SIGN_FLIP_MAX_ITEMS = 1000
 
+
 PairedMeanMethod = Literal["auto", "sign-flip", "studentized"]
+
+
 _METHODS: tuple[PairedMeanMethod, ...] = ("auto", "sign-flip", "studentized")
 
 
@@ -119,7 +594,7 @@ def studentized_mean_test(
 
     Examples
     --------
-    >>> from evalbot.stats import studentized_mean_test
+    >>> from evalbot.stats.paired_mean import studentized_mean_test
     >>> r = studentized_mean_test([0, 0, 0, 0, 0], [1, 2, 3, 4, 5])
     >>> round(r.pvalue, 6)  # scipy.stats.ttest_1samp([1, 2, 3, 4, 5], 0).pvalue: 0.013236
     0.013236
@@ -215,7 +690,7 @@ def paired_mean_test(
 
     Examples
     --------
-    >>> from evalbot.stats import paired_mean_test
+    >>> from evalbot.stats.paired_mean import paired_mean_test
     >>> paired_mean_test([0.5] * 10, [0.6] * 10).method
     'exact sign-flip'
     """

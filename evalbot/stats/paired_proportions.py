@@ -257,7 +257,7 @@ def tango_interval(
     Tango's (1998) example: 44 pairs, of which one passes only on the second run; his 90 %
     interval is (-0.096, 0.037).
 
-    >>> from evalbot.stats import tango_interval
+    >>> from evalbot.stats.paired_proportions import tango_interval
     >>> r = tango_interval(0, 1, 44, confidence_level=0.90)
     >>> [round(x, 3) for x in r.confidence_interval]
     [-0.096, 0.037]
@@ -316,7 +316,7 @@ def newcombe_interval(
     Newcombe's (1998) example (a): 36 both, 12 first only, 2 second only, 0 neither; his
     method 10 gives 0.0569 to 0.3404.
 
-    >>> from evalbot.stats import newcombe_interval
+    >>> from evalbot.stats.paired_proportions import newcombe_interval
     >>> r = newcombe_interval(36, 12, 2, 0)
     >>> [round(x, 4) for x in r.confidence_interval]
     [0.0569, 0.3404]
@@ -370,7 +370,7 @@ def paired_difference_interval(
     --------
     The 400-item example (266 / 31 / 14 / 89):
 
-    >>> from evalbot.stats import paired_difference_interval
+    >>> from evalbot.stats.paired_proportions import paired_difference_interval
     >>> r = paired_difference_interval(266, 31, 14, 89)
     >>> r.statistic, r.method, [round(x, 4) for x in r.confidence_interval]
     (0.0425, 'tango-cc', [0.0074, 0.0799])

@@ -61,7 +61,7 @@ class PValue(float):
     McNemar's exact test with 1,100 items fixed and none broken: ``p = 2^-1099``, below the
     float range.
 
-    >>> from evalbot.stats import mcnemar
+    >>> from evalbot.stats.mcnemar import mcnemar
     >>> p = mcnemar(1100, 0).pvalue
     >>> p.value, p.bound, round(p.log10, 4)
     (0.0, 'exact', -330.832)
@@ -124,7 +124,7 @@ class PValue(float):
         """A float for reports that is never 0 for a positive p-value: ``value``, or the
         smallest normal float (an upper bound) when the exact p-value is below it.
 
-        >>> from evalbot.stats import mcnemar
+        >>> from evalbot.stats.mcnemar import mcnemar
         >>> p = mcnemar(1100, 0).pvalue
         >>> p.reportable, p.kind
         (2.2250738585072014e-308, 'below_float_range')

@@ -106,7 +106,7 @@ def test_a_bootstrap_p_with_no_resample_past_zero_is_a_bound(tmp_path: Path) -> 
 
 def test_the_action_output_and_check_title_never_say_zero() -> None:
     from evalbot.report.numbers import pvalue_output
-    from evalbot.stats import mcnemar
+    from evalbot.stats.mcnemar import mcnemar
     from evalbot.stats.pvalue import resampling_pvalue
 
     # 2^-1099 from its logarithm (reference: decimal arithmetic at 30 digits); a bootstrap
@@ -292,7 +292,7 @@ def test_sequential_mode_reports_its_own_p_and_confidence_sequence(tmp_path: Pat
     assert diff["method"] == "mixture confidence sequence (always valid)"
     assert diff["pvalue"] == report["test"]["pvalue"]
     # an always-valid interval is wider than the fixed-sample one on the same table
-    from evalbot.stats import paired_difference_interval
+    from evalbot.stats.paired_proportions import paired_difference_interval
 
     fixed_ci = paired_difference_interval(10, 10, 0, 10).confidence_interval
     assert diff["ci"][0] < fixed_ci.low and diff["ci"][0] > 0

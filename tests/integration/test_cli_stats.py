@@ -458,7 +458,7 @@ def test_tiny_evals_give_a_verdict(
 def test_repeats_side_interval_stays_in_unit_interval(run_cli: Run, tmp_path: Path) -> None:
     # Two items, two epochs: per-item pass rates 1.0 and 0.5 (the issue's "75.0 %
     # [-242.7, 392.7]" from a t interval). The interval is Wilson with the effective number of
-    # trials (evalbot.stats.mean_of_means_interval, checked by hand in test_intervals.py).
+    # trials (evalbot.stats.intervals.mean_of_means_interval, checked by hand in test_intervals.py).
     rows_b = [{"id": i, "epoch": e, "passed": True} for i in ("a", "b") for e in (1, 2)]
     rows_c = [
         {"id": "a", "epoch": 1, "passed": True},
@@ -469,7 +469,7 @@ def test_repeats_side_interval_stays_in_unit_interval(run_cli: Run, tmp_path: Pa
     write_jsonl(tmp_path / "b.jsonl", rows_b)
     write_jsonl(tmp_path / "c.jsonl", rows_c)
     report = compare_json(run_cli)
-    from evalbot.stats import mean_of_means_interval
+    from evalbot.stats.intervals import mean_of_means_interval
 
     low, high = report["candidate"]["ci"]
     assert 0.0 <= low <= report["candidate"]["rate"] == 0.75 <= high <= 1.0

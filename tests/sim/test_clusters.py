@@ -22,7 +22,7 @@ about 50 items, mean 5), drawn once per setting. Candidates at alpha = 0.05:
   n_g d)^2) / N``;
 - **cluster sign-flip**: the sign-flip test of the cluster totals ``D_g`` (exact up to 24
   clusters, 999 sampled patterns to 100 clusters, 199 at 1,000), and the interval that
-  inverts it (:func:`evalbot.stats.clustered_mean_test`).
+  inverts it (:func:`evalbot.stats.clusters.clustered_mean_test`).
 
 Numeric scores: ``d_i = u_g + e_i`` with ``e_i = E1 - E2`` (exponential) and a cluster effect
 ``u_g ~ N(0, s^2)`` giving the intraclass correlation ``icc`` (``s^2 = 2 icc / (1 - icc)``).
@@ -45,14 +45,14 @@ from evalbot.compare.bootstrap import plan_bootstrap_mean
 from evalbot.formats.model import Paired
 from evalbot.plan.config import BootstrapConfig, Config
 from evalbot.plan.policy import evaluate
-from evalbot.stats import (
+from evalbot.stats.clusters import (
+    CLUSTER_SIGN_FLIP_MAX,
     cluster_sign_flip_pvalue,
     clustered_mean_test,
     estimate_design_effect,
-    mcnemar_minimum_detectable_effect,
 )
-from evalbot.stats.clustered_mean import CLUSTER_SIGN_FLIP_MAX
-from evalbot.stats.signflip import EXACT_MAX_ITEMS
+from evalbot.stats.paired_mean import EXACT_MAX_ITEMS
+from evalbot.stats.power import mcnemar_minimum_detectable_effect
 from tests.sim._common import ALPHA, reps, slack, table
 
 CLUSTERS = (5, 10, 30, 100, 1000)

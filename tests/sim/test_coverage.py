@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 from scipy.special import gammaln, stdtrit
 
-from evalbot.stats import mean_of_means_interval, wilson_interval
+from evalbot.stats.intervals import mean_of_means_interval, wilson_interval
 from evalbot.stats.paired_proportions import newcombe_bounds, tango_bounds
 from tests.sim._common import reps, slack, table
 

@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 from scipy.stats import binom, chi2
 
-from evalbot.stats import mcnemar
+from evalbot.stats.mcnemar import mcnemar
 from tests.sim._common import ALPHA, table
 
 SIZES = (10, 30, 100, 1000)

@@ -26,13 +26,14 @@ import numpy as np
 import pytest
 from scipy.special import stdtr
 
-from evalbot.stats import (
-    paired_bootstrap_mean,
+from evalbot.stats.bootstrap import paired_bootstrap_mean
+from evalbot.stats.paired_mean import (
+    EXACT_MAX_ITEMS,
+    SIGN_FLIP_MAX_ITEMS,
     paired_mean_test,
     sign_flip_pvalue,
     studentized_mean_test,
 )
-from evalbot.stats.paired_mean import EXACT_MAX_ITEMS, SIGN_FLIP_MAX_ITEMS
 from evalbot.vocabulary import RESAMPLES
 from tests.sim._common import ALPHA, reps, slack, table
 

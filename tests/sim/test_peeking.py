@@ -20,7 +20,7 @@ import numpy as np
 import pytest
 from scipy.stats import binom
 
-from evalbot.stats import mcnemar
+from evalbot.stats.mcnemar import mcnemar
 from evalbot.stats.sequential import mixture_log_likelihood_ratio, sequential_pvalues
 
 ALPHA = 0.05

@@ -16,7 +16,7 @@ import math
 import pytest
 
 from evalbot.plan.sizing import independent_discordance
-from evalbot.stats import mcnemar_exact_power, mcnemar_sample_size, simulate_mcnemar_power
+from evalbot.stats.power import mcnemar_exact_power, mcnemar_sample_size, simulate_mcnemar_power
 from tests.sim._common import reps, slack, table
 
 #: (p0, difference): a typical eval, a hard one, an easy one, and a drop.

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import pytest
 
-from evalbot.stats import mcnemar_sample_size, simulate_mcnemar_power
+from evalbot.stats.power import mcnemar_sample_size, simulate_mcnemar_power
 from tests.sim._common import reps, slack, table
 
 PLANS = [(0.08, 0.03, "exact"), (0.05, 0.04, "exact"), (0.2, 0.05, "exact"), (0.08, 0.03, "midp")]

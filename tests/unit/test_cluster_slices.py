@@ -20,7 +20,8 @@ from evalbot.compare.bootstrap import plan_bootstrap_mean
 from evalbot.compare.slices import compute_slices
 from evalbot.formats.model import Paired
 from evalbot.plan.config import BootstrapConfig, Config
-from evalbot.stats import clustered_mean_test, mcnemar
+from evalbot.stats.clusters import clustered_mean_test
+from evalbot.stats.mcnemar import mcnemar
 
 
 def paired(

@@ -20,7 +20,7 @@ from scipy.stats import false_discovery_control, ttest_rel
 from evalbot.compare.slices import compute_slices
 from evalbot.formats.model import Paired
 from evalbot.plan.config import BootstrapConfig, Config
-from evalbot.stats import paired_mean_test
+from evalbot.stats.paired_mean import paired_mean_test
 
 
 def scores(base: np.ndarray, cand: np.ndarray, slices: list[str | None]) -> Paired:

@@ -8,7 +8,8 @@ from typing import Literal
 from evalbot.compare import Alpha
 from evalbot.plan.ledger import Look
 from evalbot.plan.rules.reasons import Reason
-from evalbot.stats import Agreement, PValue
+from evalbot.stats.agreement import Agreement
+from evalbot.stats.pvalue import PValue
 from evalbot.vocabulary import ALPHA, McNemarMethod, Mode
 
 __all__ = ["Conclusion", "Decision", "Gate", "LookCount", "Outcome", "PlannedSize"]

@@ -19,7 +19,7 @@ def plan_sample_size(config: Config) -> PlannedSize | None:
         return PlannedSize(items=config.policy.sample_size, source="policy.sample_size")
     if config.plan is None:
         return None
-    from evalbot.stats import mcnemar_sample_size
+    from evalbot.stats.power import mcnemar_sample_size
 
     plan = config.plan
     alpha = plan_alpha(config).effective

@@ -12,12 +12,9 @@ from evalbot.compare.alpha import Significance
 from evalbot.compare.costs import changed_clusters
 from evalbot.plan.config import Config
 from evalbot.plan.rules.reasons import Reason, ReasonCode
-from evalbot.stats import (
-    mcnemar_min_discordant,
-    mcnemar_minimum_detectable_effect,
-    mcnemar_sample_size,
-    mixture_sprt,
-)
+from evalbot.stats.mcnemar import mcnemar_min_discordant
+from evalbot.stats.power import mcnemar_minimum_detectable_effect, mcnemar_sample_size
+from evalbot.stats.sequential import mixture_sprt
 from evalbot.vocabulary import POWER
 
 __all__ = ["Power", "identical_reason", "power_check", "powerless_reason", "test_reason"]

@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Literal, get_args
 
-from evalbot.stats import PValue
+from evalbot.stats.pvalue import PValue
 
 __all__ = ["KINDS", "REASON_CODES", "Kind", "Reason", "ReasonCode", "Unit"]
 

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from evalbot.stats import interval_agreement, mcnemar, tango_interval
+from evalbot.stats.agreement import interval_agreement
+from evalbot.stats.mcnemar import mcnemar
+from evalbot.stats.paired_proportions import tango_interval
 from evalbot.stats.pvalue import resampling_pvalue
 
 

@@ -18,8 +18,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats
 
-from evalbot.stats import BootstrapResult, ConfidenceInterval, PValue, paired_bootstrap_mean
-from evalbot.stats import resampling as resampling_module
+from evalbot.stats import bootstrap as resampling_module
+from evalbot.stats.bootstrap import BootstrapResult, paired_bootstrap_mean
+from evalbot.stats.intervals import ConfidenceInterval
+from evalbot.stats.pvalue import PValue
 
 BASE_400 = np.repeat([1.0, 0.0, 1.0, 0.0], [266, 31, 14, 89])
 CAND_400 = np.repeat([1.0, 1.0, 0.0, 0.0], [266, 31, 14, 89])

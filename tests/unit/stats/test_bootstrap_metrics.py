@@ -18,15 +18,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats
 
-from evalbot.stats import (
+from evalbot.stats.bootstrap import (
     Metric,
-    clustered_standard_error,
     f1_metric,
     mean_metric,
     paired_bootstrap,
     paired_bootstrap_mean,
     ratio_metric,
 )
+from evalbot.stats.clusters import clustered_standard_error
 
 
 def f1_data(n: int, seed: int) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:

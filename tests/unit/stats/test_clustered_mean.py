@@ -1,4 +1,4 @@
-"""The cluster sign-flip test and its interval (:func:`evalbot.stats.clustered_mean_test`),
+"""The cluster sign-flip test and its interval (:func:`evalbot.stats.clusters.clustered_mean_test`),
 against independent references: full enumeration written here, scipy's permutation test on
 the cluster totals, McNemar's exact test (singleton clusters), evalbot's item sign-flip
 (clusters of one item, scores) and statsmodels' cluster-robust OLS (above 1,000 clusters)."""
@@ -13,13 +13,13 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from evalbot.stats import (
+from evalbot.stats.clusters import (
+    CLUSTER_SIGN_FLIP_MAX,
     cluster_sign_flip_pvalue,
     clustered_mean_test,
-    mcnemar,
-    sign_flip_test,
 )
-from evalbot.stats.clustered_mean import CLUSTER_SIGN_FLIP_MAX
+from evalbot.stats.mcnemar import mcnemar
+from evalbot.stats.paired_mean import sign_flip_test
 
 
 def enumerate_pvalue(totals: list[int]) -> Fraction:

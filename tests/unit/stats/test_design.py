@@ -8,7 +8,8 @@ import re
 import numpy as np
 import pytest
 
-from evalbot.stats import design_effect, estimate_design_effect, mcnemar_sample_size
+from evalbot.stats.clusters import design_effect, estimate_design_effect
+from evalbot.stats.power import mcnemar_sample_size
 
 
 def test_kish_by_hand() -> None:

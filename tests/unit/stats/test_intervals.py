@@ -14,7 +14,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from statsmodels.stats.proportion import proportion_confint
 
-from evalbot.stats import ConfidenceInterval, wilson_interval
+from evalbot.stats.intervals import ConfidenceInterval, wilson_interval
 
 
 @pytest.mark.parametrize(
@@ -91,7 +91,7 @@ def wilson_reference(p: float, n: float, z: float) -> tuple[float, float]:
 def test_mean_of_means_by_hand() -> None:
     from scipy.stats import t
 
-    from evalbot.stats import mean_of_means_interval
+    from evalbot.stats.intervals import mean_of_means_interval
 
     # 60 items, 2 repeats: 59 pass both, one passes once. p = 119/120; var(means, ddof=1) =
     # 60 * (1/120)^2 ... computed with numpy below; n_eff = p(1-p)/se^2, clipped to [60, 120].
@@ -117,7 +117,7 @@ def test_mean_of_means_by_hand() -> None:
     ],
 )
 def test_mean_of_means_stays_in_unit_interval(means: list[float], repeats: int) -> None:
-    from evalbot.stats import mean_of_means_interval
+    from evalbot.stats.intervals import mean_of_means_interval
 
     r = mean_of_means_interval(means, repeats)
     assert 0.0 <= r.confidence_interval.low <= r.statistic <= r.confidence_interval.high <= 1.0
@@ -129,7 +129,7 @@ def test_mean_of_means_stays_in_unit_interval(means: list[float], repeats: int) 
 
 
 def test_mean_of_means_validation() -> None:
-    from evalbot.stats import mean_of_means_interval
+    from evalbot.stats.intervals import mean_of_means_interval
 
     with pytest.raises(
         ValueError, match=re.escape("`means` must lie in [0, 1]; got 1.5 at index 1.")

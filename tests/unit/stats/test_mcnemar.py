@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from scipy.stats import chi2
 from statsmodels.stats.contingency_tables import mcnemar as sm_mcnemar
 
-from evalbot.stats import (
+from evalbot.stats.mcnemar import (
     McNemarResult,
     mcnemar,
     mcnemar_min_discordant,

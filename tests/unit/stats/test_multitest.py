@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from statsmodels.stats.multitest import multipletests
 
-from evalbot.stats import adjust_pvalues, benjamini_hochberg, holm
+from evalbot.stats.multitest import adjust_pvalues, benjamini_hochberg, holm
 
 pvalue_lists = st.lists(st.floats(0.0, 1.0), min_size=1, max_size=40)
 

@@ -25,7 +25,11 @@ import pytest
 from scipy.optimize import brentq
 from scipy.stats import binomtest, norm
 
-from evalbot.stats import newcombe_interval, paired_difference_interval, tango_interval
+from evalbot.stats.paired_proportions import (
+    newcombe_interval,
+    paired_difference_interval,
+    tango_interval,
+)
 
 
 def tango_reference(
@@ -152,7 +156,7 @@ def test_continuity_corrected_tango_matches_corrected_mcnemar() -> None:
     # With Edwards' correction the score at delta = 0 is (|b - c| - 1) / sqrt(b + c): the
     # interval excludes 0 exactly when evalbot's continuity-corrected McNemar test rejects
     # (chi2 = (|b-c|-1)^2/(b+c) > z^2, i.e. p < 0.05).
-    from evalbot.stats import mcnemar
+    from evalbot.stats.mcnemar import mcnemar
 
     for b in range(0, 30):
         for c in range(0, 30):

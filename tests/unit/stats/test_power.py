@@ -22,7 +22,7 @@ import numpy as np
 import pytest
 from scipy.stats import norm
 
-from evalbot.stats import mcnemar
+from evalbot.stats.mcnemar import mcnemar
 from evalbot.stats.power import (
     mcnemar_exact_power,
     mcnemar_minimum_detectable_effect,
@@ -241,7 +241,7 @@ def test_simulation_is_seeded_and_applies_each_method() -> None:
 def test_search_is_fast_enough_for_large_plans() -> None:
     # Not a timing test: the search touches few sizes. At n ~ 7,000 it evaluates well under
     # a thousand candidate sizes (counted through the curve).
-    from evalbot.stats import _exact_power as module
+    from evalbot.stats import power as module
 
     calls: list[int] = []
     original = module.PowerCurve.power

@@ -19,7 +19,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from scipy.stats import f_oneway
 
-from evalbot.stats import (
+from evalbot.stats.repeats import (
     allocate_budget,
     analyze_repeats,
     majority_vote_accuracy,

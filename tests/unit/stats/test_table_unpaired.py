@@ -12,7 +12,8 @@ import numpy as np
 import pytest
 from statsmodels.stats.proportion import proportions_ztest
 
-from evalbot.stats import churn, compute_paired_table, mcnemar, two_proportion_ztest
+from evalbot.stats.mcnemar import mcnemar
+from evalbot.stats.table import churn, compute_paired_table, two_proportion_ztest
 
 
 def test_paired_table_400_item_example() -> None:
