@@ -149,56 +149,57 @@ def _optional(raw: dict[str, Any], key: str, kind: type, pattern: re.Pattern[str
     return value.lower() if pattern is SHA else value
 
 
+#: The keys every look has besides its numbers: (type, the test it passes, what it is if not).
+_REQUIRED: dict[str, tuple[type, Any, str]] = {
+    "head_sha": (str, SHA.fullmatch, "is not a commit sha"),
+    "fingerprint": (str, FINGERPRINT.fullmatch, "is not a sha256"),
+    "items": (int, (0).__le__, "is negative"),
+    "outcome": (str, OUTCOMES.__contains__, "is unknown"),
+    "at": (str, _TIME.fullmatch, "is not an ISO 8601 time"),
+}
+#: The optional keys: (type, the pattern a string matches; an int must be positive).
+_OPTIONAL: dict[str, tuple[type, re.Pattern[str] | None]] = {
+    "tree": (str, SHA),
+    "number": (int, None),
+    "pull": (int, None),
+    "base_ref": (str, _REF),
+    "base_sha": (str, SHA),
+    "plan": (str, SHA),
+    "run": (int, None),
+    "comment": (int, None),
+}
+
+
 def look_from_json(raw: object) -> Look:
     """A look from its JSON object; :class:`LookError` says what is wrong with it."""
     if not isinstance(raw, dict):
         raise LookError("a look is not an object")
-    head_sha = _get(raw, "head_sha", str)
-    if not SHA.fullmatch(head_sha):
-        raise LookError("`head_sha` is not a commit sha")
-    fingerprint = _get(raw, "fingerprint", str)
-    if not FINGERPRINT.fullmatch(fingerprint):
-        raise LookError("`fingerprint` is not a sha256")
-    items = _get(raw, "items", int)
-    if items < 0:
-        raise LookError("`items` is negative")
+    for key, (kind, test, what) in _REQUIRED.items():
+        if not test(_get(raw, key, kind)):
+            raise LookError(f"`{key}` {what}")
     pvalue = _get(raw, "pvalue", (int, float))
     if isinstance(pvalue, int) and pvalue not in (0, 1):  # float() of a huge int overflows
         raise LookError("`pvalue` is not in [0, 1]")
     pvalue = float(pvalue)
     if not (math.isfinite(pvalue) and 0.0 <= pvalue <= 1.0):
         raise LookError("`pvalue` is not in [0, 1]")
-    outcome = _get(raw, "outcome", str)
-    if outcome not in OUTCOMES:
-        raise LookError("`outcome` is unknown")
-    at = _get(raw, "at", str)
-    if not _TIME.fullmatch(at):
-        raise LookError("`at` is not an ISO 8601 time")
-    holdout, recorded = raw.get("holdout", False), raw.get("recorded", True)
-    for key, flag in (("holdout", holdout), ("recorded", recorded)):
+    flags = {key: raw.get(key, key == "recorded") for key in ("holdout", "recorded")}
+    for key, flag in flags.items():
         if not isinstance(flag, bool):
             raise LookError(f"`{key}` is not a boolean")
     metric, effect, effect_ci = _effect(raw)
     return Look(
-        head_sha=head_sha.lower(),
-        items=items,
-        fingerprint=fingerprint,
+        head_sha=raw["head_sha"].lower(),
+        items=raw["items"],
+        fingerprint=raw["fingerprint"],
         pvalue=pvalue,
-        outcome=outcome,
-        at=at,
-        holdout=holdout,
+        outcome=raw["outcome"],
+        at=raw["at"],
         metric=metric,
         effect=effect,
         effect_ci=effect_ci,
-        recorded=recorded,
-        tree=_optional(raw, "tree", str, SHA),
-        number=_optional(raw, "number", int, None),
-        pull=_optional(raw, "pull", int, None),
-        base_ref=_optional(raw, "base_ref", str, _REF),
-        base_sha=_optional(raw, "base_sha", str, SHA),
-        plan=_optional(raw, "plan", str, SHA),
-        run=_optional(raw, "run", int, None),
-        comment=_optional(raw, "comment", int, None),
+        **flags,
+        **{key: _optional(raw, key, kind, pattern) for key, (kind, pattern) in _OPTIONAL.items()},
     )
 
 
@@ -233,9 +234,6 @@ def _effect(raw: dict[str, Any]) -> tuple[str | None, float | None, tuple[float,
     if metric == "pass_rate" and not all(-1.0 <= x <= 1.0 for x in (effect, low, high)):
         raise LookError("`effect` of a pass rate is not in [-1, 1]")
     return metric, effect, (low, high)
-
-
-_OPTIONAL = ("tree", "number", "pull", "base_ref", "base_sha", "plan", "run", "comment")
 
 
 def look_json(look: Look) -> dict[str, Any]:
