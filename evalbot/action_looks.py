@@ -1,13 +1,13 @@
 """The earlier looks at a change, read from GitHub.
 
 A change is the pull request's head repository and branch: every pull request from it (open or
-closed, into any base; the newest :data:`MAX_PULLS`) shares its looks. They are counted
-(:func:`evalbot.plan.ledger.count_looks`) from the check runs (with a personal token, the commit
-statuses) evalbot's own identity created on those pull requests' commits (all of them: GitHub
-lists 250 per pull request), on the head before the last push (GitHub's ``before``), on the
-commits evalbot's comments name and on those the workflow ran on, and from evalbot's comments,
-never from what commenters can write. A record that existed and is gone (the workflow run a
-look judged, the comment it was published in) is a finding.
+closed, into any base, but not a merged one; the newest :data:`MAX_PULLS`) shares its looks.
+They are counted (:func:`evalbot.plan.ledger.count_looks`) from the check runs (with a personal
+token, the commit statuses) evalbot's own identity created on those pull requests' commits (all
+of them: GitHub lists 250 per pull request), on the head before the last push (GitHub's
+``before``), on the commits evalbot's comments name and on those the workflow ran on, and from
+evalbot's comments, never from what commenters can write. A record that existed and is gone
+(the workflow run a look judged, the comment it was published in) is a finding.
 """
 
 from __future__ import annotations
@@ -49,13 +49,15 @@ def own_comment(run: RunContext, number: int | None = None) -> CommentInfo | Non
 
 
 def _pulls_of_change(run: RunContext) -> list[PullRequestInfo]:
-    """This pull request and the newest others from its head repository and branch."""
+    """This pull request and the newest others from its head repository and branch, but the
+    merged ones: a branch name used again after a merge is a new change."""
     now = run.target.now
     if now is None:
         return []
     owner = now.head_repo.split("/", 1)[0] if now.head_repo else ""
     others = run.gh.list_pulls_of_head(owner, now.head_ref) if owner and now.head_ref else []
-    return [now, *[p for p in others if p.number != now.number][: MAX_PULLS - 1]]
+    unmerged = [p for p in others if p.number != now.number and not p.merged]
+    return [now, *unmerged[: MAX_PULLS - 1]]
 
 
 def earlier_looks(run: RunContext, status: StatusPublisher) -> tuple[State, str | None, int | None]:

@@ -43,6 +43,7 @@ class PullRequestInfo:
     created_at: datetime | None = None
     default_branch: str = ""  # of the base repository
     commits: int = 0  # how many commits it has (GitHub lists at most 250)
+    merged: bool = False
 
     @property
     def is_fork(self) -> bool:
@@ -128,6 +129,7 @@ def pull_info(pull: PullRequest) -> PullRequestInfo:
         created_at=pull.created_at,
         default_branch=pull.base.repo.default_branch or "",
         commits=pull.commits or 0,
+        merged=pull.merged_at is not None,
     )
 
 

@@ -61,6 +61,22 @@ def test_a_new_pull_request_from_the_same_branch_with_an_amended_commit_gets_no_
     assert "| 1 (#7) |" in plain(comment.body)
 
 
+def test_a_branch_name_used_again_after_a_merge_is_a_new_change(world: World) -> None:
+    """The other side of counting per branch: #7 was merged, and a later pull request from a
+    branch of the same name is new work, with looks of its own."""
+    plan(world, ONE_LOOK)
+    world.add_baseline_run()
+    assert world.run().outputs["verdict"] in VERDICTS
+    world.pull.state, world.pull.merged = "closed", True
+    head = world.repo.add_commit(parents=[world.pull.base_sha], files={"model.txt": "next\n"})
+    world.pull = world.repo.add_pull(
+        number=8, head_sha=head, base_sha=world.pull.base_sha, head_ref="feature"
+    )
+    world.before = None
+    result = world.run()
+    assert result.outputs["verdict"] in VERDICTS, result.stderr
+
+
 def test_deleting_the_comment_and_the_judged_run_then_force_pushing_is_a_finding(
     world: World,
 ) -> None:

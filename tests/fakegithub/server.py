@@ -656,6 +656,7 @@ class FakeGitHub:
             base=side(repo.full_name, pull.base_ref, pull.base_sha),
             created_at=pull.created_at,
             commits=len(repo.pull_commits(pull.number)),
+            merged=pull.merged,
         )
 
     def _comment_json(self, repo: Repo, c: Any) -> dict[str, Any]:

@@ -83,6 +83,7 @@ class Pull:
     state: str = "open"
     author: str = "octocat"
     created_at: str = "2025-01-01T00:00:00Z"
+    merged: bool = False  # a closed pull request that was merged
 
 
 @dataclass

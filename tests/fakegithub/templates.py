@@ -226,7 +226,7 @@ def pull_request(
         "created_at": created_at,
         "updated_at": created_at,
         "closed_at": None,
-        "merged_at": None,
+        "merged_at": created_at if merged else None,
         "merge_commit_sha": None,
         "assignee": None,
         "assignees": [],

@@ -484,3 +484,6 @@ def test_pull_requests_sharing_a_head_are_listed_in_every_state(
     assert [p.number for p in r.get_pulls(state="all", head="octo:feature")] == [again.number, 1]
     assert [p.number for p in r.get_pulls(head="octo:feature")] == [again.number]
     assert r.get_pull(again.number).base.ref == "release"
+    assert r.get_pull(1).merged_at is None
+    pull.merged = True
+    assert r.get_pull(1).merged_at is not None
