@@ -19,7 +19,8 @@ from evalbot.errors import ConfigError, PublishError
 from evalbot.github.settings import ActionInputError
 from evalbot.plan.config import Config, parse_config
 from evalbot.report import text as md
-from evalbot.report.render import TemplateFolder, UserTemplate
+from evalbot.report.render import UserTemplate
+from evalbot.report.sandbox import TemplateFolder
 from evalbot.report.text import Markdown
 
 __all__ = ["load_plan", "plan_reader"]

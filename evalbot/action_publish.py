@@ -31,10 +31,9 @@ from evalbot.plan.ledger import Digest, State, distinct_looks
 from evalbot.plan.state import parse_state, render_state
 from evalbot.report import text as md
 from evalbot.report.numbers import pvalue_output
-from evalbot.report.records import Provenance
 from evalbot.report.render import render_check, render_comment, render_notice, render_summary
 from evalbot.report.text import Markdown
-from evalbot.report.view import build_view
+from evalbot.report.view import Provenance, build_view
 
 __all__ = [
     "MAX_IDS",

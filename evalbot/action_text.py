@@ -11,9 +11,8 @@ from evalbot.github.baseline import Missing
 from evalbot.plan.ledger import Look
 from evalbot.report import text as md
 from evalbot.report.numbers import format_effect, format_pvalue, format_time
-from evalbot.report.records import HistoryRow
 from evalbot.report.text import Markdown
-from evalbot.report.view import OUTCOME_LABELS
+from evalbot.report.view import OUTCOME_LABELS, HistoryRow
 
 __all__ = [
     "MAX_LOOKS_SHOWN",

@@ -542,9 +542,8 @@ def _view(
     runs: tuple[Results, Results],
 ) -> str:
     """The report as Markdown (the comment, with the plan's template) or text."""
-    from evalbot.report.records import Inputs
     from evalbot.report.render import render_markdown, render_text
-    from evalbot.report.view import build_view
+    from evalbot.report.view import Inputs, build_view
 
     inputs = Inputs(
         baseline=comparison.paired.baseline_source,

@@ -1,75 +1,118 @@
-"""Pure: Comparison + Decision -> the ``--format json`` report.
-
-The keys of INTERFACE.md (``schema_version``, ``items``, ``metric``, ``baseline``,
-``candidate``, ``difference``, ``table``, ``mcnemar``, ``policy``, ``verdict``) never change
-meaning; every other key is added beside them. Each section is built by one function below, in
-the order the keys appear in the report.
-"""
+"""Pure: Comparison + Decision -> the ``--format json`` report (docs/cli.md), the decision as
+JSON, and p-values with their precision. The keys of the public interface (``schema_version``,
+``items``, ``metric``, ``baseline``, ``candidate``, ``difference``, ``table``, ``mcnemar``,
+``policy``, ``verdict``) never change meaning; other keys are only added. JSON has no NaN or
+infinity: an undefined or unbounded number is ``null``."""
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from evalbot import __version__
-from evalbot.compare import (
-    Comparison,
-    CostResult,
-    CostSide,
-    F1Result,
-    F1Side,
-    PairedTable,
-    RepeatsSide,
-    Side,
-)
-from evalbot.plan.policy import Decision
-from evalbot.report.decision_section import decision_json, finite, finite_pair, pvalue_json
-from evalbot.report.reasons import word_reasons
+from evalbot.compare import Comparison, CostResult, F1Result, RepeatsSide, Side, SliceResult
+from evalbot.plan.rules.decision import Decision
+from evalbot.plan.rules.reasons import Reason
+from evalbot.report.numbers import word_pvalue
+from evalbot.report.words import word_disclosure, word_plan, word_reason, word_reasons
 from evalbot.stats.bootstrap import BootstrapResult
-
-__all__ = ["SCHEMA_VERSION", "build_json", "decision_json", "pvalue_json"]
+from evalbot.stats.pvalue import PValue
 
 SCHEMA_VERSION = 1
 
 JSONObject = dict[str, Any]
 
 
+def finite(value: float | None) -> float | None:
+    """``value``, or ``None`` when it is NaN or infinite (undefined, or unbounded)."""
+    return None if value is None or not math.isfinite(value) else float(value)
+
+
+def _finite_pair(pair: tuple[float, float]) -> list[float | None]:
+    return [finite(pair[0]), finite(pair[1])]
+
+
+def _pick(record: object, *names: str) -> JSONObject:
+    """The fields ``names`` of ``record``, under their own names."""
+    return {name: getattr(record, name) for name in names}
+
+
+def pvalue_json(p: PValue, key: str = "pvalue") -> JSONObject:
+    """A p-value and its precision, never 0 for a positive p-value: ``pvalue`` (an upper bound
+    when that is all the method knows), ``pvalue_kind`` (``exact``, ``upper_bound`` or
+    ``below_float_range``), ``pvalue_log10`` (of the p-value or the bound),
+    ``pvalue_resolution`` (the smallest p-value the method can give; ``null``: no floor) and
+    ``pvalue_text`` (as the report words it)."""
+    return {
+        key: p.reportable,
+        f"{key}_kind": p.kind,
+        f"{key}_log10": finite(p.log10),
+        f"{key}_resolution": p.resolution,
+        f"{key}_text": word_pvalue(p),
+    }
+
+
 def build_json(comparison: Comparison, decision: Decision) -> JSONObject:
-    """The ``--format json`` report (keys of INTERFACE.md, plus more)."""
-    c = comparison
+    """The ``--format json`` report, its keys in this order."""
+    c, paired = comparison, comparison.paired
     return {
         "schema_version": SCHEMA_VERSION,
         "evalbot_version": __version__,
         "items": c.items,
         "metric": c.metric,
-        "baseline": _side_json(c.baseline, c.paired.baseline_source, c.paired.epochs_baseline),
-        "candidate": _side_json(c.candidate, c.paired.candidate_source, c.paired.epochs_candidate),
-        "difference": _primary_difference_json(c),
-        "bootstrap": _bootstrap_json(c),
-        "table": None if c.table is None else _table_json(c.table),
-        "mcnemar": _mcnemar_json(c),
-        "test": _test_json(c, decision),
+        "baseline": _side(c.baseline, paired.baseline_source, paired.epochs_baseline),
+        "candidate": _side(c.candidate, paired.candidate_source, paired.epochs_candidate),
+        "difference": _difference(c),
+        "bootstrap": _bootstrap(c),
+        "table": _table(c.table),
+        "mcnemar": None
+        if c.mcnemar is None
+        else {
+            **_pick(c.mcnemar, "method", "statistic"),
+            **pvalue_json(c.mcnemar.pvalue),
+            "discordant": c.mcnemar.discordant,
+        },
+        "test": _test(c, decision),
         "fixed_ids": c.fixed_ids,
         "broken_ids": c.broken_ids,
-        "pairing": _pairing_json(c),
-        "not_evaluated": _not_evaluated_json(c),
-        "policy": {"ok": decision.policy_ok, "violations": word_reasons(decision.violations)},
-        "verdict": _verdict_json(decision),
-        "decision": decision_json(decision, c),
-        "churn": _churn_json(c),
-        "unpaired": _unpaired_json(c),
-        "slices": _slices_json(c),
-        "secondary": _secondary_json(c),
-        "power": _power_json(c),
-        "repeats": {
-            "baseline": _repeats_json(c.repeats_baseline),
-            "candidate": _repeats_json(c.repeats_candidate),
+        "pairing": _pairing(c),
+        "not_evaluated": None
+        if paired.not_evaluated is None
+        else {
+            **_pick(paired.not_evaluated, "rule", "items", "baseline", "candidate", "both"),
+            "baseline_ids": list(paired.not_evaluated.baseline_ids),
+            "candidate_ids": list(paired.not_evaluated.candidate_ids),
         },
-        "cost_per_solved": None if c.cost is None else _cost_json(c.cost),
-        "f1": None if c.f1 is None else _f1_json(c.f1),
+        "policy": {"ok": decision.policy_ok, "violations": word_reasons(decision.violations)},
+        "verdict": {
+            **_pick(decision, "outcome", "gate"),
+            "reasons": word_reasons(decision.reasons),
+            "conclusion": decision.conclusion,
+            "warnings": word_reasons(decision.warnings),
+        },
+        "decision": decision_json(decision, c),
+        "churn": None
+        if c.churn is None
+        else _pick(c.churn, "discordant", "net", "net_rate", "churn"),
+        "unpaired": None
+        if c.unpaired is None
+        else {
+            "method": "two-proportion z-test (pooled; ignores the pairing, for contrast only)",
+            **_pick(c.unpaired, "statistic", "pvalue", "standard_error"),
+        },
+        "slices": [_slice(s) for s in c.slices],
+        "secondary": _secondary(c),
+        "power": _power(c),
+        "repeats": {
+            "baseline": _repeats(c.repeats_baseline),
+            "candidate": _repeats(c.repeats_candidate),
+        },
+        "cost_per_solved": _cost(c.cost),
+        "f1": _f1(c.f1),
     }
 
 
-def _side_json(side: Side, source: str, epochs: int) -> JSONObject:
+def _side(side: Side, source: str, epochs: int) -> JSONObject:
     return {
         "rate": side.rate,
         "passed": side.passed,
@@ -80,19 +123,18 @@ def _side_json(side: Side, source: str, epochs: int) -> JSONObject:
     }
 
 
-def _bootstrap_method(diff: BootstrapResult) -> str:
-    return f"paired bootstrap ({diff.method}, resampling {diff.resampled})"
+def _table(table: object | None) -> dict[str, int] | None:
+    return None if table is None else _pick(table, "both_pass", "fixed", "broken", "both_fail")
 
 
-def _primary_difference_json(c: Comparison) -> JSONObject:
-    """The difference with the interval of its method (``interval``); ``pvalue`` is the p-value
-    of the test that interval inverts; ``resamples`` and ``seed`` are the plan's bootstrap
-    settings (used here when ``interval`` is ``bootstrap``)."""
-    diff = c.difference
-    size = diff.effect_size
+def _difference(c: Comparison) -> JSONObject:
+    """The difference with the interval of its method (``interval``); ``pvalue`` is that of
+    the test the interval inverts; ``resamples`` and ``seed`` are the plan's bootstrap
+    settings (used when ``interval`` is ``bootstrap``)."""
+    diff, size = c.difference, c.difference.effect_size
     return {
         "estimate": finite(diff.statistic),
-        "ci": finite_pair(diff.confidence_interval),
+        "ci": _finite_pair(diff.confidence_interval),
         "method": diff.method,
         "interval": diff.interval,
         "confidence": diff.confidence_level,
@@ -106,22 +148,22 @@ def _primary_difference_json(c: Comparison) -> JSONObject:
         if size is None
         else {
             "d_z": finite(size.statistic),
-            "ci": finite_pair(size.confidence_interval),
+            "ci": _finite_pair(size.confidence_interval),
             "confidence": size.confidence_level,
             "method": f"Cohen's d_z, {size.method} interval",
         },
     }
 
 
-def _bootstrap_json(c: Comparison) -> JSONObject | None:
+def _bootstrap(c: Comparison) -> JSONObject | None:
     """The paired bootstrap of the primary difference: the interval that decides with
-    ``test: bootstrap`` (``decides``), otherwise shown beside the test's own interval."""
+    ``test: bootstrap`` (``decides``), otherwise shown beside the test's own."""
     boot = c.bootstrap
     if boot is None:
         return None
     return {
         "estimate": finite(boot.statistic),
-        "ci": finite_pair(boot.confidence_interval),
+        "ci": _finite_pair(boot.confidence_interval),
         "confidence": boot.confidence_level,
         "method": _bootstrap_method(boot),
         "resampled": boot.resampled,
@@ -134,19 +176,21 @@ def _bootstrap_json(c: Comparison) -> JSONObject | None:
     }
 
 
-def _test_json(c: Comparison, decision: Decision) -> JSONObject:
+def _bootstrap_method(diff: BootstrapResult) -> str:
+    return f"paired bootstrap ({diff.method}, resampling {diff.resampled})"
+
+
+def _test(c: Comparison, decision: Decision) -> JSONObject:
     """The test that decided: its p-value against the effective alpha (``p <= alpha``)."""
-    test = c.test_result
-    agreement = decision.agreement
+    test, agreement = c.test_result, decision.agreement
+    judged = c.alpha.judge(test.pvalue)
     return {
         "name": c.test,
         **pvalue_json(test.pvalue),
         "alpha": c.alpha.effective,
         "alpha_level": c.alpha.level,
         "rule": "p <= alpha",
-        "significant": c.alpha.judge(test.pvalue) == "below"
-        if c.alpha.judge(test.pvalue) != "unresolved"
-        else None,
+        "significant": None if judged == "unresolved" else judged == "below",
         "smallest_pvalue": None
         if test.smallest_pvalue is None
         else test.smallest_pvalue.reportable,
@@ -155,117 +199,38 @@ def _test_json(c: Comparison, decision: Decision) -> JSONObject:
     }
 
 
-def _table_json(table: PairedTable) -> dict[str, int]:
-    return {
-        "both_pass": table.both_pass,
-        "fixed": table.fixed,
-        "broken": table.broken,
-        "both_fail": table.both_fail,
-    }
-
-
-def _mcnemar_json(c: Comparison) -> JSONObject | None:
-    if c.mcnemar is None:
-        return None
-    return {
-        "method": c.mcnemar.method,
-        "statistic": c.mcnemar.statistic,
-        **pvalue_json(c.mcnemar.pvalue),
-        "discordant": c.mcnemar.discordant,
-    }
-
-
-def _pairing_json(c: Comparison) -> JSONObject:
-    paired = c.paired
-    skipped = paired.not_evaluated
+def _pairing(c: Comparison) -> JSONObject:
+    paired, skipped = c.paired, c.paired.not_evaluated
     return {
         "fingerprint": paired.fingerprint,
         "dropped_baseline_only": len(paired.dropped_baseline_only),
         "dropped_candidate_only": len(paired.dropped_candidate_only),
-        "filled_as_failures": paired.filled_as_failures,
-        "errors_baseline": paired.errors_baseline,
-        "errors_candidate": paired.errors_candidate,
+        **_pick(paired, "filled_as_failures", "errors_baseline", "errors_candidate"),
         "dropped_errors": skipped.items if skipped and skipped.rule == "drop" else 0,
     }
 
 
-def _not_evaluated_json(c: Comparison) -> JSONObject | None:
-    """Items a run did not evaluate, and what ``policy.errors`` did with them."""
-    skipped = c.paired.not_evaluated
-    if skipped is None:
-        return None
+def _slice(s: SliceResult) -> JSONObject:
     return {
-        "rule": skipped.rule,
-        "items": skipped.items,
-        "baseline": skipped.baseline,
-        "candidate": skipped.candidate,
-        "both": skipped.both,
-        "baseline_ids": list(skipped.baseline_ids),
-        "candidate_ids": list(skipped.candidate_ids),
+        "slice": s.name,
+        **_pick(s, "items", "baseline_rate", "candidate_rate", "difference"),
+        "table": _table(s.table),
+        "test": s.test,
+        "pvalue": s.pvalue.reportable,
+        "pvalue_kind": s.pvalue.kind,
+        "qvalue": s.qvalue,
     }
 
 
-def _verdict_json(decision: Decision) -> JSONObject:
-    return {
-        "outcome": decision.outcome,
-        "gate": decision.gate,
-        "reasons": word_reasons(decision.reasons),
-        "conclusion": decision.conclusion,
-        "warnings": word_reasons(decision.warnings),
-    }
-
-
-def _churn_json(c: Comparison) -> JSONObject | None:
-    if c.churn is None:
-        return None
-    return {
-        "discordant": c.churn.discordant,
-        "net": c.churn.net,
-        "net_rate": c.churn.net_rate,
-        "churn": c.churn.churn,
-    }
-
-
-def _unpaired_json(c: Comparison) -> JSONObject | None:
-    if c.unpaired is None:
-        return None
-    return {
-        "method": "two-proportion z-test (pooled; ignores the pairing, for contrast only)",
-        "statistic": c.unpaired.statistic,
-        "pvalue": c.unpaired.pvalue,
-        "standard_error": c.unpaired.standard_error,
-    }
-
-
-def _slices_json(c: Comparison) -> list[JSONObject]:
-    return [
-        {
-            "slice": s.name,
-            "items": s.items,
-            "baseline_rate": s.baseline_rate,
-            "candidate_rate": s.candidate_rate,
-            "difference": s.difference,
-            "table": None if s.table is None else _table_json(s.table),
-            "test": s.test,
-            "pvalue": s.pvalue.reportable,
-            "pvalue_kind": s.pvalue.kind,
-            "qvalue": s.qvalue,
-        }
-        for s in c.slices
-    ]
-
-
-def _secondary_json(c: Comparison) -> list[JSONObject]:
-    """Each secondary metric with the test a primary score would get: ``method`` names it,
-    ``interval`` the kind of interval that inverts it (as the primary ``difference``);
-    ``resamples`` and ``seed`` are set only when that test sampled."""
+def _secondary(c: Comparison) -> list[JSONObject]:
+    """Each secondary metric with the test a primary score would get (``method``, and the
+    kind of interval that inverts it); ``resamples`` and ``seed`` only when it sampled."""
     return [
         {
             "metric": m.name,
-            "baseline": m.baseline,
-            "candidate": m.candidate,
+            **_pick(m, "baseline", "candidate"),
             "estimate": finite(m.difference.statistic),
-            "ci": finite_pair(m.difference.confidence_interval),
+            "ci": _finite_pair(m.difference.confidence_interval),
             "method": m.difference.method,
             "interval": m.difference.interval,
             "confidence": m.difference.confidence_level,
@@ -279,32 +244,25 @@ def _secondary_json(c: Comparison) -> list[JSONObject]:
     ]
 
 
-def _power_json(c: Comparison) -> JSONObject | None:
+def _power(c: Comparison) -> JSONObject | None:
     if c.power is None:
         return None
     design = c.power.design
     return {
-        "method": c.power.method,
-        "power": c.power.power,
-        "alpha": c.power.alpha,
-        "discordant_rate": c.power.discordant_rate,
-        "minimum_detectable_effect": c.power.minimum_detectable_effect,
-        "items_needed": c.power.items_needed,
+        **_pick(c.power, "method", "power", "alpha", "discordant_rate"),
+        **_pick(c.power, "minimum_detectable_effect", "items_needed"),
         "design_effect": None if design is None else finite(design.design_effect),
         "design_effect_method": None if design is None else design.method,
         "intraclass_correlation": None if design is None else finite(design.intraclass_correlation),
     }
 
 
-def _repeats_json(rep: RepeatsSide | None) -> JSONObject | None:
+def _repeats(rep: RepeatsSide | None) -> JSONObject | None:
     if rep is None:
         return None
-    r = rep.result
+    r, budget = rep.result, rep.budget
     return {
-        "repeats": r.repeats,
-        "flaky": r.flaky,
-        "always_pass": r.always_pass,
-        "always_fail": r.always_fail,
+        **_pick(r, "repeats", "flaky", "always_pass", "always_fail"),
         "within_item_variance": finite(r.within_item_variance),
         "between_item_variance": finite(r.between_item_variance),
         "intraclass_correlation": finite(r.intraclass_correlation),
@@ -313,25 +271,19 @@ def _repeats_json(rep: RepeatsSide | None) -> JSONObject | None:
         "items": r.items,
         "pass_at_k": {str(k): value for k, value in rep.pass_at_k},
         "standard_error": rep.standard_error,
-        "budget": _budget_json(rep),
+        "budget": None
+        if budget is None
+        else {
+            "calls": budget.budget,
+            **_pick(budget, "items", "repeats", "standard_error"),
+            "options": [
+                {"items": n, "repeats": k, "standard_error": se} for n, k, se in budget.options
+            ],
+        },
     }
 
 
-def _budget_json(rep: RepeatsSide) -> JSONObject | None:
-    if rep.budget is None:
-        return None
-    return {
-        "calls": rep.budget.budget,
-        "items": rep.budget.items,
-        "repeats": rep.budget.repeats,
-        "standard_error": rep.budget.standard_error,
-        "options": [
-            {"items": n, "repeats": k, "standard_error": se} for n, k, se in rep.budget.options
-        ],
-    }
-
-
-def _difference_json(diff: BootstrapResult | None) -> JSONObject | None:
+def _resampled_difference(diff: BootstrapResult | None) -> JSONObject | None:
     if diff is None:
         return None
     return {
@@ -344,31 +296,105 @@ def _difference_json(diff: BootstrapResult | None) -> JSONObject | None:
     }
 
 
-def _cost_side_json(s: CostSide) -> JSONObject:
+def _cost(cost: CostResult | None) -> JSONObject | None:
+    if cost is None:
+        return None
+    names = ("total_cost", "solved", "cost_per_solved", "items_without_cost")
     return {
-        "total_cost": s.total_cost,
-        "solved": s.solved,
-        "cost_per_solved": s.cost_per_solved,
-        "items_without_cost": s.items_without_cost,
+        "baseline": _pick(cost.baseline, *names),
+        "candidate": _pick(cost.candidate, *names),
+        "difference": _resampled_difference(cost.difference),
     }
 
 
-def _cost_json(cost: CostResult) -> JSONObject:
-    return {
-        "baseline": _cost_side_json(cost.baseline),
-        "candidate": _cost_side_json(cost.candidate),
-        "difference": _difference_json(cost.difference),
-    }
-
-
-def _f1_side_json(s: F1Side) -> JSONObject:
-    return {"f1": s.f1, "tp": s.tp, "fp": s.fp, "fn": s.fn}
-
-
-def _f1_json(f1: F1Result) -> JSONObject:
+def _f1(f1: F1Result | None) -> JSONObject | None:
+    if f1 is None:
+        return None
     return {
         "method": "micro F1 = 2 TP / (2 TP + FP + FN) on the summed per-item counts",
-        "baseline": _f1_side_json(f1.baseline),
-        "candidate": _f1_side_json(f1.candidate),
-        "difference": _difference_json(f1.difference),
+        "baseline": _pick(f1.baseline, "f1", "tp", "fp", "fn"),
+        "candidate": _pick(f1.candidate, "f1", "tp", "fp", "fn"),
+        "difference": _resampled_difference(f1.difference),
+    }
+
+
+# ---- the decision ---------------------------------------------------------------------------
+
+
+def _plain(value: object) -> object:
+    return finite(value) if isinstance(value, float) else value
+
+
+def reason_json(reason: Reason) -> JSONObject:
+    """A reason as data with its words: ``code`` (a closed vocabulary), ``kind``, ``text``,
+    ``observed`` and ``threshold`` in ``unit``, the config key (``rule``) and ``flag``."""
+    return {
+        "code": reason.code,
+        "kind": reason.kind,
+        "text": word_reason(reason),
+        "observed": _plain(reason.observed),
+        "threshold": _plain(reason.threshold),
+        "unit": reason.unit,
+        "rule": reason.rule,
+        "flag": reason.flag,
+        "details": {key: _plain(value) for key, value in reason.details.items()},
+    }
+
+
+def decision_json(decision: Decision, comparison: Comparison | None = None) -> JSONObject:
+    """Everything in the Decision as JSON-ready values."""
+    d, agreement, planned = decision, decision.agreement, decision.planned
+    return {
+        **_pick(d, "outcome", "gate", "conclusion"),
+        "reasons": [reason_json(r) for r in d.reasons],
+        "violations": [reason_json(r) for r in d.violations],
+        "policy_ok": d.policy_ok,
+        "warnings": [reason_json(r) for r in d.warnings],
+        "test": d.test,
+        **(pvalue_json(d.pvalue) if d.pvalue is not None else {"pvalue": None}),
+        "alpha": d.alpha.level,
+        "effective_alpha": d.alpha.effective,
+        "rule": "p <= alpha",
+        **_pick(d, "mode", "identical"),
+        "agreement": None
+        if agreement is None
+        else _pick(agreement, "case", "agree", "excludes_null", "levels_match"),
+        "rules_out": _rules_out(d, comparison),
+        "plan": {
+            "items": d.planned_items,
+            "observed_items": d.items,
+            "note": word_plan(planned),
+            "source": None if planned is None else planned.source,
+            "design_effect": None if planned is None else planned.design_effect,
+            "items_sha256": d.planned_fingerprint,
+            "observed_items_sha256": d.fingerprint,
+        },
+        "looks": {
+            **_pick(d, "head_sha", "look", "max_looks", "rerun"),
+            "disclosure": word_disclosure(d),
+        },
+        "power": {
+            **_pick(d, "min_effect"),
+            "minimum_detectable_effect": finite(d.minimum_detectable_effect),
+            **_pick(d, "underpowered", "powerless"),
+            "note": next((word_reason(r) for r in d.reasons if r.code == "tripwire"), None),
+        },
+        "holdout": {"used": d.holdout, "uses": d.holdout_uses, "max_uses": d.holdout_max_uses},
+        "gate_details": _pick(d, "margin", "noninferior", "broken", "broken_limit"),
+    }
+
+
+def _rules_out(decision: Decision, comparison: Comparison | None) -> JSONObject | None:
+    """For a null verdict: the effects outside the interval are ruled out at its level."""
+    if comparison is None or decision.outcome != "no_significant_difference":
+        return None
+    difference = comparison.difference
+    if not difference.finite:
+        return None
+    ci = difference.confidence_interval
+    return {
+        "below": ci.low,
+        "above": ci.high,
+        "confidence": difference.confidence_level,
+        "unit": "pp" if comparison.metric == "pass_rate" else "score",
     }

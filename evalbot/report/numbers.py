@@ -1,9 +1,5 @@
-"""Pure: numbers as the report shows them (p-values, effects, rates, times).
-
-Every rendering (comment, job summary, the CLI's markdown and text, the action's history rows)
-formats through these, so the same number always reads the same way. What they return is
-evalbot's own text (:class:`~evalbot.report.text.Markdown`): numbers and units, never input.
-"""
+"""Pure: every number as the report shows it (p-values, effects, rates, counts, times) and the
+difference drawn on a scale. What these return is evalbot's own text: numbers and units."""
 
 from __future__ import annotations
 
@@ -12,29 +8,13 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from evalbot.report.text import Markdown
-from evalbot.stats.pvalue import PValue
-
-__all__ = [
-    "Scale",
-    "format_effect",
-    "format_end",
-    "format_estimate",
-    "format_pvalue",
-    "format_rate",
-    "format_time",
-    "maybe",
-    "maybe_none",
-    "p_clause",
-    "pvalue_output",
-    "signed",
-]
+from evalbot.stats.pvalue import SMALLEST_NORMAL, PValue
 
 
 def format_pvalue(p: float | PValue) -> Markdown:
     """A p-value for tables and the verdict line: ``"0.016"``, ``"0.0021"``, ``"1"``, or a
-    bound: ``"< 0.0001"`` below that, and for a p-value known only as a bound (a bootstrap p
-    with no resample past zero: ``p < 2/B``) the bound rounded up, ``"< 0.0002"``. Never
-    ``"0"``."""
+    bound: ``"< 0.0001"`` below that, and for a p-value known only as a bound the bound
+    rounded up (``"< 0.0002"``). Never ``"0"``."""
     if isinstance(p, PValue):
         if p.bound == "upper":
             return Markdown("< " + _round_up(max(p.value, 0.0001)))
@@ -46,10 +26,19 @@ def format_pvalue(p: float | PValue) -> Markdown:
     return Markdown(f"{p:.4f}" if p < 0.01 else f"{p:.3f}")
 
 
+def word_pvalue(p: PValue) -> str:
+    """A p-value for sentences, four significant digits: ``"0.01609"``, ``"< 0.0002"`` (a
+    bound), ``"1.472e-331"`` (exact, below the float range); never ``"0"``."""
+    if p.bound == "upper":
+        return p.format(2)
+    if p.value >= SMALLEST_NORMAL:
+        return f"{p.value:.4g}"
+    return p.format(4)
+
+
 def pvalue_output(p: PValue) -> str:
-    """The action's ``p-value`` output: the number to 6 significant digits (``0.0160907``;
-    an exact p-value below the float range from its logarithm, ``1.47213e-331``), or for a
-    p-value known only as a bound ``<`` and the bound (``<0.0002``). Never ``0``."""
+    """The action's ``p-value`` output: 6 significant digits (``0.0160907``, ``1.47213e-331``
+    below the float range), or ``<`` and the bound (``<0.0002``). Never ``0``."""
     if p.bound == "upper":
         return f"<{p.value:.6g}"
     if p.kind == "below_float_range":
@@ -72,7 +61,7 @@ def p_clause(pvalue: str) -> str:
 
 
 def format_estimate(estimate: float, *, percent: bool) -> Markdown:
-    """ "+4.3 pp" for rates; "+0.043" for scores (the estimate of :func:`format_effect`)."""
+    """ "+4.3 pp" for rates; "+0.043" for scores."""
     if percent:
         return Markdown(f"{signed(estimate * 100, 1)} pp")
     return signed(estimate, 3)
@@ -92,8 +81,7 @@ def format_end(value: float, *, percent: bool) -> Markdown:
 
 
 def format_effect(estimate: float, low: float, high: float, *, percent: bool) -> Markdown:
-    """ "+4.3 pp [1.0, 7.5]" for rates; "+0.043 [0.010, 0.075]" for scores; an unbounded end
-    (a test that cannot reject any shift with this few items) is "-∞" or "+∞", and an interval
+    """ "+4.3 pp [1.0, 7.5]" for rates; "+0.043 [0.010, 0.075]" for scores; an interval
     unbounded both ways says so: "+0.230 [unbounded: too few items]"."""
     shown = format_estimate(estimate, percent=percent)
     if math.isinf(low) and math.isinf(high):
@@ -103,14 +91,11 @@ def format_effect(estimate: float, low: float, high: float, *, percent: bool) ->
 
 
 def signed(value: float, digits: int) -> Markdown:
-    """``value`` with its sign and ``digits`` decimals; a value that rounds to zero is "±0"."""
+    """``value`` with its sign and ``digits`` decimals; a value that rounds to zero is "±0"
+    (-0.0 reads as a regression that is not there)."""
     text = f"{value:+.{digits}f}"
-    # -0.0 reads as a regression that is not there
-    return Markdown(
-        text.replace("-0." + "0" * digits, "±0." + "0" * digits).replace(
-            "+0." + "0" * digits, "±0." + "0" * digits
-        )
-    )
+    zero = "0." + "0" * digits
+    return Markdown(text.replace("-" + zero, "±" + zero).replace("+" + zero, "±" + zero))
 
 
 def format_time(at: str) -> str:
@@ -125,23 +110,40 @@ def format_time(at: str) -> str:
     return Markdown(when.strftime("%Y-%m-%d %H:%M") + (" UTC" if when.tzinfo is not None else ""))
 
 
-def format_rate(rate: float, *, percent: bool) -> Markdown:
-    return Markdown(f"{rate * 100:.1f} %" if percent else f"{rate:.3f}")
+def maybe(value: float | None, fmt: str = "{:.4g}") -> Markdown:
+    """``fmt`` applied to a finite ``value``; "—" for None, NaN or infinity (undefined)."""
+    return Markdown("—" if value is None or not math.isfinite(value) else fmt.format(value))
 
 
-def maybe(value: float, fmt: str) -> Markdown:
-    """``fmt`` applied to a finite ``value``; "—" for NaN or infinity (undefined)."""
-    return Markdown(fmt.format(value) if math.isfinite(value) else "—")
+def plural(n: float, noun: str) -> str:
+    """``noun`` (a plural) agreeing with ``n``: "item" for 1 or -1, else "items"."""
+    return noun.removesuffix("s") if abs(n) == 1 else noun
 
 
-def maybe_none(value: float | None, digits: str = ".4g") -> Markdown:
-    """``value`` formatted with ``digits``; "—" for ``None`` (undefined)."""
-    return Markdown("—" if value is None else f"{value:{digits}}")
+def count(n: float | str | None, noun: str) -> str:
+    """``"1 item"``, ``"2,000 items"``: a count given as data (a float, a numeric string)
+    and its noun, agreeing."""
+    return f"{number_text(n)} {plural(float(n or 0.0), noun)}"
+
+
+def number_text(value: float | str | None) -> str:
+    """A count or amount given as data: ``"1,000"``, ``"2.5"``."""
+    number = float(value or 0.0)
+    return f"{int(number):,}" if number == int(number) else f"{number:,.4g}"
+
+
+def alpha_text(value: float | str | None) -> str:
+    return f"{float(value or 0.0):.4g}"
+
+
+def share_text(value: float | str | int | None) -> str:
+    """A share as a percentage: ``"12.5 %"``."""
+    return f"{float(value or 0.0) * 100:.1f} %"
 
 
 @dataclass(frozen=True, kw_only=True)
 class Scale:
-    """How the comparison's numbers are shown: pass rates in percent and percentage points,
+    """How a comparison's numbers are shown: pass rates in percent and percentage points,
     mean scores as they are."""
 
     percent: bool
@@ -159,18 +161,103 @@ class Scale:
         return 1 if self.percent else 3
 
     def rate(self, value: float) -> Markdown:
-        return format_rate(value, percent=self.percent)
+        return Markdown(f"{value * 100:.1f} %" if self.percent else f"{value:.3f}")
 
-    def interval(self, side_ci: tuple[float, float]) -> Markdown:
-        lo, hi = side_ci
-        if self.percent:
-            return Markdown(f"[{lo * 100:.1f}, {hi * 100:.1f}]")
-        return Markdown(f"[{lo:.3f}, {hi:.3f}]")
+    def interval(self, ci: tuple[float, float]) -> Markdown:
+        """A side's interval: "[70.1, 74.3]" or "[0.701, 0.743]"."""
+        low, high = (f"{end * self.factor:.{self.digits}f}" for end in ci)
+        return Markdown(f"[{low}, {high}]")
+
+    def signed_interval(self, ci: tuple[float, float]) -> str:
+        """A difference's interval with signs: "[-1.0, +7.5] pp"."""
+        low, high = (signed(end * self.factor, self.digits) for end in ci)
+        return f"[{low}, {high}]{self.unit}"
 
     def end(self, value: float) -> Markdown:
-        """An interval's end in display units (:func:`format_end`)."""
         return format_end(value, percent=self.percent)
 
     def difference(self, value: float) -> Markdown:
-        """A difference in display units with its sign: "+4.0 pp", "-0.120"."""
+        """A difference with its sign: "+4.0 pp", "-0.120", "±0.0 pp"."""
         return Markdown(f"{signed(value * self.factor, self.digits)}{self.unit}")
+
+    def amount(self, value: float | str | None, sign: str = "") -> str:
+        """A difference without "±": "4.6 pp", "0.049" (``sign="+"``: "+4.6 pp")."""
+        return f"{float(value or 0.0) * self.factor:{sign}.{self.digits}f}{self.unit}"
+
+
+PERCENT = Scale(percent=True)
+
+
+def interval_picture(
+    estimate: float, low: float, high: float, *, unit: str = " pp", width: int = 51
+) -> str:
+    """The difference and its interval on a small scale with zero marked, in plain Unicode
+    (monospace: it belongs in a code block), values in display units::
+
+        -5 pp ───────┼────[━━━━●━━━━━]────── +10 pp
+                     0         +2.1
+
+    "" when a value is not finite.
+    """
+    if not all(math.isfinite(v) for v in (estimate, low, high)):
+        return ""
+    axis_lo, axis_hi = _axis(low, high, unit)
+
+    def col(value: float) -> int:
+        return round((value - axis_lo) / (axis_hi - axis_lo) * (width - 1))
+
+    bar = ["─"] * width
+    c_lo, c_hi, c_est, c_zero = col(low), col(high), col(estimate), col(0.0)
+    # an interval that excludes zero is drawn beside the zero tick, never over it
+    if low > 0.0:
+        c_lo = max(c_lo, c_zero + 1)
+        c_hi = max(c_hi, c_lo)
+    if high < 0.0:
+        c_hi = min(c_hi, c_zero - 1)
+        c_lo = min(c_lo, c_hi)
+    c_est = min(max(c_est, c_lo), c_hi)
+    for c in range(c_lo, c_hi + 1):
+        bar[c] = "━"
+    if c_hi - c_lo >= 2:
+        bar[c_lo], bar[c_hi] = "[", "]"
+    bar[c_zero] = "╋" if c_lo <= c_zero <= c_hi else "┼"
+    bar[c_est] = "●"
+    left, right = _axis_label(axis_lo, unit), _axis_label(axis_hi, unit)
+    indent = len(left) + 1
+    digits = 1 if unit.strip() == "pp" else 3
+    marks = [("0", indent + c_zero), (f"{estimate:+.{digits}f}", indent + c_est)]
+    labels = _labels(indent + width + 1 + len(right), marks)
+    return f"{left} {''.join(bar)} {right}\n{labels}"
+
+
+def _axis(low: float, high: float, unit: str) -> tuple[float, float]:
+    """The ends of an axis that shows ``[low, high]`` and zero with a margin, on nice steps
+    (a difference in pass rate stays within ±100 pp)."""
+    lo_v, hi_v = min(low, 0.0), max(high, 0.0)
+    span = hi_v - lo_v
+    if span <= 0:
+        span = 1.0 if unit.strip() == "pp" else 0.01
+    raw = span / 4
+    power = 10.0 ** math.floor(math.log10(raw))
+    step = next(mult * power for mult in (1, 2, 2.5, 5, 10) if raw <= mult * power)
+    axis_lo = math.floor((lo_v - span * 0.1) / step) * step
+    axis_hi = math.ceil((hi_v + span * 0.1) / step) * step
+    if unit.strip() == "pp":
+        axis_lo, axis_hi = max(axis_lo, -100.0), min(axis_hi, 100.0)
+    return axis_lo, axis_hi
+
+
+def _axis_label(value: float, unit: str) -> str:
+    return f"{f'{value:+g}' if value else '0'}{unit}"
+
+
+def _labels(width: int, marks: list[tuple[str, int]]) -> str:
+    """A line of ``width`` characters with each text centred on its column, unless it would
+    touch an earlier one (then it is left out)."""
+    labels = [" "] * width
+    for text, center in marks:
+        start = max(0, min(center - len(text) // 2, len(labels) - len(text)))
+        if any(ch != " " for ch in labels[max(0, start - 1) : start + len(text) + 1]):
+            continue
+        labels[start : start + len(text)] = list(text)
+    return "".join(labels).rstrip()

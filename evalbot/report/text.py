@@ -1,25 +1,7 @@
-"""Trusted Markdown and untrusted text are two types (issue 10, "untrusted text, everywhere").
-
-Every string that came from outside evalbot is a plain ``str``, and untrusted: an item id, a
-file or zip member name, a slice or scorer name, a value of the config, a branch name, and
-every error message, which quotes them. Markdown that evalbot itself wrote is a
-:class:`Markdown`. The templates (:mod:`evalbot.report.render`) and the messages evalbot composes
-print
-a ``Markdown`` as it is and escape every other string, so no input can reach a comment, a check
-run, a job summary or a log raw.
-
-The constructors here are the only ways to build Markdown around untrusted text:
-:func:`escape`, :func:`code`, :func:`code_block`, :func:`html`, :func:`link`, :func:`join` and
-:func:`format` (which escapes every argument). ``str``'s own operations on a ``Markdown``
-(``+``, ``%``, f-strings, ``replace``, slicing) give a plain ``str``: trust is not inherited, so
-a mistake escapes twice (visible, harmless) instead of printing input raw.
-
-Each ``Markdown`` also carries :attr:`Markdown.plain`, the same text for a plain-text channel
-(an annotation, a log line): the untrusted parts without backslashes, but with every control
-character replaced (:func:`plain`).
-
-Pure: no IO.
-"""
+"""Pure: Markdown evalbot wrote (:class:`Markdown`) and untrusted text (every other ``str``)
+are two types; the constructors here are the only ways to put untrusted text into Markdown,
+escaped, and :func:`plain` makes it one safe line of plain text. See docs/comment.md,
+"Untrusted text"."""
 
 from __future__ import annotations
 
@@ -28,20 +10,6 @@ import re
 from collections.abc import Iterable
 from typing import Any, LiteralString
 from urllib.parse import quote, urlsplit
-
-__all__ = [
-    "EMPTY",
-    "Markdown",
-    "code",
-    "code_block",
-    "escape",
-    "format",
-    "html",
-    "join",
-    "link",
-    "plain",
-    "url",
-]
 
 _PUNCTUATION = re.compile(r"([!-/:-@\[-`{-~])")  # every ASCII punctuation character
 _WORD_JOINER = "\u2060"
@@ -196,3 +164,21 @@ def format(template: LiteralString, /, *args: Any, **kwargs: Any) -> Markdown:
             *(a.plain for a in md_args), **{k: v.plain for k, v in md_kwargs.items()}
         ),
     )
+
+
+#: Characters of an item id shown before it is shortened (a link keeps the whole id).
+MAX_ID_CHARS = 120
+
+
+def short_id(item_id: str, limit: int = MAX_ID_CHARS) -> str:
+    """``item_id`` cut in the middle past ``limit`` characters, keeping its end (the part that
+    tells items apart): two thirds of the room for the end, or more to keep a JUnit test's
+    whole name after ``::`` while ten characters of the start still fit."""
+    if len(item_id) <= limit:
+        return item_id
+    room = limit - 1
+    tail = room * 2 // 3
+    name = item_id.rsplit("::", 1)[-1] if "::" in item_id else ""
+    if tail < len(name) + 2 <= room - 10:
+        tail = len(name) + 2
+    return item_id[: room - tail] + "…" + item_id[-tail:]

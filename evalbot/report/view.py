@@ -1,48 +1,51 @@
-"""Pure: Comparison + Decision -> the :class:`View` the templates read.
+"""Pure: Comparison + Decision -> the :class:`View` the templates read, every number already a
+string, so every rendering (comment, job summary, the CLI's markdown and text) says the same.
 
-Numbers are rounded and labelled here, once, so every rendering (comment, job summary, the CLI's
-markdown and text) says the same thing. :func:`build_view` runs the named steps below, each
-returning one part of the view.
-"""
+The View is the contract of custom templates (``report.template``): fields are added, never
+renamed or removed. A field typed :class:`~evalbot.report.text.Markdown` is evalbot's own text;
+a field typed ``str`` may hold input (an id, a slice name, a reason quoting a file) and is
+escaped whenever printed (see docs/comment.md)."""
 
 from __future__ import annotations
 
+import string
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import quote
 
 from evalbot import __version__
-from evalbot.compare import Comparison
+from evalbot.compare import Comparison, RepeatsSide
 from evalbot.plan.config import Config
-from evalbot.plan.policy import Decision
+from evalbot.plan.rules.decision import Decision
 from evalbot.report import text as md
 from evalbot.report.docs import GLOSSARY_URL
-from evalbot.report.links import item_entry
-from evalbot.report.notes import (
+from evalbot.report.numbers import (
+    Scale,
+    format_effect,
+    format_pvalue,
+    interval_picture,
+    maybe,
+    plural,
+)
+from evalbot.report.text import EMPTY, Markdown, short_id
+from evalbot.report.words import (
     bootstrap_note,
     clusters_note,
     cost_note,
+    difference_method,
     effect_size_note,
     f1_note,
+    not_evaluated_line,
+    power_lines,
     repeats_notes,
+    unpaired_note,
+    verdict_words,
+    word_disclosure,
+    word_plan,
+    word_reason,
+    word_reasons,
 )
-from evalbot.report.numbers import Scale, format_pvalue, p_clause
-from evalbot.report.picture import interval_picture
-from evalbot.report.plan import plan_rows
-from evalbot.report.reasons import not_evaluated_words, word_reasons
-from evalbot.report.records import HistoryRow, InputRow, Inputs, Provenance, View
-from evalbot.report.tables import (
-    item_lists,
-    provenance_rows,
-    repeats_part,
-    secondary_rows,
-    slice_rows,
-    slice_units,
-    table_text,
-)
-from evalbot.report.text import EMPTY, Markdown
-from evalbot.report.verdict import verdict_text
-
-__all__ = ["OUTCOME_LABELS", "build_view"]
 
 OUTCOME_LABELS = {
     "improvement": (Markdown("✅"), Markdown("Improvement")),
@@ -53,11 +56,194 @@ OUTCOME_LABELS = {
 
 
 @dataclass(frozen=True, kw_only=True)
-class Unpaired:
-    """The unpaired test's p-value and the sentence that contrasts it with the paired one."""
+class ItemEntry:
+    """One item id in a list: ``text`` is the id as shown (shortened when very long; escaped
+    when printed), ``url`` the link built from ``report.item_url`` (None: no link)."""
 
-    pvalue: Markdown | None = None
-    note: Markdown = EMPTY
+    id: str
+    text: str
+    url: Markdown | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class ItemList:
+    """A list of item ids; ``entries`` may hold fewer than ``total`` (the rest are counted)."""
+
+    key: str
+    title: Markdown
+    entries: list[ItemEntry]
+    total: int
+
+    @property
+    def ids(self) -> list[str]:
+        return [entry.id for entry in self.entries]
+
+    @property
+    def hidden(self) -> int:
+        return self.total - len(self.entries)
+
+
+@dataclass(frozen=True, kw_only=True)
+class SliceRow:
+    name: str  # the results' slice label: input
+    items: int
+    baseline: Markdown
+    candidate: Markdown
+    difference: Markdown
+    fixed: Markdown
+    broken: Markdown
+    pvalue: Markdown
+    qvalue: Markdown
+    significant: bool
+
+
+@dataclass(frozen=True, kw_only=True)
+class SecondaryRow:
+    name: str  # the results' metric or scorer name: input
+    baseline: Markdown
+    candidate: Markdown
+    effect: Markdown
+    test: Markdown
+    pvalue: Markdown
+    adjusted_pvalue: Markdown
+    significant: bool
+
+
+@dataclass(frozen=True, kw_only=True)
+class RepeatsRow:
+    side: Markdown
+    epochs: int
+    flaky: Markdown
+    always_pass: int
+    always_fail: int
+    within_item_variance: Markdown
+    intraclass_correlation: Markdown
+    majority_vote: Markdown
+
+
+@dataclass(frozen=True, kw_only=True)
+class Row:
+    """A labelled line of the plan (its values may quote the plan: escaped) or of the
+    provenance (evalbot's Markdown: a commit as code)."""
+
+    label: Markdown
+    value: str
+    url: Markdown | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class HistoryRow:
+    """An earlier look as the history table shows it; every value is display text, escaped
+    when printed (looks come from records that may be tampered with)."""
+
+    label: str
+    outcome: str
+    effect: str
+    pvalue: str
+    commit: str = ""
+    url: Markdown | None = None
+    at: str = ""  # when, as format_time shows it ("" when unknown)
+
+
+@dataclass(frozen=True, kw_only=True)
+class Provenance:
+    """Where the two runs came from; the action fills what it knows."""
+
+    baseline_commit: str | None = None
+    baseline_run_url: str | None = None
+    candidate_commit: str | None = None
+    candidate_run_url: str | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class Inputs:
+    """The files the CLI compared, as given, and how many items each held (so swapped
+    arguments show)."""
+
+    baseline: str
+    candidate: str
+    baseline_items: int | None = None
+    candidate_items: int | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class InputRow:
+    """One side of :class:`Inputs` as shown: ``source`` is a path (input), ``items`` "400
+    items" ("" when unknown)."""
+
+    side: Markdown
+    source: str
+    items: Markdown = EMPTY
+
+
+@dataclass(frozen=True, kw_only=True)
+class View:
+    """What the templates read. Fields after ``interval_method`` are optional additions;
+    templates test them before use, so a template written for an older view keeps working."""
+
+    symbol: Markdown
+    outcome_label: Markdown
+    outcome: Markdown
+    effect: Markdown
+    pvalue: Markdown
+    test: Markdown
+    gate: Markdown
+    reasons: list[str]  # the policy's reasons, which may quote input
+    items: int
+    metric: Markdown
+    baseline_rate: Markdown
+    baseline_ci: Markdown
+    baseline_passed: Markdown
+    candidate_rate: Markdown
+    candidate_ci: Markdown
+    candidate_passed: Markdown
+    table: dict[str, int] | None
+    net: Markdown
+    churn: Markdown
+    lists: list[ItemList]
+    fingerprint: Markdown
+    resamples: int
+    seed: int
+    confidence: Markdown
+    version: Markdown
+    interval_method: Markdown
+    # --- added beside the original fields -------------------------------------------------
+    headline: str = ""  # a refused verdict's headline is the policy's reason: input
+    explanation: Markdown = EMPTY
+    gate_symbol: Markdown = EMPTY
+    percent: bool = True
+    unit: Markdown = EMPTY
+    unpaired_pvalue: Markdown | None = None
+    unpaired_note: Markdown = EMPTY
+    picture: Markdown | None = None
+    slices: list[SliceRow] = field(default_factory=list)
+    slice_units: Markdown | None = None  # what a slice's p tests when items share clusters
+    secondary: list[SecondaryRow] = field(default_factory=list)
+    repeats: list[RepeatsRow] = field(default_factory=list)
+    flaky: ItemList | None = None
+    power: list[Markdown] = field(default_factory=list)
+    plan: list[Row] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    conclusion: str | None = None  # the check run's conclusion when policy gives one
+    config_change: str | None = None  # the pull request's diff: input
+    config_path: str = ".evalbot.yml"  # the config file the pull request changes
+    provenance: list[Row] = field(default_factory=list)
+    history: list[HistoryRow] = field(default_factory=list)
+    alpha: Markdown = EMPTY
+    fingerprint_full: Markdown = EMPTY
+    gate_reasons: list[str] = field(default_factory=list)
+    disclosure: str | None = None
+    notes: tuple[Markdown, ...] = ()  # the caller's Markdown (what it quotes is escaped)
+    clusters_note: Markdown | None = None
+    cost_note: Markdown | None = None
+    f1_note: Markdown | None = None
+    repeats_notes: list[Markdown] = field(default_factory=list)
+    inputs: list[InputRow] = field(default_factory=list)  # the CLI's files
+    glossary_url: Markdown = EMPTY
+    effect_size_note: Markdown | None = None  # Cohen's d_z beside a difference of scores
+    bootstrap_note: Markdown | None = None
+    difference_method: Markdown = EMPTY  # how the difference's interval was made
+    not_evaluated: Markdown | None = None  # the items a run did not evaluate
 
 
 def build_view(
@@ -74,101 +260,267 @@ def build_view(
     notes: Sequence[Markdown] = (),
     inputs: Inputs | None = None,
 ) -> View:
-    """The view-model of one comparison.
+    """The view of one comparison.
 
-    ``max_ids`` caps the ids kept per list (renderings show fewer and count the rest);
-    ``item_url`` is ``report.item_url`` (``{id}`` is replaced by the quoted id); ``config`` adds
-    the plan's pre-registered settings; ``config_change`` is a unified diff of the config file
-    (``config_path``, by default ``.evalbot.yml``) made by the pull request; ``provenance``,
-    ``history`` and ``notes`` (Markdown, shown beside the provenance; a plain ``str`` is
-    escaped) come from the action; ``inputs`` (the files compared, from the CLI) name the
-    baseline and the candidate.
+    ``max_ids`` caps the ids kept per list; ``item_url`` is ``report.item_url``; ``config``
+    fills the plan rows the decision leaves open; ``config_change`` is the pull request's diff
+    of ``config_path``; ``provenance``, ``history`` and ``notes`` (Markdown; a plain ``str`` is
+    escaped) come from the action, ``inputs`` (the files compared) from the CLI.
     """
-    c = comparison
-    scale = Scale(percent=c.metric == "pass_rate")
-    verdict = verdict_text(c, decision, scale)
-    table = table_text(c)
-    repeats = repeats_part(c, scale, max_ids=max_ids, item_url=item_url)
-    plan = plan_rows(decision, config, percent=scale.percent)
-    unpaired = unpaired_text(c)
+    c, scale = comparison, Scale(percent=comparison.metric == "pass_rate")
+    words = verdict_words(c, decision, scale)
     symbol, label = OUTCOME_LABELS[decision.outcome]
-    # one line per field of the View (the template contract), hence the length
+    hexdigits = "".join(ch for ch in c.paired.fingerprint if ch in string.hexdigits)
+    ci = c.difference.confidence_interval
+    picture = interval_picture(
+        c.difference.statistic * scale.factor,
+        ci.low * scale.factor,
+        ci.high * scale.factor,
+        unit=scale.unit,
+    )
+    # one keyword per field of the View (the templates' contract)
     return View(
         symbol=symbol,
         outcome_label=label,
         outcome=Markdown(decision.outcome),
-        effect=verdict.effect,
-        pvalue=verdict.pvalue,
-        test=verdict.test,
         gate=Markdown(decision.gate),
+        gate_symbol=Markdown("✅" if decision.gate == "pass" else "❌"),
+        conclusion=decision.conclusion,
         reasons=word_reasons([r for r in decision.reasons if r.code != "not_evaluated"]),
+        gate_reasons=word_reasons(decision.of_kind("gate")) if decision.gate == "fail" else [],
         items=c.items,
         metric=Markdown(c.metric),
-        baseline_rate=scale.rate(c.baseline.rate),
-        baseline_ci=scale.interval(c.baseline.confidence_interval),
-        baseline_passed=_passed(c.baseline.passed, c.items),
-        candidate_rate=scale.rate(c.candidate.rate),
-        candidate_ci=scale.interval(c.candidate.confidence_interval),
-        candidate_passed=_passed(c.candidate.passed, c.items),
-        table=table.table,
-        net=table.net,
-        churn=table.churn,
-        lists=item_lists(c, scale, max_ids=max_ids, item_url=item_url),
-        fingerprint=Markdown(_hex(c.paired.fingerprint)[:12]),
-        resamples=c.resamples,
-        seed=c.seed,
-        confidence=verdict.confidence,
-        version=Markdown(__version__),
-        interval_method=Markdown(c.baseline.interval_method),
-        headline=verdict.headline,
-        explanation=verdict.explanation,
-        gate_symbol=Markdown("✅" if decision.gate == "pass" else "❌"),
         percent=scale.percent,
         unit=scale.unit,
-        unpaired_pvalue=unpaired.pvalue,
-        unpaired_note=unpaired.note,
-        picture=picture(c, scale),
-        slices=slice_rows(c, scale),
-        slice_units=slice_units(c),
-        secondary=secondary_rows(c),
-        repeats=repeats.rows,
-        flaky=repeats.flaky,
-        power=power_lines(c, verdict.change),
-        plan=plan.rows,
-        warnings=plan.warnings,
-        conclusion=decision.conclusion,
+        **_sides(c, scale),
+        **_table(c),
+        lists=_item_lists(c, scale, max_ids=max_ids, item_url=item_url),
+        fingerprint=Markdown(hexdigits[:12]),
+        fingerprint_full=Markdown(hexdigits),
+        resamples=c.resamples,
+        seed=c.seed,
+        version=Markdown(__version__),
+        interval_method=Markdown(c.baseline.interval_method),
+        unpaired_pvalue=None if c.unpaired is None else format_pvalue(c.unpaired.pvalue),
+        unpaired_note=unpaired_note(c),
+        picture=Markdown(picture) if picture else None,
+        slices=_slice_rows(c, scale),
+        slice_units=Markdown("p: the cluster test, a cluster's items in the slice as one unit")
+        if any("cluster" in s.test for s in c.slices)
+        else None,
+        secondary=_secondary_rows(c),
+        repeats=[_repeats_row(side, rep, scale) for side, rep in _repeat_sides(c)],
+        flaky=_flaky(c, max_ids=max_ids, item_url=item_url),
+        power=power_lines(c, scale),
+        **_plan(decision, config, scale),
         config_change=config_change or None,
         config_path=config_path,
-        provenance=provenance_rows(provenance),
+        provenance=_provenance_rows(provenance),
         history=list(history),
-        alpha=verdict.alpha,
-        fingerprint_full=Markdown(_hex(c.paired.fingerprint)),
-        disclosure=plan.disclosure,
         notes=tuple(notes),
-        clusters_note=clusters_note(c.clusters, scale, c.difference.interval),
-        cost_note=cost_note(c.cost, verdict.confidence),
-        f1_note=f1_note(c.f1, verdict.confidence),
-        repeats_notes=repeats_notes(c, percent=scale.percent),
-        gate_reasons=word_reasons(decision.of_kind("gate")) if decision.gate == "fail" else [],
-        inputs=input_rows(inputs),
+        clusters_note=clusters_note(c, scale),
+        cost_note=cost_note(c, words["confidence"]),
+        f1_note=f1_note(c, words["confidence"]),
+        repeats_notes=repeats_notes(c, scale),
+        inputs=_input_rows(inputs),
         glossary_url=Markdown(GLOSSARY_URL),
-        effect_size_note=effect_size_note(c.difference),
+        effect_size_note=effect_size_note(c),
         bootstrap_note=bootstrap_note(c, scale),
         difference_method=difference_method(c),
         not_evaluated=not_evaluated_line(c, decision),
+        **words,
     )
 
 
-def _passed(passed: int | None, items: int) -> Markdown:
-    return Markdown("" if passed is None else f"{passed}/{items}")
+def _sides(c: Comparison, scale: Scale) -> dict[str, Any]:
+    """Each run's rate, its interval and its passes ("280/400"; "" for scores)."""
+    sides = {}
+    for name, side in (("baseline", c.baseline), ("candidate", c.candidate)):
+        sides[f"{name}_rate"] = scale.rate(side.rate)
+        sides[f"{name}_ci"] = scale.interval(side.confidence_interval)
+        sides[f"{name}_passed"] = Markdown(
+            "" if side.passed is None else f"{side.passed}/{c.items}"
+        )
+    return sides
 
 
-def _hex(fingerprint: str) -> str:
-    """The item-set fingerprint (a SHA-256 evalbot computed): hex digits only."""
-    return "".join(ch for ch in fingerprint if ch in "0123456789abcdefABCDEF")
+def _table(c: Comparison) -> dict[str, Any]:
+    """The paired 2x2 table and its net and churn lines (none for scores)."""
+    t = c.table
+    if t is None:
+        return {"table": None, "net": EMPTY, "churn": EMPTY}
+    net, share = t.fixed - t.broken, t.discordant / t.items * 100 if t.items else 0.0
+    return {
+        "table": {
+            "both_pass": t.both_pass,
+            "fixed": t.fixed,
+            "broken": t.broken,
+            "both_fail": t.both_fail,
+        },
+        "net": Markdown(f"{net:+d} {plural(net, 'items')}"),
+        "churn": Markdown(
+            f"{t.discordant} {plural(t.discordant, 'items')} changed ({share:.1f} %)"
+        ),
+    }
 
 
-def input_rows(inputs: Inputs | None) -> list[InputRow]:
+def item_link(template: str | None, item_id: str) -> Markdown | None:
+    """``report.item_url`` with ``{id}`` replaced by the URL-quoted id; http(s) only, the URL
+    percent-encoded where Markdown would read a character (:func:`~.text.url`)."""
+    if not template:
+        return None
+    return md.url(template.replace("{id}", quote(item_id, safe="")))
+
+
+def _item_list(key: str, title: str, ids: list[str], max_ids: int, url: str | None) -> ItemList:
+    entries = [ItemEntry(id=i, text=short_id(i), url=item_link(url, i)) for i in ids[:max_ids]]
+    return ItemList(key=key, title=Markdown(title), entries=entries, total=len(ids))
+
+
+def _item_lists(
+    c: Comparison, scale: Scale, *, max_ids: int, item_url: str | None
+) -> list[ItemList]:
+    """The broken items, then the fixed ones (for scores: the items that got worse, better)."""
+    if c.table is not None:
+        titles = ("Broken items (passed before, fail now)", "Fixed items (failed before, pass now)")
+    elif scale.percent:
+        titles = ("Items whose pass rate fell", "Items whose pass rate rose")
+    else:
+        titles = ("Items that got worse", "Items that got better")
+    return [
+        _item_list("broken", titles[0], c.broken_ids, max_ids, item_url),
+        _item_list("fixed", titles[1], c.fixed_ids, max_ids, item_url),
+    ]
+
+
+def _flaky(c: Comparison, *, max_ids: int, item_url: str | None) -> ItemList | None:
+    rep = c.repeats_candidate
+    if rep is None or not rep.flaky_ids:
+        return None
+    title = "Flaky items on the candidate (passed some repeats, failed others)"
+    return _item_list("flaky", title, rep.flaky_ids, max_ids, item_url)
+
+
+def _slice_rows(c: Comparison, scale: Scale) -> list[SliceRow]:
+    return [
+        SliceRow(
+            name="(no slice)" if s.name is None else s.name,
+            items=s.items,
+            baseline=scale.rate(s.baseline_rate),
+            candidate=scale.rate(s.candidate_rate),
+            difference=scale.difference(s.difference),
+            fixed=Markdown("" if s.table is None else str(s.table.fixed)),
+            broken=Markdown("" if s.table is None else str(s.table.broken)),
+            pvalue=format_pvalue(s.pvalue),
+            qvalue=format_pvalue(s.qvalue),
+            significant=s.qvalue <= c.alpha.effective,
+        )
+        for s in c.slices
+    ]
+
+
+def _secondary_rows(c: Comparison) -> list[SecondaryRow]:
+    return [
+        SecondaryRow(
+            name=m.name,
+            baseline=Markdown(f"{m.baseline:.4g}"),
+            candidate=Markdown(f"{m.candidate:.4g}"),
+            effect=format_effect(
+                m.difference.statistic, *m.difference.confidence_interval, percent=False
+            ),
+            test=Markdown(m.difference.method),
+            pvalue=format_pvalue(m.difference.pvalue),
+            adjusted_pvalue=format_pvalue(m.adjusted_pvalue),
+            significant=m.adjusted_pvalue <= c.alpha.effective,
+        )
+        for m in c.secondary
+    ]
+
+
+def _repeat_sides(c: Comparison) -> list[tuple[str, RepeatsSide]]:
+    sides = (("baseline", c.repeats_baseline), ("candidate", c.repeats_candidate))
+    return [(side, rep) for side, rep in sides if rep is not None]
+
+
+def _repeats_row(side: str, rep: RepeatsSide, scale: Scale) -> RepeatsRow:
+    r = rep.result
+    return RepeatsRow(
+        side=Markdown(side),
+        epochs=r.repeats,
+        flaky=Markdown(f"{r.flaky} ({r.flaky_rate * 100:.1f} %)"),
+        always_pass=r.always_pass,
+        always_fail=r.always_fail,
+        within_item_variance=maybe(r.within_item_variance, "{:.4f}"),
+        intraclass_correlation=maybe(r.intraclass_correlation, "{:.2f}"),
+        majority_vote=maybe(r.majority_vote_accuracy * scale.factor, "{:.1f} %")
+        if scale.percent
+        else maybe(r.majority_vote_accuracy, "{:.3f}"),
+    )
+
+
+def _plan(decision: Decision, config: Config | None, scale: Scale) -> dict[str, Any]:
+    """The plan's rows (pre-registered size, looks, alpha for this look, the sealed set, the
+    non-inferiority margin), its warnings (which may quote input) and its disclosure."""
+    d, rows = decision, _plan_rows(decision, config)
+    if d.holdout:
+        uses, most = d.holdout_uses, d.holdout_max_uses
+        text = "this analysis uses the sealed holdout"
+        if uses:
+            text += f", use {uses}" + (f" of {most}" if most else "")
+        rows.append(Row(label=Markdown("sealed set"), value=text))
+    if d.margin is not None:
+        shown = f"{d.margin * 100:g} pp" if scale.percent else f"{d.margin:g}"
+        met = "" if d.noninferior is None else (": met" if d.noninferior else ": not met")
+        rows.append(Row(label=Markdown("non-inferiority margin"), value=shown + met))
+    tripwires = [reason for reason in d.reasons if reason.code == "tripwire"]
+    return {
+        "plan": rows,
+        "warnings": [word_reason(reason) for reason in [*d.warnings, *tripwires]],
+        "disclosure": word_disclosure(d),
+    }
+
+
+def _plan_rows(d: Decision, config: Config | None) -> list[Row]:
+    """The size and look rows, from the decision (the config fills what it leaves open)."""
+    rows: list[Row] = []
+    planned = d.planned_items
+    if planned is None and config is not None:
+        planned = config.policy.sample_size
+    if planned is not None:
+        note = word_plan(d.planned)
+        value = f"{planned:,}" + (f" ({note})" if note else "")
+        rows.append(Row(label=Markdown("pre-registered items"), value=value))
+    if d.mode == "sequential":
+        rows.append(Row(label=Markdown("mode"), value="sequential"))
+    max_looks = d.max_looks
+    if max_looks is None and config is not None:
+        max_looks = config.policy.max_looks
+    if max_looks is not None or d.look > 1:
+        text = f"{d.look}" + (f" of {max_looks}" if max_looks is not None else "")
+        rows.append(Row(label=Markdown("look"), value=text))
+    if d.alpha.effective != d.alpha.level:
+        value = f"{d.alpha.effective:.4g} (of {d.alpha.level:g}, policy.looks: bonferroni)"
+        rows.append(Row(label=Markdown("alpha for this look"), value=value))
+    return rows
+
+
+def _provenance_rows(provenance: Provenance | None) -> list[Row]:
+    """The commits (hex digits only, shortened) and run links (http(s) only) of both runs."""
+    if provenance is None:
+        return []
+    rows: list[Row] = []
+    for label, commit, run in (
+        ("baseline", provenance.baseline_commit, provenance.baseline_run_url),
+        ("candidate", provenance.candidate_commit, provenance.candidate_run_url),
+    ):
+        if commit or run:
+            sha = "".join(ch for ch in (commit or "") if ch in string.hexdigits)[:12]
+            text = Markdown(f"`{sha}`" if sha else "run")
+            rows.append(Row(label=Markdown(label), value=text, url=md.url(run)))
+    return rows
+
+
+def _input_rows(inputs: Inputs | None) -> list[InputRow]:
     """The baseline's and the candidate's source, with their item counts ("400 items")."""
     if inputs is None:
         return []
@@ -176,103 +528,10 @@ def input_rows(inputs: Inputs | None) -> list[InputRow]:
         InputRow(
             side=Markdown(side),
             source=source,
-            items=EMPTY if n is None else Markdown(f"{n:,} item{'' if n == 1 else 's'}"),
+            items=EMPTY if n is None else Markdown(f"{n:,} {plural(n, 'items')}"),
         )
         for side, source, n in (
             ("baseline", inputs.baseline, inputs.baseline_items),
             ("candidate", inputs.candidate, inputs.candidate_items),
         )
     ]
-
-
-def unpaired_text(c: Comparison) -> Unpaired:
-    if c.unpaired is None:
-        return Unpaired()
-    pvalue = format_pvalue(c.unpaired.pvalue)
-    return Unpaired(
-        pvalue=pvalue,
-        note=Markdown(
-            f"Read as two unrelated samples (two-proportion z-test) the same rates give "
-            f"{p_clause(pvalue)}; pairing by item gives "
-            f"{p_clause(format_pvalue(c.pvalue))}."
-        ),
-    )
-
-
-def picture(c: Comparison, scale: Scale) -> Markdown | None:
-    """The difference and its interval on a scale with zero marked (None: not finite)."""
-    ci, f = c.difference.confidence_interval, scale.factor
-    drawn = interval_picture(c.difference.statistic * f, ci.low * f, ci.high * f, unit=scale.unit)
-    return Markdown(drawn) if drawn else None
-
-
-def power_lines(c: Comparison, change: str) -> list[Markdown]:
-    """What this eval can detect and, when the result is not significant, the items needed to
-    detect the observed ``change``."""
-    if c.power is None:
-        return []
-    pw = c.power
-    lines: list[Markdown] = []
-    items = f"{pw.items} items"
-    if pw.design is not None and pw.design.design_effect > 1.0:
-        items += (
-            f" (design effect {pw.design.design_effect:.3g}, {pw.design.method}: as informative "
-            f"as {pw.design.effective_items:,.0f} independent items)"
-        )
-    if pw.minimum_detectable_effect is not None:
-        lines.append(
-            Markdown(
-                f"With {items} and {pw.discordant_rate * 100:.1f} % of them changing "
-                f"outcome, this eval detects a net change of "
-                f"{pw.minimum_detectable_effect * 100:.1f} pp or more with "
-                f"{pw.power * 100:g} % power at alpha = {pw.alpha:.4g}."
-            )
-        )
-    elif pw.discordant_rate == 0:
-        lines.append(
-            Markdown("No item changed outcome, so the eval's sensitivity cannot be estimated.")
-        )
-    else:
-        lines.append(
-            Markdown(
-                f"With {items} and {pw.discordant_rate * 100:.1f} % of them changing "
-                f"outcome, no net change is detectable with {pw.power * 100:g} % power."
-            )
-        )
-    if pw.items_needed is not None:
-        lines.append(
-            Markdown(
-                f"To detect the observed change ({change}) with "
-                f"{pw.power * 100:g} % power, about {pw.items_needed:,} items would be needed."
-            )
-        )
-    return lines
-
-
-def difference_method(c: Comparison) -> Markdown:
-    """How the difference's interval was made, for the footer (evalbot's labels)."""
-    diff = c.difference
-    if diff.interval == "bootstrap":
-        return Markdown(f"{diff.method}, {c.resamples:,} resamples, seed {c.seed}")
-    if diff.n_resamples:
-        return Markdown(f"{diff.method}, {diff.n_resamples:,} sign patterns, seed {diff.seed}")
-    return Markdown(diff.method)
-
-
-def not_evaluated_line(c: Comparison, decision: Decision) -> Markdown | None:
-    """The items a run did not evaluate, in words, with the first few of each side's."""
-    skipped = c.paired.not_evaluated
-    reason = next((r for r in decision.reasons if r.code == "not_evaluated"), None)
-    if skipped is None or reason is None:
-        return None
-    # evalbot's words: counts and the plan's key, no text from a result file
-    parts = [Markdown(f"**Not evaluated:** {not_evaluated_words(reason)}.")]
-    for side, ids, count in (
-        ("baseline", skipped.baseline_ids, skipped.baseline - skipped.both),
-        ("candidate", skipped.candidate_ids, skipped.candidate - skipped.both),
-    ):
-        if ids:
-            more = Markdown(f", … ({count:,} in all)") if count > len(ids) else EMPTY
-            shown = md.join(Markdown(", "), (md.code(item_entry(i, None).text) for i in ids))
-            parts.append(md.format("Not evaluated by the {} only: {}{}.", side, shown, more))
-    return md.join(Markdown(" "), parts)

@@ -16,9 +16,8 @@ from evalbot.formats.model import Paired
 from evalbot.pairing.fingerprint import fingerprint
 from evalbot.plan.config import BootstrapConfig, Config, F1Config, GateConfig, PolicyConfig
 from evalbot.plan.policy import Decision, evaluate
-from evalbot.report.records import HistoryRow, Provenance, View
 from evalbot.report.text import Markdown, url
-from evalbot.report.view import build_view
+from evalbot.report.view import HistoryRow, Provenance, View, build_view
 
 MARKER = "<!-- evalbot:evalbot -->"
 STATE = '<!-- evalbot-state {"looks": 1} -->'

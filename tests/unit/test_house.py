@@ -44,7 +44,7 @@ PURE = [
     "vocabulary.py",
 ]
 #: Modules of those folders that do IO.
-IMPURE = {"formats/archive.py", "formats/sources.py", "report/render.py"}
+IMPURE = {"formats/archive.py", "formats/sources.py", "report/render.py", "report/sandbox.py"}
 
 #: Modules whose import means IO: files, processes, sockets, HTTP, GitHub, the environment.
 IO_MODULES = {

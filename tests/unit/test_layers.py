@@ -118,7 +118,7 @@ LAYERS = (
     ),
     Layer(
         "render",
-        ("report/render.py", "report/sandbox/*.py"),
+        ("report/render.py", "report/sandbox.py"),
         "the View -> Markdown and text (jinja2, sandboxed)",
     ),
     Layer(

@@ -25,7 +25,7 @@ from evalbot.plan.ledger import Look, State
 from evalbot.plan.policy import Decision, analysed_items, evaluate, next_state
 from evalbot.plan.state import parse_state, render_state
 from evalbot.report.json_report import decision_json
-from evalbot.report.reasons import word_disclosure, word_plan, word_reasons
+from evalbot.report.words import word_disclosure, word_plan, word_reasons
 from tests.power_reference import scipy_power
 
 WORKED = {"both_pass": 266, "fixed": 31, "broken": 14, "both_fail": 89}  # p = 0.01609
@@ -734,7 +734,7 @@ def test_decision_defaults_keep_old_constructors() -> None:
 
 def test_every_reason_code_has_a_kind_and_words() -> None:
     from evalbot.plan.rules.reasons import KINDS, REASON_CODES
-    from evalbot.report.reasons import _WORDS
+    from evalbot.report.words import _WORDS
 
     assert set(KINDS) == set(REASON_CODES) == set(_WORDS)
 

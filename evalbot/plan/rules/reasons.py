@@ -3,7 +3,7 @@
 Every rule of the plan that speaks (a test, a refusal, the gate, a disclosure, a warning)
 returns a :class:`Reason`: a code from a closed vocabulary, the observed value and the
 threshold it was held against with their unit, and the config key and command-line flag the
-rule comes from. The report words them (:mod:`evalbot.report.reasons`), once, in the metric's
+rule comes from. The report words them (:mod:`evalbot.report.words`), once, in the metric's
 unit; nothing here is English to be parsed again.
 """
 

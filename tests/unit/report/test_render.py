@@ -17,7 +17,6 @@ from markdown_it.token import Token
 
 from evalbot.errors import ConfigError
 from evalbot.report.docs import GLOSSARY_URL
-from evalbot.report.records import ItemEntry, ItemList, View
 from evalbot.report.render import (
     md_escape,
     render_check,
@@ -25,6 +24,7 @@ from evalbot.report.render import (
     render_markdown,
     render_summary,
 )
+from evalbot.report.view import ItemEntry, ItemList, View
 from tests.golden.scenarios import HOSTILE_IDS, MARKER, SCENARIOS, STATE
 
 JOINER = "\u2060"

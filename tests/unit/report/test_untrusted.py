@@ -17,7 +17,6 @@ from evalbot.cli import main
 from evalbot.github.runner import ActionsEnv
 from evalbot.report import text as md
 from evalbot.report.docs import GLOSSARY_URL
-from evalbot.report.records import HistoryRow, Row, SecondaryRow, View
 from evalbot.report.render import (
     render_check,
     render_comment,
@@ -27,6 +26,7 @@ from evalbot.report.render import (
     render_text,
 )
 from evalbot.report.text import Markdown
+from evalbot.report.view import HistoryRow, Row, SecondaryRow, View
 from tests.golden.scenarios import HOSTILE_IDS, MARKER, SCENARIOS, STATE
 from tests.inert import MD, assert_inert, assert_own_commands, assert_plain_lines, walk
 

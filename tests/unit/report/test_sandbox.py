@@ -6,24 +6,30 @@ from __future__ import annotations
 
 import os
 import signal
+import subprocess
 import sys
 import threading
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+import jinja2
 import pytest
 
 from evalbot.errors import ConfigError
 from evalbot.report import render as render_module
-from evalbot.report.render import TemplateFolder, UserTemplate, render_comment, render_markdown
-from evalbot.report.sandbox.environment import environment
-from evalbot.report.sandbox.files import user_loader
-from evalbot.report.sandbox.guards import (
+from evalbot.report.render import UserTemplate, render_comment, render_markdown
+from evalbot.report.sandbox import (
+    BUNDLED_CODE,
     Limits,
+    Sandbox,
+    TemplateFolder,
     TemplateLimitError,
     TemplateTimeout,
+    bundled_loader,
+    environment,
     render_limited,
+    user_loader,
 )
 from tests.golden.scenarios import MARKER, SCENARIOS
 from tests.inert import assert_inert
@@ -299,3 +305,111 @@ def test_macros_made_by_the_template_are_markdown() -> None:
     out = render_limited(env, "{% macro b(x) %}**{{ x }}**{% endmacro %}{{ b('@a') }}", {}, SMALL)
     assert out == "**\\@\u2060a**"
     assert isinstance(render("{% macro b() %}x{% endmacro %}{% set y = b() %}{{ y }}"), str)
+
+
+# ---- the bundled templates' compiled code, kept beside them ----------------------------------
+
+TEMPLATES = ("text.j2", "comment.md.j2")
+#: What :func:`evalbot.report.render.render` passes besides the view.
+CONTEXT: dict[str, Any] = {"limit": None, "slice_limit": None, "mode": "cli"}
+
+
+def _mode(template: str) -> Any:
+    return "markdown" if template.endswith(".md.j2") else "text"
+
+
+def _kept(template: str, folder: Path) -> Sandbox:
+    return environment(_mode(template), bundled_loader(), code_cache=folder)
+
+
+def _fresh(template: str) -> str:
+    env = environment(_mode(template), bundled_loader())  # no cache at all
+    return env.get_template(template).render(v=VIEW, **CONTEXT)
+
+
+@pytest.fixture
+def writes_bytecode(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(sys, "dont_write_bytecode", False)  # Python's default
+
+
+@pytest.mark.usefixtures("writes_bytecode")
+@pytest.mark.parametrize("template", TEMPLATES)
+def test_a_kept_entry_renders_the_same_bytes_without_compiling(
+    template: str, tmp_path: Path
+) -> None:
+    views = [make().view() for make in SCENARIOS.values()]
+    fresh = environment(_mode(template), bundled_loader())
+    expected = [fresh.get_template(template).render(v=view, **CONTEXT) for view in views]
+    first = _kept(template, tmp_path)
+    assert [first.get_template(template).render(v=v, **CONTEXT) for v in views] == expected
+    assert list(tmp_path.glob("*.jinja2.cache"))  # written on the first compile
+
+    again = _kept(template, tmp_path)  # a new environment: as in the next run
+
+    def compile_again(*args: Any, **kwargs: Any) -> Any:
+        raise AssertionError("compiled although a kept entry was there")
+
+    again.compile = compile_again  # type: ignore[method-assign]
+    assert [again.get_template(template).render(v=v, **CONTEXT) for v in views] == expected
+
+
+@pytest.mark.usefixtures("writes_bytecode")
+def test_an_entry_serves_only_its_own_mode_and_text(tmp_path: Path) -> None:
+    # the same name compiled for Markdown and for text: two entries (the key names the mode)
+    for mode in ("markdown", "text"):
+        environment(mode, bundled_loader(), code_cache=tmp_path).get_template("text.j2")
+    assert len(list(tmp_path.glob("*.jinja2.cache"))) == 2
+    # another text under the same name: jinja2 checks the text's checksum and compiles afresh
+    changed = jinja2.DictLoader({"text.j2": "changed {{ 1 + 1 }}\n"})
+    env = environment("text", changed, code_cache=tmp_path)
+    assert env.get_template("text.j2").render() == "changed 2\n"
+
+
+@pytest.mark.usefixtures("writes_bytecode")
+def test_a_broken_entry_is_compiled_afresh(tmp_path: Path) -> None:
+    _kept("text.j2", tmp_path).get_template("text.j2")
+    (entry,) = tmp_path.glob("*.jinja2.cache")
+    whole = entry.read_bytes()
+    for broken in (whole[:40], whole[:-9], b"", b"not an entry at all", whole[:20] + b"\x80"):
+        entry.write_bytes(broken)
+        env = _kept("text.j2", tmp_path)
+        assert env.get_template("text.j2").render(v=VIEW, **CONTEXT) == _fresh("text.j2")
+
+
+@pytest.mark.usefixtures("writes_bytecode")
+def test_a_folder_that_cannot_be_written_only_costs_the_compile(tmp_path: Path) -> None:
+    blocked = tmp_path / "a-file"
+    blocked.write_text("not a folder\n", encoding="utf-8")
+    env = _kept("text.j2", blocked / "cache")
+    assert env.get_template("text.j2").render(v=VIEW, **CONTEXT) == _fresh("text.j2")
+    assert not (blocked / "cache").exists()
+
+
+def test_dont_write_bytecode_writes_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(sys, "dont_write_bytecode", True)
+    _kept("text.j2", tmp_path).get_template("text.j2")
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.usefixtures("writes_bytecode")
+def test_an_entry_leaves_nothing_aside(tmp_path: Path) -> None:
+    _kept("text.j2", tmp_path).get_template("text.j2")
+    (entry,) = tmp_path.iterdir()  # no temporary file left beside it
+    assert entry.name.endswith(".jinja2.cache")
+
+
+def test_the_cli_keeps_its_templates_beside_them() -> None:
+    # a real run in a fresh interpreter, with Python's default of writing compiled code
+    repo = Path(__file__).resolve().parents[3]
+    assert repo / "evalbot" / "report" / "templates" / "__pycache__" == BUNDLED_CODE
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    env["PYTHONPATH"] = str(repo)
+    code = (
+        "import io; from evalbot.cli import main; "
+        "main(['compare', '--example', '--format', 'text'], io.StringIO())"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True, env=env, timeout=120)
+    assert list(BUNDLED_CODE.glob("*.jinja2.cache"))
+    assert render_module.render("text.j2", VIEW)  # the bundled render reads them

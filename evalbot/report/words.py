@@ -1,0 +1,654 @@
+"""Pure: every sentence of the report, once: the decision's reasons (the rules return them as
+data), the verdict line and the sentence under it, and the notes beside the numbers.
+
+A sentence holds only numbers and labels evalbot formats itself (config keys, test names,
+hexadecimal fingerprints, short commit shas), never text from a result file; a difference is
+in the metric's unit and a p-value never reads 0. See docs/comment.md."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any
+
+from evalbot.compare import Comparison, RepeatsSide
+from evalbot.plan.rules.decision import Decision, PlannedSize
+from evalbot.plan.rules.reasons import Reason
+from evalbot.report import text as md
+from evalbot.report.numbers import (
+    PERCENT,
+    Scale,
+    alpha_text,
+    count,
+    format_effect,
+    format_estimate,
+    format_pvalue,
+    maybe,
+    number_text,
+    p_clause,
+    plural,
+    share_text,
+    word_pvalue,
+)
+from evalbot.report.text import EMPTY, Markdown, short_id
+from evalbot.stats.bootstrap import BootstrapResult
+from evalbot.stats.pvalue import PValue
+
+# ---- the reasons ----------------------------------------------------------------------------
+
+
+def _p_is(p: PValue) -> str:
+    text = word_pvalue(p)
+    return f"p {text}" if text.startswith("<") else f"p = {text}"
+
+
+def _diff(value: float | str | None, unit: str | None, *, signed: bool = False) -> str:
+    """A difference in its unit: ``"4.6 pp"`` or ``"0.049"`` (``signed``: ``"-5.6 pp"``)."""
+    return Scale(percent=unit == "pp").amount(value, "+" if signed else "")
+
+
+def _text(value: object) -> str:
+    return "" if value is None else str(value)
+
+
+def _alpha_clause(r: Reason) -> str:
+    looks, level = r.details.get("looks"), r.details.get("alpha")
+    if looks is None or level is None:
+        return f"alpha = {alpha_text(r.threshold)}"
+    return (
+        f"alpha = {alpha_text(r.threshold)} ({alpha_text(level)} / {looks} looks, "
+        "policy.looks: bonferroni)"
+    )
+
+
+def _test(r: Reason) -> str:
+    assert r.pvalue is not None
+    test, p = _text(r.details.get("test")), r.pvalue
+    if r.code == "unresolved":
+        return (
+            f"{test}: {_p_is(p)}, but {_alpha_clause(r)} is smaller than the "
+            f"{number_text(r.details.get('resamples'))} resamples can resolve: raise "
+            "bootstrap.resamples (--resamples)"
+        )
+    if r.code == "significant":
+        return f"{test}: {_p_is(p)} is at or below {_alpha_clause(r)}"
+    return f"{test}: {_p_is(p)} is above {_alpha_clause(r)}"
+
+
+def _powerless(r: Reason) -> str:
+    assert r.pvalue is not None
+    what, have, need = str(r.details.get("counted")), r.details.get("have"), r.details.get("needed")
+    return (
+        f"powerless: with {count(have, what)} the smallest p-value "
+        f"{_text(r.details.get('test'))} can give is {word_pvalue(r.pvalue)}, above "
+        f"{_alpha_clause(r)}, so no outcome could have been significant; at least "
+        f"{count(need, what)} {'is' if float(need or 0) == 1 else 'are'} needed"
+    )
+
+
+def _tripwire(r: Reason) -> str:
+    d, mde = r.details, float(r.observed or 0.0)
+    can = f"{_diff(mde, 'pp')} or more" if mde != math.inf else "no change at all"
+    text = (
+        f"a {number_text(d.get('items'))}-item eval is a tripwire, not a finding: with "
+        f"{share_text(d.get('discordant_rate'))} of items changing it can detect {can} (power "
+        f"{float(d.get('power') or 0.0):g}), but policy.min_effect is {_diff(r.threshold, 'pp')}"
+    )
+    if d.get("items_needed") is not None:
+        text += f"; about {number_text(d.get('items_needed'))} items would detect it"
+    return text
+
+
+def _underpowered_gain(r: Reason) -> str:
+    mde = float(r.threshold or 0.0)
+    limit = _diff(mde, "pp") if mde != math.inf else "unbounded change"
+    return (
+        f"the gain of {_diff(r.observed, 'pp', signed=True)} is significant but smaller than "
+        f"the {limit} this eval can reliably detect (policy.min_effect "
+        f"{_diff(r.details.get('min_effect'), 'pp')}): an underpowered eval cannot certify an "
+        "improvement; run more items"
+    )
+
+
+def _sample_size(r: Reason) -> str:
+    rule = "policy.sample_size" if r.rule == "policy.sample_size" else "computed from plan:"
+    return (
+        f"the plan pre-registered {count(r.threshold, 'items')} ({rule}), this eval has "
+        f"{number_text(r.observed)}: run the registered {count(r.threshold, 'items')} (a verdict "
+        "on another sample size is refused)"
+    )
+
+
+def _item_shopping(r: Reason) -> str:
+    if r.threshold is None:
+        which = "items not on record"
+    else:
+        earlier = count(r.details.get("earlier_items"), "items")
+        which = f"another item set ({earlier}, {str(r.threshold)[:12]})"
+    return (
+        f"commit {r.details.get('commit')} was already judged on {which}; choosing among item "
+        "sets after seeing a verdict is refused: judge a new commit, or this one on the items "
+        "it was first judged on"
+    )
+
+
+def _max_broken(r: Reason) -> str:
+    rate, threshold = r.details.get("rate"), number_text(r.threshold)
+    if rate is not None:
+        threshold = f"{float(rate) * 100:g}% of {number_text(r.details.get('items'))} = {threshold}"
+    return f"gate: {count(r.observed, 'items')} broke, more than gate.max_broken = {threshold}"
+
+
+def _margin(r: Reason) -> str:
+    confidence = float(r.details.get("confidence") or 0.95) * 100
+    return (
+        f"gate: the {confidence:g} % interval reaches {_diff(r.observed, r.unit, signed=True)}, "
+        f"not above -gate.margin = {_diff(r.threshold, r.unit, signed=True)}: non-inferiority "
+        "is not shown"
+    )
+
+
+def not_evaluated_words(r: Reason) -> str:
+    """The ``not_evaluated`` disclosure without its leading words (the comment's line)."""
+    d = r.details
+    sides = [
+        f"{number_text(n)} by the {side} only"
+        for side, n in (
+            ("baseline", d.get("baseline_only")),
+            ("candidate", d.get("candidate_only")),
+        )
+        if n
+    ]
+    if d.get("both"):
+        sides.append(f"{number_text(d.get('both'))} by neither")
+    what = (
+        f"{count(r.observed, 'items')} (never run, skipped, cancelled or a harness error), "
+        + " and ".join(sides)
+    )
+    if r.rule == "policy.errors: fail":
+        return what + f"; counted as failures of the run that did not evaluate them ({r.rule})"
+    return (
+        f"{what}; left out, so the comparison is over the {count(d.get('compared'), 'items')} "
+        f"both runs evaluated ({r.rule}; {r.flag} fail counts them as failures, the "
+        "leaderboard convention for full runs)"
+    )
+
+
+def _identical(r: Reason) -> str:
+    same = ", the same file" if r.details.get("same_source") == "yes" else ""
+    return (
+        f"the two runs are identical item for item ({count(r.observed, 'items')}{same}): a file "
+        "compared with itself, or a candidate that changed nothing the eval measures; p = 1 "
+        "says nothing about the change"
+    )
+
+
+_WORDS: dict[str, Callable[[Reason], str]] = {
+    "significant": _test,
+    "not_significant": _test,
+    "unresolved": _test,
+    "underpowered_gain": _underpowered_gain,
+    "tripwire": _tripwire,
+    "powerless": _powerless,
+    "sample_size": _sample_size,
+    "sequential_cap": lambda r: (
+        f"the eval has {number_text(r.observed)} paired items, more than the "
+        f"{number_text(r.threshold)} the plan allows in sequential mode ({r.rule}): judge at "
+        f"most {count(r.threshold, 'items')}"
+    ),
+    "item_set": lambda r: (
+        f"the eval's item set (sha256 {str(r.observed)[:12]}) is not the pre-registered one "
+        f"({str(r.threshold)[:12]}, {r.rule}): run exactly the registered items (a verdict on "
+        "other items is refused)"
+    ),
+    "fixed_items_not_evaluated": lambda r: (
+        f"the plan fixes the item set ({r.rule}), but {number_text(r.observed)} items were not "
+        f"evaluated (the baseline did not evaluate {number_text(r.details.get('baseline'))}, "
+        f"the candidate {number_text(r.details.get('candidate'))}): evaluate every item, or "
+        f"count those as failures with policy.errors: fail ({r.flag} fail)"
+    ),
+    "holdout_unconfigured": lambda r: (
+        "the holdout was requested (--holdout) but the plan has no readable holdout.ids_file: "
+        "add one to the base branch's plan"
+    ),
+    "holdout_missing": lambda r: (
+        f"{number_text(r.observed)} of the {number_text(r.threshold)} sealed holdout items are "
+        f"missing from the results ({r.rule}, {r.flag}): run every holdout item (a verdict on "
+        "part of the holdout is refused)"
+    ),
+    "item_shopping": _item_shopping,
+    "too_many_looks": lambda r: (
+        f"this is look {number_text(r.observed)} at this pull request, more than "
+        f"policy.max_looks = {number_text(r.threshold)}; a verdict is refused: re-runs of a "
+        "judged commit are free, a new verdict needs a plan with more looks (policy.looks: "
+        "bonferroni, or policy.mode: sequential) on the base branch"
+    ),
+    "records_disagree": lambda r: (
+        f"the records of this change's earlier looks disagree or are gone: "
+        f"{r.details.get('findings')}; a verdict is refused and the check fails whatever the "
+        "plan says (records that change or disappear are taken for tampering: a maintainer "
+        "decides)"
+    ),
+    "sequential_score": lambda r: (
+        "policy.mode: sequential tests the discordant pairs of a pass/fail metric, but this "
+        "metric is a score: use policy.mode: fixed"
+    ),
+    "gate_refused": lambda r: f"gate: a verdict the plan refused fails ({r.rule})",
+    "gate_regression": lambda r: f"gate: a significant regression fails ({r.rule})",
+    "gate_not_improvement": lambda r: (
+        f"gate: anything but a significant improvement fails ({r.rule})"
+    ),
+    "gate_max_broken": _max_broken,
+    "gate_margin": _margin,
+    "bonferroni": lambda r: (
+        f"every look is tested at alpha / max_looks = {alpha_text(r.threshold)} / "
+        f"{r.details.get('looks')} = {alpha_text(r.observed)} ({r.rule})"
+    ),
+    "dropped_missing": lambda r: (
+        f"{number_text(r.details.get('baseline_only'))} baseline-only and "
+        f"{number_text(r.details.get('candidate_only'))} candidate-only items were dropped "
+        f"({r.rule}, {r.flag})"
+    ),
+    "filled_missing": lambda r: (
+        f"{number_text(r.observed)} items present on one side only were counted as failures "
+        f"of the other ({r.rule}, {r.flag})"
+    ),
+    "not_evaluated": lambda r: f"not evaluated: {not_evaluated_words(r)}",
+    "identical_runs": _identical,
+    "state_ignored": lambda r: _text(r.details.get("why")),
+    "items_file_unread": lambda r: f"`policy.items_file` ({r.details.get('file')}) was not read",
+    "holdout_overused": lambda r: (
+        f"the sealed holdout has now been used {number_text(r.observed)} times, more than "
+        f"holdout.max_uses = {number_text(r.threshold)}: it no longer gives an unbiased check; "
+        "refresh it"
+    ),
+    "clusters_mcnemar": lambda r: (
+        f"items share clusters ({number_text(r.details.get('clusters'))} clusters): the test "
+        "and its interval take each cluster as one unit (the sign-flip test of the clusters' "
+        "totals), since clustered items move together; McNemar's test, which counts items as "
+        "independent, does not decide"
+    ),
+    "clusters_sequential": lambda r: (
+        f"sequential mode cannot account for clusters ({number_text(r.details.get('clusters'))} "
+        "clusters): its test counts items as independent, and a cluster's items arrive over "
+        "several looks; use policy.mode: fixed, which tests whole clusters"
+    ),
+}
+
+
+def word_reason(reason: Reason) -> str:
+    """One reason as a sentence (no final full stop)."""
+    return _WORDS[reason.code](reason)
+
+
+def word_reasons(reasons: list[Reason]) -> list[str]:
+    return [word_reason(reason) for reason in reasons]
+
+
+def word_plan(planned: PlannedSize | None) -> str | None:
+    """How the planned size was computed (``plan:``); ``None`` for a size given as is."""
+    if planned is None or planned.source != "plan":
+        return None
+    assert planned.fix_rate is not None and planned.break_rate is not None
+    effect = (planned.fix_rate - planned.break_rate) * 100
+    clustered = (
+        f", times the design effect {planned.design_effect:g}"
+        if planned.design_effect != 1.0
+        else ""
+    )
+    return (
+        f"{planned.items} {plural(planned.items, 'items')} ({planned.discordant_pairs} "
+        f"discordant pairs expected) planned to detect {effect:+.1f} pp (fix rate "
+        f"{planned.fix_rate:g}, break rate {planned.break_rate:g}) with power "
+        f"{planned.power:g} at alpha {planned.alpha:.4g} (exact power of McNemar's "
+        f"{planned.method} test: {planned.exact_power:.3f}{clustered})"
+    )
+
+
+def word_disclosure(decision: Decision) -> str | None:
+    """Re-runs and earlier looks, said plainly."""
+    looks = decision.looks
+    if looks.rerun_of is not None:
+        earlier = looks.rerun_of
+        p = f"p = {earlier.pvalue:.4g}" if earlier.pvalue > 0 else "p below the float range"
+        said = (
+            f"that run said {earlier.outcome.replace('_', ' ')} ({p})"
+            if earlier.recorded
+            else "that run's verdict is not on record yet"
+        )
+        return (
+            f"re-run of look {looks.number} (commit {(decision.head_sha or '')[:7]}, the same "
+            f"{decision.items} {plural(decision.items, 'items')}): not a new look; {said}"
+        )
+    if looks.earlier:
+        shas = ", ".join(look.head_sha[:7] for look in looks.earlier[-5:])
+        more = " (and more)" if len(looks.earlier) > 5 else ""
+        return f"look {looks.number} at this pull request; earlier looks at {shas}{more}"
+    return None
+
+
+# ---- the verdict line -------------------------------------------------------------------------
+
+
+def verdict_words(c: Comparison, decision: Decision, scale: Scale) -> dict[str, Any]:
+    """The View's verdict fields: the effect, the deciding test and its p-value, the
+    confidence and alpha, the headline, and the sentence under it (which never contradicts
+    the numbers: the test judged ``p <= alpha``, the interval's agreement with it)."""
+    ci = c.difference.confidence_interval
+    effect = format_effect(c.difference.statistic, ci.low, ci.high, percent=scale.percent)
+    test = Markdown(decision.test or c.test)  # evalbot's own label
+    pvalue = format_pvalue(decision.pvalue if decision.pvalue is not None else c.pvalue)
+    alpha = decision.alpha
+    shown_alpha = Markdown(
+        f"{alpha.effective:.4g} ({alpha.level:g} / {alpha.looks} looks)"
+        if alpha.corrected
+        else f"{alpha.effective:g}"
+    )
+    words = {
+        "effect": effect,
+        "pvalue": pvalue,
+        "test": test,
+        "confidence": Markdown(f"{c.difference.confidence_level * 100:g} %"),
+        "alpha": shown_alpha,
+    }
+    if decision.outcome == "inconclusive":
+        # a refusal's headline is a reason, which may quote input: a plain str
+        return words | {
+            "headline": _refused(decision),
+            "explanation": Markdown(
+                f"No verdict is given. For information only: the difference is {effect} "
+                f"({test}, {p_clause(pvalue)})."
+            ),
+        }
+    flags = [
+        ("no outcome could be significant", decision.powerless),
+        ("identical runs", decision.identical),
+    ]
+    return words | {
+        "headline": Markdown(
+            f"{effect} · {test} {p_clause(pvalue)}"
+            + "".join(f" · {flag}" for flag, present in flags if present)
+        ),
+        "explanation": Markdown(_explanation(c, decision, scale, words)),
+    }
+
+
+def _explanation(c: Comparison, decision: Decision, scale: Scale, words: dict[str, Any]) -> str:
+    p, alpha, confidence = p_clause(words["pvalue"]), words["alpha"], words["confidence"]
+    moved = _what_moved(c, format_estimate(c.difference.statistic, percent=scale.percent))
+    if decision.identical:
+        return (
+            f"{moved}: the two runs are identical item for item, so there is no change to "
+            "test (a file compared with itself?)."
+        )
+    if c.alpha.judge(c.pvalue) == "unresolved":
+        return (
+            f"{moved}; {p} cannot be told apart from alpha = {alpha} with "
+            f"{c.resamples:,} resamples: raise bootstrap.resamples (--resamples)."
+        )
+    about = _about_interval(c, decision, confidence, scale)
+    if decision.outcome != "no_significant_difference":
+        return f"{moved}; {p} is at or below alpha = {alpha}{about}."
+    ci = c.difference.confidence_interval
+    rules_out = (
+        f" Effects outside {scale.signed_interval(ci)} are ruled out at {confidence}."
+        if c.difference.finite
+        else " No effect is ruled out: the interval is unbounded."
+    )
+    powerless = next((r for r in decision.reasons if r.code == "powerless"), None)
+    could_not = (
+        ""
+        if powerless is None
+        else " This eval could not have found a difference: "
+        f"{word_reason(powerless).removeprefix('powerless: ')}."
+    )
+    return (
+        f"{moved}; that is within noise: {p} is above alpha = {alpha}{about}.{rules_out}{could_not}"
+    )
+
+
+def _about_interval(c: Comparison, decision: Decision, confidence: str, scale: Scale) -> str:
+    """What the interval says about zero, in agreement with the test (or why not)."""
+    ci = c.difference.confidence_interval
+    where = "includes" if ci.low <= 0.0 <= ci.high else "excludes"
+    agreement = decision.agreement
+    if agreement is None:
+        return ""
+    if not agreement.levels_match:
+        level = f"{(1.0 - decision.alpha.effective) * 100:.4g} %"
+        return f"; the {confidence} interval {where} zero (it is not at the test's level, {level})"
+    differ = f"{c.difference.method} and {c.test} differ at this boundary"
+    if agreement.case == "test_only":
+        return (
+            f", but the {confidence} interval {scale.signed_interval(ci)} still touches "
+            f"zero: {differ} (rare), and the verdict follows the test"
+        )
+    if agreement.case == "interval_only":
+        return (
+            f", although the {confidence} interval {scale.signed_interval(ci)} excludes "
+            f"zero: {differ}, and the verdict follows the test"
+        )
+    return f", and the {confidence} interval {where} zero"
+
+
+def _what_moved(c: Comparison, change: str) -> str:
+    """How many more or fewer items pass (pass/fail), or how the metric changed (scores)."""
+    if c.table is None:
+        return f"The candidate's {c.metric.replace('_', ' ')} changed by {change}"
+    t = c.table
+    return (
+        f"The candidate passes {abs(t.fixed - t.broken)} "
+        f"{'more' if t.fixed >= t.broken else 'fewer'} of {t.items} {plural(t.items, 'items')} "
+        f"({t.fixed} fixed, {t.broken} broken)"
+    )
+
+
+def _refused(decision: Decision) -> str:
+    """Why a verdict was refused: the first refusal, or the underpowered gain."""
+    gain = [r for r in decision.reasons if r.code == "underpowered_gain"]
+    first = decision.violations[:1] or gain[:1]
+    return word_reason(first[0]) if first else "The analysis plan refused a verdict."
+
+
+# ---- the notes beside the numbers ------------------------------------------------------------
+
+
+def unpaired_note(c: Comparison) -> Markdown:
+    """The unpaired test's p-value contrasted with the paired one."""
+    if c.unpaired is None:
+        return EMPTY
+    return Markdown(
+        f"Read as two unrelated samples (two-proportion z-test) the same rates give "
+        f"{p_clause(format_pvalue(c.unpaired.pvalue))}; pairing by item gives "
+        f"{p_clause(format_pvalue(c.pvalue))}."
+    )
+
+
+def power_lines(c: Comparison, scale: Scale) -> list[Markdown]:
+    """What this eval can detect and, when the result is not significant, the items needed to
+    detect the observed change."""
+    pw = c.power
+    if pw is None:
+        return []
+    items = f"{pw.items} {plural(pw.items, 'items')}"
+    if pw.design is not None and pw.design.design_effect > 1.0:
+        items += (
+            f" (design effect {pw.design.design_effect:.3g}, {pw.design.method}: as informative "
+            f"as {pw.design.effective_items:,.0f} independent items)"
+        )
+    with_power = f"{pw.power * 100:g} % power"
+    changing = f"With {items} and {share_text(pw.discordant_rate)} of them changing outcome"
+    if pw.minimum_detectable_effect is not None:
+        line = (
+            f"{changing}, this eval detects a net change of "
+            f"{PERCENT.amount(pw.minimum_detectable_effect)} or more with {with_power} at "
+            f"alpha = {pw.alpha:.4g}."
+        )
+    elif pw.discordant_rate == 0:
+        line = "No item changed outcome, so the eval's sensitivity cannot be estimated."
+    else:
+        line = f"{changing}, no net change is detectable with {with_power}."
+    lines = [Markdown(line)]
+    if pw.items_needed is not None:
+        change = format_estimate(c.difference.statistic, percent=scale.percent)
+        lines.append(
+            Markdown(
+                f"To detect the observed change ({change}) with {with_power}, about "
+                f"{pw.items_needed:,} items would be needed."
+            )
+        )
+    return lines
+
+
+def difference_method(c: Comparison) -> Markdown:
+    """How the difference's interval was made, for the footer."""
+    diff = c.difference
+    if diff.interval == "bootstrap":
+        return Markdown(f"{diff.method}, {c.resamples:,} resamples, seed {c.seed}")
+    if diff.n_resamples:
+        return Markdown(f"{diff.method}, {diff.n_resamples:,} sign patterns, seed {diff.seed}")
+    return Markdown(diff.method)
+
+
+def bootstrap_note(c: Comparison, scale: Scale) -> Markdown | None:
+    """The paired bootstrap beside the interval that decides (``None`` when it is that
+    interval, ``test: bootstrap``)."""
+    boot, diff = c.bootstrap, c.difference
+    if boot is None or diff.interval == "bootstrap":
+        return None
+    resamples = f"{boot.n_resamples:,} resamples"
+    if boot.n_resamples < c.resamples:
+        resamples = f"{boot.n_resamples:,} of {c.resamples:,} resamples (draws bounded)"
+    ci = boot.confidence_interval
+    return Markdown(
+        f"**Paired bootstrap** ({boot.method}, resampling {boot.resampled}, {resamples}, seed "
+        f"{boot.seed}): {scale.difference(boot.statistic)} "
+        f"[{scale.end(ci.low)}, {scale.end(ci.high)}], "
+        f"{boot.share_above_zero * 100:.1f} % of resamples above zero; for comparison only "
+        f"(the verdict's interval: {diff.method})."
+    )
+
+
+def effect_size_note(c: Comparison) -> Markdown | None:
+    """Cohen's d_z beside a difference of numeric scores."""
+    size = c.difference.effect_size
+    if size is None:
+        return None
+    if not math.isfinite(size.statistic):
+        return Markdown("**Effect size:** d_z is undefined (the per-item differences do not vary).")
+    ci = size.confidence_interval
+    interval = (
+        f" [{ci.low:+.2f}, {ci.high:+.2f}] ({size.confidence_level * 100:g} %, {size.method})"
+        if math.isfinite(ci.low) and math.isfinite(ci.high)
+        else ""
+    )
+    return Markdown(
+        f"**Effect size:** d_z = {size.statistic:+.2f}{interval}: the mean difference over the "
+        "standard deviation of the per-item differences (0.2 small, 0.5 medium, 0.8 large)."
+    )
+
+
+def clusters_note(c: Comparison, scale: Scale) -> Markdown | None:
+    """What the clusters change: the primary test's unit and the CR1 standard error."""
+    clusters = c.clusters
+    if clusters is None:
+        return None
+    unit = (
+        "the bootstrap resamples whole clusters"
+        if c.difference.interval == "bootstrap"
+        else "the test and its interval take each cluster as one unit, and any bootstrap "
+        "resamples whole clusters"
+    )
+    note = (
+        f"Items share clusters ({clusters.labelled_items} labelled items in "
+        f"{clusters.clusters:,} clusters): {unit}"
+    )
+    if clusters.standard_error is not None:
+        note += (
+            "; cluster-robust (CR1) standard error of the difference "
+            f"{scale.amount(clusters.standard_error)}"
+        )
+    return Markdown(note + ".")
+
+
+def _difference_text(diff: BootstrapResult, confidence: str, digits: str = ".4g") -> str:
+    ci = diff.confidence_interval
+    text = (
+        f"difference {diff.statistic:+{digits}} [{ci.low:{digits}}, {ci.high:{digits}}] "
+        f"({confidence}, paired bootstrap, {diff.method}"
+    )
+    if diff.n_undefined:
+        text += f"; {diff.n_undefined:,} resamples undefined and left out"
+    return text + ")"
+
+
+def cost_note(c: Comparison, confidence: str) -> Markdown | None:
+    cost = c.cost
+    if cost is None:
+        return None
+    b, k = cost.baseline, cost.candidate
+    total = f"total cost {b.total_cost:.4g} → {k.total_cost:.4g}"
+    if b.items_without_cost + k.items_without_cost:
+        total += f" ({b.items_without_cost} + {k.items_without_cost} items without a cost, as 0)"
+    if b.solved is None:
+        return Markdown(f"**Cost:** {total}.")
+    per = f"**Cost per solved task:** {maybe(b.cost_per_solved)} → {maybe(k.cost_per_solved)}"
+    if cost.difference is not None:
+        per += ", " + _difference_text(cost.difference, confidence)
+    return Markdown(f"{per}; {total}.")
+
+
+def f1_note(c: Comparison, confidence: str) -> Markdown | None:
+    f1 = c.f1
+    if f1 is None:
+        return None
+    text = (
+        f"**Micro F1** (from per-item TP/FP/FN): {maybe(f1.baseline.f1, '{:.3f}')} → "
+        f"{maybe(f1.candidate.f1, '{:.3f}')}"
+    )
+    if f1.difference is not None:
+        text += ", " + _difference_text(f1.difference, confidence, ".3f")
+    return Markdown(text + ".")
+
+
+def repeats_notes(c: Comparison, scale: Scale) -> list[Markdown]:
+    """Per side with repeats: pass@k, the standard error and the budget's advice."""
+    sides = (("baseline", c.repeats_baseline), ("candidate", c.repeats_candidate))
+    return [_repeats_note(side, rep, scale) for side, rep in sides if rep is not None]
+
+
+def _repeats_note(side: str, rep: RepeatsSide, scale: Scale) -> Markdown:
+    n, k = rep.result.items, rep.result.repeats
+    shown = [(kk, v) for kk, v in rep.pass_at_k if kk in (1, k) or kk == len(rep.pass_at_k)]
+    text = f"{side}: " + ", ".join(f"pass@{kk} {v * 100:.1f} %" for kk, v in shown)
+    if rep.standard_error is not None and rep.budget is not None:
+        b = rep.budget
+        text += (
+            f"; standard error of the mean with {n:,} items × {k} repeats "
+            f"{scale.amount(rep.standard_error)}"
+        )
+        if (b.items, b.repeats) != (n, k):
+            text += (
+                f"; the same {b.budget:,} calls on {b.items:,} distinct items × {b.repeats} "
+                f"repeat{'s' if b.repeats > 1 else ''} would give {scale.amount(b.standard_error)}"
+            )
+    return Markdown(text + ".")
+
+
+def not_evaluated_line(c: Comparison, decision: Decision) -> Markdown | None:
+    """The items a run did not evaluate, in words, with the first few of each side's (ids
+    shortened, as inline code)."""
+    skipped = c.paired.not_evaluated
+    reason = next((r for r in decision.reasons if r.code == "not_evaluated"), None)
+    if skipped is None or reason is None:
+        return None
+    parts = [Markdown(f"**Not evaluated:** {not_evaluated_words(reason)}.")]
+    for side, ids, n in (
+        ("baseline", skipped.baseline_ids, skipped.baseline - skipped.both),
+        ("candidate", skipped.candidate_ids, skipped.candidate - skipped.both),
+    ):
+        if ids:
+            more = Markdown(f", … ({n:,} in all)") if n > len(ids) else EMPTY
+            shown = md.join(Markdown(", "), (md.code(short_id(i)) for i in ids))
+            parts.append(md.format("Not evaluated by the {} only: {}{}.", side, shown, more))
+    return md.join(Markdown(" "), parts)
