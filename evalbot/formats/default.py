@@ -21,7 +21,7 @@ import math
 import re
 import shlex
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from functools import partial
 from typing import Any
 
@@ -150,7 +150,8 @@ class _Table:
     where: Callable[[int], str]
     record: Callable[[int], Mapping[str, Any]]
     strings: bool
-    locate: dict[str, Any] = field(default_factory=dict)
+    locate: dict[str, Any]
+    kinds: Callable[[str], set[type]]
 
 
 def _names(options: ReadOptions) -> list[str]:
@@ -208,6 +209,7 @@ def _jsonl_table(data: bytes, source: str, options: ReadOptions) -> _Table:
         record=record,
         strings=False,
         locate=locate,
+        kinds=_kinds_of(column),
     )
 
 
@@ -246,6 +248,7 @@ def _records_table(records: list[tuple[str, object]], source: str, *, strings: b
         record=mappings.__getitem__,
         strings=strings,
         locate={"locations": locations},
+        kinds=_kinds_of(column),
     )
 
 
@@ -296,7 +299,7 @@ def _without_long_numbers(table: _Table, name: str) -> list[Any] | None:
     """A column, an integer too long to be a value refused (msgspec reads them; the standard
     library's parse of a document refuses them)."""
     values = table.column(name)
-    if values is not None and int in _kinds(values):
+    if values is not None and int in table.kinds(name):
         for row, value in enumerate(values):
             if type(value) is int and not -_LONG < value < _LONG:
                 raise InputError(long_number(table.where(row), len(str(abs(value)))))
@@ -318,13 +321,14 @@ def _detected_metric(table: _Table, names: FieldNames) -> str:
     )
 
 
-def _kinds(values: list[Any]) -> set[type]:
-    return set(map(type, values))
+def _kinds_of(column: Callable[[str], list[Any] | None]) -> Callable[[str], set[type]]:
+    """The types of each column's values, each taken once (``UnsetType`` for a missing one)."""
+    return functools.cache(lambda name: set(map(type, column(name) or [UNSET])))
 
 
 def _ids(table: _Table, names: FieldNames) -> list[str]:
     values = table.column(names.id) or [UNSET] * table.count
-    kinds = _kinds(values)
+    kinds = table.kinds(names.id)
     if kinds == {str} and all(values) and not any(map(str.isspace, values)):
         return values
     if kinds == {int}:
@@ -356,7 +360,7 @@ def _compared(
 ) -> tuple[FloatArray, MetricKind]:
     """The compared field as floats, and whether it is a pass/fail outcome or a score."""
     values = table.column(metric) or [UNSET] * table.count
-    kinds = _kinds(values)
+    kinds = table.kinds(metric)
     scores: FloatArray | None = None
     kind: MetricKind = "binary"
     if kinds == {bool}:
@@ -422,7 +426,7 @@ def _epochs(table: _Table, name: str) -> IntArray | None:
     values = table.column(name)
     if values is None:
         return None
-    if _kinds(values) == {int}:
+    if table.kinds(name) == {int}:
         epochs = np.array(values, dtype=np.int64)
         if (epochs >= 0).all():
             return epochs
@@ -439,7 +443,7 @@ def _labels(table: _Table, name: str) -> list[str | None] | None:
     values = table.column(name)
     if values is None:
         return None
-    if _kinds(values) == {str} and "" not in values:
+    if table.kinds(name) == {str} and "" not in values:
         return values
     labels = [
         parse_label(None if value is UNSET else value, table.where(row), name)
@@ -452,7 +456,7 @@ def _costs(table: _Table, name: str) -> FloatArray | None:
     values = table.column(name)
     if values is None:
         return None
-    if _kinds(values) <= {int, float, type(None), type(UNSET)}:
+    if table.kinds(name) <= {int, float, type(None), type(UNSET)}:
         present = len(values) - values.count(None) - values.count(UNSET)
         try:
             costs = np.array([math.nan if v is None or v is UNSET else v for v in values], float)

@@ -7,10 +7,10 @@ or names the error with its line. Documents and single values are read by the st
 
 A JSON object that repeats a key (``{"passed": false, "passed": true}``) is legal JSON that
 parsers resolve differently, so it is refused, naming the file, the line and the key: anywhere
-in a document; in JSON Lines, among the keys read (a repeat elsewhere in a row cannot change a
-result, and finding it would cost a second parse of every line). Each key's quoted name is
-counted in the bytes against the rows that have it; only the lines where it occurs more often
-are looked at again.
+in a document; in JSON Lines, in rows holding only the keys read (each key's quoted name is
+counted in the bytes against the rows that have it, and only the lines where it occurs more
+often are looked at again). In rows holding other keys too, the last value counts, as for
+Python's ``json``: looking there would cost about a second parse of every row.
 
 :class:`UnreadableError` marks the errors that mean "this file is not in the shape this format
 reads": when the format was detected, :func:`evalbot.formats.parse_any` adds which
@@ -19,7 +19,6 @@ formats were tried and how to force one.
 
 from __future__ import annotations
 
-import abc
 import json
 import operator
 import re
@@ -27,6 +26,7 @@ from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from itertools import chain
 from typing import Any, Final
 
 import msgspec
@@ -291,35 +291,13 @@ def read_rows(
     return reader.read()
 
 
-class _Counted(abc.ABC):  # noqa: B024 - an ABC for its subclass hook, not for methods
-    """Any value (every object is an instance): msgspec hands each occurrence of a field of
-    this type to the decoder's ``dec_hook``, which counts it, so a key a row repeats is
-    counted twice."""
-
-    @classmethod
-    def __subclasshook__(cls, other: type) -> bool:
-        return True
-
-
-class _Seen:
-    """How many values of :class:`_Counted` fields msgspec decoded."""
-
-    def __init__(self) -> None:
-        self.count = 0
-
-    def hook(self, kind: type, value: Any) -> Any:
-        self.count += 1
-        return value
-
-
 @lru_cache(maxsize=32)
-def _row(keys: tuple[str, ...], only: bool) -> type:
-    """The struct of a row's ``keys``. ``only``: a row with any other key is refused, and
-    values are not counted."""
-    kind = Any if only else _Counted
-    fields = [(f"f{i}", kind, UNSET) for i in range(len(keys))]
+def _decoder(keys: tuple[str, ...], only: bool) -> msgspec.json.Decoder[Any]:
+    """Rows of ``keys`` (``only``: a row with any other key is refused)."""
+    fields = [(f"f{i}", Any, UNSET) for i in range(len(keys))]
     rename = {f"f{i}": key for i, key in enumerate(keys)}
-    return msgspec.defstruct("Row", fields, rename=rename, gc=False, forbid_unknown_fields=only)
+    row = msgspec.defstruct("Row", fields, rename=rename, gc=False, forbid_unknown_fields=only)
+    return msgspec.json.Decoder(row)
 
 
 class _Reader:
@@ -333,12 +311,11 @@ class _Reader:
         )  # fmt: skip
         self.what = "item"
         self.paths: list[tuple[str, ...]] = []
-        self.seen = _Seen()  # no reference back: the reader and its file are freed at once
-        # rows of the keys always read and nothing else: the keys' names are counted instead
-        self.only: msgspec.json.Decoder[Any] = msgspec.json.Decoder(_row(keys[:always], True))
-        self.decoder: msgspec.json.Decoder[Any] = msgspec.json.Decoder(
-            _row(keys, False), dec_hook=self.seen.hook
-        )
+        # rows holding the keys always read and no other (the first tried: nothing else to
+        # look at), rows holding the keys read and no other (the ones checked for repeated
+        # keys), and any rows
+        self.bare, self.only = _decoder(keys[:always], True), _decoder(keys, True)
+        self.decoder = _decoder(keys, False)
         self.getters = [operator.attrgetter(f"f{i}") for i in range(len(keys))]
         rest = [f"f{i}" for i in range(always, len(keys))]
         self.rest = operator.attrgetter(*rest) if rest else None
@@ -364,44 +341,38 @@ class _Reader:
             start = end + 1
         columns: dict[str, list[Any] | None] = {}
         for i, key in enumerate(self.keys):
-            if all(parts[i] is None for _, parts in self.chunks):
-                columns[key] = None
-                continue
-            columns[key] = column = list[Any]()
-            for n, parts in self.chunks:
-                column.extend([UNSET] * n if parts[i] is None else parts[i])  # type: ignore[arg-type]
+            parts = [(n, part[i]) for n, part in self.chunks]
+            columns[key] = None
+            if any(column is not None for _, column in parts):
+                columns[key] = list(chain.from_iterable(c or [UNSET] * n for n, c in parts))
         numbers = None if self.numbers is None else np.concatenate(self.numbers)
         return Rows(source=self.source, columns=columns, count=self.count, lines=numbers)
 
     def _chunk(self, chunk: _Chunk, first: int) -> None:
         """A chunk's rows into the columns: decoded in one call when each line holds one
         object and none is too long, else line by line."""
-        rows, only = self._decode(chunk)
+        rows, decoder = self._decode(chunk)
         if rows is not None and len(rows) == len(chunk.breaks) + 1 and chunk.objects():
-            # each line starts an object, and holds one
-            self._number(None, first, len(rows))
+            self._number(None, first, len(rows))  # each line starts an object, and holds one
         else:  # a blank line, two values on a line, or a line msgspec refuses
-            self.seen.count, only = 0, False
-            rows, numbers = self._line_by_line(chunk, first)
+            rows, numbers, decoder = self._line_by_line(chunk, first)
             self._number(numbers, first, len(rows))
-        columns = self._columns(rows, only)
-        self._check_repeats(chunk, first, columns, None if only else self.seen.count)
+        columns = self._columns(rows, bare=decoder is self.bare)
+        if decoder is not self.decoder:
+            self._check_repeats(chunk, first, columns)
         self.chunks.append((len(rows), columns))
         self.count += len(rows)
 
-    def _decode(self, chunk: _Chunk) -> tuple[list[Any] | None, bool]:
-        """The chunk's rows, and whether they hold the keys always read only; ``None`` when a
-        line is too long or msgspec refuses one."""
-        if chunk.longest() > self.max_line:
-            return None, False
-        try:
-            return self.only.decode_lines(chunk.view), True
-        except (msgspec.DecodeError, RecursionError):
-            self.seen.count = 0
-        try:
-            return self.decoder.decode_lines(chunk.view), False
-        except (msgspec.DecodeError, RecursionError):
-            return None, False
+    def _decode(self, chunk: _Chunk) -> tuple[list[Any] | None, msgspec.json.Decoder[Any]]:
+        """The chunk's rows and the narrowest decoder that read them; ``None`` when a line is
+        too long or msgspec refuses one."""
+        if chunk.longest() <= self.max_line:
+            for decoder in (self.bare, self.only, self.decoder):
+                try:
+                    return decoder.decode_lines(chunk.view), decoder
+                except (msgspec.DecodeError, RecursionError):
+                    pass
+        return None, self.decoder
 
     def _number(self, numbers: IntArray | None, first: int, rows: int) -> None:
         """Note the lines of a chunk's rows (``None``: lines ``first``, ``first + 1``, ...)."""
@@ -411,27 +382,27 @@ class _Reader:
             self.numbers = [np.arange(1, self.count + 1, dtype=np.int64)]
         self.numbers.append(np.arange(first, first + rows) if numbers is None else numbers)
 
-    def _columns(self, rows: list[Any], only: bool) -> list[list[Any] | None]:
+    def _columns(self, rows: list[Any], *, bare: bool) -> list[list[Any] | None]:
         """Each key's values in these rows; ``None`` for a key no row has (the keys most rows
-        lack are looked at together first). ``only``: the rows have the keys always read."""
-        columns: list[list[Any] | None] = []
-        for getter in self.getters[: self.always]:
-            column = list(map(getter, rows))
-            columns.append(column if column.count(UNSET) < len(column) else None)
+        lack are read together). ``bare``: the rows hold the keys always read only."""
+        columns = [list(map(get, rows)) for get in self.getters[: self.always]]
         rest = len(self.keys) - self.always
-        none: Any = UNSET if rest == 1 else (UNSET,) * rest
-        if only or (self.rest is not None and list(map(self.rest, rows)).count(none) == len(rows)):
-            return columns + [None] * rest
-        for getter in self.getters[self.always :]:
-            column = list(map(getter, rows))
-            columns.append(column if column.count(UNSET) < len(column) else None)
-        return columns
+        if not bare and self.rest:
+            values: list[Any] = list(map(self.rest, rows))  # the other keys' values, a tuple a row
+            if values.count(UNSET if rest == 1 else (UNSET,) * rest) < len(rows):
+                columns += [values] if rest == 1 else [list(c) for c in zip(*values, strict=True)]
+        present = [c if c[:1] != [UNSET] or c.count(UNSET) < len(c) else None for c in columns]
+        return present + [None] * (len(self.keys) - len(present))
 
-    def _line_by_line(self, chunk: _Chunk, first: int) -> tuple[list[Any], IntArray]:
+    def _line_by_line(
+        self, chunk: _Chunk, first: int
+    ) -> tuple[list[Any], IntArray, msgspec.json.Decoder[Any]]:
         """Each non-blank line decoded alone; a line msgspec refuses is read by the standard
-        library (which reads NaN, or names what is wrong)."""
+        library (which reads NaN, or names what is wrong). The decoder returned is ``only``
+        when every row holds the keys read and no other."""
         rows: list[Any] = []
         numbers: list[int] = []
+        only = True
         for number, line in enumerate(chunk.lines, start=first):
             if not line.strip():
                 continue
@@ -440,55 +411,50 @@ class _Reader:
                 raise UnreadableError(f"{where}: line longer than {self.max_line} bytes")
             try:
                 row = self.decoder.decode(line)
+                only = only and self._only(line)
             except (msgspec.DecodeError, RecursionError):
                 record = self._record(line, where)
                 if not isinstance(record, dict):
                     raise UnreadableError(
                         f"{where}: expected an object per {self.what}, got {show(record)}"
                     ) from None
-                row = msgspec.convert(record, self.decoder.type, dec_hook=self.seen.hook)
+                row = msgspec.convert(record, self.decoder.type)
+                only = only and set(record) <= set(self.keys)
             rows.append(row)
             numbers.append(number)
-        return rows, np.asarray(numbers, dtype=np.int64)
+        return rows, np.asarray(numbers, dtype=np.int64), self.only if only else self.decoder
 
-    def _check_repeats(
-        self, chunk: _Chunk, first: int, columns: list[list[Any] | None], seen: int | None
-    ) -> None:
-        """Refuse a row that repeats a key read (at its top level, or along a dotted name's
-        path); the lines this leaves in doubt are read again by the standard library.
+    def _only(self, line: bytes) -> bool:
+        """Whether the line holds the keys read and no other."""
+        try:
+            self.only.decode(line)
+        except msgspec.DecodeError:
+            return False
+        return True
 
-        ``seen``: the occurrences of the keys read that msgspec decoded, each present once in
-        a row when none repeats; ``None`` for rows holding only the keys read, whose quoted
-        names occur in the chunk as often as rows have them unless one is repeated (or spelled
-        with an escape: those lines are in doubt)."""
-        doubt: set[int] = set()
+    def _check_repeats(self, chunk: _Chunk, first: int, columns: list[list[Any] | None]) -> None:
+        """Refuse a row (holding the keys read and no other) that repeats one: each key's
+        quoted name occurs in the chunk as often as rows have the key when none repeats it,
+        unless a line spells a name with an escape; the lines left in doubt are read again by
+        the standard library."""
+        escaped: set[int] = set()
+        twice: set[int] = set()
         pairs = zip(self.keys, columns, strict=True)
         present = {key: len(c) - c.count(UNSET) for key, c in pairs if c is not None}
-        if seen is not None and seen != sum(present.values()):
-            doubt.update(i for i, line in enumerate(chunk.lines) if self._counted_twice(line))
-        names = dict.fromkeys(present if seen is None else ())
+        names = dict.fromkeys(present)
         names.update(dict.fromkeys(part for p in self.paths if p[0] in present for part in p))
-        if names and chunk.search(_ESCAPED_ASCII):
-            doubt.update(i for i, line in enumerate(chunk.lines) if _ESCAPED_ASCII.search(line))
-        for key in names:
-            token = msgspec.json.encode(key)
+        if chunk.search(_ESCAPED_ASCII):
+            escaped.update(i for i, line in enumerate(chunk.lines) if _ESCAPED_ASCII.search(line))
+        tokens = [msgspec.json.encode(key) for key in names]
+        for key, token in zip(names, tokens, strict=True):
             total = chunk.count(token)
-            if total and (seen is not None or total != present.get(key)):
+            if total and total != present.get(key):
                 counts = map(operator.methodcaller("count", token), chunk.lines)
-                doubt.update(i for i, n in enumerate(counts) if n > 1)
-        for i in sorted(doubt):
-            self._record(chunk.lines[i], f"{self.source}:{first + i}")
-
-    def _counted_twice(self, line: bytes) -> bool:
-        """Whether msgspec decodes a key read more than once in this line."""
-        if not line.strip():
-            return False
-        self.seen.count = 0
-        try:
-            row = self.decoder.decode(line)
-        except (msgspec.DecodeError, RecursionError):
-            return True
-        return self.seen.count > len(self.keys) - [get(row) for get in self.getters].count(UNSET)
+                twice.update(i for i, n in enumerate(counts) if n > 1)
+        for i in sorted(escaped | twice):
+            line = chunk.lines[i]
+            if i in escaped or self.paths or not _once_each(line, tokens):
+                self._record(line, f"{self.source}:{first + i}")
 
     def _record(self, line: bytes, where: str) -> Any:
         """One line read by the standard library; a key read that its object repeats (at the
@@ -513,6 +479,16 @@ class _Reader:
         return record
 
 
+def _once_each(line: bytes, tokens: list[bytes]) -> bool:
+    """Whether each quoted name occurs at most once in the line outside its object's values
+    (msgspec's raw spans of them): then the object repeats none of those keys."""
+    try:
+        values = b"\x00".join(_RAW_ROWS.decode(line).values())
+    except (msgspec.DecodeError, RecursionError):
+        return False
+    return all(line.count(token) - values.count(token) <= 1 for token in tokens)
+
+
 class _Chunk:
     """Lines ``data[start:end]`` of a file, without copying them (but when split)."""
 
@@ -530,9 +506,8 @@ class _Chunk:
 
     def objects(self) -> bool:
         """Whether every line starts with ``{``."""
-        octets = _octets(self.view)
         starts = self.data.startswith(b"{", self.start, self.end)
-        return starts and bool((octets[self.breaks + 1] == ord("{")).all())
+        return starts and bool((_octets(self.view)[self.breaks + 1] == ord("{")).all())
 
     def longest(self) -> int:
         ends = np.concatenate(([-1], self.breaks, [len(self.view)]))
@@ -542,9 +517,8 @@ class _Chunk:
         return self.data.count(token, self.start, self.end)
 
     def search(self, pattern: re.Pattern[bytes]) -> bool:
-        return self.data.find(b"\\", self.start, self.end) >= 0 and bool(
-            pattern.search(self.data, self.start, self.end)
-        )
+        found = self.data.find(b"\\", self.start, self.end) >= 0
+        return found and pattern.search(self.data, self.start, self.end) is not None
 
 
 def _octets(data: bytes | memoryview) -> npt.NDArray[np.uint8]:
