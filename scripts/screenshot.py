@@ -2,7 +2,8 @@
 
 Renders each scenario's comment with a GFM renderer (markdown-it-py: CommonMark + tables, raw
 HTML allowed as on GitHub for <details>), wraps it in GitHub-like CSS and photographs it with
-headless Chromium. A script, not a test: CI has no browser.
+headless Chromium (with a colour emoji font installed, e.g. Debian's fonts-noto-color-emoji, or
+the verdict's ✅ shows as a box). A script, not a test: CI has no browser.
 
     PYTHONPATH=. python scripts/screenshot.py [--chromium /usr/bin/chromium] [--keep-html]
 """
@@ -25,10 +26,10 @@ from evalbot.report.render import render_comment  # noqa: E402
 from tests.golden.scenarios import MARKER, SCENARIOS, STATE  # noqa: E402
 
 SHOTS = {
-    # name: (scenario, open the first <details>?, window height)
-    "improvement": ("improvement", False, 1300),
-    "regression": ("regression", True, 1900),
-    "inconclusive": ("inconclusive", False, 1100),
+    # name: (scenario, the <details> shown open (by its summary), window height)
+    "improvement": ("improvement", "Why this verdict", 1180),
+    "regression": ("regression", "Broken items", 2200),
+    "inconclusive": ("inconclusive", None, 870),
 }
 
 CSS = """
@@ -55,10 +56,10 @@ p { margin: 0 0 12px; }
 """
 
 
-def page(markdown: str, *, open_first: bool) -> str:
+def page(markdown: str, *, shown: str | None) -> str:
     body = MarkdownIt("commonmark", {"html": True}).enable("table").render(markdown)
-    if open_first:
-        body = body.replace("<details>", "<details open>", 1)
+    if shown:
+        body = body.replace(f"<details><summary>{shown}", f"<details open><summary>{shown}", 1)
     return (
         "<!doctype html><meta charset='utf-8'><style>" + CSS + "</style>"
         "<div class='comment'><div class='head'><b>github-actions</b> bot commented "
@@ -100,12 +101,12 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     args.out.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory() as tmp:
-        for name, (scenario, open_first, height) in SHOTS.items():
+        for name, (scenario, shown, height) in SHOTS.items():
             view = SCENARIOS[scenario]().view()
             markdown = render_comment(view, marker=MARKER, state_block=STATE)
             folder = args.out if args.keep_html else Path(tmp)
             html_path = folder / f"{name}.html"
-            html_path.write_text(page(markdown, open_first=open_first), encoding="utf-8")
+            html_path.write_text(page(markdown, shown=shown), encoding="utf-8")
             png = args.out / f"{name}.png"
             shoot(args.chromium, html_path, png, height)
             print(f"wrote {png.relative_to(REPO)}")
