@@ -16,26 +16,14 @@ from jinja2.exceptions import SecurityError
 
 from evalbot.errors import ConfigError
 from evalbot.limits import MAX_CHECK_TEXT_CHARS, MAX_COMMENT_CHARS
+from evalbot.report import sandbox
 from evalbot.report import text as md
 from evalbot.report.numbers import p_clause
-from evalbot.report.sandbox import (
-    BUNDLED_CODE,
-    Limits,
-    Sandbox,
-    TemplateFolder,
-    TemplateLimitError,
-    TemplateTimeout,
-    bundled_loader,
-    environment,
-    prefetch,
-    render_limited,
-    user_loader,
-)
 from evalbot.report.text import Markdown
 from evalbot.report.view import HistoryRow, View
 
 #: What a user's template may use each time it is rendered (docs/comment.md).
-TEMPLATE_LIMITS = Limits()
+TEMPLATE_LIMITS = sandbox.Limits()
 #: Item ids shown per list in a PR comment (the job summary shows all the view holds).
 COMMENT_LIST_LIMIT = 50
 #: Slices shown in a PR comment.
@@ -50,16 +38,14 @@ _FOREIGN_MARKER = re.compile(r"<!--(?=\s*evalbot)")
 
 
 @functools.cache
-def _bundled(mode: str) -> Sandbox:
-    return environment(
-        "markdown" if mode == "markdown" else "text", bundled_loader(), code_cache=BUNDLED_CODE
-    )
+def _bundled(mode: sandbox.Mode) -> sandbox.Sandbox:
+    return sandbox.environment(mode, sandbox.bundled_loader(), code_cache=sandbox.BUNDLED_CODE)
 
 
 def render(template: str, view: View, **extra: Any) -> str:
     """One of the bundled templates (``comment.md.j2``, ``text.j2``) with ``view``."""
     context: dict[str, Any] = {"limit": None, "slice_limit": None, "mode": "cli", **extra}
-    mode = "markdown" if template.endswith(".md.j2") else "text"
+    mode: sandbox.Mode = "markdown" if template.endswith(".md.j2") else "text"
     return _bundled(mode).get_template(template).render(v=view, **context)
 
 
@@ -71,7 +57,7 @@ class UserTemplate:
 
     name: str
     text: str
-    folder: TemplateFolder | None = None
+    folder: sandbox.TemplateFolder | None = None
 
 
 TemplateSource = str | Path | UserTemplate
@@ -86,7 +72,7 @@ def _read_user(template: TemplateSource) -> UserTemplate:
     except (OSError, UnicodeDecodeError) as error:
         why = error.strerror if isinstance(error, OSError) else "not UTF-8"
         raise ConfigError(f"{template}: cannot read the report template ({why})") from None
-    folder = TemplateFolder.on_disk(Path(template).parent, limits=TEMPLATE_LIMITS)
+    folder = sandbox.TemplateFolder.on_disk(Path(template).parent, limits=TEMPLATE_LIMITS)
     return UserTemplate(name=str(template), text=text, folder=folder)
 
 
@@ -98,20 +84,20 @@ def _render_user(template: TemplateSource, view: View, **extra: Any) -> str:
         extra["marker"] = Markdown(extra["marker"])  # evalbot's own: <!-- evalbot:NAME -->
     try:
         if len(user.text) > limits.file_chars:
-            raise TemplateLimitError(f"it is over {limits.file_chars:,} characters")
-        env = environment("markdown", user_loader(user.folder), limits=limits)
-        prefetch(env, user.text)
-        return render_limited(env, user.text, {"v": view, **extra}, limits)
+            raise sandbox.TemplateLimitError(f"it is over {limits.file_chars:,} characters")
+        env = sandbox.environment("markdown", sandbox.user_loader(user.folder), limits=limits)
+        sandbox.prefetch(env, user.text)
+        return sandbox.render_limited(env, user.text, {"v": view, **extra}, limits)
     except jinja2.TemplateSyntaxError as error:
         # in an included file: name it after the template
         where = f"{user.name}:" if error.name is None else f"{user.name}: {error.name}:"
         raise ConfigError(f"{where}{error.lineno}: report template: {error.message}") from None
-    except TemplateTimeout:
+    except sandbox.TemplateTimeout:
         why = (
             f"it ran for more than {limits.seconds:g} s, the time limit of `report.template` "
             "(a loop without end?)"
         )
-    except TemplateLimitError as error:
+    except sandbox.TemplateLimitError as error:
         why = f"{error}; that is a limit of `report.template`"
     except MemoryError:
         why = (

@@ -288,10 +288,11 @@ def _relative(name: str) -> str:
     return "/".join(parts)
 
 
-class TemplateFolder:
-    """The files beside a user's template, read by ``read`` (a path relative to the folder,
-    already checked; ``None``: no such file), each at most once: in the action from GitHub at
-    the base commit, on the command line from disk (:meth:`on_disk`)."""
+class TemplateFolder(jinja2.BaseLoader):
+    """A user's template's loader: evalbot's ``macros.md.j2``, then the files beside the
+    template, read by ``read`` (a path relative to the folder, already checked; ``None``: no
+    such file), each at most once: in the action from GitHub at the base commit, on the
+    command line from disk (:meth:`on_disk`)."""
 
     def __init__(self, read: Callable[[str], str | None], *, limits: Limits | None = None):
         self._read = read
@@ -317,6 +318,13 @@ class TemplateFolder:
 
         return cls(read, limits=limits)
 
+    def get_source(
+        self, environment: jinja2.Environment, template: str
+    ) -> tuple[str, str | None, Callable[[], bool] | None]:
+        source = _bundled_source(template) if template == BUNDLED_MACROS else self.source(template)
+        assert source is not None
+        return source, None, lambda: True
+
     def source(self, name: str) -> str:
         relative = _relative(name)
         if relative not in self._files:
@@ -336,28 +344,9 @@ class TemplateFolder:
         return text
 
 
-class _UserLoader(jinja2.BaseLoader):
-    def __init__(self, folder: TemplateFolder | None) -> None:
-        self._folder = folder
-
-    def get_source(
-        self, environment: jinja2.Environment, template: str
-    ) -> tuple[str, str | None, Callable[[], bool] | None]:
-        if template == BUNDLED_MACROS:
-            source = _bundled_source(template)
-            assert source is not None
-            return source, None, lambda: True
-        if self._folder is None:
-            _relative(template)  # say "outside" for what would be outside anyway
-            raise jinja2.TemplateNotFound(
-                template, f"{template!r}: no such file in the template's folder"
-            )
-        return self._folder.source(template), None, lambda: True
-
-
 def user_loader(folder: TemplateFolder | None) -> jinja2.BaseLoader:
-    """A user's template's loader: evalbot's ``macros.md.j2``, then ``folder``'s files."""
-    return _UserLoader(folder)
+    """A user's template's loader: ``folder``, or a folder with no files."""
+    return folder or TemplateFolder(lambda relative: None)
 
 
 def prefetch(env: jinja2.Environment, source: str) -> None:

@@ -19,6 +19,7 @@ from evalbot.compare import Comparison, RepeatsSide
 from evalbot.plan.config import Config
 from evalbot.plan.rules.decision import Decision
 from evalbot.report import text as md
+from evalbot.report import words
 from evalbot.report.docs import GLOSSARY_URL
 from evalbot.report.numbers import (
     Scale,
@@ -29,23 +30,6 @@ from evalbot.report.numbers import (
     plural,
 )
 from evalbot.report.text import EMPTY, Markdown, short_id
-from evalbot.report.words import (
-    bootstrap_note,
-    clusters_note,
-    cost_note,
-    difference_method,
-    effect_size_note,
-    f1_note,
-    not_evaluated_line,
-    power_lines,
-    repeats_notes,
-    unpaired_note,
-    verdict_words,
-    word_disclosure,
-    word_plan,
-    word_reason,
-    word_reasons,
-)
 
 OUTCOME_LABELS = {
     "improvement": (Markdown("✅"), Markdown("Improvement")),
@@ -268,7 +252,7 @@ def build_view(
     escaped) come from the action, ``inputs`` (the files compared) from the CLI.
     """
     c, scale = comparison, Scale(percent=comparison.metric == "pass_rate")
-    words = verdict_words(c, decision, scale)
+    verdict = words.verdict_words(c, decision, scale)
     symbol, label = OUTCOME_LABELS[decision.outcome]
     hexdigits = "".join(ch for ch in c.paired.fingerprint if ch in string.hexdigits)
     ci = c.difference.confidence_interval
@@ -286,8 +270,10 @@ def build_view(
         gate=Markdown(decision.gate),
         gate_symbol=Markdown("✅" if decision.gate == "pass" else "❌"),
         conclusion=decision.conclusion,
-        reasons=word_reasons([r for r in decision.reasons if r.code != "not_evaluated"]),
-        gate_reasons=word_reasons(decision.of_kind("gate")) if decision.gate == "fail" else [],
+        reasons=words.word_reasons([r for r in decision.reasons if r.code != "not_evaluated"]),
+        gate_reasons=words.word_reasons(decision.of_kind("gate"))
+        if decision.gate == "fail"
+        else [],
         items=c.items,
         metric=Markdown(c.metric),
         percent=scale.percent,
@@ -302,7 +288,7 @@ def build_view(
         version=Markdown(__version__),
         interval_method=Markdown(c.baseline.interval_method),
         unpaired_pvalue=None if c.unpaired is None else format_pvalue(c.unpaired.pvalue),
-        unpaired_note=unpaired_note(c),
+        unpaired_note=words.unpaired_note(c),
         picture=Markdown(picture) if picture else None,
         slices=_slice_rows(c, scale),
         slice_units=Markdown("p: the cluster test, a cluster's items in the slice as one unit")
@@ -311,24 +297,24 @@ def build_view(
         secondary=_secondary_rows(c),
         repeats=[_repeats_row(side, rep, scale) for side, rep in _repeat_sides(c)],
         flaky=_flaky(c, max_ids=max_ids, item_url=item_url),
-        power=power_lines(c, scale),
+        power=words.power_lines(c, scale),
         **_plan(decision, config, scale),
         config_change=config_change or None,
         config_path=config_path,
         provenance=_provenance_rows(provenance),
         history=list(history),
         notes=tuple(notes),
-        clusters_note=clusters_note(c, scale),
-        cost_note=cost_note(c, words["confidence"]),
-        f1_note=f1_note(c, words["confidence"]),
-        repeats_notes=repeats_notes(c, scale),
+        clusters_note=words.clusters_note(c, scale),
+        cost_note=words.cost_note(c, verdict["confidence"]),
+        f1_note=words.f1_note(c, verdict["confidence"]),
+        repeats_notes=words.repeats_notes(c, scale),
         inputs=_input_rows(inputs),
         glossary_url=Markdown(GLOSSARY_URL),
-        effect_size_note=effect_size_note(c),
-        bootstrap_note=bootstrap_note(c, scale),
-        difference_method=difference_method(c),
-        not_evaluated=not_evaluated_line(c, decision),
-        **words,
+        effect_size_note=words.effect_size_note(c),
+        bootstrap_note=words.bootstrap_note(c, scale),
+        difference_method=words.difference_method(c),
+        not_evaluated=words.not_evaluated_line(c, decision),
+        **verdict,
     )
 
 
@@ -475,8 +461,8 @@ def _plan(decision: Decision, config: Config | None, scale: Scale) -> dict[str, 
     tripwires = [reason for reason in d.reasons if reason.code == "tripwire"]
     return {
         "plan": rows,
-        "warnings": [word_reason(reason) for reason in [*d.warnings, *tripwires]],
-        "disclosure": word_disclosure(d),
+        "warnings": [words.word_reason(reason) for reason in [*d.warnings, *tripwires]],
+        "disclosure": words.word_disclosure(d),
     }
 
 
@@ -487,7 +473,7 @@ def _plan_rows(d: Decision, config: Config | None) -> list[Row]:
     if planned is None and config is not None:
         planned = config.policy.sample_size
     if planned is not None:
-        note = word_plan(d.planned)
+        note = words.word_plan(d.planned)
         value = f"{planned:,}" + (f" ({note})" if note else "")
         rows.append(Row(label=Markdown("pre-registered items"), value=value))
     if d.mode == "sequential":
