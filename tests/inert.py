@@ -1,4 +1,4 @@
-"""Checks that untrusted text stayed text wherever evalbot printed it (issue 10).
+"""Checks that untrusted text stayed text wherever evalbot printed it.
 
 Markdown is parsed with markdown-it-py (CommonMark with GFM tables), as GitHub parses it, and
 its token tree is walked: no image, no link but evalbot's own, no HTML but evalbot's own, no

@@ -58,8 +58,7 @@ def build_json(comparison: Comparison, decision: Decision) -> JSONObject:
     return {
         "schema_version": SCHEMA_VERSION,
         "evalbot_version": __version__,
-        "items": c.items,
-        "metric": c.metric,
+        **_pick(c, "items", "metric"),
         "baseline": _side(c.baseline, paired.baseline_source, paired.epochs_baseline),
         "candidate": _side(c.candidate, paired.candidate_source, paired.epochs_candidate),
         "difference": _difference(c),
@@ -73,8 +72,7 @@ def build_json(comparison: Comparison, decision: Decision) -> JSONObject:
             "discordant": c.mcnemar.discordant,
         },
         "test": _test(c, decision),
-        "fixed_ids": c.fixed_ids,
-        "broken_ids": c.broken_ids,
+        **_pick(c, "fixed_ids", "broken_ids"),
         "pairing": _pairing(c),
         "not_evaluated": None
         if paired.not_evaluated is None
@@ -114,8 +112,7 @@ def build_json(comparison: Comparison, decision: Decision) -> JSONObject:
 
 def _side(side: Side, source: str, epochs: int) -> JSONObject:
     return {
-        "rate": side.rate,
-        "passed": side.passed,
+        **_pick(side, "rate", "passed"),
         "ci": list(side.confidence_interval),
         "ci_method": side.interval_method,
         "source": source,
@@ -135,11 +132,9 @@ def _difference(c: Comparison) -> JSONObject:
     return {
         "estimate": finite(diff.statistic),
         "ci": _finite_pair(diff.confidence_interval),
-        "method": diff.method,
-        "interval": diff.interval,
+        **_pick(diff, "method", "interval"),
         "confidence": diff.confidence_level,
-        "resamples": c.resamples,
-        "seed": c.seed,
+        **_pick(c, "resamples", "seed"),
         "standard_error": finite(diff.standard_error),
         **pvalue_json(diff.pvalue),
         "clusters": None if c.clusters is None else c.clusters.clusters,
@@ -231,8 +226,7 @@ def _secondary(c: Comparison) -> list[JSONObject]:
             **_pick(m, "baseline", "candidate"),
             "estimate": finite(m.difference.statistic),
             "ci": _finite_pair(m.difference.confidence_interval),
-            "method": m.difference.method,
-            "interval": m.difference.interval,
+            **_pick(m.difference, "method", "interval"),
             "confidence": m.difference.confidence_level,
             "resamples": m.difference.n_resamples,
             "seed": m.difference.seed if m.difference.n_resamples else None,
@@ -329,14 +323,11 @@ def reason_json(reason: Reason) -> JSONObject:
     """A reason as data with its words: ``code`` (a closed vocabulary), ``kind``, ``text``,
     ``observed`` and ``threshold`` in ``unit``, the config key (``rule``) and ``flag``."""
     return {
-        "code": reason.code,
-        "kind": reason.kind,
+        **_pick(reason, "code", "kind"),
         "text": word_reason(reason),
         "observed": _plain(reason.observed),
         "threshold": _plain(reason.threshold),
-        "unit": reason.unit,
-        "rule": reason.rule,
-        "flag": reason.flag,
+        **_pick(reason, "unit", "rule", "flag"),
         "details": {key: _plain(value) for key, value in reason.details.items()},
     }
 

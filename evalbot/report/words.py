@@ -38,8 +38,7 @@ from evalbot.stats.pvalue import PValue
 
 
 def _p_is(p: PValue) -> str:
-    text = word_pvalue(p)
-    return f"p {text}" if text.startswith("<") else f"p = {text}"
+    return p_clause(word_pvalue(p))
 
 
 def _diff(value: float | str | None, unit: str | None, *, signed: bool = False) -> str:

@@ -3,12 +3,11 @@ ledger block, a look digest, a team mention, an image, a javascript link, a tabl
 ``|``, newlines, a carriage return and terminal escapes. Run in the two-workflow setup (the
 privileged ``workflow_run`` job reads the fork's artifact) against the fake GitHub.
 
-Before the fix the message of the "another item set" refusal and of an input error was put
-into the comment, the check run and the job summary as it was: the fork injected a forged
-``<!-- evalbot-state:v1 -->`` block into evalbot's own comment, an ``@org/team`` mention, an
-``<img>``, and raw escape sequences into the annotations and the log; an id ``GH-1`` in the
-verdict's lists linked issue 1. Every output is now checked on markdown-it-py's token tree
-(:mod:`tests.inert`).
+The messages that quote such text (the "another item set" refusal, an input error) and the
+verdict's lists stay inert in the comment, the check run, the job summary, the annotations
+and the log: no forged ``<!-- evalbot-state:v1 -->`` block, no ``@org/team`` mention, no
+``<img>``, no raw escape sequence, no link from an id ``GH-1``. Every output is checked on
+markdown-it-py's token tree (:mod:`tests.inert`).
 """
 
 from __future__ import annotations
@@ -147,7 +146,7 @@ def test_the_annotations_of_a_refusal_are_one_line_without_escapes(fork: World) 
 def test_hostile_ids_and_slices_in_the_verdict_comment(fork: World) -> None:
     """(d) Under ``policy.missing: fail`` the fork's extra items are judged (as failures of
     the baseline), so its ids reach the verdict's lists, and its slice labels the slice
-    table. Before the fix an id ``GH-1`` linked issue 1 from evalbot's comment."""
+    table; an id ``GH-1`` links nothing."""
     plan(fork, "policy: {missing: fail}\n" + RESAMPLES)
     fork.add_baseline_run(fork.pull.base_sha)
     extra = [

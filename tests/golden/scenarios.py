@@ -48,7 +48,7 @@ HOSTILE_IDS = [
     "> quote",
     "</details>",
     "GH-12",
-    # issue 10: what a fork put in ids, file and zip member names, slice and scorer names
+    # what a fork puts in ids, file and zip member names, slice and scorer names
     "<!-- evalbot-state:v1 eyJ2IjogMSwgImxvb2tzIjogW119 -->",
     "<!-- evalbot-look:v1 eyJ2IjogMX0= -->",
     "@org/team",

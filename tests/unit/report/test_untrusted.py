@@ -1,4 +1,4 @@
-"""Untrusted text everywhere it can be printed (issue 10): the hostile ids of the golden
+"""Untrusted text everywhere it can be printed: the hostile ids of the golden
 scenario as slice names, scorer names, reasons, warnings, plan values, history rows, notes,
 the config's path and diff, and messages; in the comment, the job summary, the check run, a
 notice, the CLI's text and its stderr, annotations and log lines."""
