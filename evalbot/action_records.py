@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from evalbot.compare import Comparison
+from evalbot.compare.records import Comparison
 from evalbot.formats.model import Results
 from evalbot.github.records import ArtifactInfo
 from evalbot.plan.config import Config

@@ -37,7 +37,7 @@ from evalbot.report.text import plain
 from evalbot.vocabulary import BOOTSTRAP_METHODS, ERRORS_RULES, MISSING_RULES, POWER
 
 if TYPE_CHECKING:
-    from evalbot.compare import Comparison
+    from evalbot.compare.records import Comparison
     from evalbot.formats.model import Results
     from evalbot.plan.config import Config
     from evalbot.plan.ledger import State
@@ -632,7 +632,7 @@ def _exclusive(args: argparse.Namespace, *groups: tuple[str, ...]) -> None:
 
 def _test(args: argparse.Namespace, config: Config) -> Sizing:
     """The test the plan is sized for: the flags, else the config's."""
-    from evalbot.compare.alpha import plan_alpha
+    from evalbot.compare.records import plan_alpha
 
     plan = config.plan
     deff = args.design_effect

@@ -1,306 +1,196 @@
-"""Pure: the primary comparison of a paired run: each side's rate (or mean) and interval, the
-primary test with the difference's interval from the same method where one exists, the paired
-bootstrap of the difference (the test with ``test: bootstrap``, else shown beside it), and for
-pass/fail items the 2x2 table, McNemar's test, the churn and (for contrast only) the unpaired
-test."""
+"""Pure: the primary metric of a paired run: each side's rate (or mean) and interval, the test
+that decides and the interval shown (from the same method where one exists), the paired
+bootstrap of the difference (the test with ``test: bootstrap``, else shown beside it), how
+sensitive the eval is, repeats and clusters; for pass/fail items the 2x2 table, McNemar's test,
+churn and (for contrast only) the unpaired test."""
 
 from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from dataclasses import replace
+from typing import TypeGuard
 
 import numpy as np
 
-from evalbot.compare.alpha import Alpha
-from evalbot.compare.bootstrap import plan_bootstrap_mean
-from evalbot.compare.costs import has_clusters
-from evalbot.compare.power import compute_design, compute_power
 from evalbot.compare.records import (
-    CLUSTER_INTERVALS,
+    Alpha,
+    ClusterResult,
     Comparison,
-    Difference,
-    IntervalKind,
+    Estimate,
+    PowerResult,
+    RepeatsSide,
     Side,
-    TestResult,
+    Test,
 )
-from evalbot.compare.repeats import compute_repeats
-from evalbot.compare.slices import compute_slices
 from evalbot.formats.model import FloatArray, Paired
 from evalbot.plan.config import Config
-from evalbot.stats.bootstrap import BootstrapResult
-from evalbot.stats.clusters import clustered_mean_test
-from evalbot.stats.intervals import ConfidenceInterval, mean_of_means_interval, wilson_interval
-from evalbot.stats.mcnemar import McNemarResult, mcnemar, mcnemar_smallest_pvalue
-from evalbot.stats.paired_mean import EffectSizeResult, PairedMeanResult, paired_mean_test
+from evalbot.stats.bootstrap import BootstrapResult, ColumnsLike, Metric, paired_bootstrap
+from evalbot.stats.clusters import (
+    ClusteredMeanResult,
+    DesignEffectResult,
+    cluster_codes,
+    clustered_mean_test,
+    clustered_standard_error,
+    estimate_design_effect,
+)
+from evalbot.stats.intervals import mean_of_means_interval, t_interval, wilson_interval
+from evalbot.stats.mcnemar import mcnemar
+from evalbot.stats.paired_mean import PairedMeanResult, paired_mean_test
 from evalbot.stats.paired_proportions import paired_difference_interval
-from evalbot.stats.pvalue import PValue, exact_pvalue
+from evalbot.stats.power import mcnemar_minimum_detectable_effect, mcnemar_sample_size
+from evalbot.stats.repeats import allocate_budget, analyze_repeats, pass_at_k
+from evalbot.stats.repeats import repeats_standard_error as repeats_se
 from evalbot.stats.sequential import confidence_sequence, mixture_sprt
 from evalbot.stats.table import PairedTable, churn, compute_paired_table, two_proportion_ztest
+from evalbot.vocabulary import POWER
 
-__all__ = ["compute_primary", "score_test"]
-
-
-def side_binary(values: FloatArray, confidence: float) -> Side:
-    """A pass/fail side: its pass rate and Wilson score interval."""
-    passed = int(values.sum())
-    n = len(values)
-    return Side(
-        rate=passed / n,
-        passed=passed,
-        confidence_interval=wilson_interval(passed, n, confidence_level=confidence),
-        interval_method="wilson",
-    )
+#: pass@k is reported for k = 1 .. min(repeats, MAX_PASS_AT_K).
+MAX_PASS_AT_K = 10
+#: The bootstrap shown beside the deciding test draws at most this many items of distinct scores
+#: in all (10,000 resamples up to 3,000 items, 30 at a million: under a second; the JSON says how
+#: many); pass/fail items are resampled by their counts and keep every resample.
+BESIDE_DRAWS = 30_000_000
 
 
-def side_repeats(values: FloatArray, confidence: float, repeats: int) -> Side:
-    """Pass rates over repeats (per-item means in [0, 1]): Wilson with the effective number
-    of trials, which stays in [0, 1] (:func:`evalbot.stats.intervals.mean_of_means_interval`)."""
-    found = mean_of_means_interval(values, repeats, confidence_level=confidence)
-    return Side(
-        rate=found.statistic,
-        passed=None,
-        confidence_interval=found.confidence_interval,
-        interval_method=found.method,
-    )
-
-
-def side_score(values: FloatArray, confidence: float) -> Side:
-    """A score side: its mean and t interval (a point with one item)."""
-    from scipy.special import stdtrit  # the t quantile; scipy.stats costs 1 s to import
-
-    n = len(values)
-    mean = float(values.mean())
-    if n < 2:
-        return Side(
-            rate=mean,
-            passed=None,
-            confidence_interval=ConfidenceInterval(mean, mean),
-            interval_method="t",
-        )
-    sem = float(values.std(ddof=1)) / np.sqrt(n)
-    half = float(stdtrit(n - 1, 0.5 + confidence / 2)) * sem
-    return Side(
-        rate=mean,
-        passed=None,
-        confidence_interval=ConfidenceInterval(mean - half, mean + half),
-        interval_method="t",
-    )
+def has_clusters(labels: Sequence[str | None] | None) -> TypeGuard[Sequence[str | None]]:
+    """Some items share a ``cluster`` label (an item without one is a cluster of its own)."""
+    return labels is not None and any(label is not None for label in labels)
 
 
 def compute_primary(paired: Paired, config: Config, alpha: Alpha) -> Comparison:
     """Every statistic of the primary metric under the plan's settings, judged at ``alpha``."""
-    boot = plan_bootstrap_mean(
+    boot = plan_bootstrap(
         paired.baseline,
         paired.candidate,
         config,
         clusters=paired.clusters,
         beside=config.test != "bootstrap",
     )
-    if paired.kind == "binary":
-        return _compute_binary(paired, config, alpha, boot)
-    return _compute_score(paired, config, alpha, boot)
-
-
-def _paired_standard_error(table: PairedTable) -> float:
-    """The plug-in standard error of a paired difference in pass rate,
-    ``sqrt((p_fixed + p_broken - d^2) / n)`` with ``d = p_fixed - p_broken``."""
-    n = table.items
-    d = (table.fixed - table.broken) / n
-    return math.sqrt(max(0.0, table.discordant / n - d * d) / n)
-
-
-def _binary_primary(
-    paired: Paired,
-    config: Config,
-    alpha: Alpha,
-    table: PairedTable,
-    test: McNemarResult,
-    boot: BootstrapResult,
-) -> tuple[TestResult, Difference]:
-    """The test that decides and the interval shown, from one method where possible:
-
-    - ``policy.mode: sequential``: the mixture SPRT and its always-valid confidence sequence
-      at ``1 - alpha`` (not for items that share clusters: the plan refuses that verdict,
-      ``clusters_sequential``, and the cluster test is shown for information);
-    - ``test: bootstrap``: ``boot``'s p-value and its own interval (by cluster);
-    - items that share clusters: the cluster sign-flip test and the interval that inverts it
-      (:func:`_clustered_primary`);
-    - McNemar's test with Tango's score interval with continuity correction (which excludes 0
-      exactly when McNemar's continuity-corrected test rejects).
-    """
-    se = _paired_standard_error(table)
-    if config.policy.mode == "sequential" and not has_clusters(paired):
-        sprt = mixture_sprt(table.fixed, table.broken)
-        seq = confidence_sequence(
-            table.fixed, table.broken, table.items, confidence_level=1.0 - alpha.effective
-        )
-        return TestResult(
-            name="mixture SPRT (always valid)",
-            pvalue=sprt.pvalue,
-            smallest_pvalue=mixture_sprt(table.discordant, 0).pvalue,
-        ), Difference(
-            statistic=seq.statistic,
-            confidence_interval=seq.confidence_interval,
-            confidence_level=seq.confidence_level,
-            interval="confidence-sequence",
-            method="mixture confidence sequence (always valid)",
-            standard_error=se,
-            pvalue=sprt.pvalue,
-        )
-    if config.test == "bootstrap":
-        return _bootstrap_primary(boot)
-    if has_clusters(paired):
-        return _clustered_primary(paired, config)
-    tango = paired_difference_interval(
-        table.both_pass,
-        table.fixed,
-        table.broken,
-        table.both_fail,
-        confidence_level=config.bootstrap.confidence,
-    )
-    difference = Difference(
-        statistic=tango.statistic,
-        confidence_interval=tango.confidence_interval,
-        confidence_level=tango.confidence_level,
-        interval="tango-cc",
-        method="Tango score interval, continuity-corrected",
-        standard_error=se,
-        pvalue=mcnemar(table.fixed, table.broken, method="asymptotic").pvalue,
-    )
-    return TestResult(
-        name=f"McNemar ({test.method})",
-        pvalue=test.pvalue,
-        smallest_pvalue=mcnemar_smallest_pvalue(table.discordant, method=test.method),
-    ), difference
-
-
-def _bootstrap_primary(boot: BootstrapResult) -> tuple[TestResult, Difference]:
-    """``test: bootstrap``: the bootstrap's p-value and its own interval."""
-    name = f"paired bootstrap ({boot.method})"
-    return TestResult(name=name, pvalue=boot.pvalue), Difference.from_bootstrap(boot)
-
-
-def _clustered_primary(paired: Paired, config: Config) -> tuple[TestResult, Difference]:
-    """Items that share clusters (pass/fail or scores): :func:`_clustered_test` of the
-    primary values."""
-    assert paired.clusters is not None
-    return _clustered_test(paired.baseline, paired.candidate, paired.clusters, config)
-
-
-def _clustered_test(
-    baseline: FloatArray, candidate: FloatArray, clusters: Sequence[str | None], config: Config
-) -> tuple[TestResult, Difference]:
-    """The test whose units are clusters (:func:`evalbot.stats.clusters.clustered_mean_test`: the
-    sign-flip test of the clusters' totals of the per-item differences, exact to 24 clusters,
-    sampled to 1,000, the cluster-robust t above) with the interval that inverts it; the only
-    candidate that held alpha at every number of clusters simulated
-    (``tests/sim/test_clusters.py``)."""
-    boot = config.bootstrap
-    found = clustered_mean_test(
-        baseline,
-        candidate,
-        clusters,
-        confidence_level=boot.confidence,
-        n_resamples=boot.resamples,
-        seed=boot.seed,
-    )
-    return _from_mean_test(
-        found,
-        found.changed_clusters,
-        flip="cluster-sign-flip",
-        other="cluster-t",
-        n_units=found.n_clusters,
-        effect_size=None,  # d_z of items assumes them independent
-    )
-
-
-def _from_mean_test(
-    found: PairedMeanResult,
-    changed: int,
-    *,
-    flip: IntervalKind,
-    other: IntervalKind,
-    n_units: int,
-    effect_size: EffectSizeResult | None,
-) -> tuple[TestResult, Difference]:
-    """The test and the interval of a paired mean test (items or clusters): ``flip`` names
-    the interval of a sign-flip test, ``other`` that of the t test above it. ``changed``: the
-    units whose difference is not 0 (only they can be flipped)."""
-    smallest: PValue | None = None
-    interval = other
-    if "sign-flip" in found.method:
-        interval = flip
-        # every changed unit moved the same way: 2^(1 - changed); sampled sign patterns give
-        # at least 1 / (B + 1)
-        floor = min(1.0, 2.0 ** (1 - changed)) if changed else 1.0
-        if found.n_resamples:
-            floor = max(floor, 1.0 / (found.n_resamples + 1))
-        smallest = exact_pvalue(floor)
-    return TestResult(name=found.method, pvalue=found.pvalue, smallest_pvalue=smallest), Difference(
-        statistic=found.statistic,
-        confidence_interval=found.confidence_interval,
-        confidence_level=found.confidence_level,
-        interval=interval,
-        method=found.method,
-        standard_error=found.standard_error,
-        pvalue=found.pvalue,
-        n_resamples=found.n_resamples or None,
-        seed=found.seed,
-        n_units=n_units,
-        effect_size=effect_size,
-    )
-
-
-def _compute_binary(
-    paired: Paired, config: Config, alpha: Alpha, boot: BootstrapResult
-) -> Comparison:
+    binary = paired.kind == "binary"
+    table = compute_paired_table(paired.baseline, paired.candidate) if binary else None
+    test, difference = _primary(paired, config, alpha, table, boot)
     ids = np.asarray(paired.ids, dtype=object)
     confidence = config.bootstrap.confidence
-    table = compute_paired_table(paired.baseline, paired.candidate)
-    fixed_mask = paired.candidate > paired.baseline
-    broken_mask = paired.candidate < paired.baseline
-    test = mcnemar(table.fixed, table.broken, method=config.mcnemar)
-    primary, difference = _binary_primary(paired, config, alpha, table, test, boot)
-    return Comparison(
+    comparison = Comparison(
         paired=paired,
-        metric="pass_rate",
-        baseline=side_binary(paired.baseline, confidence),
-        candidate=side_binary(paired.candidate, confidence),
+        metric="pass_rate" if binary or paired.pass_fail else "mean_score",
+        baseline=_side(paired, paired.baseline, confidence, paired.epochs_baseline),
+        candidate=_side(paired, paired.candidate, confidence, paired.epochs_candidate),
         difference=difference,
-        test_result=primary,
+        test_result=test,
         bootstrap=boot,
         table=table,
-        mcnemar=test,
-        fixed_ids=ids[fixed_mask].tolist(),
-        broken_ids=ids[broken_mask].tolist(),
+        mcnemar=None,
+        fixed_ids=ids[paired.candidate > paired.baseline].tolist(),
+        broken_ids=ids[paired.candidate < paired.baseline].tolist(),
         alpha=alpha,
         resamples=config.bootstrap.resamples,
         seed=config.bootstrap.seed,
+        repeats_baseline=_repeats(paired, paired.baseline, paired.epochs_baseline),
+        repeats_candidate=_repeats(paired, paired.candidate, paired.epochs_candidate),
+        clusters=_clusters(paired),
+    )
+    if table is None:
+        return comparison
+    return replace(
+        comparison,
+        mcnemar=mcnemar(table.fixed, table.broken, method=config.mcnemar),
         churn=churn(table.fixed, table.broken, table.items),
         # for contrast only: what the two rates alone would say, ignoring the pairing
         unpaired=two_proportion_ztest(
             table.baseline_passed, table.items, table.candidate_passed, table.items
         ),
-        slices=compute_slices(paired, config),
-        power=compute_power(
-            table,
-            alpha=alpha.effective,
-            significant=alpha.rejects(primary.pvalue),
-            method=config.mcnemar,
-            design=compute_design(paired, config),
-            clusters=difference.n_units if difference.interval in CLUSTER_INTERVALS else None,
-        ),
+        power=_power(paired, config, alpha, table, test, difference),
     )
 
 
-def _score_primary(
-    paired: Paired, config: Config, boot: BootstrapResult
-) -> tuple[TestResult, Difference]:
-    """Numeric scores (and pass rates over repeats): :func:`score_test` of the primary
-    values (``boot`` is their bootstrap: the test with ``test: bootstrap``)."""
+def plan_bootstrap(
+    baseline: ColumnsLike,
+    candidate: ColumnsLike,
+    config: Config,
+    *,
+    clusters: Sequence[str | None] | None,
+    metric: Metric | str = "mean",
+    beside: bool = False,
+) -> BootstrapResult:
+    """The paired bootstrap of ``metric`` (the mean of candidate - baseline by default) under
+    the plan's settings (resamples, confidence, seed, method): the one door every part of the
+    comparison that resamples goes through. ``clusters`` is required: each caller says which
+    cluster labels its items carry (or ``None``), so no part can silently resample clustered
+    items one by one. ``beside``: shown beside the test that decides, its draws bounded by
+    :data:`BESIDE_DRAWS`."""
+    boot = config.bootstrap
+    return paired_bootstrap(
+        baseline,
+        candidate,
+        metric=metric,
+        n_resamples=boot.resamples,
+        confidence_level=boot.confidence,
+        seed=boot.seed,
+        method=boot.method,
+        clusters=clusters,
+        max_draws=BESIDE_DRAWS if beside else None,
+    )
+
+
+def _side(paired: Paired, values: FloatArray, confidence: float, epochs: int) -> Side:
+    """A pass/fail side: its pass rate and Wilson score interval; pass rates over repeats
+    (per-item means in [0, 1]): Wilson with the effective number of trials, which stays in
+    [0, 1]; a score side: its mean and t interval (a point with one item)."""
+    n = len(values)
+    if paired.kind == "binary":
+        passed = int(values.sum())
+        ci = wilson_interval(passed, n, confidence_level=confidence)
+        return Side(
+            rate=passed / n, passed=passed, confidence_interval=ci, interval_method="wilson"
+        )
+    if paired.pass_fail:
+        found = mean_of_means_interval(values, epochs, confidence_level=confidence)
+        return Side(
+            rate=found.statistic,
+            passed=None,
+            confidence_interval=found.confidence_interval,
+            interval_method=found.method,
+        )
+    mean = float(values.mean())
+    se = float(values.std(ddof=1)) / np.sqrt(n) if n >= 2 else 0.0
+    ci = t_interval(mean, se, n - 1, confidence)
+    return Side(rate=mean, passed=None, confidence_interval=ci, interval_method="t")
+
+
+def _primary(
+    paired: Paired, config: Config, alpha: Alpha, table: PairedTable | None, boot: BootstrapResult
+) -> tuple[Test, Estimate]:
+    """The test that decides and the interval shown, from one method where possible:
+
+    - ``policy.mode: sequential`` (pass/fail): the mixture SPRT and its always-valid
+      confidence sequence at ``1 - alpha`` (not for items that share clusters: the plan
+      refuses that verdict, ``clusters_sequential``, and the cluster test is shown instead);
+    - ``test: bootstrap``: ``boot``'s p-value and its own interval (by cluster);
+    - pass/fail items: McNemar's test with Tango's score interval with continuity correction
+      (which excludes 0 exactly when McNemar's continuity-corrected test rejects);
+    - otherwise (scores, or items that share clusters) :func:`score_test`.
+    """
+    clustered = has_clusters(paired.clusters)
+    if table is not None and config.policy.mode == "sequential" and not clustered:
+        seq = confidence_sequence(
+            table.fixed, table.broken, table.items, confidence_level=1.0 - alpha.effective
+        )
+        return mixture_sprt(table.fixed, table.broken), seq
     if config.test == "bootstrap":
-        return _bootstrap_primary(boot)
-    return score_test(paired.baseline, paired.candidate, paired.clusters, config)
+        return boot, boot
+    if table is not None and not clustered:
+        tango = paired_difference_interval(
+            table.both_pass,
+            table.fixed,
+            table.broken,
+            table.both_fail,
+            confidence_level=config.bootstrap.confidence,
+        )
+        return mcnemar(table.fixed, table.broken, method=config.mcnemar), tango
+    found = score_test(paired.baseline, paired.candidate, paired.clusters, config)
+    return found, found
 
 
 def score_test(
@@ -308,62 +198,154 @@ def score_test(
     candidate: FloatArray,
     clusters: Sequence[str | None] | None,
     config: Config,
-) -> tuple[TestResult, Difference]:
-    """The test of a paired mean difference the plan runs, with the interval from the same
-    method: the paired test valid at every n (:func:`evalbot.stats.paired_mean.paired_mean_test`:
-    sign-flip up to 1,000 items, paired t above) with the interval that inverts it and Cohen's
-    d_z; the bootstrap (by cluster) when the plan says ``test: bootstrap``; the cluster
-    sign-flip when items share clusters (``clusters`` labels them). The primary score and
-    every secondary metric are tested by it."""
+) -> PairedMeanResult | BootstrapResult:
+    """The test of a paired mean difference the plan runs, with the interval that inverts it:
+    the paired test valid at every n (:func:`evalbot.stats.paired_mean.paired_mean_test`:
+    sign-flip up to 1,000 items, paired t above, with Cohen's d_z); when items share clusters
+    (``clusters`` labels them) the test whose units are clusters
+    (:func:`evalbot.stats.clusters.clustered_mean_test`: exact to 24 clusters, sampled to
+    1,000, the cluster-robust t above; the only candidate that held alpha at every number of
+    clusters simulated, ``tests/sim/test_clusters.py``); the bootstrap (by cluster) when the
+    plan says ``test: bootstrap``. The primary score and every secondary metric are tested by
+    it."""
+    boot = config.bootstrap
     if config.test == "bootstrap":
-        return _bootstrap_primary(
-            plan_bootstrap_mean(baseline, candidate, config, clusters=clusters)
+        return plan_bootstrap(baseline, candidate, config, clusters=clusters)
+    if has_clusters(clusters):
+        return clustered_mean_test(
+            baseline,
+            candidate,
+            clusters,
+            confidence_level=boot.confidence,
+            n_resamples=boot.resamples,
+            seed=boot.seed,
         )
-    if clusters is not None and any(label is not None for label in clusters):
-        return _clustered_test(baseline, candidate, clusters, config)
-    boot_config = config.bootstrap
-    found = paired_mean_test(
+    return paired_mean_test(
         baseline,
         candidate,
-        confidence_level=boot_config.confidence,
-        n_resamples=boot_config.resamples,
-        seed=boot_config.seed,
-    )
-    changed = int(np.count_nonzero(candidate != baseline))
-    return _from_mean_test(
-        found, changed, flip="sign-flip", other="t", n_units=0, effect_size=found.effect_size
+        confidence_level=boot.confidence,
+        n_resamples=boot.resamples,
+        seed=boot.seed,
     )
 
 
-def _compute_score(
-    paired: Paired, config: Config, alpha: Alpha, boot: BootstrapResult
-) -> Comparison:
-    ids = np.asarray(paired.ids, dtype=object)
-    confidence = config.bootstrap.confidence
-    delta = paired.candidate - paired.baseline
-    if paired.pass_fail:  # pass/fail with repeats: each value is an item's pass rate
-        base_side = side_repeats(paired.baseline, confidence, paired.epochs_baseline)
-        cand_side = side_repeats(paired.candidate, confidence, paired.epochs_candidate)
-    else:
-        base_side = side_score(paired.baseline, confidence)
-        cand_side = side_score(paired.candidate, confidence)
-    primary, difference = _score_primary(paired, config, boot)
-    return Comparison(
-        paired=paired,
-        metric="pass_rate" if paired.pass_fail else "mean_score",
-        baseline=base_side,
-        candidate=cand_side,
-        difference=difference,
-        test_result=primary,
-        bootstrap=boot,
-        table=None,
-        mcnemar=None,
-        fixed_ids=ids[delta > 0].tolist(),
-        broken_ids=ids[delta < 0].tolist(),
-        alpha=alpha,
-        resamples=config.bootstrap.resamples,
-        seed=config.bootstrap.seed,
-        slices=compute_slices(paired, config),
-        repeats_baseline=compute_repeats(paired, paired.baseline, paired.epochs_baseline),
-        repeats_candidate=compute_repeats(paired, paired.candidate, paired.epochs_candidate),
+def _clusters(paired: Paired) -> ClusterResult | None:
+    """Cluster count and the CR1 standard error when items carry ``cluster`` labels."""
+    if not has_clusters(paired.clusters):
+        return None
+    labelled = sum(label is not None for label in paired.clusters)
+    clusters = int(cluster_codes(paired.clusters, len(paired)).max()) + 1
+    se = None
+    if clusters >= 2:
+        se = clustered_standard_error(paired.baseline, paired.candidate, paired.clusters)
+    return ClusterResult(clusters=clusters, labelled_items=labelled, standard_error=se)
+
+
+def _design(paired: Paired, config: Config) -> DesignEffectResult | None:
+    """The design effect of the items: estimated from their ``cluster`` labels when they
+    carry some, else the plan's ``plan.design_effect`` when it is above 1, else ``None``."""
+    if has_clusters(paired.clusters):
+        return estimate_design_effect(paired.baseline, paired.candidate, paired.clusters)
+    if config.plan is None or config.plan.design_effect <= 1.0:
+        return None
+    deff, n = config.plan.design_effect, len(paired)
+    return DesignEffectResult(
+        design_effect=deff,
+        raw_design_effect=deff,
+        intraclass_correlation=math.nan,
+        cluster_size=math.nan,
+        clusters=0,
+        items=n,
+        effective_items=n / deff,
+        method="configured",
+    )
+
+
+def _power(
+    paired: Paired, config: Config, alpha: Alpha, table: PairedTable, test: Test, diff: Estimate
+) -> PowerResult | None:
+    """The minimum detectable effect of this eval and, when the test did not reject, the
+    items needed to detect the observed change.
+
+    Both by exact power of the McNemar test the plan runs (``mcnemar:``) at the effective
+    alpha, with the items' design effect; defined for every table: one item, every item
+    changed, none changed. When the test that decides takes clusters as its units (the
+    cluster sign-flip test) its power is approximated by McNemar's on ``items /
+    design_effect`` independent items (the design effect estimated from the same clusters);
+    with so few clusters that even every cluster moving one way cannot reach alpha
+    (``2^(1 - clusters) > alpha``) no effect is detectable.
+    """
+    n, method, a = table.items, config.mcnemar, alpha.effective
+    if n == 0:
+        return None
+    design = _design(paired, config)
+    deff = 1.0 if design is None else design.design_effect
+    psi = table.discordant / n
+    found = mcnemar_minimum_detectable_effect(
+        n, psi, alpha=a, power=POWER, method=method, design_effect=deff
+    )
+    mde = found.effect if found.detectable else None
+    clusters = diff.n_clusters if isinstance(diff, ClusteredMeanResult) else None
+    if clusters is not None and 2.0 ** (1 - clusters) > a:
+        mde = None
+    needed: int | None = None
+    if not alpha.rejects(test.pvalue) and table.fixed != table.broken:
+        needed = mcnemar_sample_size(
+            table.fixed / n,
+            table.broken / n,
+            alpha=a,
+            power=POWER,
+            method=method,
+            design_effect=deff,
+        ).items
+    words = f"exact power of the {method} McNemar test at the observed discordant rate"
+    if design is not None:
+        words += f", design effect {deff:.3g} ({design.method})"
+    if clusters is not None:
+        words += f", approximating the cluster sign-flip test over {clusters:,} clusters"
+    return PowerResult(
+        items=n,
+        alpha=a,
+        power=POWER,
+        discordant_rate=psi,
+        minimum_detectable_effect=mde,
+        items_needed=needed,
+        method=words,
+        design=design,
+    )
+
+
+def _repeats(paired: Paired, values: FloatArray, epochs: int) -> RepeatsSide | None:
+    """Repeat statistics of pass/fail items sampled ``epochs`` times: flaky items, variance
+    components, pass@k, the standard error for (n, k) and the best split of the calls.
+
+    Every statistic of :func:`~evalbot.stats.repeats.analyze_repeats` depends on an item's
+    repeats only through how many passed, so an item's pass rate over its epochs rebuilds an
+    equivalent row exactly.
+    """
+    if not paired.pass_fail or epochs < 2 or len(values) == 0:
+        return None
+    passes = values * epochs
+    counts = np.rint(passes)
+    if not np.allclose(passes, counts, atol=1e-6):
+        return None  # items with differing numbers of epochs: no balanced matrix
+    matrix = (np.arange(epochs)[None, :] < counts[:, None]).astype(np.float64)
+    flaky = (counts > 0) & (counts < epochs)
+    result = analyze_repeats(matrix)
+    n, correct = len(values), counts.astype(np.int64)
+    at_k = tuple(
+        (k, pass_at_k(epochs, correct, k)) for k in range(1, min(epochs, MAX_PASS_AT_K) + 1)
+    )
+    between, within = result.between_item_variance, result.within_item_variance
+    se = budget = None
+    if np.isfinite(between) and np.isfinite(within):
+        se = repeats_se(between, within, n, epochs)
+        # the same number of calls spread as the SE prefers (on as many items as calls)
+        budget = allocate_budget(between, within, n * epochs)
+    return RepeatsSide(
+        result=result,
+        flaky_ids=np.asarray(paired.ids, dtype=object)[flaky].tolist(),
+        pass_at_k=at_k,
+        standard_error=se,
+        budget=budget,
     )

@@ -1,4 +1,7 @@
-"""Pure: the records a comparison is made of (frozen, keyword-only, plain numbers)."""
+"""Pure: the records a comparison is made of: the stats results themselves (the test that
+decides, the difference with its interval, the bootstrap beside it) and the few records that
+add something of their own (each side's rate, a slice, a secondary metric, the power line,
+repeats, clusters, cost, F1), and the alpha a run is judged at."""
 
 from __future__ import annotations
 
@@ -6,35 +9,21 @@ import math
 from dataclasses import dataclass
 from typing import Literal
 
-from evalbot.compare.alpha import Alpha
 from evalbot.formats.model import Paired
+from evalbot.plan.config import Config
 from evalbot.stats.bootstrap import BootstrapResult
-from evalbot.stats.clusters import DesignEffectResult
+from evalbot.stats.clusters import ClusteredMeanResult, DesignEffectResult
 from evalbot.stats.intervals import ConfidenceInterval
 from evalbot.stats.mcnemar import McNemarResult
-from evalbot.stats.paired_mean import EffectSizeResult
+from evalbot.stats.paired_mean import EffectSizeResult, PairedMeanResult
+from evalbot.stats.paired_proportions import PairedDifferenceResult
 from evalbot.stats.pvalue import PValue
 from evalbot.stats.repeats import BudgetAllocation, RepeatsResult
+from evalbot.stats.sequential import ConfidenceSequenceResult, SequentialResult
 from evalbot.stats.table import ChurnResult, PairedTable, TwoProportionResult
 from evalbot.vocabulary import RESAMPLES, SEED
 
-__all__ = [
-    "CLUSTER_INTERVALS",
-    "ClusterResult",
-    "Comparison",
-    "CostResult",
-    "CostSide",
-    "Difference",
-    "F1Result",
-    "F1Side",
-    "IntervalKind",
-    "PowerResult",
-    "RepeatsSide",
-    "SecondaryResult",
-    "Side",
-    "SliceResult",
-    "TestResult",
-]
+Significance = Literal["below", "not_below", "unresolved"]
 
 #: How the primary difference's interval was made: Tango's score interval with continuity
 #: correction (pass/fail), the paired bootstrap (percentile or BCa; ``test: bootstrap``), the
@@ -50,67 +39,82 @@ IntervalKind = Literal[
     "cluster-t",
     "confidence-sequence",
 ]
-#: The intervals (and tests) whose units are clusters.
-CLUSTER_INTERVALS: tuple[IntervalKind, ...] = ("cluster-sign-flip", "cluster-t")
+
+#: The test that decides: McNemar's, the mixture SPRT (sequential mode), the paired test of a
+#: mean difference (items or clusters), or the bootstrap (``test: bootstrap``).
+Test = McNemarResult | SequentialResult | PairedMeanResult | BootstrapResult
+#: The difference with the interval shown (Tango's, the confidence sequence, the interval that
+#: inverts the mean test, or the bootstrap's): each carries ``statistic``,
+#: ``confidence_interval``, ``confidence_level``, ``standard_error`` and the ``pvalue`` of the
+#: test the interval inverts (for Tango's, McNemar's continuity-corrected chi-squared test).
+Estimate = PairedDifferenceResult | ConfidenceSequenceResult | PairedMeanResult | BootstrapResult
+
+
+def test_name(test: Test) -> str:
+    """The test's name as the report shows it (``"McNemar (exact)"``, ``"paired t"``...)."""
+    if isinstance(test, McNemarResult):
+        return f"McNemar ({test.method})"
+    if isinstance(test, SequentialResult):
+        return "mixture SPRT (always valid)"
+    if isinstance(test, BootstrapResult):
+        return f"paired bootstrap ({test.method})"
+    return test.method
+
+
+def describe(estimate: Estimate) -> tuple[IntervalKind, str]:
+    """The kind of interval of ``estimate`` and its method in the report's words."""
+    if isinstance(estimate, PairedDifferenceResult):
+        return "tango-cc", "Tango score interval, continuity-corrected"
+    if isinstance(estimate, ConfidenceSequenceResult):
+        return "confidence-sequence", "mixture confidence sequence (always valid)"
+    if isinstance(estimate, BootstrapResult):
+        words = f"paired bootstrap ({estimate.method}, resampling {estimate.resampled})"
+        return "bootstrap", words
+    flip = "sign-flip" in estimate.method
+    if isinstance(estimate, ClusteredMeanResult):
+        return ("cluster-sign-flip" if flip else "cluster-t"), estimate.method
+    return ("sign-flip" if flip else "t"), estimate.method
 
 
 @dataclass(frozen=True, kw_only=True)
-class Difference:
-    """The primary difference, candidate minus baseline, and its interval.
+class Alpha:
+    """The plan's ``level`` and the ``effective`` alpha this run's tests are judged at, by the
+    rule of every function of :mod:`evalbot.stats`, **p <= alpha** (so a plan sized for power
+    at alpha is judged by the rule its power was computed for).
 
-    ``pvalue`` is the p-value of the test the interval inverts (for ``tango-cc``
-    McNemar's continuity-corrected chi-squared test; for the others the primary test itself),
-    so the interval excludes 0 exactly when it is at most ``1 - confidence_level``.
-    ``n_resamples``, ``seed`` and ``resampled`` (``items`` or ``clusters``) are set when the
-    interval resampled; ``effect_size`` is Cohen's d_z for numeric scores.
+    ``looks`` is the Bonferroni divisor (``policy.max_looks`` under ``policy.looks:
+    bonferroni``), ``None`` when alpha is not corrected. The comparison, the decision and the
+    report read the same instance (``Comparison.alpha`` is ``Decision.alpha``).
     """
 
-    statistic: float
-    confidence_interval: ConfidenceInterval
-    confidence_level: float
-    interval: IntervalKind
-    method: str
-    standard_error: float
-    pvalue: PValue
-    n_resamples: int | None = None
-    seed: int | None = None
-    resampled: str | None = None
-    n_units: int = 0
-    effect_size: EffectSizeResult | None = None
+    level: float
+    effective: float
+    looks: int | None = None
 
     @property
-    def finite(self) -> bool:
-        ci = self.confidence_interval
-        return all(math.isfinite(x) for x in (self.statistic, ci.low, ci.high))
+    def corrected(self) -> bool:
+        return self.looks is not None and self.effective != self.level
 
-    @classmethod
-    def from_bootstrap(cls, boot: BootstrapResult) -> Difference:
-        return cls(
-            statistic=boot.statistic,
-            confidence_interval=boot.confidence_interval,
-            confidence_level=boot.confidence_level,
-            interval="bootstrap",
-            method=f"paired bootstrap ({boot.method}, resampling {boot.resampled})",
-            standard_error=boot.standard_error,
-            pvalue=boot.pvalue,
-            n_resamples=boot.n_resamples,
-            seed=boot.seed,
-            resampled=boot.resampled,
-            n_units=boot.n_units,
+    def judge(self, pvalue: PValue) -> Significance:
+        """``"below"`` when ``p <= effective``, ``"not_below"`` when ``p > effective``,
+        ``"unresolved"`` when only a bound at or above it is known (a bootstrap p of 0 with
+        too few resamples for this alpha)."""
+        return pvalue.decide(self.effective)
+
+    def rejects(self, pvalue: PValue) -> bool:
+        return self.judge(pvalue) == "below"
+
+
+def plan_alpha(config: Config, *, holdout: bool = False) -> Alpha:
+    """The alpha of a run under ``config``: with ``policy.looks: bonferroni`` every look (the
+    first included) is tested at ``alpha / policy.max_looks``; the sealed ``holdout`` is not a
+    look at the pull request and keeps the plan's alpha."""
+    policy = config.policy
+    if not holdout and policy.looks == "bonferroni" and policy.max_looks is not None:
+        return Alpha(
+            level=config.alpha, effective=config.alpha / policy.max_looks, looks=policy.max_looks
         )
-
-
-@dataclass(frozen=True, kw_only=True)
-class TestResult:
-    """The primary test: its name as the report shows it, its p-value, and the smallest
-    p-value it could give on these items whatever the outcome (``None`` when it has no such
-    floor): above alpha, the eval was *powerless*."""
-
-    __test__ = False  # not a pytest class
-
-    name: str
-    pvalue: PValue
-    smallest_pvalue: PValue | None = None
+    return Alpha(level=config.alpha, effective=config.alpha)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -127,8 +131,9 @@ class Side:
 class SliceResult:
     """One stratum (the items sharing a ``slice`` label) compared on its own.
 
-    ``pvalue`` is McNemar's for pass/fail items, the paired bootstrap's otherwise; ``qvalue``
-    is its Benjamini-Hochberg adjustment over all slices of the comparison.
+    ``pvalue`` is that of ``test`` (McNemar's for pass/fail items, the primary's test for
+    scores or clustered items); ``qvalue`` is its Benjamini-Hochberg adjustment over all
+    slices of the comparison.
     """
 
     name: str | None
@@ -144,20 +149,33 @@ class SliceResult:
 
 @dataclass(frozen=True, kw_only=True)
 class SecondaryResult:
-    """A secondary metric: each side's mean, the difference (candidate - baseline) with the
-    test and interval a primary score would get (:class:`Difference`: its ``method``,
-    ``interval`` kind, p-value, and resamples and seed where sampled), and its p-value
-    Holm-adjusted over the secondaries."""
+    """A secondary metric: ``difference`` is the test a primary score would get (its own
+    interval, resamples and seed where sampled, each side's mean), ``adjusted_pvalue`` its
+    p-value Holm-adjusted over the secondaries."""
 
     name: str
-    baseline: float
-    candidate: float
-    difference: Difference
+    difference: PairedMeanResult | BootstrapResult
     adjusted_pvalue: float
+
+    @property
+    def baseline(self) -> float:
+        return self.difference.baseline_value
+
+    @property
+    def candidate(self) -> float:
+        return self.difference.candidate_value
 
     @property
     def pvalue(self) -> PValue:
         return self.difference.pvalue
+
+    @property
+    def interval(self) -> IntervalKind:
+        return describe(self.difference)[0]
+
+    @property
+    def method(self) -> str:
+        return describe(self.difference)[1]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -190,7 +208,7 @@ class PowerResult:
     discordant_rate: float
     minimum_detectable_effect: float | None
     items_needed: int | None
-    method: str = "exact power of the exact McNemar test at the observed discordant rate"
+    method: str
     design: DesignEffectResult | None = None
 
 
@@ -213,12 +231,9 @@ class RepeatsSide:
 
 @dataclass(frozen=True, kw_only=True)
 class ClusterResult:
-    """Items that share a ``cluster`` label: the primary bootstrap resampled whole clusters.
-
-    ``clusters`` counts them (an item without a label is a cluster of its own);
-    ``standard_error`` is the cluster-robust (CR1) standard error of the difference in means,
-    ``None`` with fewer than two clusters.
-    """
+    """Items that share a ``cluster`` label: ``clusters`` counts them (an item without a label
+    is a cluster of its own); ``standard_error`` is the cluster-robust (CR1) standard error of
+    the difference in means, ``None`` with fewer than two clusters."""
 
     clusters: int
     labelled_items: int
@@ -273,20 +288,20 @@ class F1Result:
 class Comparison:
     """Everything computed about one paired comparison.
 
-    ``test_result`` is the primary test (McNemar's, the mixture SPRT in sequential mode, the
-    paired test of numeric scores, or the bootstrap), ``difference`` the primary difference
-    with its interval, ``bootstrap`` the paired bootstrap of that difference (the test with
-    ``test: bootstrap``, otherwise shown beside it; ``None`` only in hand-built records),
-    ``mcnemar`` McNemar's test for pass/fail items whatever decides, and
-    ``alpha`` the level this run is judged at (the decision holds the same object).
+    ``test_result`` is the test that decides and ``difference`` the difference with the
+    interval shown (both stats results: :data:`Test`, :data:`Estimate`; one object when the
+    interval inverts the test), ``bootstrap`` the paired bootstrap of that difference (the
+    test with ``test: bootstrap``, otherwise shown beside it; ``None`` only in hand-built
+    records), ``mcnemar`` McNemar's test for pass/fail items whatever decides, and ``alpha``
+    the level this run is judged at (the decision holds the same object).
     """
 
     paired: Paired
     metric: str
     baseline: Side
     candidate: Side
-    difference: Difference
-    test_result: TestResult
+    difference: Estimate
+    test_result: Test
     table: PairedTable | None
     mcnemar: McNemarResult | None
     fixed_ids: list[str]
@@ -312,12 +327,36 @@ class Comparison:
 
     @property
     def pvalue(self) -> PValue:
-        """The p-value of the primary test."""
+        """The p-value of the test that decides."""
         return self.test_result.pvalue
 
     @property
     def test(self) -> str:
-        return self.test_result.name
+        return test_name(self.test_result)
+
+    @property
+    def interval(self) -> IntervalKind:
+        return describe(self.difference)[0]
+
+    @property
+    def method(self) -> str:
+        """How the difference's interval was made, in the report's words."""
+        return describe(self.difference)[1]
+
+    @property
+    def finite(self) -> bool:
+        """The difference and both ends of its interval are finite."""
+        ci = self.difference.confidence_interval
+        return all(math.isfinite(x) for x in (self.difference.statistic, ci.low, ci.high))
+
+    @property
+    def effect_size(self) -> EffectSizeResult | None:
+        """Cohen's d_z of item-level scores (``None`` otherwise: for clustered items it would
+        assume them independent)."""
+        found = self.difference
+        if isinstance(found, PairedMeanResult) and not isinstance(found, ClusteredMeanResult):
+            return found.effect_size
+        return None
 
     @property
     def identical(self) -> bool:

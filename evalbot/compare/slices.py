@@ -12,14 +12,13 @@ slice stay independent of each other)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import replace
 
 import numpy as np
 import numpy.typing as npt
 
-from evalbot.compare.bootstrap import plan_bootstrap_mean
-from evalbot.compare.costs import has_clusters
-from evalbot.compare.records import SliceResult
+from evalbot.compare.primary import has_clusters, plan_bootstrap
+from evalbot.compare.records import SliceResult, test_name
 from evalbot.formats.model import Paired
 from evalbot.plan.config import Config
 from evalbot.stats.clusters import cluster_codes, clustered_pvalue
@@ -27,42 +26,9 @@ from evalbot.stats.mcnemar import mcnemar
 from evalbot.stats.multitest import benjamini_hochberg
 from evalbot.stats.paired_mean import paired_mean_pvalue
 from evalbot.stats.pvalue import PValue
-from evalbot.stats.table import PairedTable, compute_paired_table
+from evalbot.stats.table import compute_paired_table
 
-__all__ = ["compute_slices"]
-
-
-@dataclass(frozen=True, kw_only=True)
-class _SliceTest:
-    """One slice before the q-values: its rates, table (pass/fail) and test."""
-
-    name: str | None
-    items: int
-    baseline_rate: float
-    candidate_rate: float
-    table: PairedTable | None
-    pvalue: PValue
-    test: str
-
-    @classmethod
-    def of(
-        cls,
-        name: str | None,
-        base: npt.NDArray[np.float64],
-        cand: npt.NDArray[np.float64],
-        table: PairedTable | None,
-        pvalue: PValue,
-        test: str,
-    ) -> _SliceTest:
-        return cls(
-            name=name,
-            items=len(base),
-            baseline_rate=float(base.mean()),
-            candidate_rate=float(cand.mean()),
-            table=table,
-            pvalue=pvalue,
-            test=test,
-        )
+Indices = npt.NDArray[np.intp]
 
 
 def compute_slices(paired: Paired, config: Config) -> tuple[SliceResult, ...]:
@@ -79,100 +45,64 @@ def compute_slices(paired: Paired, config: Config) -> tuple[SliceResult, ...]:
     codes = np.fromiter(map(code_of.__getitem__, paired.slices), np.intp, len(paired.slices))
     by_code = np.argsort(codes, kind="stable")
     bounds = np.searchsorted(codes[by_code], np.arange(len(names) + 1))
-    clusters = None
-    if paired.clusters is not None:
-        clusters = np.empty(len(paired.clusters), dtype=object)
-        clusters[:] = paired.clusters
-    if has_clusters(paired) and paired.clusters is not None:
-        units = cluster_codes(paired.clusters, len(paired))
-        rows = [
-            _clustered_slice_test(paired, config, name, by_code[bounds[i] : bounds[i + 1]], units)
-            for i, name in enumerate(names)
-        ]
-    else:
-        rows = [
-            _slice_test(paired, config, name, by_code[bounds[i] : bounds[i + 1]], clusters)
-            for i, name in enumerate(names)
-        ]
+    clustered = has_clusters(paired.clusters)
+    rows = [
+        _slice(paired, config, name, by_code[bounds[i] : bounds[i + 1]], clustered)
+        for i, name in enumerate(names)
+    ]
     # a p-value known only as a bound enters as its bound: the q-value is then a bound too
     qvalues = benjamini_hochberg([row.pvalue.reportable for row in rows])
-    return tuple(
-        SliceResult(
-            name=row.name,
-            items=row.items,
-            baseline_rate=row.baseline_rate,
-            candidate_rate=row.candidate_rate,
-            difference=row.candidate_rate - row.baseline_rate,
-            table=row.table,
-            pvalue=row.pvalue,
-            test=row.test,
-            qvalue=float(q),
-        )
-        for row, q in zip(rows, qvalues, strict=True)
-    )
+    return tuple(replace(row, qvalue=float(q)) for row, q in zip(rows, qvalues, strict=True))
 
 
-def _slice_test(
+def _slice(
     paired: Paired,
     config: Config,
     name: str | None,
-    idx: npt.NDArray[np.intp],
-    cluster_labels: npt.NDArray[np.object_] | None,
-) -> _SliceTest:
-    """McNemar's test on a pass/fail slice; on a score slice the primary's test for scores
-    (:func:`evalbot.stats.paired_mean.paired_mean_test`'s p-value), or the paired bootstrap under
-    ``test: bootstrap``.
-    ``idx`` are the slice's items, in item order."""
-    base, cand = paired.baseline[idx], paired.candidate[idx]
-    table: PairedTable | None = None
-    if paired.kind == "binary":
-        table = compute_paired_table(base, cand)
-        result = mcnemar(table.fixed, table.broken, method=config.mcnemar)
-        pvalue, test = result.pvalue, f"McNemar ({result.method})"
-    elif config.test == "bootstrap":
-        clusters = None if cluster_labels is None else cluster_labels[idx].tolist()
-        boot = plan_bootstrap_mean(base, cand, config, clusters=clusters)
-        pvalue, test = boot.pvalue, f"paired bootstrap ({boot.method})"
-    else:
-        # the primary's test for scores, valid at every n (a slice is often small, where the
-        # percentile bootstrap's p-value rejects too often)
-        test, pvalue = paired_mean_pvalue(
-            base, cand, n_resamples=config.bootstrap.resamples, seed=config.bootstrap.seed
-        )
-    return _SliceTest.of(name, base, cand, table, pvalue, test)
+    idx: Indices,
+    clustered: bool,
+) -> SliceResult:
+    """One slice (``idx``: its items, in item order) and its test, before its q-value (no
+    interval: a slice reports none).
 
-
-def _clustered_slice_test(
-    paired: Paired,
-    config: Config,
-    name: str | None,
-    idx: npt.NDArray[np.intp],
-    units: npt.NDArray[np.int64],
-) -> _SliceTest:
-    """A slice of items that share clusters, tested like the primary metric on the slice's
-    items alone: the cluster sign-flip test (the cluster-robust t above 1,000 clusters), or
-    the cluster bootstrap under ``test: bootstrap``. ``units`` are every item's cluster
-    codes; a cluster's items in this slice form one unit."""
+    Items that share clusters (``clustered``; a cluster's items in this slice form one unit,
+    numbered as the slice's own labels would be, so the sampled sign patterns, and the p-value,
+    are the ones :func:`evalbot.stats.clusters.clustered_mean_test` finds on the slice alone):
+    the cluster sign-flip test (the cluster-robust t above 1,000 clusters); otherwise McNemar's
+    test on pass/fail items and the primary's test for scores, valid at every n (a slice is
+    often small, where the percentile bootstrap's p-value rejects too often). Under ``test:
+    bootstrap`` the paired bootstrap (by cluster) in place of the cluster test and the test for
+    scores.
+    """
     base, cand = paired.baseline[idx], paired.candidate[idx]
     table = compute_paired_table(base, cand) if paired.kind == "binary" else None
     boot = config.bootstrap
-    if config.test == "bootstrap":
-        assert paired.clusters is not None
+    test: str
+    pvalue: PValue
+    resampled = config.test == "bootstrap" and (clustered or table is None)
+    labels = None
+    if paired.clusters is not None and (clustered or resampled):
         labels = [paired.clusters[i] for i in idx.tolist()]
-        found = plan_bootstrap_mean(base, cand, config, clusters=labels)
-        pvalue, test = found.pvalue, f"paired bootstrap ({found.method})"
-    else:
-        codes = _first_seen(units[idx])
+    if resampled:
+        found = plan_bootstrap(base, cand, config, clusters=labels)
+        test, pvalue = test_name(found), found.pvalue
+    elif clustered and labels is not None:
+        codes = cluster_codes(labels, len(labels))
         test, pvalue = clustered_pvalue(base, cand, codes, boot.resamples, boot.seed)
-    return _SliceTest.of(name, base, cand, table, pvalue, test)
-
-
-def _first_seen(codes: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
-    """``codes`` renumbered 0, 1, ... in order of first appearance: the numbering
-    :func:`evalbot.stats.clusters.clustered_mean_test` gives the slice's own labels, so the sampled
-    sign patterns, and the p-value, are the ones it finds on the slice alone."""
-    _, first, inverse = np.unique(codes, return_index=True, return_inverse=True)
-    rank = np.empty(first.size, dtype=np.int64)
-    rank[np.argsort(first, kind="stable")] = np.arange(first.size, dtype=np.int64)
-    out: npt.NDArray[np.int64] = rank[inverse.reshape(-1)]
-    return out
+    elif table is not None:
+        result = mcnemar(table.fixed, table.broken, method=config.mcnemar)
+        test, pvalue = test_name(result), result.pvalue
+    else:
+        test, pvalue = paired_mean_pvalue(base, cand, n_resamples=boot.resamples, seed=boot.seed)
+    baseline_rate, candidate_rate = float(base.mean()), float(cand.mean())
+    return SliceResult(
+        name=name,
+        items=len(base),
+        baseline_rate=baseline_rate,
+        candidate_rate=candidate_rate,
+        difference=candidate_rate - baseline_rate,
+        table=table,
+        pvalue=pvalue,
+        test=test,
+        qvalue=float("nan"),
+    )

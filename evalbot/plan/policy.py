@@ -24,7 +24,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from evalbot.compare import Comparison, compute_comparison, plan_alpha
+from evalbot.compare import compute_comparison
+from evalbot.compare.records import Comparison, plan_alpha
 from evalbot.errors import ConfigError
 from evalbot.formats.model import Paired, Results
 from evalbot.pairing.errors_rule import apply_errors

@@ -10,7 +10,7 @@ import math
 from typing import Any
 
 from evalbot import __version__
-from evalbot.compare import Comparison, CostResult, F1Result, RepeatsSide, Side, SliceResult
+from evalbot.compare.records import Comparison, CostResult, F1Result, RepeatsSide, Side, SliceResult
 from evalbot.plan.rules.decision import Decision
 from evalbot.plan.rules.reasons import Reason
 from evalbot.report.numbers import word_pvalue
@@ -128,11 +128,11 @@ def _difference(c: Comparison) -> JSONObject:
     """The difference with the interval of its method (``interval``); ``pvalue`` is that of
     the test the interval inverts; ``resamples`` and ``seed`` are the plan's bootstrap
     settings (used when ``interval`` is ``bootstrap``)."""
-    diff, size = c.difference, c.difference.effect_size
+    diff, size = c.difference, c.effect_size
     return {
         "estimate": finite(diff.statistic),
         "ci": _finite_pair(diff.confidence_interval),
-        **_pick(diff, "method", "interval"),
+        **_pick(c, "method", "interval"),
         "confidence": diff.confidence_level,
         **_pick(c, "resamples", "seed"),
         "standard_error": finite(diff.standard_error),
@@ -167,7 +167,7 @@ def _bootstrap(c: Comparison) -> JSONObject | None:
         "seed": boot.seed,
         "share_above_zero": finite(boot.share_above_zero),
         "standard_error": finite(boot.standard_error),
-        "decides": c.difference.interval == "bootstrap",
+        "decides": c.interval == "bootstrap",
     }
 
 
@@ -226,9 +226,9 @@ def _secondary(c: Comparison) -> list[JSONObject]:
             **_pick(m, "baseline", "candidate"),
             "estimate": finite(m.difference.statistic),
             "ci": _finite_pair(m.difference.confidence_interval),
-            **_pick(m.difference, "method", "interval"),
+            **_pick(m, "method", "interval"),
             "confidence": m.difference.confidence_level,
-            "resamples": m.difference.n_resamples,
+            "resamples": m.difference.n_resamples or None,
             "seed": m.difference.seed if m.difference.n_resamples else None,
             **pvalue_json(m.difference.pvalue),
             "adjusted_pvalue": m.adjusted_pvalue,
@@ -380,7 +380,7 @@ def _rules_out(decision: Decision, comparison: Comparison | None) -> JSONObject 
     if comparison is None or decision.outcome != "no_significant_difference":
         return None
     difference = comparison.difference
-    if not difference.finite:
+    if not comparison.finite:
         return None
     ci = difference.confidence_interval
     return {

@@ -15,7 +15,7 @@ from typing import Any
 from urllib.parse import quote
 
 from evalbot import __version__
-from evalbot.compare import Comparison, RepeatsSide
+from evalbot.compare.records import Comparison, RepeatsSide
 from evalbot.plan.config import Config
 from evalbot.plan.rules.decision import Decision
 from evalbot.report import text as md
@@ -414,7 +414,7 @@ def _secondary_rows(c: Comparison) -> list[SecondaryRow]:
             effect=format_effect(
                 m.difference.statistic, *m.difference.confidence_interval, percent=False
             ),
-            test=Markdown(m.difference.method),
+            test=Markdown(m.method),
             pvalue=format_pvalue(m.difference.pvalue),
             adjusted_pvalue=format_pvalue(m.adjusted_pvalue),
             significant=m.adjusted_pvalue <= c.alpha.effective,

@@ -11,7 +11,7 @@ import math
 from collections.abc import Callable
 from typing import Any
 
-from evalbot.compare import Comparison, RepeatsSide
+from evalbot.compare.records import Comparison, RepeatsSide
 from evalbot.plan.rules.decision import Decision, PlannedSize
 from evalbot.plan.rules.reasons import Reason
 from evalbot.report import text as md
@@ -32,6 +32,7 @@ from evalbot.report.numbers import (
 )
 from evalbot.report.text import EMPTY, Markdown, short_id
 from evalbot.stats.bootstrap import BootstrapResult
+from evalbot.stats.paired_mean import PairedMeanResult
 from evalbot.stats.pvalue import PValue
 
 # ---- the reasons ----------------------------------------------------------------------------
@@ -391,7 +392,7 @@ def _explanation(c: Comparison, decision: Decision, scale: Scale, words: dict[st
     ci = c.difference.confidence_interval
     rules_out = (
         f" Effects outside {scale.signed_interval(ci)} are ruled out at {confidence}."
-        if c.difference.finite
+        if c.finite
         else " No effect is ruled out: the interval is unbounded."
     )
     powerless = next((r for r in decision.reasons if r.code == "powerless"), None)
@@ -416,7 +417,7 @@ def _about_interval(c: Comparison, decision: Decision, confidence: str, scale: S
     if not agreement.levels_match:
         level = f"{(1.0 - decision.alpha.effective) * 100:.4g} %"
         return f"; the {confidence} interval {where} zero (it is not at the test's level, {level})"
-    differ = f"{c.difference.method} and {c.test} differ at this boundary"
+    differ = f"{c.method} and {c.test} differ at this boundary"
     if agreement.case == "test_only":
         return (
             f", but the {confidence} interval {scale.signed_interval(ci)} still touches "
@@ -502,18 +503,18 @@ def power_lines(c: Comparison, scale: Scale) -> list[Markdown]:
 def difference_method(c: Comparison) -> Markdown:
     """How the difference's interval was made, for the footer."""
     diff = c.difference
-    if diff.interval == "bootstrap":
-        return Markdown(f"{diff.method}, {c.resamples:,} resamples, seed {c.seed}")
-    if diff.n_resamples:
-        return Markdown(f"{diff.method}, {diff.n_resamples:,} sign patterns, seed {diff.seed}")
-    return Markdown(diff.method)
+    if c.interval == "bootstrap":
+        return Markdown(f"{c.method}, {c.resamples:,} resamples, seed {c.seed}")
+    if isinstance(diff, PairedMeanResult) and diff.n_resamples:
+        return Markdown(f"{c.method}, {diff.n_resamples:,} sign patterns, seed {diff.seed}")
+    return Markdown(c.method)
 
 
 def bootstrap_note(c: Comparison, scale: Scale) -> Markdown | None:
     """The paired bootstrap beside the interval that decides (``None`` when it is that
     interval, ``test: bootstrap``)."""
-    boot, diff = c.bootstrap, c.difference
-    if boot is None or diff.interval == "bootstrap":
+    boot = c.bootstrap
+    if boot is None or c.interval == "bootstrap":
         return None
     resamples = f"{boot.n_resamples:,} resamples"
     if boot.n_resamples < c.resamples:
@@ -524,13 +525,13 @@ def bootstrap_note(c: Comparison, scale: Scale) -> Markdown | None:
         f"{boot.seed}): {scale.difference(boot.statistic)} "
         f"[{scale.end(ci.low)}, {scale.end(ci.high)}], "
         f"{boot.share_above_zero * 100:.1f} % of resamples above zero; for comparison only "
-        f"(the verdict's interval: {diff.method})."
+        f"(the verdict's interval: {c.method})."
     )
 
 
 def effect_size_note(c: Comparison) -> Markdown | None:
     """Cohen's d_z beside a difference of numeric scores."""
-    size = c.difference.effect_size
+    size = c.effect_size
     if size is None:
         return None
     if not math.isfinite(size.statistic):
@@ -554,7 +555,7 @@ def clusters_note(c: Comparison, scale: Scale) -> Markdown | None:
         return None
     unit = (
         "the bootstrap resamples whole clusters"
-        if c.difference.interval == "bootstrap"
+        if c.interval == "bootstrap"
         else "the test and its interval take each cluster as one unit, and any bootstrap "
         "resamples whole clusters"
     )

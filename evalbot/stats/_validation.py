@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 import operator
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 
 import numpy as np
 import numpy.typing as npt
@@ -39,6 +39,18 @@ def as_probability(
         lo = "(0" if open_low else "[0"
         hi = "1)" if open_high else "1]"
         raise ValueError(f"`{name}` must be in {lo}, {hi}; got {value!r}.")
+    return x
+
+
+def as_number(value: object, name: str, ok: Callable[[float], bool], must: str) -> float:
+    """Return ``value`` as a float for which ``ok`` holds, or raise ``ValueError`` saying what
+    it ``must`` be (``"be finite"``)."""
+    try:
+        x = float(value)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        raise ValueError(f"`{name}` must be a number; got {value!r}.") from None
+    if not ok(x):
+        raise ValueError(f"`{name}` must {must}; got {value!r}.")
     return x
 
 

@@ -22,8 +22,6 @@ from typing import Literal
 from evalbot.stats.intervals import ConfidenceInterval
 from evalbot.stats.pvalue import PValue, exact_pvalue
 
-__all__ = ["Agreement", "AgreementCase", "interval_agreement"]
-
 AgreementCase = Literal[
     "both_significant",  # p <= alpha and the interval excludes the null value
     "neither",  # p > alpha and the interval contains it

@@ -251,6 +251,12 @@ class BootstrapResult:
     n_undefined: int = 0
     share_above_zero: float = math.nan
 
+    @property
+    def smallest_pvalue(self) -> None:
+        """``None``: the data fix no floor for the bootstrap's p-value (its resolution is
+        ``2 / n_resamples``)."""
+        return None
+
 
 def _compact(codes: npt.NDArray[np.int64], limit: int) -> tuple[npt.NDArray[np.int64], int] | None:
     """Relabel integer codes as 0..k-1 (sorted); None if there are more than ``limit``."""
@@ -317,19 +323,6 @@ def _evaluate(fn: TotalsStatistic, totals: FloatArray, n_units: int) -> FloatArr
         return np.asarray(fn(totals, n_units), dtype=np.float64).reshape(-1)
 
 
-@dataclass(frozen=True, kw_only=True)
-class _Echo:
-    """What every :class:`BootstrapResult` of one run echoes."""
-
-    n_resamples: int
-    confidence_level: float
-    seed: int
-    method: BootstrapMethod
-    resampled: str
-    baseline_value: float
-    candidate_value: float
-
-
 def run_bootstrap(
     units: FloatArray,
     fn: TotalsStatistic,
@@ -346,92 +339,53 @@ def run_bootstrap(
     """Bootstrap the statistic ``fn`` of the rows of ``units`` (one row per unit): the
     observed value, the interval of ``method`` and the p-value that inverts it. With
     ``max_draws``, the index resampler draws at most that many indices (at least one
-    resample); the multinomial resampler's cost does not grow with the units."""
+    resample); the multinomial resampler's cost does not grow with the units.
+
+    When every resample gives the same value (one unit, or all units alike) the interval
+    collapses to the observed value and the p-value is that of the two-sided sign test on
+    ``n_units`` differences of one sign (1 when it is zero)."""
     n_units = units.shape[0]
     distinct = _unique_rows(units)
     if distinct is None and max_draws is not None:
         n_resamples = max(1, min(n_resamples, max_draws // n_units))
-    echo = _Echo(
-        n_resamples=n_resamples,
-        confidence_level=confidence_level,
-        seed=seed,
-        method=method,
-        resampled=resampled,
-        baseline_value=baseline_value,
-        candidate_value=candidate_value,
-    )
     observed = float(_evaluate(fn, units.sum(axis=0, keepdims=True), n_units)[0])
     rng = np.random.default_rng(seed)
     boot_all = _evaluate(fn, _resample_totals(units, distinct, n_resamples, rng), n_units)
     boot = boot_all[np.isfinite(boot_all)]
-    undefined = int(n_resamples - boot.size)
     if boot.size == 0:
         raise ValueError(
             "The metric is undefined on every resample; "
             f"the data have {n_units} unit(s) and the metric cannot be bootstrapped."
         )
     if n_units == 1 or float(np.ptp(boot)) == 0.0:
-        return _degenerate(echo, observed, n_units=n_units, undefined=undefined)
-    ordered = np.sort(boot)
-    levels: Levels = percentile_levels
-    if method != "percentile":
-        levels = bca_levels(ordered, observed, *_jackknife(units, distinct, fn))
-    low, high = (quantile(ordered, q) for q in levels(1.0 - confidence_level))
-    return _result(
-        echo,
-        observed,
-        (low, high),
-        standard_error=float(np.std(boot, ddof=1)),
-        pvalue=resampling_pvalue(inverted_pvalue(ordered, levels), int(ordered.size)),
-        n_units=n_units,
-        undefined=undefined,
-        share_above_zero=float(np.count_nonzero(ordered > 0.0)) / ordered.size,
-    )
-
-
-def _degenerate(echo: _Echo, observed: float, *, n_units: int, undefined: int) -> BootstrapResult:
-    """Every resample gives the same value (one unit, or all units alike). The interval
-    collapses to the observed value; the p-value is that of the two-sided sign test on
-    ``n_units`` differences of one sign (1 when it is zero)."""
-    floor = min(1.0, 2.0 ** (1 - n_units))
-    return _result(
-        echo,
-        observed,
-        (observed, observed),
-        standard_error=0.0,
-        pvalue=exact_pvalue(1.0 if observed == 0.0 else floor, resolution=floor),
-        n_units=n_units,
-        undefined=undefined,
-        share_above_zero=float(observed > 0.0),
-    )
-
-
-def _result(
-    echo: _Echo,
-    observed: float,
-    interval: tuple[float, float],
-    *,
-    standard_error: float,
-    pvalue: PValue,
-    n_units: int,
-    undefined: int,
-    share_above_zero: float,
-) -> BootstrapResult:
+        floor = min(1.0, 2.0 ** (1 - n_units))
+        low = high = observed
+        standard_error, above = 0.0, float(observed > 0.0)
+        pvalue = exact_pvalue(1.0 if observed == 0.0 else floor, resolution=floor)
+    else:
+        ordered = np.sort(boot)
+        levels: Levels = percentile_levels
+        if method != "percentile":
+            levels = bca_levels(ordered, observed, *_jackknife(units, distinct, fn))
+        low, high = (quantile(ordered, q) for q in levels(1.0 - confidence_level))
+        standard_error = float(np.std(boot, ddof=1))
+        above = float(np.count_nonzero(ordered > 0.0)) / ordered.size
+        pvalue = resampling_pvalue(inverted_pvalue(ordered, levels), int(ordered.size))
     return BootstrapResult(
         statistic=observed,
-        confidence_interval=ConfidenceInterval(*interval),
+        confidence_interval=ConfidenceInterval(low, high),
         standard_error=standard_error,
         pvalue=pvalue,
-        method=echo.method,
-        n_resamples=echo.n_resamples,
-        seed=echo.seed,
-        confidence_level=echo.confidence_level,
-        resampled=echo.resampled,
-        baseline_value=echo.baseline_value,
-        candidate_value=echo.candidate_value,
+        method=method,
+        n_resamples=n_resamples,
+        seed=seed,
+        confidence_level=confidence_level,
+        resampled=resampled,
+        baseline_value=baseline_value,
+        candidate_value=candidate_value,
         n_units=n_units,
-        n_undefined=undefined,
-        share_above_zero=share_above_zero,
+        n_undefined=int(n_resamples - boot.size),
+        share_above_zero=above,
     )
 
 
@@ -634,6 +588,7 @@ def paired_bootstrap(
     seed: int = 0,
     method: str = "percentile",
     clusters: Sequence[str | None] | None = None,
+    max_draws: int | None = None,
 ) -> BootstrapResult:
     """Paired bootstrap of ``metric(candidate) - metric(baseline)`` for a metric of column means.
 
@@ -647,7 +602,7 @@ def paired_bootstrap(
         :func:`f1_metric` (micro F1 from per-item ``tp``/``fp``/``fn``),
         :func:`ratio_metric` (e.g. cost per solved task, ``sum(cost) / sum(solved)``), or
         any :class:`Metric`.
-    n_resamples, confidence_level, seed, method, clusters
+    n_resamples, confidence_level, seed, method, clusters, max_draws
         As in :func:`paired_bootstrap_mean`.
 
     Returns
@@ -693,6 +648,7 @@ def paired_bootstrap(
             seed=s,
             method=m,
             clusters=clusters,
+            max_draws=max_draws,
         )
     base_value, cand_value = _metric_values(met, base, cand)
     units, fn, resampled = _metric_units(met, base, cand, codes)
@@ -706,6 +662,7 @@ def paired_bootstrap(
         resampled=resampled,
         baseline_value=base_value,
         candidate_value=cand_value,
+        max_draws=max_draws,
     )
 
 

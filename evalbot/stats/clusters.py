@@ -36,17 +36,25 @@ from typing import Literal, cast
 import numpy as np
 import numpy.typing as npt
 
-from evalbot.stats._validation import FloatArray, as_count, as_float_vector, as_probability
-from evalbot.stats.intervals import ConfidenceInterval
+from evalbot.stats._validation import (
+    FloatArray,
+    as_count,
+    as_float_vector,
+    as_number,
+    as_probability,
+)
+from evalbot.stats.intervals import ConfidenceInterval, t_interval
 from evalbot.stats.paired_mean import (
     EXACT_MAX_ITEMS,
     PairedMeanResult,
     _invert,
     _SignFlip,
     dz_from_differences,
+    flip_pvalue,
     pair_iv,
+    smallest_flip_pvalue,
 )
-from evalbot.stats.pvalue import PValue, exact_pvalue, upper_bound_pvalue
+from evalbot.stats.pvalue import PValue, float_pvalue
 from evalbot.vocabulary import CONFIDENCE, RESAMPLES
 
 
@@ -189,16 +197,9 @@ def design_effect(
     >>> round(design_effect(0.1, 10).design_effect, 6)
     1.9
     """
-    try:
-        rho = float(intraclass_correlation)
-    except (TypeError, ValueError):
-        raise ValueError(
-            f"`intraclass_correlation` must be a number; got {intraclass_correlation!r}."
-        ) from None
-    if not (math.isfinite(rho) and 0.0 <= rho <= 1.0):
-        raise ValueError(
-            f"`intraclass_correlation` must be in [0, 1]; got {intraclass_correlation!r}."
-        )
+    rho = as_number(
+        intraclass_correlation, "intraclass_correlation", lambda x: 0.0 <= x <= 1.0, "be in [0, 1]"
+    )
     if isinstance(cluster_size, int | float) and not isinstance(cluster_size, bool):
         sizes = np.array([float(cluster_size)])
         clusters = 0
@@ -423,12 +424,7 @@ def cluster_sign_flip_pvalue(
     b = as_count(n_resamples, "n_resamples", minimum=1)
     s = as_count(seed, "seed")
     base, cand, codes = _clustered_iv(baseline, candidate, clusters)
-    try:
-        delta = float(shift)
-    except (TypeError, ValueError):
-        raise ValueError(f"`shift` must be a number; got {shift!r}.") from None
-    if not math.isfinite(delta):
-        raise ValueError(f"`shift` must be finite; got {shift!r}.")
+    delta = as_number(shift, "shift", math.isfinite, "be finite")
     totals, sizes = _units(cand - base, codes)
     return _SignFlip(totals, b, s, totals.size <= EXACT_MAX_ITEMS, sizes).pvalue(delta)
 
@@ -447,17 +443,18 @@ def clustered_test(
     g = totals.size
     mean = float(d.mean())
     se = _cr1(totals, sizes, mean)
-    method, p, detail, flip = _test(totals, sizes, mean, se, b, s)
+    method, detail, flip = _test(totals, sizes, mean, se, b, s)
     if flip is None:
-        ci = _t_interval(mean, se, g, cl)
+        ci = t_interval(mean, se, g - 1, cl)
     elif float(np.ptp(totals / sizes)) == 0.0:
         ci = ConfidenceInterval(mean, mean)
         # every cluster's mean equal: every other shift rejected as far as the data allow
         if min(1.0, 2.0 ** (1 - g)) > 1.0 - cl:
             ci = ConfidenceInterval(-math.inf, math.inf)
     else:
-        ci = _invert(flip.pvalue, totals / sizes, 1.0 - cl, p, centre=mean)
+        ci = _invert(flip.pvalue, totals / sizes, 1.0 - cl, float(detail), centre=mean)
     sampled = flip.n_resamples if flip is not None else 0
+    changed = int(np.count_nonzero(totals))
     return ClusteredMeanResult(
         statistic=mean,
         pvalue=detail,
@@ -471,8 +468,9 @@ def clustered_test(
         effect_size=dz_from_differences(d, cl),
         baseline_value=float(base.mean()),
         candidate_value=float(cand.mean()),
+        smallest_pvalue=None if flip is None else smallest_flip_pvalue(changed, sampled),
         n_clusters=g,
-        changed_clusters=int(np.count_nonzero(totals)),
+        changed_clusters=changed,
     )
 
 
@@ -484,49 +482,26 @@ def clustered_pvalue(
     d = cand - base
     totals, sizes = _units(d, codes)
     mean = float(d.mean())
-    method, _, detail, _ = _test(totals, sizes, mean, _cr1(totals, sizes, mean), b, s)
+    method, detail, _ = _test(totals, sizes, mean, _cr1(totals, sizes, mean), b, s)
     return method, detail
 
 
 def _test(
     totals: FloatArray, sizes: FloatArray, mean: float, se: float, b: int, s: int
-) -> tuple[str, float, PValue, _SignFlip | None]:
-    """The test of the clusters' totals: method, p-value, its detail, and the sign-flip
-    (``None`` for the cluster-robust t) whose inversion gives the interval."""
-    g = totals.size
-    if g > CLUSTER_SIGN_FLIP_MAX:
-        p = _t_pvalue(mean, se, g)
-        detail = exact_pvalue(p) if p > 1e-290 else upper_bound_pvalue(1e-290)
-        return "cluster-robust t", p, detail, None
-    exact = g <= EXACT_MAX_ITEMS
-    flip = _SignFlip(totals, b, s, exact, sizes)
-    p = flip.pvalue(0.0)
-    if exact:
-        detail = exact_pvalue(p, resolution=min(1.0, 2.0 ** (1 - g)))
-        return "exact cluster sign-flip", p, detail, flip
-    step = 1.0 / (1.0 + b)
-    detail = (
-        upper_bound_pvalue(step, resolution=step) if p <= step else exact_pvalue(p, resolution=step)
-    )
-    return "Monte Carlo cluster sign-flip", p, detail, flip
-
-
-def _t_pvalue(mean: float, se: float, g: int) -> float:
-    """The cluster-robust t test's p-value (``G - 1`` degrees of freedom)."""
+) -> tuple[str, PValue, _SignFlip | None]:
+    """The test of the clusters' totals: method, p-value, and the sign-flip (``None`` for the
+    cluster-robust t, ``G - 1`` degrees of freedom) whose inversion gives the interval."""
     from scipy.special import stdtr
 
-    if se == 0.0 or not math.isfinite(se):
-        # every cluster's mean equal to the overall mean (g > 1000: the sign-flip floor
-        # 2^(1 - g) is below any alpha)
-        return 1.0 if mean == 0.0 else 2.0 ** (1 - g)
-    return min(1.0, 2.0 * float(stdtr(g - 1, -abs(mean / se))))
-
-
-def _t_interval(mean: float, se: float, g: int, cl: float) -> ConfidenceInterval:
-    """The cluster-robust t interval, ``mean +- t SE`` (a point when ``SE`` is 0)."""
-    from scipy.special import stdtrit
-
-    if se == 0.0 or not math.isfinite(se):
-        return ConfidenceInterval(mean, mean)
-    half = float(stdtrit(g - 1, 0.5 + cl / 2.0)) * se
-    return ConfidenceInterval(mean - half, mean + half)
+    g = totals.size
+    if g > CLUSTER_SIGN_FLIP_MAX:
+        # se = 0: every cluster's mean equal to the overall mean (the floor 2^(1 - g) of the
+        # sign-flip is below any alpha)
+        p = 1.0 if mean == 0.0 else 2.0 ** (1 - g)
+        if se != 0.0 and math.isfinite(se):
+            p = min(1.0, 2.0 * float(stdtr(g - 1, -abs(mean / se))))
+        return "cluster-robust t", float_pvalue(p), None
+    exact = g <= EXACT_MAX_ITEMS
+    flip = _SignFlip(totals, b, s, exact, sizes)
+    detail = flip_pvalue(flip.pvalue(0.0), g, b, exact)
+    return ("exact" if exact else "Monte Carlo") + " cluster sign-flip", detail, flip

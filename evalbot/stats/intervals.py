@@ -7,12 +7,11 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 import numpy as np
+from numpy.typing import ArrayLike
 from scipy.special import ndtri, stdtrit
 
-from evalbot.stats._validation import as_count, as_probability
+from evalbot.stats._validation import FloatArray, as_count, as_probability
 from evalbot.vocabulary import CONFIDENCE
-
-__all__ = ["ConfidenceInterval", "MeanOfMeansResult", "mean_of_means_interval", "wilson_interval"]
 
 
 class ConfidenceInterval(NamedTuple):
@@ -77,15 +76,22 @@ def wilson_interval(
     (0.6534, 0.7428)
     """
     k, n_, cl = _wilson_interval_iv(successes, n, confidence_level)
-    z = float(ndtri(0.5 + cl / 2.0))
-    p = k / n_
+    low, high = wilson_bounds(k / n_, n_, float(ndtri(0.5 + cl / 2.0)))
+    return ConfidenceInterval(float(low), float(high))
+
+
+def wilson_bounds(p: ArrayLike, n: ArrayLike, z: float) -> tuple[FloatArray, FloatArray]:
+    """Wilson's interval of a proportion ``p`` of ``n`` trials at the normal quantile ``z``,
+    element-wise (no input validation): ``(p + z^2/2n -+ z sqrt(p(1-p)/n + z^2/4n^2)) / (1 +
+    z^2/n)``, clipped to [0, 1], with the low end exactly 0 at ``p = 0`` and the high end
+    exactly 1 at ``p = 1``."""
+    p, n = np.asarray(p, dtype=np.float64), np.asarray(n, dtype=np.float64)
     z2 = z * z
-    denom = 1.0 + z2 / n_
-    center = (p + z2 / (2.0 * n_)) / denom
-    half = z * math.sqrt(p * (1.0 - p) / n_ + z2 / (4.0 * n_ * n_)) / denom
-    low = 0.0 if k == 0 else max(0.0, center - half)
-    high = 1.0 if k == n_ else min(1.0, center + half)
-    return ConfidenceInterval(low, high)
+    denom = 1.0 + z2 / n
+    centre = (p + z2 / (2.0 * n)) / denom
+    half = z * np.sqrt(p * (1.0 - p) / n + z2 / (4.0 * n * n)) / denom
+    low = np.where(p == 0.0, 0.0, np.maximum(0.0, centre - half))
+    return low, np.where(p == 1.0, 1.0, np.minimum(1.0, centre + half))
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -193,14 +199,10 @@ def mean_of_means_interval(
         n_eff = float(n)
     else:
         n_eff = min(max(p * (1.0 - p) / var, float(n)), float(n * k))
-    low, high = _wilson(p, n_eff, q)
-    if p == 0.0:
-        low = 0.0
-    if p == 1.0:
-        high = 1.0
+    low, high = wilson_bounds(p, n_eff, q)
     return MeanOfMeansResult(
         statistic=p,
-        confidence_interval=ConfidenceInterval(low, high),
+        confidence_interval=ConfidenceInterval(float(low), float(high)),
         effective_items=n_eff,
         items=n,
         repeats=k,
@@ -208,9 +210,10 @@ def mean_of_means_interval(
     )
 
 
-def _wilson(p: float, n: float, z: float) -> tuple[float, float]:
-    z2 = z * z
-    denom = 1.0 + z2 / n
-    center = (p + z2 / (2.0 * n)) / denom
-    half = z * math.sqrt(max(p * (1.0 - p), 0.0) / n + z2 / (4.0 * n * n)) / denom
-    return max(0.0, center - half), min(1.0, center + half)
+def t_interval(mean: float, se: float, df: int, confidence_level: float) -> ConfidenceInterval:
+    """``mean +- t_{df, (1 + confidence_level) / 2} se``: Student's t interval from a standard
+    error (no input validation); a point when ``se`` is 0 or not finite."""
+    if se == 0.0 or not math.isfinite(se):
+        return ConfidenceInterval(mean, mean)
+    half = float(stdtrit(df, 0.5 + confidence_level / 2.0)) * se
+    return ConfidenceInterval(mean - half, mean + half)

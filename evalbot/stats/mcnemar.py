@@ -12,14 +12,6 @@ from evalbot.stats._validation import as_choice, as_count, as_probability
 from evalbot.stats.pvalue import P_ONE, PValue, exact_pvalue, log10_pvalue, log_binomial_half_tail
 from evalbot.vocabulary import ALPHA, MCNEMAR_METHODS, McNemarMethod
 
-__all__ = [
-    "McNemarMethod",
-    "McNemarResult",
-    "mcnemar",
-    "mcnemar_min_discordant",
-    "mcnemar_smallest_pvalue",
-]
-
 _METHODS = MCNEMAR_METHODS
 
 
@@ -50,6 +42,11 @@ class McNemarResult:
     def discordant(self) -> int:
         """Number of discordant pairs, ``fixed + broken``."""
         return self.fixed + self.broken
+
+    @property
+    def smallest_pvalue(self) -> PValue:
+        """:func:`mcnemar_smallest_pvalue` of these discordant pairs."""
+        return mcnemar(self.discordant, 0, method=self.method).pvalue
 
 
 def _mcnemar_iv(fixed: object, broken: object, method: object) -> tuple[int, int, McNemarMethod]:
@@ -101,7 +98,7 @@ _LOG10_2 = math.log10(2.0)
 _LN10 = math.log(10.0)
 
 
-def _asymptotic_pvalue(stat: float) -> PValue:
+def asymptotic_pvalue(stat: float) -> PValue:
     """chi-squared(1) survival at ``stat``, with an exact ``log10`` where ``erfc`` underflows."""
     p = float(chdtrc(1.0, stat))
     if p > 1e-290:
@@ -168,7 +165,7 @@ def mcnemar(fixed: int, broken: int, *, method: str = "exact") -> McNemarResult:
         return McNemarResult(statistic=0.0, pvalue=P_ONE, method=m, fixed=b, broken=c)
     if m == "asymptotic":
         stat = max(0, abs(b - c) - 1) ** 2 / n
-        detail = _asymptotic_pvalue(stat)  # the chi-squared(1) survival function
+        detail = asymptotic_pvalue(stat)  # the chi-squared(1) survival function
         return McNemarResult(
             statistic=float(stat),
             pvalue=detail,

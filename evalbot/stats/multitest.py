@@ -11,8 +11,6 @@ import numpy.typing as npt
 from evalbot.stats._validation import FloatArray, as_choice, as_probability
 from evalbot.vocabulary import ALPHA
 
-__all__ = ["MultipleTestResult", "adjust_pvalues", "benjamini_hochberg", "holm"]
-
 AdjustMethod = Literal["bh", "holm"]
 
 

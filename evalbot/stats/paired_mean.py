@@ -34,10 +34,11 @@ from evalbot.stats._validation import (
     as_choice,
     as_count,
     as_float_vector,
+    as_number,
     as_probability,
 )
 from evalbot.stats.intervals import ConfidenceInterval
-from evalbot.stats.pvalue import PValue, exact_pvalue, upper_bound_pvalue
+from evalbot.stats.pvalue import PValue, exact_pvalue, float_pvalue, upper_bound_pvalue
 from evalbot.vocabulary import CONFIDENCE, RESAMPLES
 
 
@@ -219,6 +220,11 @@ class PairedMeanResult:
         ``d_z`` and its interval.
     baseline_value, candidate_value : float
         The mean of each run.
+    smallest_pvalue : PValue or None
+        The smallest p-value the test can give on these data, whatever the signs: for the
+        sign-flip test ``2^(1 - changed)`` with ``changed`` the items (units) whose difference
+        is not 0 (1 when none changed), and at least ``1 / (B + 1)`` with ``B`` sampled
+        patterns; ``None`` for the t tests.
     """
 
     statistic: float
@@ -233,6 +239,7 @@ class PairedMeanResult:
     effect_size: EffectSizeResult
     baseline_value: float
     candidate_value: float
+    smallest_pvalue: PValue | None
 
 
 def pair_iv(baseline: object, candidate: object) -> tuple[FloatArray, FloatArray]:
@@ -472,12 +479,7 @@ def sign_flip_pvalue(
     b = as_count(n_resamples, "n_resamples", minimum=1)
     s = as_count(seed, "seed")
     base, cand = pair_iv(baseline, candidate)
-    try:
-        delta = float(shift)
-    except (TypeError, ValueError):
-        raise ValueError(f"`shift` must be a number; got {shift!r}.") from None
-    if not math.isfinite(delta):
-        raise ValueError(f"`shift` must be finite; got {shift!r}.")
+    delta = as_number(shift, "shift", math.isfinite, "be finite")
     d = cand - base
     return _SignFlip(d, b, s, d.size <= EXACT_MAX_ITEMS).pvalue(delta)
 
@@ -511,7 +513,18 @@ def sign_flip(base: FloatArray, cand: FloatArray, cl: float, b: int, s: int) -> 
         effect_size=dz_from_differences(d, cl),
         baseline_value=float(base.mean()),
         candidate_value=float(cand.mean()),
+        smallest_pvalue=smallest_flip_pvalue(int(np.count_nonzero(d)), 0 if exact else b),
     )
+
+
+def smallest_flip_pvalue(changed: int, n_resamples: int) -> PValue:
+    """The sign-flip test's smallest p-value with ``changed`` units whose difference is not
+    0: every one moved the same way, ``2^(1 - changed)`` (1 when none changed), and at least
+    ``1 / (B + 1)`` when ``B = n_resamples`` patterns are sampled."""
+    floor = min(1.0, 2.0 ** (1 - changed)) if changed else 1.0
+    if n_resamples:
+        floor = max(floor, 1.0 / (n_resamples + 1))
+    return exact_pvalue(floor)
 
 
 def flip_pvalue(p: float, n: int, b: int, exact: bool) -> PValue:
@@ -632,6 +645,7 @@ def _studentized(
             effect_size=dz_from_differences(d, cl),
             baseline_value=float(base.mean()),
             candidate_value=float(cand.mean()),
+            smallest_pvalue=None,
         )
 
     if sd == 0.0 or not math.isfinite(sd):
@@ -663,8 +677,7 @@ def _studentized(
     q = float(stdtrit(n - 1, 1.0 - (1.0 - cl) / 2.0))
     # mu = mean - se * T, and T runs over [inverse(-q), inverse(q)]
     ci = ConfidenceInterval(mean - se * inverse(q), mean - se * inverse(-q))
-    detail = exact_pvalue(p) if p > 1e-290 else upper_bound_pvalue(1e-290)
-    return result(p, ci, detail)
+    return result(p, ci, float_pvalue(p))
 
 
 def _cube_root(x: float) -> float:

@@ -12,7 +12,8 @@ functions take one table.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import math
+from dataclasses import dataclass, replace
 from typing import Literal, cast
 
 import numpy as np
@@ -23,19 +24,14 @@ from evalbot.stats._validation import (
     FloatArray,
     as_choice,
     as_count,
+    as_number,
     as_probability,
     as_table_counts,
 )
-from evalbot.stats.intervals import ConfidenceInterval
+from evalbot.stats.intervals import ConfidenceInterval, wilson_bounds
+from evalbot.stats.mcnemar import asymptotic_pvalue
+from evalbot.stats.pvalue import PValue
 from evalbot.vocabulary import CONFIDENCE
-
-__all__ = [
-    "PairedDifferenceMethod",
-    "PairedDifferenceResult",
-    "newcombe_interval",
-    "paired_difference_interval",
-    "tango_interval",
-]
 
 PairedDifferenceMethod = Literal["tango-cc", "tango", "newcombe"]
 _METHODS: tuple[PairedDifferenceMethod, ...] = ("tango-cc", "tango", "newcombe")
@@ -57,6 +53,15 @@ class PairedDifferenceResult:
         ``"tango-cc"`` (score interval with continuity correction), ``"tango"`` (score
         interval as published) or ``"newcombe"`` (hybrid score, method 10).
     confidence_level : float
+    pvalue : PValue
+        Two-sided p-value of the score test of ``delta = 0`` that Tango's interval inverts:
+        McNemar's chi-squared statistic ``max(0, |fixed - broken| - continuity)^2 /
+        (fixed + broken)`` on one degree of freedom, so the interval excludes 0 exactly when
+        ``pvalue <= 1 - confidence_level`` (with continuity 1 it is
+        ``mcnemar(method="asymptotic")``). Newcombe's interval inverts no test; its
+        ``pvalue`` is the uncorrected statistic's.
+    standard_error : float
+        The plug-in standard error ``sqrt((p_fixed + p_broken - statistic^2) / items)``.
     both_pass, fixed, broken, both_fail : int
         The table (echoed; ``both_pass`` and ``both_fail`` are only needed by Newcombe's
         interval, and Tango's reports ``both_pass = items - fixed - broken``, ``both_fail = 0``
@@ -68,11 +73,46 @@ class PairedDifferenceResult:
     confidence_interval: ConfidenceInterval
     method: PairedDifferenceMethod
     confidence_level: float
+    pvalue: PValue
+    standard_error: float
     both_pass: int
     fixed: int
     broken: int
     both_fail: int
     items: int
+
+
+def paired_standard_error(fixed: int, broken: int, items: int) -> float:
+    """The plug-in standard error of ``(fixed - broken) / items``, the difference of two paired
+    pass rates: ``sqrt((p_fixed + p_broken - d^2) / items)``."""
+    d = (fixed - broken) / items
+    return math.sqrt(max(0.0, (fixed + broken) / items - d * d) / items)
+
+
+def _result(
+    table: tuple[int, int, int, int],
+    bounds: tuple[FloatArray, FloatArray],
+    method: PairedDifferenceMethod,
+    cl: float,
+    continuity: float,
+) -> PairedDifferenceResult:
+    a, b, c, d = table
+    n = a + b + c + d
+    return PairedDifferenceResult(
+        statistic=(b - c) / n,
+        confidence_interval=ConfidenceInterval(float(bounds[0]), float(bounds[1])),
+        method=method,
+        confidence_level=cl,
+        pvalue=asymptotic_pvalue(
+            max(0.0, abs(b - c) - continuity) ** 2 / (b + c) if b + c else 0.0
+        ),
+        standard_error=paired_standard_error(b, c, n),
+        both_pass=a,
+        fixed=b,
+        broken=c,
+        both_fail=d,
+        items=n,
+    )
 
 
 def _tango_score(
@@ -135,17 +175,6 @@ def tango_bounds(
     return ends[0], ends[1]
 
 
-def _wilson_bounds(k: FloatArray, n: FloatArray, z: float) -> tuple[FloatArray, FloatArray]:
-    p = k / n
-    z2 = z * z
-    denom = 1.0 + z2 / n
-    centre = (p + z2 / (2.0 * n)) / denom
-    half = z * np.sqrt(p * (1.0 - p) / n + z2 / (4.0 * n * n)) / denom
-    low = np.where(k == 0, 0.0, np.maximum(0.0, centre - half))
-    high = np.where(k == n, 1.0, np.minimum(1.0, centre + half))
-    return low, high
-
-
 def newcombe_bounds(
     both_pass: ArrayLikeInt,
     fixed: ArrayLikeInt,
@@ -162,8 +191,8 @@ def newcombe_bounds(
     n = a + b + c + d
     p1 = (a + b) / n  # candidate
     p2 = (a + c) / n  # baseline
-    l1, u1 = _wilson_bounds(a + b, n, z)
-    l2, u2 = _wilson_bounds(a + c, n, z)
+    l1, u1 = wilson_bounds(p1, n, z)
+    l2, u2 = wilson_bounds(p2, n, z)
     margins = (a + b) * (c + d) * (a + c) * (b + d)
     cross = a * d - b * c
     # Newcombe's correlation estimate, reduced by n/2 when positive (as in his examples)
@@ -190,16 +219,6 @@ def _table_iv(
     if a + b + c + d == 0:
         raise ValueError("The table must contain at least one item; got 0.")
     return a, b, c, d
-
-
-def _continuity_iv(continuity: object) -> float:
-    try:
-        cc = float(continuity)  # type: ignore[arg-type]
-    except (TypeError, ValueError):
-        raise ValueError(f"`continuity` must be a number; got {continuity!r}.") from None
-    if not (0.0 <= cc <= 1.0):
-        raise ValueError(f"`continuity` must be in [0, 1]; got {continuity!r}.")
-    return cc
 
 
 def tango_interval(
@@ -264,20 +283,10 @@ def tango_interval(
     """
     b, c, n = as_table_counts(fixed, broken, items)
     cl = as_probability(confidence_level, "confidence_level")
-    cc = _continuity_iv(continuity)
+    cc = as_number(continuity, "continuity", lambda x: 0.0 <= x <= 1.0, "be in [0, 1]")
     z = float(ndtri(0.5 + cl / 2.0))
-    low, high = tango_bounds(b, c, n, z, cc)
-    return PairedDifferenceResult(
-        statistic=(b - c) / n,
-        confidence_interval=ConfidenceInterval(float(low), float(high)),
-        method="tango-cc" if cc else "tango",
-        confidence_level=cl,
-        both_pass=n - b - c,
-        fixed=b,
-        broken=c,
-        both_fail=0,
-        items=n,
-    )
+    bounds = tango_bounds(b, c, n, z, cc)
+    return _result((n - b - c, b, c, 0), bounds, "tango-cc" if cc else "tango", cl, cc)
 
 
 def newcombe_interval(
@@ -324,19 +333,7 @@ def newcombe_interval(
     a, b, c, d = _table_iv(both_pass, fixed, broken, both_fail)
     cl = as_probability(confidence_level, "confidence_level")
     z = float(ndtri(0.5 + cl / 2.0))
-    low, high = newcombe_bounds(a, b, c, d, z)
-    n = a + b + c + d
-    return PairedDifferenceResult(
-        statistic=(b - c) / n,
-        confidence_interval=ConfidenceInterval(float(low), float(high)),
-        method="newcombe",
-        confidence_level=cl,
-        both_pass=a,
-        fixed=b,
-        broken=c,
-        both_fail=d,
-        items=n,
-    )
+    return _result((a, b, c, d), newcombe_bounds(a, b, c, d, z), "newcombe", cl, 0.0)
 
 
 def paired_difference_interval(
@@ -379,21 +376,8 @@ def paired_difference_interval(
     m = cast(PairedDifferenceMethod, as_choice(method, "method", _METHODS))
     if m == "newcombe":
         return newcombe_interval(a, b, c, d, confidence_level=confidence_level)
-    result = tango_interval(
-        b,
-        c,
-        a + b + c + d,
-        confidence_level=confidence_level,
-        continuity=1.0 if m == "tango-cc" else 0.0,
+    continuity = 1.0 if m == "tango-cc" else 0.0
+    found = tango_interval(
+        b, c, a + b + c + d, confidence_level=confidence_level, continuity=continuity
     )
-    return PairedDifferenceResult(
-        statistic=result.statistic,
-        confidence_interval=result.confidence_interval,
-        method=result.method,
-        confidence_level=result.confidence_level,
-        both_pass=a,
-        fixed=b,
-        broken=c,
-        both_fail=d,
-        items=result.items,
-    )
+    return replace(found, both_pass=a, both_fail=d)

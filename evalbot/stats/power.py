@@ -22,7 +22,7 @@ import numpy as np
 import numpy.typing as npt
 from scipy.special import bdtr, betaln, chdtrc, ndtri, xlog1py, xlogy
 
-from evalbot.stats._validation import as_choice, as_count, as_probability
+from evalbot.stats._validation import FloatArray, as_choice, as_count, as_number, as_probability
 from evalbot.vocabulary import ALPHA, MCNEMAR_METHODS, POWER, McNemarMethod
 
 CEIL_FUZZ = 1e-9
@@ -60,9 +60,6 @@ _NORMAL_ONLY_PAIRS = 2_000_000
 IntArray = npt.NDArray[np.int64]
 
 
-FloatArray = npt.NDArray[np.float64]
-
-
 SearchRule = Literal["smallest", "bisection", "normal approximation"]
 
 
@@ -89,13 +86,12 @@ def method_iv(method: object) -> McNemarMethod:
 
 
 def design_effect_iv(design_effect: object) -> float:
-    try:
-        deff = float(design_effect)  # type: ignore[arg-type]
-    except (TypeError, ValueError):
-        raise ValueError(f"`design_effect` must be a number; got {design_effect!r}.") from None
-    if not (math.isfinite(deff) and deff >= 1.0):
-        raise ValueError(f"`design_effect` must be a finite number >= 1; got {design_effect!r}.")
-    return deff
+    return as_number(
+        design_effect,
+        "design_effect",
+        lambda x: x >= 1.0 and x < math.inf,
+        "be a finite number >= 1",
+    )
 
 
 def ceil_fuzzy(x: float) -> int:
@@ -408,22 +404,6 @@ class DetectableEffectResult:
     normal_exact_power: float
 
 
-def _bisect(function: Callable[[float], float], low: float, high: float) -> float:
-    """The root of an increasing ``function`` with ``function(low) < 0 <= function(high)``.
-
-    Plain bisection to the resolution of floats (at most ~60 halvings on [0.5, 1]); it spares
-    the start-up cost of ``scipy.optimize``.
-    """
-    while True:
-        mid = 0.5 * (low + high)
-        if mid in (low, high):
-            return high
-        if function(mid) < 0.0:
-            low = mid
-        else:
-            high = mid
-
-
 def _solve(
     function: Callable[[float], float],
     slope: Callable[[float], float],
@@ -431,8 +411,9 @@ def _solve(
     high: float,
     start: float,
 ) -> float:
-    """What :func:`_bisect` returns (the smallest float where an increasing ``function`` is
-    >= 0, with ``function(low) < 0 <= function(high)``), found with Newton's steps.
+    """The smallest float where an increasing ``function`` is >= 0, with ``function(low) < 0 <=
+    function(high)``, found with Newton's steps (plain bisection where ``slope`` is not a
+    positive number).
 
     Newton's steps from ``start`` keep the bracket (a step that would leave it bisects);
     once a step is below 1e-9 of the point, the root is known to about an ulp, and the next
@@ -468,7 +449,7 @@ def _normal_effect(n: int, psi: float, alpha: float, power: float) -> float:
 
     if dd == 0.0 or gap(1.0) < 0.0:
         return math.nan
-    p = _bisect(gap, 0.5, 1.0) if gap(0.5) < 0.0 else 0.5
+    p = _solve(gap, lambda _: math.nan, 0.5, 1.0, math.nan) if gap(0.5) < 0.0 else 0.5
     return psi * (2.0 * p - 1.0)
 
 

@@ -11,19 +11,6 @@ from __future__ import annotations
 import math
 from typing import Literal
 
-__all__ = [
-    "P_ONE",
-    "SMALLEST_NORMAL",
-    "Bound",
-    "Kind",
-    "PValue",
-    "exact_pvalue",
-    "log10_pvalue",
-    "log_binomial_half_tail",
-    "resampling_pvalue",
-    "upper_bound_pvalue",
-]
-
 Bound = Literal["exact", "upper"]
 Decision = Literal["below", "not_below", "unresolved"]
 Kind = Literal["exact", "upper_bound", "below_float_range"]
@@ -164,6 +151,12 @@ def exact_pvalue(value: float, *, resolution: float | None = None) -> PValue:
     v = min(1.0, max(0.0, float(value)))
     log10 = math.log10(v) if v > 0.0 else -math.inf
     return PValue(value=v, log10=log10, bound="exact", resolution=resolution)
+
+
+def float_pvalue(value: float) -> PValue:
+    """:class:`PValue` of a p-value computed as a float (a t tail): exact above 1e-290, below
+    which such a tail is not reliable, so only that bound is reported."""
+    return exact_pvalue(value) if value > 1e-290 else upper_bound_pvalue(1e-290)
 
 
 def log10_pvalue(log10: float, *, resolution: float | None = None) -> PValue:

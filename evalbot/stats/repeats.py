@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from evalbot.stats._validation import FloatArray, as_count
+from evalbot.stats._validation import FloatArray, as_count, as_number
 
 
 def pass_at_k(n_samples: npt.ArrayLike, n_correct: npt.ArrayLike, k: int) -> float:
@@ -330,13 +330,7 @@ def repeats_standard_error(
 
 
 def _variance_iv(value: object, name: str) -> float:
-    try:
-        x = float(value)  # type: ignore[arg-type]
-    except (TypeError, ValueError):
-        raise ValueError(f"`{name}` must be a number; got {value!r}.") from None
-    if not (math.isfinite(x) and x >= 0.0):
-        raise ValueError(f"`{name}` must be finite and >= 0; got {value!r}.")
-    return x
+    return as_number(value, name, lambda x: 0.0 <= x < math.inf, "be finite and >= 0")
 
 
 @dataclass(frozen=True, kw_only=True)

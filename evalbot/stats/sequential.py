@@ -11,20 +11,17 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from evalbot.stats._validation import FloatArray, as_count, as_probability, as_table_counts
+from evalbot.stats._validation import (
+    FloatArray,
+    as_count,
+    as_number,
+    as_probability,
+    as_table_counts,
+)
 from evalbot.stats.intervals import ConfidenceInterval
+from evalbot.stats.paired_proportions import paired_standard_error
 from evalbot.stats.pvalue import PValue, log10_pvalue
 from evalbot.vocabulary import CONFIDENCE
-
-__all__ = [
-    "ConfidenceSequenceResult",
-    "SequentialResult",
-    "confidence_sequence",
-    "confidence_sequence_path",
-    "mixture_log_likelihood_ratio",
-    "mixture_sprt",
-    "sequential_pvalues",
-]
 
 _LN2 = math.log(2.0)
 
@@ -59,15 +56,16 @@ class SequentialResult:
     def discordant(self) -> int:
         return self.fixed + self.broken
 
+    @property
+    def smallest_pvalue(self) -> PValue:
+        """The smallest p-value the test can give with these discordant pairs (all fixed)."""
+        return mixture_sprt(self.discordant, 0, concentration=self.concentration).pvalue
+
 
 def _concentration_iv(concentration: object) -> float:
-    try:
-        c = float(concentration)  # type: ignore[arg-type]
-    except (TypeError, ValueError):
-        raise ValueError(f"`concentration` must be a number; got {concentration!r}.") from None
-    if not (math.isfinite(c) and c > 0.0):
-        raise ValueError(f"`concentration` must be a positive number; got {concentration!r}.")
-    return c
+    return as_number(
+        concentration, "concentration", lambda x: 0.0 < x < math.inf, "be a positive number"
+    )
 
 
 def mixture_log_likelihood_ratio(
@@ -205,6 +203,12 @@ class ConfidenceSequenceResult:
         ``(fixed - broken) / items``.
     confidence_level : float
         ``1 - alpha`` of the split interval (the sequential test's level).
+    pvalue : PValue
+        :func:`mixture_sprt`'s always-valid p-value on the same counts, the test the split
+        interval inverts.
+    standard_error : float
+        The plug-in standard error of ``statistic``
+        (:func:`~evalbot.stats.paired_proportions.paired_standard_error`).
     fixed, broken, items, concentration, discordance_alpha
         Echoed inputs.
     method : str
@@ -215,6 +219,8 @@ class ConfidenceSequenceResult:
     discordance_interval: ConfidenceInterval
     statistic: float
     confidence_level: float
+    pvalue: PValue
+    standard_error: float
     fixed: int
     broken: int
     items: int
@@ -348,6 +354,8 @@ def confidence_sequence(
         discordance_interval=ConfidenceInterval(psi_low, psi_high),
         statistic=(b - k) / n,
         confidence_level=cl,
+        pvalue=mixture_sprt(b, k, concentration=c).pvalue,
+        standard_error=paired_standard_error(b, k, n),
         fixed=b,
         broken=k,
         items=n,

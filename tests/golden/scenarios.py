@@ -11,7 +11,8 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from evalbot.compare import Comparison, compute_comparison
+from evalbot.compare import compute_comparison
+from evalbot.compare.records import Comparison
 from evalbot.formats.model import Paired
 from evalbot.pairing.fingerprint import fingerprint
 from evalbot.plan.config import BootstrapConfig, Config, F1Config, GateConfig, PolicyConfig

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from evalbot.compare.bootstrap import plan_bootstrap_mean
+from evalbot.compare.primary import plan_bootstrap
 from evalbot.compare.slices import compute_slices
 from evalbot.formats.model import Paired
 from evalbot.plan.config import BootstrapConfig, Config
@@ -62,7 +62,7 @@ def test_score_slices_hold_their_level() -> None:
         boot = 0
         for _ in range(boot_r):
             base, cand = draw(rng, name, 10)
-            boot += plan_bootstrap_mean(base, cand, CONFIG, clusters=None).pvalue <= ALPHA
+            boot += plan_bootstrap(base, cand, CONFIG, clusters=None).pvalue <= ALPHA
         rows.append([name, small / (8 * r), mid / (4 * r), anyq / r, boot / boot_r, r])
     table(
         "Score slices without clusters (sign-flip per slice): false-positive rate",

@@ -19,7 +19,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from evalbot.compare import Comparison, compute_comparison
+from evalbot.compare import compute_comparison
+from evalbot.compare.records import Comparison
 from evalbot.formats.model import Paired
 from evalbot.plan.config import BootstrapConfig, Config
 from evalbot.plan.policy import evaluate
@@ -71,7 +72,7 @@ def binary_rates(n: int, fix: float, brk: float, draws: int, seed: int) -> tuple
         ci = comparison.difference.confidence_interval
         significant += count * verdict
         covered += count * (ci.low <= truth <= ci.high)
-        assert comparison.difference.interval == "tango-cc"
+        assert comparison.interval == "tango-cc"
     return significant / draws, covered / draws
 
 

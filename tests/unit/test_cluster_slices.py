@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 from scipy.stats import false_discovery_control, permutation_test
 
-from evalbot.compare.bootstrap import plan_bootstrap_mean
+from evalbot.compare.primary import plan_bootstrap
 from evalbot.compare.slices import compute_slices
 from evalbot.formats.model import Paired
 from evalbot.plan.config import BootstrapConfig, Config
@@ -152,7 +152,7 @@ def test_test_bootstrap_slices_resample_the_slices_clusters() -> None:
     config = Config(test="bootstrap", bootstrap=BootstrapConfig(resamples=999, seed=3))
     for s in compute_slices(run, config):
         idx = [i for i, r in enumerate(ROWS) if r[0] == s.name]
-        ref = plan_bootstrap_mean(
+        ref = plan_bootstrap(
             run.baseline[idx], run.candidate[idx], config, clusters=[ROWS[i][1] for i in idx]
         )
         assert s.test == f"paired bootstrap ({ref.method})"

@@ -14,7 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from evalbot.compare import Comparison, compute_comparison
+from evalbot.compare import compute_comparison
+from evalbot.compare.records import Comparison
 from evalbot.errors import ConfigError
 from evalbot.formats.options import ReadOptions
 from evalbot.formats.sources import load_results

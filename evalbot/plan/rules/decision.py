@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
-from evalbot.compare import Alpha
+from evalbot.compare.records import Alpha
 from evalbot.plan.ledger import Look
 from evalbot.plan.rules.reasons import Reason
 from evalbot.stats.agreement import Agreement

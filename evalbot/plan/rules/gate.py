@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from evalbot.compare import Comparison
+from evalbot.compare.records import Comparison
 from evalbot.plan.config import Config
 from evalbot.plan.rules.decision import Gate, Outcome
 from evalbot.plan.rules.reasons import Reason, Unit

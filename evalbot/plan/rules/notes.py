@@ -4,11 +4,12 @@ the units of the clustered test)."""
 
 from __future__ import annotations
 
-from evalbot.compare import Comparison, has_clusters
-from evalbot.compare.records import CLUSTER_INTERVALS
+from evalbot.compare.primary import has_clusters
+from evalbot.compare.records import Comparison
 from evalbot.plan.config import Config
 from evalbot.plan.ledger import State
 from evalbot.plan.rules.reasons import Reason
+from evalbot.stats.clusters import ClusteredMeanResult
 
 __all__ = ["disclosures", "sequential_violations", "warnings_of"]
 
@@ -71,7 +72,7 @@ def disclosures(comparison: Comparison) -> list[Reason]:
                 },
             )
         )
-    if comparison.table is not None and comparison.difference.interval in CLUSTER_INTERVALS:
+    if comparison.table is not None and isinstance(comparison.difference, ClusteredMeanResult):
         clusters = comparison.clusters.clusters if comparison.clusters is not None else None
         found.append(Reason(code="clusters_mcnemar", rule="test", details={"clusters": clusters}))
     return found
@@ -102,7 +103,7 @@ def sequential_violations(comparison: Comparison, config: Config) -> list[Reason
         return []
     if comparison.table is None:
         return [Reason(code="sequential_score", rule="policy.mode: sequential")]
-    if has_clusters(comparison.paired):
+    if has_clusters(comparison.paired.clusters):
         clusters = comparison.clusters.clusters if comparison.clusters is not None else None
         return [
             Reason(

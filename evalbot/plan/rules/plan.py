@@ -3,7 +3,7 @@ them (or, for the sealed holdout, does not contain all of it)."""
 
 from __future__ import annotations
 
-from evalbot.compare import Comparison, plan_alpha
+from evalbot.compare.records import Comparison, plan_alpha
 from evalbot.plan.config import Config
 from evalbot.plan.rules.decision import PlannedSize
 from evalbot.plan.rules.reasons import Reason

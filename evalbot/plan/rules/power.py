@@ -7,11 +7,10 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from evalbot.compare import Comparison
-from evalbot.compare.alpha import Significance
-from evalbot.compare.costs import changed_clusters
+from evalbot.compare.records import Comparison, Significance
 from evalbot.plan.config import Config
 from evalbot.plan.rules.reasons import Reason, ReasonCode
+from evalbot.stats.clusters import ClusteredMeanResult
 from evalbot.stats.mcnemar import mcnemar_min_discordant
 from evalbot.stats.power import mcnemar_minimum_detectable_effect, mcnemar_sample_size
 from evalbot.stats.sequential import mixture_sprt
@@ -53,10 +52,11 @@ def _needed_for_alpha(comparison: Comparison, config: Config) -> tuple[str, int,
     alpha at all)."""
     alpha = comparison.alpha.effective
     table = comparison.table
-    if comparison.difference.interval == "cluster-sign-flip":
+    found = comparison.difference
+    if isinstance(found, ClusteredMeanResult) and comparison.interval == "cluster-sign-flip":
         # the cluster sign-flip test's smallest p is 2^(1 - changed clusters)
-        changed = changed_clusters(comparison.paired)
-        return "changed clusters", changed, 1 + math.ceil(math.log2(1.0 / alpha) - 1e-12)
+        need = 1 + math.ceil(math.log2(1.0 / alpha) - 1e-12)
+        return "changed clusters", found.changed_clusters, need
     if table is None:
         changed = int((comparison.paired.candidate != comparison.paired.baseline).sum())
         # the exact sign-flip test's smallest p is 2^(1 - changed)

@@ -216,7 +216,7 @@ def test_policy_fields_are_rendered_when_present() -> None:
     free text, here a state warning, is escaped like any untrusted text)."""
     from dataclasses import replace
 
-    from evalbot.compare import Alpha
+    from evalbot.compare.records import Alpha
     from evalbot.plan.ledger import Look
     from evalbot.plan.rules.decision import LookCount, PlannedSize
     from evalbot.plan.rules.reasons import Reason
