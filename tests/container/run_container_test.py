@@ -4,7 +4,7 @@ Standard library only (it runs before, and apart from, the test venv). Steps:
 
 1. seed the fake (``python -m tests.fakegithub --seed``): ``octo/evals`` with ``.evalbot.yml`` on
    ``main``, PR #7, a successful push run of ``evals.yml`` at the base commit that uploaded the
-   example baseline as the artifact ``evals``;
+   example baseline as the artifact ``evals``, and the PR's own run (id 1) the action runs in;
 2. run the image twice through ``container-action run`` (host network, the recorded
    ``pull_request.synchronize`` payload pointed at PR #7, ``INPUT_*`` as the runner sets them);
 3. stop the fake, read its final state and assert: exactly one sticky comment with the verdict,
@@ -79,7 +79,17 @@ def seed() -> dict[str, Any]:
                                 },
                             }
                         ],
-                    }
+                    },
+                    {
+                        # the run evalbot itself runs in: container-action sets GITHUB_RUN_ID=1,
+                        # and a look's record names the run whose results it judged
+                        "workflow": "evals.yml",
+                        "id": 1,
+                        "head_sha": HEAD_SHA,
+                        "head_branch": "feature",
+                        "event": "pull_request",
+                        "pull_numbers": [7],
+                    },
                 ],
             }
         ],
