@@ -40,7 +40,7 @@ from evalbot.stats._validation import (
     as_probability,
 )
 from evalbot.stats.clusters import cluster_codes, paired_values_iv
-from evalbot.stats.intervals import ConfidenceInterval
+from evalbot.stats.intervals import ConfidenceInterval, bisect
 from evalbot.stats.pvalue import PValue, exact_pvalue, resampling_pvalue
 from evalbot.vocabulary import BOOTSTRAP_METHODS, CONFIDENCE, RESAMPLES, BootstrapMethod
 
@@ -142,14 +142,7 @@ def inverted_pvalue(ordered: FloatArray, levels: Levels) -> float:
         return 1.0
     if excludes(1e-300):
         return 0.0
-    low, high = 1e-300, 1.0 - 1e-15  # excludes(low) is False, excludes(high) is True
-    while high - low > 1e-12:
-        mid = 0.5 * (low + high)
-        if excludes(mid):
-            high = mid
-        else:
-            low = mid
-    return high
+    return bisect(excludes, 1.0 - 1e-15, 1e-300, 1e-12)[0]
 
 
 def bca_levels(

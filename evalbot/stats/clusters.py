@@ -64,20 +64,10 @@ def cluster_codes(clusters: Sequence[str | None], n: int) -> npt.NDArray[np.int6
         raise ValueError(
             f"`clusters` must have one entry per item ({n}); got {len(clusters)} entries."
         )
-    codes = np.empty(n, dtype=np.int64)
-    seen: dict[str, int] = {}
-    next_code = 0
-    for i, label in enumerate(clusters):
-        if label is None:
-            codes[i] = next_code
-            next_code += 1
-        else:
-            code = seen.get(label)
-            if code is None:
-                code = seen[label] = next_code
-                next_code += 1
-            codes[i] = code
-    return codes
+    # codes in order of first appearance; each None is a key of its own
+    seen: dict[object, int] = {}
+    keys = (object() if label is None else label for label in clusters)
+    return np.fromiter((seen.setdefault(key, len(seen)) for key in keys), np.int64, n)
 
 
 def paired_values_iv(

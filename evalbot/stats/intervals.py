@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -208,6 +209,23 @@ def mean_of_means_interval(
         repeats=k,
         confidence_level=cl,
     )
+
+
+def bisect(
+    inside: Callable[[float], bool], good: float, bad: float, tolerance: float = 0.0
+) -> tuple[float, float]:
+    """The end of an interval by bisection: ``(good, bad)`` with ``inside(good)`` and not
+    ``inside(bad)`` (``inside`` changes once between them) halved until they are at most
+    ``tolerance`` apart, or adjacent floats."""
+    while abs(bad - good) > tolerance:
+        mid = 0.5 * (good + bad)
+        if mid in (good, bad):
+            break
+        if inside(mid):
+            good = mid
+        else:
+            bad = mid
+    return good, bad
 
 
 def t_interval(mean: float, se: float, df: int, confidence_level: float) -> ConfidenceInterval:

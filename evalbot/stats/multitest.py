@@ -47,15 +47,9 @@ def benjamini_hochberg(pvalues: npt.ArrayLike) -> FloatArray:
     [0.04, 0.05333333333333334, 0.05333333333333334, 0.2]
     """
     p = _pvalues_iv(pvalues)
-    m = p.size
-    if m == 0:
-        return p.copy()
     order = np.argsort(p, kind="stable")
-    scaled = p[order] * m / np.arange(1, m + 1)
-    q_sorted = np.minimum(1.0, np.minimum.accumulate(scaled[::-1])[::-1])
-    q = np.empty(m, dtype=np.float64)
-    q[order] = q_sorted
-    return q
+    scaled = p[order] * p.size / np.arange(1, p.size + 1)
+    return _unsorted(np.minimum.accumulate(scaled[::-1])[::-1], order)
 
 
 def holm(pvalues: npt.ArrayLike) -> FloatArray:
@@ -76,15 +70,15 @@ def holm(pvalues: npt.ArrayLike) -> FloatArray:
     [0.03, 0.06, 0.06]
     """
     p = _pvalues_iv(pvalues)
-    m = p.size
-    if m == 0:
-        return p.copy()
     order = np.argsort(p, kind="stable")
-    scaled = p[order] * (m - np.arange(m))
-    adj_sorted = np.minimum(1.0, np.maximum.accumulate(scaled))
-    adj = np.empty(m, dtype=np.float64)
-    adj[order] = adj_sorted
-    return adj
+    return _unsorted(np.maximum.accumulate(p[order] * (p.size - np.arange(p.size))), order)
+
+
+def _unsorted(adjusted: FloatArray, order: npt.NDArray[np.intp]) -> FloatArray:
+    """The sorted p-values' adjustments, capped at 1, back in the input order."""
+    out = np.empty(order.size, dtype=np.float64)
+    out[order] = np.minimum(1.0, adjusted)
+    return out
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -37,7 +37,7 @@ from evalbot.stats._validation import (
     as_number,
     as_probability,
 )
-from evalbot.stats.intervals import ConfidenceInterval
+from evalbot.stats.intervals import ConfidenceInterval, bisect
 from evalbot.stats.pvalue import PValue, exact_pvalue, float_pvalue, upper_bound_pvalue
 from evalbot.vocabulary import CONFIDENCE, RESAMPLES
 
@@ -374,16 +374,7 @@ def _invert(
                 inside = 0.0
             else:
                 outside = 0.0
-        tolerance = 1e-9 * scale
-        while abs(outside - inside) > tolerance:
-            mid = 0.5 * (inside + outside)
-            if mid in (inside, outside):
-                break
-            if pvalue(mid) > alpha:
-                inside = mid
-            else:
-                outside = mid
-        ends.append(inside)
+        ends.append(bisect(lambda x: pvalue(x) > alpha, inside, outside, 1e-9 * scale)[0])
     return ConfidenceInterval(ends[0], ends[1])
 
 

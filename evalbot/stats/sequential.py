@@ -18,7 +18,7 @@ from evalbot.stats._validation import (
     as_probability,
     as_table_counts,
 )
-from evalbot.stats.intervals import ConfidenceInterval
+from evalbot.stats.intervals import ConfidenceInterval, bisect
 from evalbot.stats.paired_proportions import paired_standard_error
 from evalbot.stats.pvalue import PValue, log10_pvalue
 from evalbot.vocabulary import CONFIDENCE
@@ -252,22 +252,8 @@ def _mixture_set(
         return log_mix - s * math.log(p0) - f * math.log1p(-p0) < log_threshold
 
     centre = s / (s + f) if s + f > 0 else 0.5
-    ends = []
-    for edge in (0.0, 1.0):
-        if inside(edge):
-            ends.append(edge)
-            continue
-        good, bad = centre, edge
-        while True:
-            mid = 0.5 * (good + bad)
-            if mid in (good, bad):
-                break
-            if inside(mid):
-                good = mid
-            else:
-                bad = mid
-        ends.append(good)
-    return ends[0], ends[1]
+    low, high = (edge if inside(edge) else bisect(inside, centre, edge)[0] for edge in (0.0, 1.0))
+    return low, high
 
 
 def confidence_sequence(
