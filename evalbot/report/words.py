@@ -42,11 +42,6 @@ def _p_is(p: PValue) -> str:
     return p_clause(word_pvalue(p))
 
 
-def _diff(value: float | str | None, unit: str | None, *, signed: bool = False) -> str:
-    """A difference in its unit: ``"4.6 pp"`` or ``"0.049"`` (``signed``: ``"-5.6 pp"``)."""
-    return Scale(percent=unit == "pp").amount(value, "+" if signed else "")
-
-
 def _text(value: object) -> str:
     return "" if value is None else str(value)
 
@@ -88,11 +83,11 @@ def _powerless(r: Reason) -> str:
 
 def _tripwire(r: Reason) -> str:
     d, mde = r.details, float(r.observed or 0.0)
-    can = f"{_diff(mde, 'pp')} or more" if mde != math.inf else "no change at all"
+    can = f"{PERCENT.amount(mde)} or more" if mde != math.inf else "no change at all"
     text = (
         f"a {number_text(d.get('items'))}-item eval is a tripwire, not a finding: with "
         f"{share_text(d.get('discordant_rate'))} of items changing it can detect {can} (power "
-        f"{float(d.get('power') or 0.0):g}), but policy.min_effect is {_diff(r.threshold, 'pp')}"
+        f"{float(d.get('power') or 0.0):g}), but policy.min_effect is {PERCENT.amount(r.threshold)}"
     )
     if d.get("items_needed") is not None:
         text += f"; about {number_text(d.get('items_needed'))} items would detect it"
@@ -101,11 +96,11 @@ def _tripwire(r: Reason) -> str:
 
 def _underpowered_gain(r: Reason) -> str:
     mde = float(r.threshold or 0.0)
-    limit = _diff(mde, "pp") if mde != math.inf else "unbounded change"
+    limit = PERCENT.amount(mde) if mde != math.inf else "unbounded change"
     return (
-        f"the gain of {_diff(r.observed, 'pp', signed=True)} is significant but smaller than "
+        f"the gain of {PERCENT.amount(r.observed, '+')} is significant but smaller than "
         f"the {limit} this eval can reliably detect (policy.min_effect "
-        f"{_diff(r.details.get('min_effect'), 'pp')}): an underpowered eval cannot certify an "
+        f"{PERCENT.amount(r.details.get('min_effect'))}): an underpowered eval cannot certify an "
         "improvement; run more items"
     )
 
@@ -141,9 +136,10 @@ def _max_broken(r: Reason) -> str:
 
 def _margin(r: Reason) -> str:
     confidence = float(r.details.get("confidence") or 0.95) * 100
+    scale = Scale(percent=r.unit == "pp")
     return (
-        f"gate: the {confidence:g} % interval reaches {_diff(r.observed, r.unit, signed=True)}, "
-        f"not above -gate.margin = {_diff(r.threshold, r.unit, signed=True)}: non-inferiority "
+        f"gate: the {confidence:g} % interval reaches {scale.amount(r.observed, '+')}, "
+        f"not above -gate.margin = {scale.amount(r.threshold, '+')}: non-inferiority "
         "is not shown"
     )
 
