@@ -1,6 +1,6 @@
 """The documents hold together: the README's example plan is the file in docs/ and is coherent,
 every relative link (and every repository path named) in the documents exists, and
-CONTRIBUTING.md's tree names every module of evalbot/ with its purpose."""
+CONTRIBUTING.md's tree names every package of evalbot/ with its purpose."""
 
 from __future__ import annotations
 
@@ -290,18 +290,17 @@ def contributing_tree() -> dict[str, str]:
     return entries
 
 
-def test_contributing_names_every_module_with_its_purpose() -> None:
-    """A reader can name the one file for any concern from the tree alone: every module of
-    evalbot/ (and every folder) stands in CONTRIBUTING.md's tree with a one-line purpose, and
-    everything the tree names exists."""
+def test_contributing_names_every_package_and_top_level_module() -> None:
+    """A reader can find the one home of any concern from the tree alone: every package of
+    evalbot/ and every module at its top stands in CONTRIBUTING.md's tree with a one-line
+    purpose, and everything the tree names exists (each module's docstring says the rest)."""
     tree = contributing_tree()
     package = ROOT / "evalbot"
-    modules = {str(path.relative_to(ROOT)) for path in package.rglob("*.py")}
-    folders = {
-        f"{path.relative_to(ROOT)}/"
-        for path in [package, *package.rglob("*")]
-        if path.is_dir() and any(path.glob("*.py"))
+    modules = {
+        str(path.relative_to(ROOT)) for path in package.glob("*.py") if path.stem[:2] != "__"
     }
+    folders = {f"{init.parent.relative_to(ROOT)}/" for init in package.glob("*/__init__.py")}
+    folders.add("evalbot/")
     assert sorted((modules | folders) - set(tree)) == []
     assert sorted(name for name, purpose in tree.items() if not purpose) == []
     assert sorted(name for name in tree if not (ROOT / name).exists()) == []
