@@ -22,7 +22,7 @@ import pytest
 
 REPO = Path(__file__).resolve().parent.parent
 
-pytest_plugins = ["tests.fakegithub.plugin"]
+pytest_plugins = ["tests.fakegithub.plugin", "tests.sim.tables"]
 
 #: The slow tiers, by folder, each a marker (pyproject.toml): ``-m "not sim and not integration"``
 #: runs the rest.

@@ -1,9 +1,9 @@
 """Shared helpers of the simulations: how many repetitions, Monte Carlo slack, tables.
 
 ``EVALBOT_SIM_LONG=1`` multiplies every Monte Carlo repetition count by 10 (about ten minutes
-on one core) for a tighter check; the default run takes well under a minute. Every table is
-printed at the end of the pytest session (``tests/sim/conftest.py``) and kept in
-``TABLES``; the README quotes them from one run.
+on one core) for a tighter check; the default run takes about two minutes of CPU. Every table is
+printed at the end of the pytest session and kept in ``TABLES`` (as Markdown in ``MARKDOWN``):
+``tests/sim/conftest.py`` checks them against docs/validation.md, or writes them there.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ import os
 SCALE = 10 if os.environ.get("EVALBOT_SIM_LONG") else 1
 ALPHA = 0.05
 TABLES: list[str] = []
+MARKDOWN: dict[str, str] = {}  # title -> the table as docs/validation.md holds it
 
 
 def reps(n: int) -> int:
@@ -38,5 +39,9 @@ def table(title: str, header: list[str], rows: list[list[object]]) -> str:
     lines += ["  ".join(c.rjust(w) for c, w in zip(r, widths, strict=True)) for r in body]
     text = "\n".join(lines)
     TABLES.append(text)
+    rule = "|" + "---|" * len(header)
+    MARKDOWN[title] = "\n".join("| " + " | ".join(row) + " |" for row in [header, *body]).replace(
+        "\n", "\n" + rule + "\n", 1
+    )
     print("\n" + text)
     return text
