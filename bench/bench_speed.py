@@ -1,4 +1,4 @@
-"""Whole-process benchmarks (issue 12): each figure a ratio against a reference run in turn with it.
+"""Whole-process benchmarks: each figure a ratio against a reference run in turn with it.
 
 Run from the repository root (the checkout's code is what runs: ``PYTHONPATH`` is set to it)::
 

@@ -162,7 +162,7 @@ class Archive:
             # Every entry starts with this signature: counting them bounds what zipfile would
             # build, whatever the end record claims.
             budget.check_count(source, data.count(_CENTRAL_ENTRY, start, end))
-        import zipfile  # here: only a ZIP input needs it (issue 12: start-up time)
+        import zipfile  # here: only a ZIP input needs it (start-up time)
 
         try:
             self._zip = zipfile.ZipFile(io.BytesIO(data))

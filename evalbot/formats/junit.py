@@ -37,7 +37,7 @@ def sniff(probe: Probe) -> bool:
 
 
 def _root(data: bytes, source: str) -> ET.Element:
-    import xml.etree.ElementTree as ET  # here: only an XML input needs it (issue 12)
+    import xml.etree.ElementTree as ET  # here: only an XML input needs it (start-up time)
 
     text = decode_text(data, source)
     declared = _DECLARED.match(text)

@@ -1,8 +1,8 @@
-"""The attack suite (issue 10): each test is one way someone tried to beat evalbot's plan or its
+"""The attack suite: each test is one way someone tried to beat evalbot's plan or its
 publishing, run end to end (``evalbot action`` as a subprocess against the fake GitHub on
-127.0.0.1) and asserted to fail. Each test's docstring says what the attacker does and what the
-code before the fix let them get away with; ``EVALBOT_UNDER_TEST=/path/to/older/checkout``
-runs the steps with another checkout's evalbot to see that."""
+127.0.0.1) and asserted to fail. Each test's docstring says what the attacker does and what would follow if the defence
+were gone; ``EVALBOT_UNDER_TEST=/path/to/older/checkout`` runs the steps with another
+checkout's evalbot to see that."""
 
 from __future__ import annotations
 

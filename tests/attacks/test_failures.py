@@ -1,6 +1,6 @@
-"""Attacks that crash evalbot mid-run: before the fix an internal error after the check had
-started left it in progress forever, with no summary, so a required check could never be
-satisfied and nobody learnt why. Every failure now completes the check and writes the summary."""
+"""Attacks that crash evalbot mid-run: an internal error after the check has started must not
+leave it in progress forever, with no summary (a required check could never be satisfied and
+nobody would learn why). Every failure completes the check and writes the summary."""
 
 from __future__ import annotations
 

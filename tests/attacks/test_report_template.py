@@ -73,7 +73,7 @@ def test_an_include_outside_the_templates_folder_reads_nothing(world: World, pat
 
 
 def test_a_template_that_never_ends_is_stopped(world: World) -> None:
-    """10^10 iterations without output or calls: before the fix the step ran until the job's
+    """10^10 iterations without output or calls: unchecked, the step would run until the job's
     six-hour timeout, with the check in progress."""
     loop = "{% for i in range(99999) %}{% for j in range(99999) %}{% endfor %}{% endfor %}"
     with_template(world, loop)

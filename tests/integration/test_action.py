@@ -245,7 +245,7 @@ def test_an_expired_baseline_artifact_fails_like_no_baseline(world: World) -> No
 
 def test_baseline_with_another_item_set_fails_the_check(world: World) -> None:
     """The pull request changed the item set: a verdict the plan refuses, someone's doing, so it
-    fails by default (issue 10: it used to be neutral, which a required check lets through)."""
+    fails by default (a neutral check would let a required check through)."""
     world.add_baseline_run(files={"r.jsonl": '{"id": "other-1", "passed": true}\n'})
     result = world.run()
     assert result.code == 1, result.stderr
@@ -763,7 +763,7 @@ def test_looks_are_carried_in_the_comment_and_max_looks_refuses_a_second_verdict
         parents=[world.head], files={"model.txt": "v4\n"}, branch="feature"
     )
     second = world.run()
-    # a refused verdict fails the check (issue 10: neutral passed a required check)
+    # a refused verdict fails the check (neutral would pass a required check)
     assert second.code == 1, second.stderr
     assert second.outputs["verdict"] == "inconclusive"
     assert (second.outputs["gate"], second.outputs["conclusion"]) == ("fail", "failure")

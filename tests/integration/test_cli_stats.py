@@ -413,7 +413,7 @@ def test_repeats_pass_at_k_standard_error_and_budget(run_cli: Run, tmp_path: Pat
     assert compare_json(run_cli)["repeats"] == {"baseline": None, "candidate": None}
 
 
-# ---- tiny evals never crash (issue 11, defect 1) ---------------------------------------------
+# ---- tiny evals never crash ---------------------------------------------
 
 
 @pytest.mark.parametrize(

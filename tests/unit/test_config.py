@@ -614,7 +614,7 @@ def test_bad_input_and_report_keys(text: str, message: str) -> None:
     assert str(caught.value) == message
 
 
-# ---- YAML strictness (issue 10): repeated keys, aliases, hostile nesting ---------------------
+# ---- YAML strictness: repeated keys, aliases, hostile nesting ---------------------
 
 
 @pytest.mark.parametrize(

@@ -78,7 +78,7 @@ def test_input_validation(kwargs: dict[str, object], message: str) -> None:
     assert str(info.value) == message
 
 
-# ---- per-item means with repeats (issue 11: "98.3 % [94.8, 101.8]") --------------------------
+# ---- per-item means with repeats (never "98.3 % [94.8, 101.8]") --------------------------
 
 
 def wilson_reference(p: float, n: float, z: float) -> tuple[float, float]:

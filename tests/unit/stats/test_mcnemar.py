@@ -157,7 +157,7 @@ def test_input_validation(
     assert str(info.value) == message
 
 
-# ---- p-values below the float range, and the smallest attainable p-value (issue 11) ----
+# ---- p-values below the float range, and the smallest attainable p-value -----------
 
 
 def log10_fraction(x: Fraction) -> float:

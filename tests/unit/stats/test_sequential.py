@@ -82,7 +82,7 @@ def test_paths_validation(fixed: object, broken: object) -> None:
         sequential_pvalues(fixed, broken)
 
 
-# ---- the confidence sequence that matches the SPRT (issue 11) -------------------------------
+# ---- the confidence sequence that matches the SPRT -------------------------------
 
 
 def log_lr_against(fixed: int, broken: int, p0: float) -> float:
