@@ -14,7 +14,7 @@ reader of the runner's files and a clock) as parameters (:mod:`evalbot.action_co
 4. take a **ticket**: create the check run (with a personal token, a commit status) on the head
    sha, declaring the commit and the item set judged; then count the earlier looks from the
    check runs evalbot's own App created on the pull request's commits
-   (:mod:`evalbot.action_looks`, :mod:`evalbot.plan.ledger`), never from what commenters can write;
+   (:mod:`evalbot.github.checks`, :mod:`evalbot.plan.ledger`), never from what commenters can write;
 5. compute and decide (the CLI's pipeline, :mod:`evalbot.plan.policy`), render comment, check and
    job summary from one :func:`evalbot.report.build_view`;
 6. publish (:mod:`evalbot.action_publish`): the completed check first (its digest is the
@@ -35,7 +35,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import replace
 
-from evalbot.action_context import Clock, GitHubPort, PullTarget, RunContext, Workspace
+from evalbot.action_context import Clock, PullTarget, RunContext, Workspace
 from evalbot.action_inputs import (
     find_baseline,
     load_baseline,
@@ -43,7 +43,6 @@ from evalbot.action_inputs import (
     load_results_from_zip,
     pair_sides,
 )
-from evalbot.action_looks import earlier_looks
 from evalbot.action_plan import load_plan
 from evalbot.action_publish import (
     publish_cancelled,
@@ -59,11 +58,10 @@ from evalbot.action_records import Baseline, EvalFailed, Neutral, Plan, Skip, Ve
 from evalbot.action_text import history_rows
 from evalbot.errors import EXIT_OK, Cancelled, EvalbotError, PublishError
 from evalbot.formats.model import Paired
-from evalbot.github.checks import StatusPublisher
+from evalbot.github.checks import StatusPublisher, earlier_looks
+from evalbot.github.client import GitHubClient, PullRequestInfo
 from evalbot.github.events import Event, parse_event
-from evalbot.github.records import PullRequestInfo
-from evalbot.github.runner import ActionsEnv
-from evalbot.github.settings import ActionInputError, Settings
+from evalbot.github.runner import ActionInputError, ActionsEnv, Settings
 from evalbot.pairing.fingerprint import fingerprint
 from evalbot.plan.config import Config
 from evalbot.plan.ledger import Digest, State
@@ -73,7 +71,6 @@ from evalbot.report.text import Markdown
 
 __all__ = [
     "Clock",
-    "GitHubPort",
     "Workspace",
     "history_rows",
     "load_results_from_zip",
@@ -85,7 +82,7 @@ __all__ = [
 def run_action(
     settings: Settings,
     *,
-    connect: Callable[[Settings], GitHubPort],
+    connect: Callable[[Settings], GitHubClient],
     env: ActionsEnv,
     files: Workspace,
     clock: Clock,
@@ -165,7 +162,7 @@ def _moved_on(pull: PullRequestInfo, event: Event) -> str | None:
     return None
 
 
-def resolve_pulls(gh: GitHubPort, event: Event) -> list[PullTarget]:
+def resolve_pulls(gh: GitHubClient, event: Event) -> list[PullTarget]:
     """The pull requests a run judges, each checked to have the commit the results are for as
     its head (a run for an older head posts nothing: the run for the new head will). A
     ``pull_request`` run judges its own; a ``workflow_run`` every open one with that head, each
@@ -275,7 +272,14 @@ class _Story:
         self.writing = True
         status.start(declared)
         self.writing = False
-        return earlier_looks(run, status)
+        return earlier_looks(
+            run.gh,
+            status,
+            settings=run.settings,
+            event=run.event,
+            pull=run.target.now,
+            clock=run.clock,
+        )
 
 
 def _eval_failed(run: RunContext) -> EvalFailed:

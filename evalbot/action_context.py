@@ -1,9 +1,9 @@
 """What every step of one Actions run shares: its IO ports and the run's givens.
 
-:func:`evalbot.action.run_action` receives the ports (:class:`GitHubPort`, :class:`Workspace`,
+:func:`evalbot.action.run_action` receives the ports (a GitHub client, :class:`Workspace`,
 :data:`Clock`) as parameters; :mod:`evalbot.cli` builds the real ones. Once the pull request
 is found, the run's givens are one frozen :class:`RunContext` that the readers
-(:mod:`evalbot.action_plan`, :mod:`evalbot.action_inputs`, :mod:`evalbot.action_looks`) and the
+(:mod:`evalbot.action_plan`, :mod:`evalbot.action_inputs`) and the
 publishers (:mod:`evalbot.action_publish`) take as their first argument.
 """
 
@@ -16,69 +16,17 @@ from typing import Any, Protocol
 
 from evalbot.formats.model import Results
 from evalbot.formats.options import ReadOptions
-from evalbot.github.checks import ChecksPort, StatusPublisher, check_name
+from evalbot.github.checks import StatusPublisher, check_name
+from evalbot.github.client import GitHubClient, PullRequestInfo
 from evalbot.github.events import Event
-from evalbot.github.records import (
-    ArtifactInfo,
-    CheckRunInfo,
-    CommentInfo,
-    PullRequestInfo,
-    StatusInfo,
-    WorkflowRunInfo,
-)
-from evalbot.github.runner import ActionsEnv
-from evalbot.github.settings import Settings
+from evalbot.github.runner import ActionsEnv, Settings
 from evalbot.plan.ledger import Digest
 
-__all__ = ["Clock", "GitHubPort", "PullTarget", "RunContext", "Workspace"]
-
-
-class GitHubPort(ChecksPort, Protocol):
-    """What the action needs from GitHub (:class:`evalbot.github.GitHubClient` is one): the
-    check run's calls (:class:`evalbot.github.checks.ChecksPort`) and these."""
-
-    def get_pull(self, number: int) -> PullRequestInfo: ...
-
-    def find_pulls_for_head(
-        self, head_sha: str, head_branch: str | None = None, head_owner: str | None = None
-    ) -> list[PullRequestInfo]: ...
-
-    def list_pulls_of_head(self, head_owner: str, head_branch: str) -> list[PullRequestInfo]: ...
-
-    def list_pull_commits(self, number: int) -> list[tuple[str, str]]: ...
-
-    def list_comments(self, number: int) -> list[CommentInfo]: ...
-
-    def upsert_sticky_comment(
-        self, number: int, marker: str, body: str, *, author: str, author_type: str
-    ) -> CommentInfo: ...
-
-    def list_check_runs(self, head_sha: str, name: str | None = None) -> list[CheckRunInfo]: ...
-
-    def list_commit_statuses(self, sha: str) -> list[StatusInfo]: ...
-
-    def list_workflow_runs(
-        self,
-        workflow_id_or_file: str | int | None,
-        branch: str | None,
-        status: str | None = "success",
-        *,
-        event: str | None = None,
-        head_sha: str | None = None,
-        limit: int = 100,
-    ) -> list[WorkflowRunInfo]: ...
-
-    def find_artifact(self, run_id: int, name: str) -> ArtifactInfo | None: ...
-
-    def download_artifact_zip(self, artifact: ArtifactInfo, max_bytes: int) -> bytes: ...
-
-    def get_file_at_ref(self, path: str, ref: str) -> str | None: ...
-
-    def compare_commits(self, base: str, head: str) -> tuple[int, int]: ...
+__all__ = ["Clock", "PullTarget", "RunContext", "Workspace"]
 
 
 class Workspace(Protocol):
-    """What the action reads on the runner (:class:`evalbot.github.workspace.LocalWorkspace` is
+    """What the action reads on the runner (:class:`evalbot.github.runner.LocalWorkspace` is
     one): the event's payload, and result files named relative to the workspace (the files the
     plan names, ``all_ids`` among them, are read with the plan at its commit, never from here)."""
 
@@ -111,7 +59,7 @@ class RunContext:
 
     settings: Settings
     event: Event
-    gh: GitHubPort
+    gh: GitHubClient
     env: ActionsEnv
     files: Workspace
     clock: Clock

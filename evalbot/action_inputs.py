@@ -11,19 +11,19 @@ the candidate holds. Artifacts are untrusted zips, read in memory within limits.
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import Any
 
 from evalbot.action_context import RunContext
 from evalbot.action_records import Baseline, BaselineSource, Neutral, Refused
-from evalbot.action_text import no_baseline_message
 from evalbot.errors import InputError, PairingError
 from evalbot.formats.archive import ArchiveBudget
 from evalbot.formats.merge import merge
 from evalbot.formats.model import Paired, Results
 from evalbot.formats.options import ReadOptions
 from evalbot.formats.sources import parse_zip
-from evalbot.github.baseline import BASELINE_EVENTS, Found, eligible_runs, search_runs
-from evalbot.github.records import ArtifactInfo, WorkflowRunInfo
-from evalbot.github.settings import ActionInputError
+from evalbot.github.baseline import Found, Search, find_baseline_run
+from evalbot.github.client import ArtifactInfo
+from evalbot.github.runner import ActionInputError
 from evalbot.limits import MAX_ARTIFACT_MEMBERS, MAX_ARTIFACT_RATIO, artifact_inflate_limit
 from evalbot.pairing.pair import pair
 from evalbot.plan.config import Config
@@ -164,60 +164,28 @@ def _baseline_branch(run: RunContext) -> tuple[str, str, str]:
 def _find_baseline_artifact(run: RunContext, name: str) -> BaselineSource:
     """The artifact ``name`` of the newest eligible run of the baseline's workflow at (or
     nearest behind) the target commit; none found, or expired, is :class:`Neutral`."""
-    s, gh = run.settings, run.gh
-    workflow = _baseline_workflow(run)
+    s = run.settings
     branch, target, at = _baseline_branch(run)
-    # each allowed event listed on its own, so that no other run (a fork's pull request from
-    # its own `main`, say) can push the branch's runs out of the window
-    per_event = [
-        gh.list_workflow_runs(
-            workflow, branch, "success", event=event, limit=s.baseline_search_runs
-        )
-        for event in sorted(BASELINE_EVENTS)
-    ]
-    listed = [
-        found
-        for runs in per_event
-        for found in runs
-        if found.head_repo.lower() in ("", s.repository.lower())  # the base repository's own
-    ]
-    listed.sort(
-        key=lambda found: (found.created_at.timestamp() if found.created_at else 0, found.id),
-        reverse=True,
-    )
-    runs = eligible_runs(
-        listed,
+    search = Search(
+        workflow=_baseline_workflow(run),
+        branch=branch,
         target=target,
+        at=at,
+        name=name,
+        repository=s.repository,
         previous_only=not run.event.on_pull_request,  # push: the previous baseline
         own_run_id=s.run_id,
+        max_runs=s.baseline_search_runs,
+        max_commits=s.baseline_search_commits,
     )
-    found = search_runs(
-        runs,
-        target=target,
-        ancestry=lambda sha: gh.compare_commits(sha, target),
-        artifact_of=lambda candidate: gh.find_artifact(candidate.id, name),
-        max_compares=s.baseline_search_commits,
-    )
+    found = find_baseline_run(run.gh, search)
     if isinstance(found, Found):
         return _found_source(found, name=name, branch=branch, target=target, at=at)
-    raise Neutral(
-        *no_baseline_message(
-            workflow=str(workflow),
-            branch=branch,
-            at=Markdown(at),
-            target=target,
-            name=name,
-            listed=len(listed),
-            capped=any(len(found) >= s.baseline_search_runs for found in per_event),
-            missing=found,
-            max_runs=s.baseline_search_runs,
-            max_commits=s.baseline_search_commits,
-        ),
-    )
+    raise Neutral(*found)
 
 
 def _found_source(
-    found: Found[WorkflowRunInfo, ArtifactInfo], *, name: str, branch: str, target: str, at: str
+    found: Found[Any, ArtifactInfo], *, name: str, branch: str, target: str, at: str
 ) -> BaselineSource:
     """The artifact found, described (which run, how far behind the target); an expired one
     leaves nothing to compare with."""

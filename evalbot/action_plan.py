@@ -12,11 +12,12 @@ import hashlib
 import posixpath
 from collections.abc import Callable
 
-from evalbot.action_context import GitHubPort, RunContext
+from evalbot.action_context import RunContext
 from evalbot.action_records import Plan
 from evalbot.action_text import config_diff
 from evalbot.errors import ConfigError, PublishError
-from evalbot.github.settings import ActionInputError
+from evalbot.github.client import GitHubClient
+from evalbot.github.runner import ActionInputError
 from evalbot.plan.config import Config, parse_config
 from evalbot.report import text as md
 from evalbot.report.render import UserTemplate
@@ -60,7 +61,7 @@ def load_plan(run: RunContext) -> Plan:
     return Plan(config=config, notes=notes, config_change=change, template=template, blob=blob)
 
 
-def plan_reader(gh: GitHubPort, config_path: str, ref: str) -> ReadText:
+def plan_reader(gh: GitHubClient, config_path: str, ref: str) -> ReadText:
     """``read_text`` for files the plan names (``all_ids``, ``policy.items_file``,
     ``holdout.ids_file``, ``report.template``):
     relative to the config's folder, read at the same commit, never outside the repository."""

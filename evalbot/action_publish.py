@@ -17,19 +17,19 @@ import signal
 from dataclasses import replace
 
 from evalbot.action_context import RunContext
-from evalbot.action_looks import own_comment
 from evalbot.action_records import Neutral, Rendered, Verdict
 from evalbot.action_text import history_rows
 from evalbot.errors import EXIT_BAD_INPUT, EXIT_GATE_FAILED, EXIT_OK, Cancelled, EvalbotError
 from evalbot.formats.model import Results
-from evalbot.github.checks import DOCS, FORK_WARNING
+from evalbot.github.checks import FORK_WARNING, own_comment
+from evalbot.github.client import CommentInfo
 from evalbot.github.errors import GitHubRequestError
-from evalbot.github.records import CommentInfo
 from evalbot.limits import MAX_COMMENT_CHARS
 from evalbot.plan.config import Config
 from evalbot.plan.ledger import Digest, State, distinct_looks
 from evalbot.plan.state import parse_state, render_state
 from evalbot.report import text as md
+from evalbot.report.docs import ACTION_DOCS as DOCS
 from evalbot.report.numbers import pvalue_output
 from evalbot.report.render import render_check, render_comment, render_notice, render_summary
 from evalbot.report.text import Markdown
@@ -124,7 +124,12 @@ def _upsert(run: RunContext, body: str, says: str) -> CommentInfo | None:
     if mode == "never":
         return None
     if mode == "on-change":
-        own = own_comment(run)
+        own = own_comment(
+            run.gh,
+            run.pull_number,
+            run.status.identity if run.status else None,
+            run.settings.marker,
+        )
         if own is not None and says in own.body:
             run.env.info("evalbot: comment left as it is (comment: on-change, nothing changed)")
             return own
@@ -225,7 +230,9 @@ def _notice_comment(
 ) -> str:
     """The comment saying why there is no verdict; not a look: the earlier ones stay as they
     were (an unreadable block is kept as is)."""
-    own = own_comment(run)
+    own = own_comment(
+        run.gh, run.pull_number, run.status.identity if run.status else None, run.settings.marker
+    )
     state = parse_state(own.body) if own is not None else State()
     return render_notice(
         title,

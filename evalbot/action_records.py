@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 from evalbot.compare.records import Comparison
 from evalbot.formats.model import Results
-from evalbot.github.records import ArtifactInfo
+from evalbot.github.client import ArtifactInfo
 from evalbot.plan.config import Config
 from evalbot.plan.ledger import Digest, State
 from evalbot.plan.policy import Decision

@@ -706,12 +706,15 @@ def _share(args: argparse.Namespace, config: Config) -> Discordance | BaselineRa
 
 def run_action(args: argparse.Namespace, out: TextIO) -> int:
     """The GitHub Actions entrypoint: the runner's environment in, the real adapters built here."""
-    from evalbot.action import GitHubPort
     from evalbot.action import run_action as action  # PyGithub loads only for the action
-    from evalbot.github.client import drop_network_environment, make_client
-    from evalbot.github.runner import ActionsEnv, cancel_on_signals
-    from evalbot.github.settings import Settings, parse_settings
-    from evalbot.github.workspace import LocalWorkspace
+    from evalbot.github.client import GitHubClient, drop_network_environment, make_client
+    from evalbot.github.runner import (
+        ActionsEnv,
+        LocalWorkspace,
+        Settings,
+        cancel_on_signals,
+        parse_settings,
+    )
 
     settings = parse_settings(os.environ)
     env = ActionsEnv(settings.output_path, settings.summary_path, out)
@@ -720,7 +723,7 @@ def run_action(args: argparse.Namespace, out: TextIO) -> int:
         env.info(f"evalbot ignores {', '.join(dropped)}: its requests go to GitHub directly")
     files = LocalWorkspace(settings.workspace, settings.event_path)
 
-    def connect(s: Settings) -> GitHubPort:
+    def connect(s: Settings) -> GitHubClient:
         return make_client(
             s.api_url,
             s.token,

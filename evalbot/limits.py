@@ -62,7 +62,7 @@ MAX_STATUS_DESCRIPTION_CHARS = 140
 # limits only stop a runaway. An artifact the action downloads may come from a pull request's
 # run, shaped by whoever opened it, and is inflated in the memory of a shared runner: ten times
 # tighter, and the bytes can be changed with `EVALBOT_MAX_ARTIFACT_BYTES`
-# (:mod:`evalbot.github.settings`), which also caps the download itself.
+# (:mod:`evalbot.github.runner`), which also caps the download itself.
 
 #: Inflated bytes of one file (or directory entry) on disk, archives nested in it included.
 MAX_FILE_ARCHIVE_BYTES = 2 * 1024**3

@@ -13,15 +13,11 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Generic, Protocol, TypeVar
 
-__all__ = [
-    "BASELINE_EVENTS",
-    "MAX_COMPARES",
-    "MAX_RUNS",
-    "Found",
-    "Missing",
-    "eligible_runs",
-    "search_runs",
-]
+from github.WorkflowRun import WorkflowRun
+
+from evalbot.github.client import ArtifactInfo, GitHubClient
+from evalbot.report import text as md
+from evalbot.report.text import Markdown
 
 #: Workflow events whose runs on the base branch may provide the baseline.
 BASELINE_EVENTS = frozenset({"push", "schedule", "workflow_dispatch"})
@@ -122,3 +118,168 @@ def search_runs(
         commits_compared=len(known) - 1,
         not_before=not_before,
     )
+
+
+@dataclass(frozen=True, kw_only=True)
+class Search:
+    """Where the baseline is looked for: the runs of ``workflow`` on ``branch`` at ``target``
+    (``at``: that commit in words) or behind it, with an artifact called ``name``."""
+
+    workflow: str | int
+    branch: str
+    target: str
+    at: str
+    name: str
+    repository: str  # the base repository: only its own runs count
+    previous_only: bool  # a push: not the run of ``target`` itself, nor ``own_run_id``
+    own_run_id: int | None
+    max_runs: int
+    max_commits: int
+
+
+def find_baseline_run(
+    gh: GitHubClient, search: Search
+) -> Found[WorkflowRun, ArtifactInfo] | tuple[Markdown, Markdown]:
+    """The newest eligible run with the artifact, or why there is none (a title and a
+    message). Each allowed event is listed on its own, so that no other run (a fork's pull
+    request from its own ``main``, say) can push the branch's runs out of the window."""
+    per_event = [
+        gh.list_workflow_runs(
+            search.workflow, search.branch, "success", event=event, limit=search.max_runs
+        )
+        for event in sorted(BASELINE_EVENTS)
+    ]
+    repository = search.repository.lower()
+    listed = [
+        found
+        for runs in per_event
+        for found in runs
+        if (found.head_repository.full_name if found.head_repository else "").lower()
+        in ("", repository)
+    ]
+    listed.sort(
+        key=lambda found: (found.created_at.timestamp() if found.created_at else 0, found.id),
+        reverse=True,
+    )
+    runs = eligible_runs(
+        listed,
+        target=search.target,
+        previous_only=search.previous_only,
+        own_run_id=search.own_run_id,
+    )
+    found = search_runs(
+        runs,
+        target=search.target,
+        ancestry=lambda sha: gh.compare_commits(sha, search.target),
+        artifact_of=lambda candidate: gh.find_artifact(candidate.id, search.name),
+        max_compares=search.max_commits,
+    )
+    if isinstance(found, Found):
+        return found
+    capped = any(len(runs) >= search.max_runs for runs in per_event)
+    return no_baseline_message(search, listed=len(listed), capped=capped, missing=found)
+
+
+def no_baseline_message(
+    search: Search, *, listed: int, capped: bool, missing: Missing
+) -> tuple[Markdown, Markdown]:
+    """Why there is no baseline, what was searched, and what to do: a title and a message.
+
+    ``listed`` successful runs of the workflow on the branch from its own events came back
+    (``capped``: one event's listing reached ``max_runs``); ``missing`` is what the search saw.
+    Only when the search covered every such run (nothing capped, the commit budget not spent)
+    is this "expected for the first pull request"; otherwise older runs may hold the artifact,
+    and the message says which input looks further back. Every name is quoted as inline code.
+    """
+    workflow, branch, target = str(search.workflow), search.branch, search.target
+    lead = md.format(
+        "No successful run of workflow {} on {} at or before {} {} has an artifact named {}.",
+        md.code(workflow),
+        md.code(branch),
+        Markdown(search.at),
+        md.code(target[:7]),
+        md.code(search.name),
+    )
+    searched = _searched(
+        workflow=workflow, branch=branch, listed=listed, capped=capped, missing=missing
+    )
+    text = md.format("{} Searched: {}.", lead, md.join(Markdown("; "), searched))
+    if not capped and not missing.stopped:
+        return Markdown("No baseline yet"), md.format(
+            "{} That covers every such run of the branch, as for the first pull request "
+            "after installing evalbot: run the eval workflow on {} first (a push, or by hand "
+            "with `workflow_dispatch`) so that it uploads the baseline; later runs of this "
+            "pull request are compared with it.",
+            text,
+            md.code(branch),
+        )
+    limits = []
+    if capped:
+        limits.append(
+            md.format("the newest {} runs (input `baseline-search-runs`)", search.max_runs)
+        )
+    if missing.stopped:
+        limits.append(
+            md.format("{} commits back (input `baseline-search-commits`)", search.max_commits)
+        )
+    return Markdown("No baseline in the runs searched"), md.format(
+        "{} Older runs were not searched: the search stops at {}. Raise {} to look further "
+        "back, or run the workflow on {} again so it uploads a fresh baseline.",
+        text,
+        md.join(Markdown(" and "), limits),
+        Markdown("them" if len(limits) > 1 else "it"),
+        md.code(branch),
+    )
+
+
+def _searched(
+    *, workflow: str, branch: str, listed: int, capped: bool, missing: Missing
+) -> list[Markdown]:
+    """What the baseline search covered, one clause each: the runs listed, the commits
+    compared, the runs not used and those without the artifact."""
+    if listed:
+        searched = [
+            md.format(
+                "the {}{} successful {} of {} on {} from push, schedule or workflow_dispatch",
+                Markdown("newest " if capped else ""),
+                listed,
+                Markdown("run" if listed == 1 else "runs"),
+                md.code(workflow),
+                md.code(branch),
+            )
+        ]
+    else:
+        searched = [
+            md.format(
+                "the successful runs of {} on {} from push, schedule or workflow_dispatch: "
+                "there are none",
+                md.code(workflow),
+                md.code(branch),
+            )
+        ]
+    if missing.commits_compared:
+        searched.append(
+            md.format(
+                "{} commit{} checked for being the base commit or one of its ancestors",
+                missing.commits_compared,
+                Markdown("s" if missing.commits_compared != 1 else ""),
+            )
+        )
+    if missing.not_before:
+        searched.append(
+            md.format(
+                "{} run{} of commits newer than that or on another line (never used)",
+                missing.not_before,
+                Markdown("s" if missing.not_before != 1 else ""),
+            )
+        )
+    if missing.without_artifact:
+        more = len(missing.without_artifact) - 5
+        searched.append(
+            md.format(
+                "runs {}{} uploaded no artifact by that name",
+                md.join(Markdown(", "), missing.without_artifact[:5]),
+                Markdown(f" and {more} more" if more > 0 else ""),
+            )
+        )
+    return searched

@@ -1,41 +1,50 @@
-"""The check run on the pull request's head commit: the run's ticket and its record.
+"""The check run on the pull request's head commit, and the earlier looks GitHub holds.
 
-:class:`StatusPublisher` creates the check run (a commit status with a personal token), which
-is this run's **ticket** in the looks ledger (:mod:`evalbot.plan.ledger`): it declares the commit
-and the item set judged before the earlier looks are read, and ends carrying the run's record, the
-look digest. It also learns who evalbot is on GitHub (:class:`Identity`), which decides whose
-comments are evalbot's own. :func:`check_tickets` and :func:`status_tickets` read GitHub's
-records back as tickets.
+:class:`StatusPublisher` creates the check run (a commit status with a personal token): this
+run's **ticket** in the looks ledger (:mod:`evalbot.plan.ledger`), declaring the commit and the
+item set judged before the earlier looks are read, and ending with the run's record, the look
+digest. It also learns who evalbot is on GitHub (:class:`Identity`), which decides whose
+comments are evalbot's own.
+
+:func:`earlier_looks` reads a change's looks: every pull request from its head repository and
+branch (open or closed, into any base, but not a merged one; the newest :data:`MAX_PULLS`), the
+check runs (or statuses) evalbot's identity created on their commits (GitHub lists 250 per pull
+request), on the head before the last push, on the commits evalbot's comments name and on those
+the workflow ran on, and evalbot's comments, never what commenters can write. A record that
+existed and is gone (the workflow run a look judged, the comment it was published in) is a
+finding.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
-from typing import Protocol
+from datetime import datetime
 
-from evalbot.errors import UsageError
+from github.CheckRun import CheckRun
+from github.CommitStatus import CommitStatus
+
+from evalbot.errors import PublishError, UsageError
+from evalbot.github.client import CommentInfo, GitHubClient, PullRequestInfo
 from evalbot.github.errors import GitHubRequestError
-from evalbot.github.records import CheckRunInfo, StatusInfo
-from evalbot.github.runner import ActionsEnv
-from evalbot.plan.ledger import Digest, Ticket, parse_digest, render_digest
-from evalbot.report.docs import ACTION_DOCS
+from evalbot.github.events import PR_EVENTS, Event
+from evalbot.github.runner import ActionsEnv, Settings
+from evalbot.plan.ledger import (
+    Digest,
+    Look,
+    State,
+    Ticket,
+    count_looks,
+    parse_digest,
+    render_digest,
+)
+from evalbot.plan.state import parse_state
+from evalbot.report.docs import ACTION_DOCS as DOCS
 
-__all__ = [
-    "DOCS",
-    "FORK_WARNING",
-    "NO_VERDICT",
-    "ChecksPort",
-    "Identity",
-    "StatusPublisher",
-    "check_name",
-    "check_tickets",
-    "status_tickets",
-]
-
-DOCS = ACTION_DOCS
 #: The start of a commit status's description when the run compared nothing (not a look).
 NO_VERDICT = "No verdict: "
+#: Pull requests of a change whose looks are read (the newest; the current one always).
+MAX_PULLS = 10
 
 FORK_WARNING = (
     "This pull request comes from a fork, so its workflow only has a read-only token: evalbot "
@@ -46,7 +55,6 @@ FORK_WARNING = (
     f"evalbot with `candidate-artifact` and never checks out the PR's code. See {DOCS}"
 )
 
-
 #: A check run's conclusion as a commit status's state.
 _STATUS_STATES = {
     "success": "success",
@@ -54,39 +62,6 @@ _STATUS_STATES = {
     "failure": "failure",
     "cancelled": "error",
 }
-
-
-class ChecksPort(Protocol):
-    """What the publisher needs from GitHub (:class:`evalbot.github.GitHubClient` has it)."""
-
-    def authenticated_login(self) -> str: ...
-
-    def create_check_run(
-        self,
-        head_sha: str,
-        name: str,
-        *,
-        title: str,
-        summary: str,
-        text: str | None = None,
-        conclusion: str | None = None,
-        details_url: str | None = None,
-        tag: str = "",
-    ) -> CheckRunInfo: ...
-
-    def complete_check_run(
-        self,
-        check_run_id: int,
-        conclusion: str,
-        *,
-        title: str,
-        summary: str,
-        text: str | None = None,
-    ) -> CheckRunInfo: ...
-
-    def create_commit_status(
-        self, sha: str, state: str, context: str, description: str, target_url: str | None = None
-    ) -> StatusInfo: ...
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -114,7 +89,7 @@ class StatusPublisher:
 
     def __init__(
         self,
-        gh: ChecksPort,
+        gh: GitHubClient,
         env: ActionsEnv,
         *,
         sha: str,
@@ -124,14 +99,9 @@ class StatusPublisher:
         tag: str = "",
         app_id: int | None = None,
     ) -> None:
-        self._gh = gh
-        self._tag = tag
-        self._app_id = app_id
-        self._env = env
-        self._sha = sha
-        self._name = name
-        self._details_url = details_url
-        self._fork = fork
+        self._gh, self._env = gh, env
+        self._sha, self._name, self._tag = sha, name, tag
+        self._details_url, self._fork, self._app_id = details_url, fork, app_id
         self._check_id: int | None = None
         self.ticket: int | None = None
         self.identity: Identity | None = None
@@ -151,7 +121,7 @@ class StatusPublisher:
         if not opened and self.use_status:  # a personal token: the pending status is the ticket
             self.ticket = self._status("pending", "evalbot is comparing…").id
 
-    def _status(self, state: str, description: str) -> StatusInfo:
+    def _status(self, state: str, description: str) -> CommitStatus:
         return self._gh.create_commit_status(
             self._sha, state, self._name, description, target_url=self._details_url
         )
@@ -177,27 +147,24 @@ class StatusPublisher:
                     "sets a commit status instead"
                 )
                 self.use_status = True
-                login = self._gh.authenticated_login()
-                self.identity = Identity(login=login, user_type="User")
+                self.identity = Identity(login=self._gh.authenticated_login(), user_type="User")
                 return False
             if self._fork and error.status in (401, 403, 404):
                 self.read_only = True
                 self._env.warning(FORK_WARNING, title="evalbot: read-only token")
                 return False
             raise
-        self._check_id = check.id
-        self.ticket = check.id
-        if self._app_id is not None and check.app_id != self._app_id:
+        self._check_id = self.ticket = check.id
+        app_id, slug = (check.app.id, check.app.slug) if check.app else (None, None)
+        if self._app_id is not None and app_id != self._app_id:
             raise UsageError(
-                f"the check run evalbot created is the {check.app_slug or 'unknown'} App's "
-                f"({check.app_id}), not the App that input `app-id` names ({self._app_id}): "
+                f"the check run evalbot created is the {slug or 'unknown'} App's "
+                f"({app_id}), not the App that input `app-id` names ({self._app_id}): "
                 "pass that App's installation token as `github-token` (made with "
                 "actions/create-github-app-token)"
             )
-        if check.app_slug:
-            self.identity = Identity(
-                login=f"{check.app_slug}[bot]", user_type="Bot", app_id=check.app_id
-            )
+        if slug:
+            self.identity = Identity(login=f"{slug}[bot]", user_type="Bot", app_id=app_id)
         return True
 
     def finish(self, conclusion: str, *, title: str, summary: str, digest: Digest) -> None:
@@ -214,16 +181,13 @@ class StatusPublisher:
             if self.read_only:
                 return
         if self.use_status:
-            state = _STATUS_STATES[conclusion]
-            self._status(state, title if digest.kind == "look" else NO_VERDICT + title)
+            self._status(
+                _STATUS_STATES[conclusion], title if digest.kind == "look" else NO_VERDICT + title
+            )
         else:
             assert self._check_id is not None
             self._gh.complete_check_run(
-                self._check_id,
-                conclusion,
-                title=title,
-                summary=summary,
-                text=render_digest(digest),
+                self._check_id, conclusion, title=title, summary=summary, text=render_digest(digest)
             )
         self.completed = True
 
@@ -236,9 +200,6 @@ class StatusPublisher:
         self._check_id = None
         self.finish("failure", title=title, summary=summary, digest=digest)
         return True
-
-
-# ---- GitHub's records as tickets --------------------------------------------------------------
 
 
 def check_name(name: str, base_ref: str | None, default_branch: str | None) -> str:
@@ -256,7 +217,7 @@ def _of(check: str, name: str) -> bool:
 
 
 def check_tickets(
-    runs: Iterable[CheckRunInfo], *, app_id: int | None, sha: str, name: str
+    runs: Iterable[CheckRun], *, app_id: int | None, sha: str, name: str
 ) -> tuple[list[Ticket], list[str]]:
     """The check runs of the comparison ``name`` (on any base) that evalbot's App created on
     ``sha``, as tickets (any App's when ``app_id`` is unknown: more looks, never fewer), and
@@ -264,12 +225,13 @@ def check_tickets(
     tickets: list[Ticket] = []
     ignored: list[str] = []
     for run in runs:
-        if not _of(run.name, name):
+        if not _of(run.name or "", name):
             continue
-        if app_id is not None and run.app_id != app_id:
+        app, slug = (run.app.id, run.app.slug) if run.app else (None, None)
+        if app_id is not None and app != app_id:
             ignored.append(
-                f"check run {run.id} on {sha[:7]} was written by {run.app_slug or 'another'} "
-                f"App ({run.app_id}), not evalbot's ({app_id}): ignored"
+                f"check run {run.id} on {sha[:7]} was written by {slug or 'another'} "
+                f"App ({app}), not evalbot's ({app_id}): ignored"
             )
             continue
         tickets.append(
@@ -278,7 +240,7 @@ def check_tickets(
                 sha=(run.head_sha or sha).lower(),
                 running=run.status != "completed",
                 started_at=run.started_at,
-                digest=parse_digest(run.text),
+                digest=parse_digest(run.output.text if run.output else None),
                 conclusion=run.conclusion,
                 source=f"check run {run.id}",
             )
@@ -287,49 +249,216 @@ def check_tickets(
 
 
 def status_tickets(
-    statuses: Iterable[StatusInfo], *, login: str, name: str, holdout: bool, sha: str
+    statuses: Iterable[CommitStatus], *, login: str, name: str, holdout: bool, sha: str
 ) -> list[Ticket]:
     """The commit statuses evalbot's user set on ``sha`` under the comparison's name, as
     tickets: each final status is paired with the pending one its run set first (whose id is
     the ticket); a pending one without a final one is a run in progress. A status carries no
     details: they live in evalbot's comment."""
     ours = sorted(
-        (s for s in statuses if _of(s.context, name) and s.creator == login), key=lambda s: s.id
+        (
+            s
+            for s in statuses
+            if _of(s.context or "", name) and s.creator is not None and s.creator.login == login
+        ),
+        key=lambda s: s.id,
     )
-    tickets: list[Ticket] = []
-    pending: list[StatusInfo] = []
+    finals: list[tuple[CommitStatus, CommitStatus | None]] = []
+    pending: list[CommitStatus] = []
     for status in ours:
         if status.state == "pending":
             pending.append(status)
-            continue
-        start = pending.pop(0) if pending else status
-        digest = (
-            Digest(kind="none", head_sha=sha, holdout=holdout)
-            if status.description.startswith(NO_VERDICT)
-            else None
+        else:
+            finals.append((pending.pop(0) if pending else status, status))
+    finals += [(start, None) for start in pending]
+    none = Digest(kind="none", head_sha=sha, holdout=holdout)
+    return [
+        Ticket(
+            id=start.id,
+            sha=sha.lower(),
+            running=end is None,
+            started_at=start.created_at,
+            digest=none if end and (end.description or "").startswith(NO_VERDICT) else None,
+            opaque=True,
+            holdout=holdout,
+            source=f"commit status {(end or start).id}",
         )
-        tickets.append(
-            Ticket(
-                id=start.id,
-                sha=sha.lower(),
-                running=False,
-                started_at=start.created_at,
-                digest=digest,
-                opaque=True,
-                holdout=holdout,
-                source=f"commit status {status.id}",
+        for start, end in finals
+    ]
+
+
+# ---- the earlier looks at a change ------------------------------------------------------------
+
+
+def own_comment(
+    gh: GitHubClient, number: int | None, identity: Identity | None, marker: str
+) -> CommentInfo | None:
+    """evalbot's own sticky comment on pull request ``number``: the oldest comment with the
+    marker written by evalbot's identity. Anyone can post the marker; only this one is read."""
+    if number is None or identity is None:
+        return None
+    for comment in gh.list_comments(number):
+        if (
+            marker in comment.body
+            and comment.author == identity.login
+            and comment.author_type == identity.user_type
+        ):
+            return comment
+    return None
+
+
+@dataclass(frozen=True, kw_only=True)
+class _Change:
+    """What the readers of one change's looks share."""
+
+    gh: GitHubClient
+    status: StatusPublisher
+    settings: Settings
+    event: Event
+    pull: PullRequestInfo
+
+
+def earlier_looks(
+    gh: GitHubClient,
+    status: StatusPublisher,
+    *,
+    settings: Settings,
+    event: Event,
+    pull: PullRequestInfo | None,
+    clock: Callable[[], datetime],
+) -> tuple[State, str | None, int | None]:
+    """The earlier looks at the change (see the module), the tree of the head commit and the
+    id of evalbot's comment on ``pull``; ``status`` holds this run's ticket."""
+    if pull is None:
+        return State(), None, None
+    change = _Change(gh=gh, status=status, settings=settings, event=event, pull=pull)
+    owner = pull.head_repo.split("/", 1)[0] if pull.head_repo else ""
+    others = gh.list_pulls_of_head(owner, pull.head_ref) if owner and pull.head_ref else []
+    pulls = [pull, *[p for p in others if p.number != pull.number and not p.merged]][:MAX_PULLS]
+    head = event.head_sha.lower()
+    trees: dict[str, str] = {}
+    shas = [head]
+    claims: list[Look] = []
+    comments: dict[int, int | None] = {}
+    uses, warnings = 0, []
+    for each in pulls:
+        commits = gh.list_pull_commits(each.number)
+        if each.commits > len(commits):
+            warnings.append(
+                f"pull request #{each.number} has {each.commits} commits; GitHub lists "
+                f"{len(commits)}, so the check runs of the older ones were not read"
             )
+        trees.update((sha.lower(), tree) for sha, tree in commits)
+        shas += [sha.lower() for sha, _ in reversed(commits)]
+        own = own_comment(gh, each.number, status.identity, settings.marker)
+        comments[each.number] = own.id if own is not None else None
+        state = parse_state(own.body) if own is not None else State()
+        claims += [replace(look, pull=look.pull or each.number) for look in state.looks]
+        uses = max(uses, state.holdout_uses)
+        if state.warning:
+            warnings.append(f"#{each.number}: {state.warning}")
+    ran_on, problem = _commits_the_workflow_ran_on(change, pulls)
+    warnings += [problem] if problem else []
+    before = [event.before.lower()] if event.before else []
+    shas += before + [look.head_sha for look in claims] + ran_on
+    tickets, ignored = _tickets(change, list(dict.fromkeys(shas)))
+    mine = status.ticket
+    if mine is not None and not any(t.id == mine for t in tickets):
+        warnings.append(
+            "this run's own check run was not listed by GitHub yet; the looks were counted "
+            "without it"
         )
-    for status in pending:
-        tickets.append(
-            Ticket(
-                id=status.id,
-                sha=sha.lower(),
-                running=True,
-                started_at=status.created_at,
-                opaque=True,
-                holdout=holdout,
-                source=f"commit status {status.id}",
+    claimed = State(looks=tuple(claims), holdout_uses=uses, warning="; ".join(warnings) or None)
+    state = count_looks(tickets, mine=mine, claims=claimed, now=clock(), trees=trees)
+    gone, problem = _gone(change, state, comments)
+    warning = "; ".join(w for w in (state.warning, problem, *ignored) if w) or None
+    state = replace(state, warning=warning, findings=(*state.findings, *gone))
+    return state, trees.get(head), comments.get(pull.number)
+
+
+def _tickets(change: _Change, shas: list[str]) -> tuple[list[Ticket], list[str]]:
+    """The tickets evalbot's identity left on these commits: its check runs, or (a personal
+    token) its commit statuses; and the records of the same names another App wrote."""
+    s, identity, gh = change.settings, change.status.identity, change.gh
+    tickets: list[Ticket] = []
+    ignored: list[str] = []
+    for sha in shas:
+        if change.status.use_status:
+            assert identity is not None
+            tickets += status_tickets(
+                gh.list_commit_statuses(sha),
+                login=identity.login,
+                name=s.name,
+                holdout=s.holdout,
+                sha=sha,
             )
+        else:
+            app_id = s.app_id or (identity.app_id if identity is not None else None)
+            found, other = check_tickets(
+                gh.list_check_runs(sha), app_id=app_id, sha=sha, name=s.name
+            )
+            tickets += found
+            ignored += other
+    return tickets, ignored
+
+
+def _gone(
+    change: _Change, state: State, comments: dict[int, int | None]
+) -> tuple[list[str], str | None]:
+    """Records the earlier looks name that are gone: the workflow run whose results a look
+    judged (listed by its head commit), the comment a look was published in."""
+    found = [
+        f"evalbot's comment {look.comment} on #{look.pull}, where the look at "
+        f"{look.head_sha[:7]} was published, is gone"
+        for look in state.looks
+        if look.comment is not None
+        and look.pull in comments
+        and comments[look.pull] != look.comment
+    ]
+    judged = {look.head_sha: look for look in state.looks if look.run is not None}
+    for sha, look in judged.items():
+        try:
+            runs = change.gh.list_workflow_runs(None, None, None, head_sha=sha, limit=1000)
+        except PublishError as error:
+            return found, f"the runs of the earlier looks could not be listed ({error})"
+        if look.run not in {listed.id for listed in runs}:
+            found.append(
+                f"the workflow run {look.run} whose results the look at {sha[:7]} judged is gone"
+            )
+    return found, None
+
+
+def workflow_file(settings: Settings, event: Event) -> str | None:
+    """The eval workflow's file name: the triggering run's (``workflow_run``), else this run's."""
+    if event.mode == "workflow_run":
+        return (event.workflow_path or "").rsplit("/", 1)[-1] or settings.workflow_file
+    return settings.workflow_file
+
+
+def _commits_the_workflow_ran_on(
+    change: _Change, pulls: list[PullRequestInfo]
+) -> tuple[list[str], str | None]:
+    """The head commits the pull request's workflow ran on (newest first): with those
+    force-pushed away, and those of runs going on right now, which a force push race can
+    hide from both the pull request's commits and evalbot's comment. Best effort: the list
+    needs ``actions: read``; without it the other sources stand, with a note."""
+    pull, workflow = change.pull, workflow_file(change.settings, change.event)
+    if workflow is None or not pull.head_ref:
+        return [], None
+    try:
+        runs = change.gh.list_workflow_runs(workflow, pull.head_ref, None, limit=100)
+    except PublishError as error:
+        return [], (
+            f"the runs of workflow {workflow} could not be listed ({error}); commits "
+            "force-pushed away are known from evalbot's comment only"
         )
-    return tickets
+    since = min((p.created_at for p in pulls if p.created_at is not None), default=None)
+    shas = [
+        found.head_sha.lower()
+        for found in runs
+        if found.event in PR_EVENTS
+        and (found.head_repository.full_name if found.head_repository else "").lower()
+        == pull.head_repo.lower()
+        and (since is None or found.created_at is None or found.created_at >= since)
+    ]
+    return list(dict.fromkeys(shas)), None

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import posixpath
 import re
+from typing import TYPE_CHECKING
 from urllib.parse import unquote, urljoin, urlsplit
 
 import requests
@@ -20,12 +21,10 @@ from urllib3.exceptions import LocationParseError
 from urllib3.util import parse_url
 
 from evalbot.errors import PublishError
-from evalbot.github.connection import API_VERSION, Connection
-from evalbot.github.errors import PERMISSION_ACTIONS
-from evalbot.github.records import ArtifactInfo
-from evalbot.github.retry import WaitTooLong
+from evalbot.github.errors import WaitTooLong
 
-__all__ = ["ArtifactDownload", "read_capped", "same_origin"]
+if TYPE_CHECKING:
+    from evalbot.github.client import ArtifactInfo, GitHubClient
 
 _REDIRECTS = (301, 302, 303, 307, 308)
 #: Requests to the storage host at most: its first answer and its own redirects.
@@ -34,101 +33,69 @@ _DEFAULT_PORTS = {"http": 80, "https": 443}
 _URL_SAFE = re.compile(r"[!-~]+")  # printable ASCII, no spaces or control characters
 
 
-class _TokenAuth(requests.auth.AuthBase):
-    """``Authorization: Bearer <token>``; an explicit auth also keeps ``~/.netrc`` out."""
-
-    def __init__(self, token: str) -> None:
-        self.__token = token
-
-    def __call__(self, r: requests.PreparedRequest) -> requests.PreparedRequest:
-        r.headers["Authorization"] = f"Bearer {self.__token}"
-        return r
-
-    def __repr__(self) -> str:
-        return "_TokenAuth(<redacted>)"
-
-
-class _NoAuth(requests.auth.AuthBase):
-    """No ``Authorization`` at all: not ours, not ``~/.netrc``'s (the blob URL is pre-signed)."""
-
-    def __call__(self, r: requests.PreparedRequest) -> requests.PreparedRequest:
-        r.headers.pop("Authorization", None)
-        return r
-
-
-class ArtifactDownload(Connection):
-    def download_artifact_zip(self, artifact: ArtifactInfo, max_bytes: int) -> bytes:
-        """The artifact's zip archive, at most ``max_bytes`` long.
-
-        GitHub answers the archive URL with a 302 to a pre-signed storage URL; that second request
-        carries no ``Authorization`` header, so the token never reaches the storage host.
-        """
-        label = f"artifact {artifact.name!r} (id {artifact.id})"
-        _check_before(artifact, max_bytes, label, self._api_url)
-        action = f"downloading {label}"
-        try:
-            answer = self._ask_github(artifact, max_bytes, label)
-            if isinstance(answer, bytes):
-                return answer
-            return self._fetch_blob(answer, max_bytes, label)
-        except WaitTooLong as exc:
-            raise PublishError(
-                f"{action} failed: asked to wait {exc.wait:.0f} s before retrying (Retry-After), "
-                f"more than the {exc.cap:.0f} s evalbot waits; try again later"
-            ) from None
-        except requests.RequestException as exc:
-            raise PublishError(f"{action} failed: {type(exc).__name__} talking to GitHub") from None
-
-    def _ask_github(self, artifact: ArtifactInfo, max_bytes: int, label: str) -> bytes | str:
-        """GitHub's answer for the archive URL: the archive itself, or where to fetch it."""
-        with self._http.get(
+def artifact_zip(gh: GitHubClient, artifact: ArtifactInfo, max_bytes: int, *, token: str) -> bytes:
+    """The artifact's zip archive, at most ``max_bytes`` long, through ``gh``'s session (it
+    follows no redirect and trusts no environment)."""
+    label = f"artifact {artifact.name!r} (id {artifact.id})"
+    _check_before(artifact, max_bytes, label, gh.api_url)
+    action = f"downloading {label}"
+    try:
+        with gh.http.get(
             artifact.archive_download_url,
-            auth=_TokenAuth(self._secret),
-            headers={"Accept": "application/vnd.github+json", "X-GitHub-Api-Version": API_VERSION},
+            headers={
+                "Authorization": f"Bearer {token}",
+                "Accept": "application/vnd.github+json",
+                "X-GitHub-Api-Version": "2022-11-28",
+            },
             allow_redirects=False,
-            timeout=self._timeout,
+            timeout=gh.timeout,
         ) as first:
+            location = first.headers.get("Location")
             if first.status_code == 410:
                 raise PublishError(
                     f"{label} has expired (410 Gone); re-run the workflow that uploads it"
                 )
-            if first.status_code in _REDIRECTS and first.headers.get("Location"):
-                location: str = first.headers["Location"]
-                return location
             if first.status_code == 200:
                 return read_capped(first, max_bytes, label)
-            self._raise_http(f"downloading {label}", PERMISSION_ACTIONS, first)
+            if first.status_code not in _REDIRECTS or not location:
+                gh.raise_http(action, "actions: read", first)
+        return _fetch_blob(gh, location, max_bytes, label)
+    except WaitTooLong as exc:
+        raise PublishError(
+            f"{action} failed: asked to wait {exc.wait:.0f} s before retrying (Retry-After), "
+            f"more than the {exc.cap:.0f} s evalbot waits; try again later"
+        ) from None
+    except requests.RequestException as exc:
+        raise PublishError(f"{action} failed: {type(exc).__name__} talking to GitHub") from None
 
-    def _fetch_blob(self, url: str, max_bytes: int, label: str) -> bytes:
-        """The archive from the storage host GitHub redirected to, without ``Authorization``;
-        its own redirects are followed only on that host (scheme, host and port), at most
-        :data:`_MAX_HOPS` of them."""
-        action = f"downloading {label}"
-        parts = _origin(url)
-        api = _origin(self._api_url)
-        if parts is None or api is None or (api[0] == "https" and parts[0] != "https"):
-            raise PublishError(f"{action}: GitHub redirected to an unusable URL; refusing it")
-        storage = f"{parts[0]}://{parts[1]}:{parts[2]}/"
-        for _ in range(_MAX_HOPS):
-            with self._http.get(
-                url, auth=_NoAuth(), stream=True, timeout=self._timeout, allow_redirects=False
-            ) as blob:
-                location = blob.headers.get("Location")
-                if blob.status_code in _REDIRECTS and location:
-                    url = urljoin(url, location)
-                    if not same_origin(url, storage):
-                        raise PublishError(
-                            f"{action}: the storage host {parts[1]} redirected outside itself; "
-                            "refusing to follow"
-                        )
-                    continue
-                if blob.status_code != 200:
+
+def _fetch_blob(gh: GitHubClient, url: str, max_bytes: int, label: str) -> bytes:
+    """The archive from the storage host GitHub redirected to, without ``Authorization``;
+    its own redirects are followed only on that host (scheme, host and port), at most
+    :data:`_MAX_HOPS` of them."""
+    action = f"downloading {label}"
+    parts = _origin(url)
+    api = _origin(gh.api_url)
+    if parts is None or api is None or (api[0] == "https" and parts[0] != "https"):
+        raise PublishError(f"{action}: GitHub redirected to an unusable URL; refusing it")
+    storage = f"{parts[0]}://{parts[1]}:{parts[2]}/"
+    for _ in range(_MAX_HOPS):
+        with gh.http.get(url, stream=True, timeout=gh.timeout, allow_redirects=False) as blob:
+            location = blob.headers.get("Location")
+            if blob.status_code in _REDIRECTS and location:
+                url = urljoin(url, location)
+                if not same_origin(url, storage):
                     raise PublishError(
-                        f"{action} failed: the storage host answered "
-                        f"{blob.status_code} {blob.reason}"
+                        f"{action}: the storage host {parts[1]} redirected outside itself; "
+                        "refusing to follow"
                     )
-                return read_capped(blob, max_bytes, label)
-        raise PublishError(f"{action}: more than {_MAX_HOPS - 1} redirects on the storage host")
+                continue
+            if blob.status_code != 200:
+                raise PublishError(
+                    f"{action} failed: the storage host answered {blob.status_code} {blob.reason}"
+                )
+            return read_capped(blob, max_bytes, label)
+    raise PublishError(f"{action}: more than {_MAX_HOPS - 1} redirects on the storage host")
 
 
 def _check_before(artifact: ArtifactInfo, max_bytes: int, label: str, api_url: str) -> None:

@@ -1,84 +1,50 @@
-"""GitHub's refusals as evalbot's errors: one line saying what failed, what GitHub said and,
-for 401/403/404, which ``permissions:`` the workflow needs.
+"""GitHub's answers: the errors they become and the waits before another try.
 
-GitHub's answer is read once, here: :func:`classify` gives it a :data:`Kind` (a rate limit, a
-rejected token, check runs refused to a personal token, ...), which the message, the retry
-decision and the callers (:mod:`evalbot.github.checks` falls back to a commit status on
-``"checks_need_app"``) all go by; nothing downstream reads the wording of a message.
-"""
+An answer is read once (:func:`request_error`): it gets a ``kind`` (a rate limit, a rejected
+token, check runs refused to a personal token, ...) and one line saying what failed, what
+GitHub said and, for 401/403/404, which ``permissions:`` the workflow needs. urllib3 retries
+GETs, PATCHes and DELETEs with every wait capped (:class:`PyGithubRetry`,
+:class:`DownloadRetry`): a ``Retry-After`` or a backoff beyond ``max_wait`` fails at once
+instead of sleeping, and a POST is never sent again by urllib3 (the client retries each kind
+itself)."""
 
 from __future__ import annotations
 
+import email.utils
+import logging
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
-from typing import Any, Literal
+from datetime import datetime
+from types import TracebackType
+from typing import Any, Self
 
 import requests
-from github import GithubException
+from github import GithubException, GithubRetry
+from urllib3.exceptions import ProtocolError, ReadTimeoutError
+from urllib3.util.retry import Retry
 
 from evalbot.errors import PublishError
-from evalbot.github.retry import WaitTooLong, retry_after
 
-__all__ = [
-    "PERMISSION_ACTIONS",
-    "PERMISSION_CHECKS",
-    "PERMISSION_CHECKS_READ",
-    "PERMISSION_COMMENTS",
-    "PERMISSION_CONTENTS",
-    "PERMISSION_PULLS_READ",
-    "PERMISSION_STATUSES",
-    "PERMISSION_STATUSES_READ",
-    "GitHubRequestError",
-    "GitHubUnreachable",
-    "Kind",
-    "classify",
-    "describe",
-    "one_line",
-    "request_error",
-    "translated",
-]
+log = logging.getLogger(__name__)
 
-# The ``permissions:`` a workflow job must grant for each kind of call.
-PERMISSION_PULLS_READ = "pull-requests: read"
-PERMISSION_COMMENTS = "pull-requests: write"
-PERMISSION_CHECKS = "checks: write"
-PERMISSION_CHECKS_READ = "checks: read"
-PERMISSION_STATUSES = "statuses: write"
-PERMISSION_STATUSES_READ = "statuses: read"
-PERMISSION_ACTIONS = "actions: read"
-PERMISSION_CONTENTS = "contents: read"
-
-#: What GitHub's answer means, read from its status, message and headers (:func:`classify`).
-Kind = Literal[
-    "rate_limited",  # 429, a secondary rate limit, an exhausted quota: another try may pass
-    "wait_too_long",  # asked to wait longer than evalbot waits (``Retry-After``, a reset)
-    "bad_token",  # 401: the token was rejected
-    "checks_need_app",  # 403: check runs need an App's token (a personal token was given)
-    "forbidden",  # 403: the token may not do this (a missing ``permissions:``, a fork)
-    "not_found",  # 404: missing, or hidden from this token
-    "rejected",  # 422: the request was invalid
-    "server_error",  # 5xx: another try may pass
-    "failed",  # any other answer
-]
+#: The longest evalbot waits before one retry, whatever ``Retry-After`` or a rate limit's reset
+#: asks for; beyond it the request fails at once with a message saying so.
+MAX_WAIT_SECONDS = 120.0
 
 
 class GitHubRequestError(PublishError):
-    """A :class:`PublishError` from an HTTP answer; ``status`` is GitHub's status code and
-    ``kind`` what it means (:data:`Kind`)."""
+    """A :class:`PublishError` from an HTTP answer: GitHub's ``status`` and what it means,
+    ``kind``: ``rate_limited``, ``wait_too_long``, ``bad_token`` (401), ``checks_need_app`` (403
+    to a personal token), ``forbidden``, ``not_found``, ``rejected`` (422), ``server_error``,
+    ``failed``."""
 
     def __init__(
-        self,
-        message: str,
-        status: int,
-        *,
-        kind: Kind = "failed",
-        transient: bool = False,
-        retry_after: float | None = None,
+        self, message: str, status: int, *, kind: str = "failed", retry_after: float | None = None
     ) -> None:
         super().__init__(message)
         self.status = status
-        self.kind: Kind = kind
-        self.transient = transient  # 5xx, 429, a rate limit: worth another try
+        self.kind = kind
+        self.transient = kind in ("rate_limited", "server_error")  # worth another try
         self.retry_after = retry_after  # seconds GitHub asked to wait (``Retry-After``)
 
 
@@ -88,14 +54,38 @@ class GitHubUnreachable(PublishError):
     transient = True
 
 
-def _message(data: Any) -> Any:
-    return data.get("message") if isinstance(data, dict) else data
+class WaitTooLong(GithubException):
+    """GitHub asked to wait longer than evalbot waits before retrying."""
+
+    def __init__(self, status: int, wait: float, cap: float, headers: Mapping[str, str]) -> None:
+        message = f"GitHub asked to wait {wait:.0f} s before retrying"
+        super().__init__(status, {"message": message}, dict(headers))
+        self.wait = wait
+        self.cap = cap
 
 
-def rate_limited(status: int, message: Any, headers: Mapping[str, str] | None) -> bool:
+def retry_after(headers: Mapping[str, str] | None) -> float | None:
+    """``Retry-After`` in seconds (a number or an HTTP date), ``None`` without a valid one."""
+    value = next((v for k, v in (headers or {}).items() if k.lower() == "retry-after"), None)
+    if value is None:
+        return None
+    text = value.strip()
+    if text.isdigit() and len(text) <= 12:
+        return float(int(text))
+    try:
+        when = email.utils.parsedate_to_datetime(text)
+    except (TypeError, ValueError, IndexError, OverflowError):
+        return None
+    if when.tzinfo is None:
+        return None
+    return max(0.0, (when - datetime.now(when.tzinfo)).total_seconds())
+
+
+def _kind(status: int, message: Any, headers: Mapping[str, str] | None) -> str:
+    """What an answer of GitHub's means: the one place its wording is read."""
     lower = str(message or "").lower()
     head = {k.lower(): v for k, v in (headers or {}).items()}
-    return (
+    if (
         status == 429
         or "rate limit" in lower
         or "abuse" in lower
@@ -105,60 +95,33 @@ def rate_limited(status: int, message: Any, headers: Mapping[str, str] | None) -
         )
         # the retry logic reads a 403's body to spot a rate limit; the last one reaches us empty
         or (status == 403 and not message)
-    )
-
-
-def classify(status: int, data: Any, headers: Mapping[str, str] | None) -> Kind:
-    """What an answer of GitHub's means: the one place its wording is read."""
-    message = _message(data)
-    if rate_limited(status, message, headers):
+    ):
         return "rate_limited"
-    if status == 401:
-        return "bad_token"
-    if status == 403 and "github app" in str(message or "").lower():
+    if status == 403 and "github app" in lower:
         return "checks_need_app"
-    by_status: dict[int, Kind] = {403: "forbidden", 404: "not_found", 422: "rejected"}
-    if status in by_status:
-        return by_status[status]
-    return "server_error" if status >= 500 else "failed"
+    by_status = {401: "bad_token", 403: "forbidden", 404: "not_found", 422: "rejected"}
+    return by_status.get(status, "server_error" if status >= 500 else "failed")
 
 
-def describe(action: str, permission: str, status: int, data: Any, kind: Kind) -> str:
+def _describe(failed: str, permission: str, said: str, kind: str) -> str:
     """One line saying what failed, what GitHub said and what to do about it."""
-    said = f"{status} {one_line(str(_message(data) or ''))}".strip()
-    if isinstance(data, dict) and data.get("errors"):
-        said += " " + one_line("; ".join(_error_item(e) for e in data["errors"]))
-    failed = f"{action} failed"
-    if kind == "rate_limited":
-        return f"{failed}: GitHub's rate limit ({said}) outlasted the retries; try again later"
-    if kind == "bad_token":
-        return (
-            f"{failed}: GitHub rejected the token ({said}); "
-            "check the `github-token` input (default ${{ github.token }})"
-        )
-    if kind == "checks_need_app":
-        return (
-            f"{failed}: check runs need the Actions token or a GitHub App token, "
-            f"not a personal token ({said}); give the workflow `permissions: {permission}` "
-            "and use ${{ github.token }}"
-        )
-    if kind == "forbidden":
-        return (
-            f"{failed}: the token may not do this ({said}); the workflow needs "
-            f"`permissions: {permission}` (a pull request from a fork only gets a read-only token: "
-            "publish from a `workflow_run` job)"
-        )
-    if kind == "not_found":
-        return (
-            f"{failed}: not found ({said}); check the repository and number, "
-            f"or give the workflow `permissions: {permission}` (GitHub answers 404 when a token "
-            "may not see something)"
-        )
-    if kind == "rejected":
-        return f"{failed}: GitHub rejected the request ({said})"
-    if kind == "server_error":
-        return f"{failed}: GitHub answered {said} and kept failing after retries"
-    return f"{failed}: GitHub answered {said}"
+    advice = {
+        "rate_limited": f"GitHub's rate limit ({said}) outlasted the retries; try again later",
+        "bad_token": f"GitHub rejected the token ({said}); check the `github-token` input "
+        "(default ${{ github.token }})",
+        "checks_need_app": "check runs need the Actions token or a GitHub App token, not a "
+        f"personal token ({said}); give the workflow `permissions: {permission}` and use "
+        "${{ github.token }}",
+        "forbidden": f"the token may not do this ({said}); the workflow needs `permissions: "
+        f"{permission}` (a pull request from a fork only gets a read-only token: publish from "
+        "a `workflow_run` job)",
+        "not_found": f"not found ({said}); check the repository and number, or give the "
+        f"workflow `permissions: {permission}` (GitHub answers 404 when a token may not see "
+        "something)",
+        "rejected": f"GitHub rejected the request ({said})",
+        "server_error": f"GitHub answered {said} and kept failing after retries",
+    }
+    return f"{failed}: {advice.get(kind, f'GitHub answered {said}')}"
 
 
 def request_error(
@@ -171,12 +134,15 @@ def request_error(
     scrub: Callable[[str], str],
 ) -> GitHubRequestError:
     """The error for one refusal of GitHub's; ``scrub`` takes the token out of the message."""
-    kind = classify(status, data, headers)
+    message = data.get("message") if isinstance(data, dict) else data
+    said = f"{status} {one_line(str(message or ''))}".strip()
+    if isinstance(data, dict) and data.get("errors"):
+        said += " " + one_line("; ".join(_error_item(e) for e in data["errors"]))
+    kind = _kind(status, message, headers)
     return GitHubRequestError(
-        scrub(describe(action, permission, status, data, kind)),
+        scrub(_describe(f"{action} failed", permission, said, kind)),
         status,
         kind=kind,
-        transient=kind in ("rate_limited", "server_error"),
         retry_after=retry_after(headers),
     )
 
@@ -190,10 +156,8 @@ def translated(
     scrub: Callable[[str], str],
     missing_ok: bool = False,
 ) -> Iterator[list[bool]]:
-    """Translate PyGithub/requests exceptions raised inside into :class:`PublishError`.
-
-    With ``missing_ok`` a 404 is swallowed and the yielded list gets ``True`` appended.
-    """
+    """PyGithub/requests exceptions raised inside become one-line :class:`PublishError`\\ s;
+    with ``missing_ok`` a 404 is swallowed and the yielded list gets ``True`` appended."""
     missing: list[bool] = []
     try:
         yield missing
@@ -229,3 +193,59 @@ def _error_item(item: Any) -> str:
 def one_line(text: str, limit: int = 300) -> str:
     text = " ".join(text.split())
     return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+class _CappedWaits(Retry):
+    """urllib3's :class:`~urllib3.util.retry.Retry` whose ``Retry-After`` or backoff beyond
+    ``max_wait`` fails at once (:class:`WaitTooLong`), and which never sends again a POST that
+    got no answer (the server may have acted on it: a second check run would be an orphan)."""
+
+    def __init__(self, max_wait: float = MAX_WAIT_SECONDS, **kwargs: Any) -> None:
+        self.max_wait = max_wait
+        super().__init__(**kwargs)
+
+    def new(self, **kw: Any) -> Self:
+        kw["max_wait"] = self.max_wait
+        return super().new(**kw)
+
+    def increment(  # type: ignore[override]
+        self,
+        method: str | None = None,
+        url: str | None = None,
+        response: Any = None,
+        error: Exception | None = None,
+        _pool: Any = None,
+        _stacktrace: TracebackType | None = None,
+    ) -> Retry:
+        # urllib3's "read error": the request went out, so the server may have acted on it
+        read_error = isinstance(error, (ReadTimeoutError, ProtocolError))
+        if error is not None and read_error and (method or "").upper() == "POST":
+            raise error.with_traceback(_stacktrace)
+        asked = retry_after(dict(response.headers)) if response is not None else None
+        if asked is None or asked <= self.max_wait:
+            retry = super().increment(method, url, response, error, _pool, _stacktrace)
+            asked = retry.get_backoff_time()
+            if asked <= self.max_wait:
+                return retry
+        status = response.status if response is not None else 0
+        headers = dict(response.headers) if response is not None else {}
+        if response is not None:
+            _release(response)
+        raise WaitTooLong(status, asked, self.max_wait, headers)
+
+
+def _release(response: Any) -> None:
+    """Give a response's connection back to its pool: the request ends here, with an error."""
+    try:
+        response.drain_conn()
+        response.release_conn()
+    except Exception:  # the error being raised says more
+        log.debug("could not release a connection", exc_info=True)
+
+
+class PyGithubRetry(_CappedWaits, GithubRetry):
+    """PyGithub's retry policy (secondary rate limits read from 403 bodies), waits capped."""
+
+
+class DownloadRetry(_CappedWaits):
+    """urllib3's retry policy for the artifact download, waits capped."""

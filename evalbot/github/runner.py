@@ -1,31 +1,265 @@
-"""The runner's side channels: ``$GITHUB_OUTPUT``, ``$GITHUB_STEP_SUMMARY`` and workflow commands.
+"""The runner's environment: the action's inputs, its side channels and its files.
 
-Outputs use the multiline-safe ``name<<DELIMITER`` syntax with a random delimiter (checked not to
-occur in the value). Workflow commands (``::error::``, ``::warning::``, ``::add-mask::``) escape
-``%``, ``\\r`` and ``\\n`` in their data, and also ``:`` and ``,`` in their properties, as the
-runner's ``toolkit/core`` does, so a message cannot end the command early or inject another.
-An annotation's message and title, and every log line, are one line of plain text
-(:func:`evalbot.report.text.plain`): their control characters (newlines, terminal escapes) are shown
-as ``?``, so no text, quoted from input or not, can recolour the log, start a line of its own
-or issue a workflow command. :func:`cancel_on_signals` turns the runner's stop signals (a
-cancelled job) into :class:`~evalbot.errors.Cancelled`.
+:func:`parse_settings` reads the inputs and the runner's ``GITHUB_*`` variables from a given
+mapping into one frozen :class:`Settings` (the runner sets input ``github-token`` as
+``INPUT_GITHUB-TOKEN``; the token is ``repr=False``). :class:`ActionsEnv` writes
+``$GITHUB_OUTPUT`` (``name<<DELIMITER`` with a random delimiter), ``$GITHUB_STEP_SUMMARY`` and
+workflow commands, whose data and properties are escaped as the runner's ``toolkit/core`` does
+and whose messages are one line of plain text (:func:`evalbot.report.text.plain`), so no text
+can start a line of its own or issue a command. :class:`LocalWorkspace` reads the event payload
+and the workspace's result files; :func:`cancel_on_signals` turns a cancelled job's signals
+into :class:`~evalbot.errors.Cancelled`.
 """
 
 from __future__ import annotations
 
 import contextlib
+import json
+import os
+import re
 import secrets
 import signal
 import sys
 import threading
 from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TextIO
+from typing import Any, TextIO
 
-from evalbot.errors import Cancelled
+from evalbot.errors import Cancelled, UsageError
+from evalbot.formats.model import Results
+from evalbot.formats.options import ReadOptions
+from evalbot.formats.sources import load_results
+from evalbot.limits import MAX_ARTIFACT_BYTES
 from evalbot.report.text import plain
 
-__all__ = ["ActionsEnv", "cancel_on_signals", "escape_data", "escape_property", "format_command"]
+DEFAULT_API_URL = "https://api.github.com"
+DEFAULT_SERVER_URL = "https://github.com"
+DEFAULT_CONFIG = ".evalbot.yml"
+DEFAULT_NAME = "evalbot"
+#: How far back the baseline search looks: successful runs listed, commits compared (the
+#: defaults of inputs ``baseline-search-runs`` and ``baseline-search-commits``), and their bounds.
+DEFAULT_SEARCH_RUNS = 30
+DEFAULT_SEARCH_COMMITS = 10
+MAX_SEARCH_RUNS = 1000
+MAX_SEARCH_COMMITS = 200
+
+#: Every input and output of action.yml; tests keep these, action.yml and the README in step.
+INPUTS = (
+    "github-token",
+    "candidate",
+    "candidate-artifact",
+    "baseline",
+    "baseline-artifact",
+    "baseline-workflow",
+    "baseline-search-runs",
+    "baseline-search-commits",
+    "config",
+    "name",
+    "holdout",
+    "comment",
+    "app-id",
+)
+OUTPUTS = (
+    "verdict",
+    "gate",
+    "p-value",
+    "difference",
+    "ci-low",
+    "ci-high",
+    "fixed",
+    "broken",
+    "comment-url",
+    "conclusion",
+)
+#: The inputs read as they are given (blank: not given).
+_TEXT_INPUTS = (
+    "candidate",
+    "candidate-artifact",
+    "baseline",
+    "baseline-artifact",
+    "baseline-workflow",
+)
+
+_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
+#: When the sticky comment is written (input ``comment``); the check and the job summary are
+#: written on every run: ``always``, ``on-change`` (the verdict or the broken items changed) or
+#: ``never``.
+COMMENT_MODES = ("always", "on-change", "never")
+
+
+class ActionInputError(UsageError):
+    """An action input or a ``GITHUB_*`` variable is missing or malformed."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class Settings:
+    token: str = field(repr=False)
+    candidate: str | None = None
+    candidate_artifact: str | None = None
+    baseline: str | None = None
+    baseline_artifact: str | None = None
+    baseline_workflow: str | None = None
+    baseline_search_runs: int = DEFAULT_SEARCH_RUNS
+    baseline_search_commits: int = DEFAULT_SEARCH_COMMITS
+    config: str = DEFAULT_CONFIG
+    name: str = DEFAULT_NAME
+    holdout: bool = False  # analyse the sealed holdout (``holdout:`` of the plan) instead
+    comment: str = "always"  # one of COMMENT_MODES
+    app_id: int | None = None  # the App whose check runs are evalbot's records (``app-id``)
+    # the runner's context
+    event_name: str = ""
+    event_path: str | None = None
+    repository: str = ""
+    api_url: str = DEFAULT_API_URL
+    server_url: str = DEFAULT_SERVER_URL
+    sha: str = ""
+    ref: str = ""
+    workspace: str = "."
+    output_path: str | None = None
+    summary_path: str | None = None
+    run_id: int | None = None
+    workflow_ref: str | None = None
+    # knobs (EVALBOT_*), mostly so tests can turn every wait off
+    retries: int = 3
+    backoff: float = 1.0
+    timeout: float = 30.0  # seconds to wait for an answer from GitHub
+    throttle: bool = True
+    max_artifact_bytes: int = MAX_ARTIFACT_BYTES  # EVALBOT_MAX_ARTIFACT_BYTES
+
+    @property
+    def marker(self) -> str:
+        """The hidden HTML marker of this comparison's sticky comment."""
+        return f"<!-- evalbot:{self.name} -->"
+
+    @property
+    def run_url(self) -> str | None:
+        if self.run_id is None or not self.repository:
+            return None
+        return f"{self.server_url}/{self.repository}/actions/runs/{self.run_id}"
+
+    @property
+    def workflow_file(self) -> str | None:
+        """The running workflow's file name, from ``GITHUB_WORKFLOW_REF``
+        (``owner/repo/.github/workflows/evals.yml@refs/heads/main`` -> ``evals.yml``)."""
+        path = (self.workflow_ref or "").split("@", 1)[0]
+        return path.rsplit("/", 1)[-1] or None
+
+
+def read_input(environ: Mapping[str, str], name: str) -> str | None:
+    """An input as the runner passes it (``INPUT_GITHUB-TOKEN``); also ``INPUT_GITHUB_TOKEN``.
+    Blank means not given."""
+    for key in (f"INPUT_{name.upper()}", f"INPUT_{name.upper().replace('-', '_')}"):
+        value = environ.get(key)
+        if value is not None and value.strip():
+            return value.strip()
+    return None
+
+
+def _choice(
+    environ: Mapping[str, str], name: str, choices: tuple[str, ...], default: str = ""
+) -> str:
+    """An input with a closed set of values (any case); the first is the default unless
+    ``default`` is given."""
+    text = read_input(environ, name)
+    if text is None:
+        return default or choices[0]
+    if text.lower() not in choices:
+        listed = f"{', '.join(choices[:-1])} or {choices[-1]}"
+        raise ActionInputError(f"input `{name}` must be {listed}, got {text!r}")
+    return text.lower()
+
+
+def _count_input(environ: Mapping[str, str], name: str, default: int, maximum: int) -> int:
+    """A whole-number input from 1 to ``maximum``."""
+    text = read_input(environ, name)
+    if text is None:
+        return default
+    try:
+        value = int(text)
+    except ValueError:
+        raise ActionInputError(f"input `{name}` must be a whole number, got {text!r}") from None
+    if not 1 <= value <= maximum:
+        raise ActionInputError(f"input `{name}` must be from 1 to {maximum}, got {value}")
+    return value
+
+
+def _knob(environ: Mapping[str, str], key: str, default: float, minimum: int = 0) -> Any:
+    """An ``EVALBOT_*`` number, of the type of its ``default``, at least ``minimum``."""
+    text = environ.get(key, "").strip()
+    if not text:
+        return default
+    kind = type(default)
+    try:
+        value = kind(text)
+    except ValueError:
+        what = "an integer" if kind is int else "a number"
+        raise ActionInputError(f"{key} must be {what}, got {text!r}") from None
+    if not value >= minimum:
+        raise ActionInputError(f"{key} must be >= {minimum}, got {value if kind is int else text}")
+    return value
+
+
+def _check_inputs(environ: Mapping[str, str], texts: Mapping[str, str | None], name: str) -> None:
+    """The refusals of inputs that cannot be read one by one."""
+    if not _NAME.fullmatch(name):
+        raise ActionInputError(
+            f"input `name` must be 1-64 letters, digits, '.', '_' or '-' (it becomes the "
+            f"comment marker and the check's name), got {name!r}"
+        )
+    if texts["candidate"] and texts["candidate_artifact"]:
+        raise ActionInputError(
+            "give either input `candidate` (a path in the workspace) or `candidate-artifact` "
+            "(an artifact of the triggering run), not both"
+        )
+    if texts["baseline"] and texts["baseline_artifact"]:
+        raise ActionInputError(
+            "give either input `baseline` (a path in the workspace) or `baseline-artifact` "
+            "(an artifact name from the base branch), not both"
+        )
+    repository = environ.get("GITHUB_REPOSITORY", "").strip()
+    if repository and not re.fullmatch(r"[^/\s]+/[^/\s]+", repository):
+        raise ActionInputError(f"GITHUB_REPOSITORY must be 'owner/name', got {repository!r}")
+
+
+def parse_settings(environ: Mapping[str, str]) -> Settings:
+    """Settings from the runner's environment; an :class:`ActionInputError` says what to fix."""
+    texts = {name.replace("-", "_"): read_input(environ, name) for name in _TEXT_INPUTS}
+    name = read_input(environ, "name") or DEFAULT_NAME
+    _check_inputs(environ, texts, name)
+    run = environ.get("GITHUB_RUN_ID", "").strip()
+    return Settings(
+        token=read_input(environ, "github-token") or environ.get("GITHUB_TOKEN", "").strip(),
+        **texts,
+        baseline_search_runs=_count_input(
+            environ, "baseline-search-runs", DEFAULT_SEARCH_RUNS, MAX_SEARCH_RUNS
+        ),
+        baseline_search_commits=_count_input(
+            environ, "baseline-search-commits", DEFAULT_SEARCH_COMMITS, MAX_SEARCH_COMMITS
+        ),
+        config=read_input(environ, "config") or DEFAULT_CONFIG,
+        name=name,
+        holdout=_choice(environ, "holdout", ("true", "false"), "false") == "true",
+        comment=_choice(environ, "comment", COMMENT_MODES),
+        app_id=_count_input(environ, "app-id", 0, 2**53) or None,
+        event_name=environ.get("GITHUB_EVENT_NAME", "").strip(),
+        event_path=environ.get("GITHUB_EVENT_PATH") or None,
+        repository=environ.get("GITHUB_REPOSITORY", "").strip(),
+        api_url=(environ.get("GITHUB_API_URL") or DEFAULT_API_URL).rstrip("/"),
+        server_url=(environ.get("GITHUB_SERVER_URL") or DEFAULT_SERVER_URL).rstrip("/"),
+        sha=environ.get("GITHUB_SHA", "").strip(),
+        ref=environ.get("GITHUB_REF", "").strip(),
+        workspace=environ.get("GITHUB_WORKSPACE") or ".",
+        output_path=environ.get("GITHUB_OUTPUT") or None,
+        summary_path=environ.get("GITHUB_STEP_SUMMARY") or None,
+        run_id=int(run) if run.isdigit() else None,
+        workflow_ref=environ.get("GITHUB_WORKFLOW_REF") or None,
+        retries=_knob(environ, "EVALBOT_GITHUB_RETRIES", 3),
+        backoff=_knob(environ, "EVALBOT_GITHUB_BACKOFF", 1.0),
+        timeout=max(1.0, _knob(environ, "EVALBOT_GITHUB_TIMEOUT", 30.0)),
+        throttle=environ.get("EVALBOT_GITHUB_THROTTLE", "1").strip() not in ("0", "false"),
+        max_artifact_bytes=_knob(environ, "EVALBOT_MAX_ARTIFACT_BYTES", MAX_ARTIFACT_BYTES, 1024),
+    )
 
 
 def escape_data(text: str) -> str:
@@ -154,3 +388,38 @@ def cancel_on_signals() -> Iterator[None]:
     finally:
         for number, handler in previous.items():
             signal.signal(number, handler)
+
+
+class LocalWorkspace:
+    """The workspace at ``root`` and the event payload at ``event_path`` (``None``: none)."""
+
+    def __init__(self, root: str, event_path: str | None) -> None:
+        self.root = root
+        self.event_path = event_path
+
+    def __repr__(self) -> str:
+        return f"LocalWorkspace(root={self.root!r}, event_path={self.event_path!r})"
+
+    def read_event(self) -> dict[str, Any]:
+        """The event's payload (``{}`` without an event file, or for one that is not an object)."""
+        path = self.event_path
+        if not path:
+            return {}
+        try:
+            with open(path, encoding="utf-8") as handle:
+                data = json.load(handle)
+        except FileNotFoundError:
+            raise ActionInputError(f"GITHUB_EVENT_PATH: {path}: no such file") from None
+        except (OSError, ValueError) as error:
+            raise ActionInputError(
+                f"GITHUB_EVENT_PATH: {path}: not readable JSON ({error})"
+            ) from None
+        return data if isinstance(data, dict) else {}
+
+    def path(self, spec: str) -> str:
+        """Where ``spec`` (a path or glob) lies: in the workspace unless it is absolute."""
+        return spec if os.path.isabs(spec) else os.path.join(self.root, spec)
+
+    def load_results(self, spec: str, options: ReadOptions) -> Results:
+        """Every result file ``spec`` names, parsed and merged."""
+        return load_results(self.path(spec), options)

@@ -15,8 +15,7 @@ from evalbot.formats.model import Results
 from evalbot.formats.options import ReadOptions
 from evalbot.formats.sources import parse_file
 from evalbot.github.client import GitHubClient, make_client
-from evalbot.github.runner import ActionsEnv
-from evalbot.github.settings import Settings, parse_settings
+from evalbot.github.runner import ActionsEnv, Settings, parse_settings
 from evalbot.plan.state import parse_state
 from tests.fakegithub import FakeGitHub
 from tests.integration.action_harness import World, example, pull_request_payload

@@ -10,7 +10,7 @@ from typing import Any
 
 import yaml
 
-from evalbot.github.settings import (
+from evalbot.github.runner import (
     DEFAULT_CONFIG,
     DEFAULT_NAME,
     DEFAULT_SEARCH_COMMITS,

@@ -15,8 +15,13 @@ import pytest
 from evalbot.action import history_rows, load_results_from_zip
 from evalbot.errors import InputError
 from evalbot.formats.options import ReadOptions
-from evalbot.github.runner import ActionsEnv, format_command, parse_output_file
-from evalbot.github.settings import ActionInputError, parse_settings
+from evalbot.github.runner import (
+    ActionInputError,
+    ActionsEnv,
+    format_command,
+    parse_output_file,
+    parse_settings,
+)
 from evalbot.plan.ledger import Look, State
 from evalbot.plan.state import render_state
 from evalbot.report.render import render_notice

@@ -124,21 +124,14 @@ LAYERS = (
     Layer(
         "github",
         ("github/*.py",),
-        "where the output goes: GitHub's API, the check runs (read back as the looks' "
-        "tickets), the runner's outputs and job summary",
+        "where the input comes from and the output goes: GitHub's API, the event, the "
+        "baseline search, the check runs (read back as the looks' tickets), the runner's "
+        "settings, files, outputs and job summary",
     ),
     Layer(
         "action",
-        (
-            "action.py",
-            "action_*.py",
-            "github/settings.py",
-            "github/events.py",
-            "github/baseline.py",
-            "github/workspace.py",
-        ),
-        "one Actions run: its inputs (settings, event, workspace), its story and its parts, "
-        "every IO adapter handed in",
+        ("action.py", "action_*.py"),
+        "one Actions run: its story and its parts, every IO adapter handed in",
     ),
     Layer(
         "shell",

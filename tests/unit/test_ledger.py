@@ -15,8 +15,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from evalbot.github.checks import check_tickets, status_tickets
-from evalbot.github.records import CheckRunInfo, StatusInfo
 from evalbot.plan.ledger import (
     DIGEST_MARKER,
     STALE_AFTER,
@@ -289,91 +287,6 @@ def test_without_a_ticket_of_its_own_every_run_listed_is_earlier() -> None:
 def test_placeholders_show_when_they_started() -> None:
     assert placeholder(A, holdout=False, at=NOW).at == "2026-03-01T12:00:00Z"
     assert placeholder(A, holdout=False).at == "1970-01-01T00:00:00Z"
-
-
-# ---- from GitHub's records to tickets ----
-
-
-def check(
-    run_id: int, sha: str, *, app: int = 15368, status: str = "completed", text: str | None = None
-) -> CheckRunInfo:
-    return CheckRunInfo(
-        id=run_id,
-        html_url="",
-        status=status,
-        conclusion="success" if status == "completed" else None,
-        name="evalbot",
-        head_sha=sha,
-        app_id=app,
-        app_slug="github-actions",
-        started_at=NOW,
-        text=text,
-    )
-
-
-def test_only_evalbots_apps_check_runs_of_the_comparison_are_tickets() -> None:
-    """Another App's check run of the same name is ignored and said; the comparison's checks
-    on another base (``evalbot (base dev)``) are its own, another comparison's are not."""
-    record = render_digest(Digest(kind="none", head_sha=A))
-    runs = [
-        check(1, A, text=record),
-        check(2, A, app=99, text=record),
-        replace(check(3, A, text=record), name="evalbot (base dev)"),
-        replace(check(4, A, text=record), name="holdout"),
-        replace(check(5, A, text=record), name="evalbot-x"),
-    ]
-    tickets, ignored = check_tickets(runs, app_id=15368, sha=A, name="evalbot")
-    assert [t.id for t in tickets] == [1, 3]
-    assert ignored == [
-        "check run 2 on aaaaaaa was written by github-actions App (99), not evalbot's (15368): "
-        "ignored"
-    ]
-    # evalbot's App unknown (a read-only token): every App's, so more looks, never fewer
-    tickets, ignored = check_tickets(runs, app_id=None, sha=A, name="evalbot")
-    assert ([t.id for t in tickets], ignored) == ([1, 2, 3], [])
-    (ticket,), _ = check_tickets(runs[:1], app_id=15368, sha=A, name="evalbot")
-    assert (ticket.digest, ticket.conclusion) == (Digest(kind="none", head_sha=A), "success")
-
-
-def status(
-    status_id: int, state: str, *, by: str = "bot", context: str = "evalbot", text: str = ""
-) -> StatusInfo:
-    return StatusInfo(
-        id=status_id,
-        sha=A,
-        state=state,
-        context=context,
-        description=text,
-        creator=by,
-        created_at=NOW,
-    )
-
-
-def test_statuses_pair_each_final_one_with_its_pending_one() -> None:
-    statuses = [
-        status(1, "pending"),
-        status(2, "success", text="✅ Improvement"),
-        status(3, "pending"),
-        status(4, "success", text="No verdict: No baseline yet"),
-        status(5, "pending"),  # still running
-        status(6, "pending", by="mallory"),
-        status(7, "failure", context="other"),
-    ]
-    tickets = status_tickets(statuses, login="bot", name="evalbot", holdout=False, sha=A)
-    assert [(t.id, t.running, t.digest is None) for t in tickets] == [
-        (1, False, True),  # a verdict: details in the comment
-        (3, False, False),  # "No verdict": not a look
-        (5, True, True),
-    ]
-    assert all(t.opaque for t in tickets)
-
-
-@pytest.mark.parametrize("mine", [2, 3])
-def test_statuses_count_like_check_runs(mine: int) -> None:
-    statuses_a = [status(1, "pending"), status(4, "success", text="✅ Improvement")]
-    tickets = status_tickets(statuses_a, login="bot", name="evalbot", holdout=False, sha=A)
-    state = earlier(tickets, mine=mine)
-    assert commits(state) == ["a"]  # its ticket is its pending status (1), before 2 and 3
 
 
 # ---- the look digest a check run carries ----

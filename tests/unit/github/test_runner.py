@@ -1,4 +1,4 @@
-"""The runner's files as the action reads them (evalbot.github.workspace): the event payload, and
+"""The runner's files as the action reads them (evalbot.github.runner): the event payload, and
 result and id files relative to the workspace; exact messages for a bad event file."""
 
 from __future__ import annotations
@@ -9,8 +9,7 @@ import pytest
 
 from evalbot.errors import InputError
 from evalbot.formats.options import ReadOptions
-from evalbot.github.settings import ActionInputError
-from evalbot.github.workspace import LocalWorkspace
+from evalbot.github.runner import ActionInputError, LocalWorkspace
 
 
 def test_the_event_payload_is_read_from_its_file(tmp_path: Path) -> None:

@@ -11,8 +11,7 @@ import pytest
 
 from evalbot.errors import PublishError
 from evalbot.github.client import GitHubClient, make_client
-from evalbot.github.errors import GitHubRequestError
-from evalbot.github.retry import DownloadRetry, PyGithubRetry
+from evalbot.github.errors import DownloadRetry, GitHubRequestError, PyGithubRetry
 from tests.fakegithub import READ_ALL, FakeGitHub, Pull, Repo, make_zip
 from tests.fakegithub.plugin import APP_TOKEN, REPO
 
@@ -507,7 +506,7 @@ def test_artifact_reported_oversize_is_refused_before_download(
 
 
 def test_artifact_download_url_on_another_host_gets_no_token(gh: GitHubClient) -> None:
-    from evalbot.github.records import ArtifactInfo
+    from evalbot.github.client import ArtifactInfo
 
     evil = ArtifactInfo(
         id=1,
@@ -706,13 +705,13 @@ def test_check_runs_are_all_listed_with_their_app_and_text(
     repo.add_check_run(pull.head_sha, "unrelated")
     runs = gh.list_check_runs(pull.head_sha, "evalbot")
     # GitHub's default filter (latest) would list one per App: evalbot asks for all
-    assert sorted((r.id, r.app_id, r.app_slug) for r in runs) == [
+    assert sorted((r.id, r.app.id, r.app.slug) for r in runs) == [
         (first.id, 15368, "github-actions"),
         (second.id, 15368, "github-actions"),
         (runs[0].id, 77, "other-app"),
     ]
     (one,) = [r for r in runs if r.id == first.id]
-    assert (one.text, one.status, one.name, one.head_sha) == (
+    assert (one.output.text, one.status, one.name, one.head_sha) == (
         "one",
         "in_progress",
         "evalbot",
@@ -730,7 +729,7 @@ def test_statuses_are_listed_with_their_creator(
         made = pat.create_commit_status(pull.head_sha, "pending", "evalbot", "comparing")
         pat.create_commit_status(pull.head_sha, "success", "evalbot", "done")
         listed = pat.list_commit_statuses(pull.head_sha)
-    assert [(s.state, s.context, s.creator) for s in listed] == [
+    assert [(s.state, s.context, s.creator.login) for s in listed] == [
         ("success", "evalbot", "octocat"),
         ("pending", "evalbot", "octocat"),
     ]
