@@ -1,82 +1,636 @@
 """The story of one GitHub Actions run: from the event to one sticky comment and one check.
 
-:func:`run_action` receives its IO adapters (a GitHub client, an :class:`ActionsEnv`, a
-reader of the runner's files and a clock) as parameters (:mod:`evalbot.action_context`);
-:mod:`evalbot.cli` builds the real ones. The order matters:
-
-1. decide the mode from the event (:mod:`evalbot.github.events`); ``skip`` ends here with a notice;
-2. in pull request modes, find the pull request and check that its head is still the commit
-   the results are for (a stale run posts nothing);
-3. read ``.evalbot.yml`` at the PR's **base** commit (:mod:`evalbot.action_plan`), look the
-   baseline up (none yet: neutral, before the candidate is even parsed), read the candidate
-   (workspace or artifact of the triggering run) and the baseline, and pair them
-   (:mod:`evalbot.action_inputs`);
-4. take a **ticket**: create the check run (with a personal token, a commit status) on the head
-   sha, declaring the commit and the item set judged; then count the earlier looks from the
-   check runs evalbot's own App created on the pull request's commits
-   (:mod:`evalbot.github.checks`, :mod:`evalbot.plan.ledger`), never from what commenters can write;
-5. compute and decide (the CLI's pipeline, :mod:`evalbot.plan.policy`), render comment, check and
-   job summary from one :func:`evalbot.report.build_view`;
-6. publish (:mod:`evalbot.action_publish`): the completed check first (its digest is the
-   look's record), then evalbot's own sticky comment (only comments evalbot wrote are read,
-   edited or deleted), the job summary and the outputs.
-
-Every failure after step 2 completes the check (failure) and writes the job summary: bad input
-exits 2 and leaves the comment alone; an internal error exits 3; SIGTERM or SIGINT (a cancelled
-job) completes it ``cancelled``. No baseline or an expired artifact end *neutral* (exit 0); a
-verdict the plan refuses (another look, other items, a baseline with another item set) fails
-the check unless ``gate.on_refused: neutral``. A fork's read-only token leaves summary and
-outputs and a warning explaining the two-workflow setup.
-The ways a run ends are the records of :mod:`evalbot.action_records`.
+:func:`run_action` gets its IO adapters (a GitHub client, the runner's files, a clock) as
+parameters; :mod:`evalbot.cli` builds the real ones. It finds the pull requests to judge, reads
+``.evalbot.yml`` at the base commit, looks the baseline up before the candidate is parsed,
+takes a ticket (the check run) before reading the earlier looks, decides, and publishes the
+check first, then evalbot's own comment, the job summary and the outputs. A run ends in one
+outcome, a value: :class:`Skip`, :class:`Neutral`, :class:`Refused`, :class:`EvalFailed` or a
+:class:`Verdict`; errors complete the check as failure. See docs/action.md.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import replace
+import contextlib
+import difflib
+import hashlib
+import json
+import posixpath
+import signal
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, replace
+from datetime import datetime
+from typing import Any, ClassVar, Protocol
 
-from evalbot.action_context import Clock, PullTarget, RunContext, Workspace
-from evalbot.action_inputs import (
-    find_baseline,
-    load_baseline,
-    load_candidate,
-    load_results_from_zip,
-    pair_sides,
+from evalbot.compare.records import Comparison
+from evalbot.errors import (
+    EXIT_BAD_INPUT,
+    EXIT_GATE_FAILED,
+    EXIT_OK,
+    Cancelled,
+    ConfigError,
+    EvalbotError,
+    InputError,
+    PairingError,
+    PublishError,
 )
-from evalbot.action_plan import load_plan
-from evalbot.action_publish import (
-    publish_cancelled,
-    publish_failure,
-    publish_internal_error,
-    publish_neutral,
-    publish_unpublished,
-    publish_verdict,
-    render_verdict,
-    summarise_only,
+from evalbot.formats.archive import ArchiveBudget
+from evalbot.formats.merge import merge
+from evalbot.formats.model import Paired, Results
+from evalbot.formats.options import ReadOptions
+from evalbot.formats.sources import parse_zip
+from evalbot.github.baseline import Found, Search, find_baseline_run
+from evalbot.github.checks import (
+    FORK_WARNING,
+    StatusPublisher,
+    check_name,
+    earlier_looks,
+    own_comment,
 )
-from evalbot.action_records import Baseline, EvalFailed, Neutral, Plan, Skip, Verdict
-from evalbot.action_text import history_rows
-from evalbot.errors import EXIT_OK, Cancelled, EvalbotError, PublishError
-from evalbot.formats.model import Paired
-from evalbot.github.checks import StatusPublisher, earlier_looks
-from evalbot.github.client import GitHubClient, PullRequestInfo
+from evalbot.github.client import ArtifactInfo, CommentInfo, GitHubClient, PullRequestInfo
+from evalbot.github.errors import GitHubRequestError
 from evalbot.github.events import Event, parse_event
 from evalbot.github.runner import ActionInputError, ActionsEnv, Settings
+from evalbot.limits import (
+    MAX_ARTIFACT_MEMBERS,
+    MAX_ARTIFACT_RATIO,
+    MAX_COMMENT_CHARS,
+    artifact_inflate_limit,
+)
 from evalbot.pairing.fingerprint import fingerprint
-from evalbot.plan.config import Config
-from evalbot.plan.ledger import Digest, State
-from evalbot.plan.policy import decide, next_state
+from evalbot.pairing.pair import pair
+from evalbot.plan.config import Config, parse_config
+from evalbot.plan.ledger import Digest, Look, State, distinct_looks
+from evalbot.plan.policy import Decision, decide, next_state, prepare
+from evalbot.plan.state import parse_state, render_state
 from evalbot.report import text as md
+from evalbot.report.docs import ACTION_DOCS as DOCS
+from evalbot.report.numbers import format_effect, format_pvalue, format_time, pvalue_output
+from evalbot.report.render import (
+    UserTemplate,
+    render_check,
+    render_comment,
+    render_notice,
+    render_summary,
+)
+from evalbot.report.sandbox import TemplateFolder
 from evalbot.report.text import Markdown
+from evalbot.report.view import OUTCOME_LABELS, HistoryRow, Provenance, build_view
 
-__all__ = [
-    "Clock",
-    "Workspace",
-    "history_rows",
-    "load_results_from_zip",
-    "resolve_pulls",
-    "run_action",
-]
+
+class Workspace(Protocol):
+    """What the action reads on the runner (:class:`evalbot.github.runner.LocalWorkspace` is
+    one): the event's payload, and result files named relative to the workspace (the files the
+    plan names, ``all_ids`` among them, are read with the plan at its commit, never from here)."""
+
+    def read_event(self) -> Mapping[str, Any]: ...
+
+    def load_results(self, spec: str, options: ReadOptions) -> Results: ...
+
+
+#: The time now, aware (UTC): when a look was taken, and how old a running ticket is.
+Clock = Callable[[], datetime]
+
+
+@dataclass(frozen=True, kw_only=True)
+class PullTarget:
+    """The pull request a run judges, as found: ``found`` is the pull request a
+    ``workflow_run`` job looked up (its payload may not name it: its base comes from here),
+    ``now`` the pull request as GitHub has it now (both pull request modes)."""
+
+    found: PullRequestInfo | None = None
+    now: PullRequestInfo | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class RunContext:
+    """One run's givens: settings, event, IO ports, the pull request and the check.
+
+    ``status`` publishes the check run (a commit status with a personal token) on the head
+    commit in pull request modes; ``None`` on a push or a dispatch.
+    """
+
+    settings: Settings
+    event: Event
+    gh: GitHubClient
+    env: ActionsEnv
+    files: Workspace
+    clock: Clock
+    target: PullTarget = PullTarget()
+    status: StatusPublisher | None = None
+
+    @property
+    def base_sha(self) -> str | None:
+        found = self.target.found
+        return found.base_sha if found is not None else self.event.base_sha
+
+    @property
+    def base_ref(self) -> str | None:
+        found = self.target.found
+        return found.base_ref if found is not None else self.event.base_ref
+
+    @property
+    def check_name(self) -> str:
+        """The check's name: the comparison's, with the base when it is not the default branch
+        (:func:`evalbot.github.checks.check_name`)."""
+        now = self.target.now
+        return check_name(self.settings.name, self.base_ref, now.default_branch if now else None)
+
+    @property
+    def pull_number(self) -> int | None:
+        found = self.target.found
+        return found.number if found is not None else self.event.pull_number
+
+    @property
+    def commit_url(self) -> str | None:
+        """``https://github.com/o/r/commit/``: the earlier looks' commits link to it."""
+        s = self.settings
+        return f"{s.server_url}/{s.repository}/commit/" if s.repository else None
+
+    @property
+    def fork_pull_request(self) -> bool:
+        """A ``pull_request`` run from a fork: its token may be read-only."""
+        return self.event.is_fork and self.event.mode == "pull_request"
+
+    def no_look(self) -> Digest:
+        """The record of a run that compared nothing: not a look."""
+        return Digest(
+            kind="none", head_sha=self.event.head_sha.lower(), holdout=self.settings.holdout
+        )
+
+
+@dataclass(frozen=True)
+class Skip:
+    """Nothing to publish (a stale run, no open pull request)."""
+
+    reason: str
+
+
+@dataclass(frozen=True)
+class Neutral:
+    """No verdict: nothing to compare with (no baseline yet, an expired artifact). On a pull
+    request the check fails, so that no baseline is never a way past a required check, unless
+    the plan says ``gate.on_no_baseline: neutral``."""
+
+    title: Markdown
+    message: Markdown  # built with evalbot.report.text: what it quotes is escaped
+    #: The plan's key that leaves the check neutral, which the failing check names.
+    opt_out: ClassVar[str | None] = "gate.on_no_baseline"
+
+    def fails(self, config: Config | None, *, pull_request: bool) -> bool:
+        return pull_request and (config is None or config.gate.on_no_baseline == "fail")
+
+
+class Refused(Neutral):
+    """No verdict because of what someone did (the pull request changed the item set): the check
+    fails unless the plan says ``gate.on_refused: neutral`` (its message says so)."""
+
+    opt_out = None
+
+    def fails(self, config: Config | None, *, pull_request: bool) -> bool:
+        return config is None or config.gate.on_refused == "fail"
+
+
+class EvalFailed(Neutral):
+    """The eval's run failed, so there are no results: the check fails whatever the plan says."""
+
+    opt_out = None
+
+    def fails(self, config: Config | None, *, pull_request: bool) -> bool:
+        return True
+
+
+@dataclass(frozen=True, kw_only=True)
+class Plan:
+    """``.evalbot.yml`` as read at the base commit, and what the comment says about it."""
+
+    config: Config
+    notes: list[Markdown] = field(default_factory=list)
+    config_change: str | None = None  # a unified diff when the pull request changes the file
+    template: UserTemplate | None = None  # ``report.template``, read at the same commit
+    blob: str | None = None  # the file's git blob sha (``None``: no file, evalbot's defaults)
+
+
+@dataclass(frozen=True, kw_only=True)
+class BaselineSource:
+    """Where the baseline will come from, found before anything is parsed."""
+
+    description: Markdown  # where it came from
+    path: str | None = None  # a workspace path
+    artifact: ArtifactInfo | None = None
+    commit: str | None = None
+    run_url: str | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class Baseline:
+    results: Results
+    description: Markdown  # where it came from
+    from_artifact: bool
+    commit: str | None = None
+    run_url: str | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class Verdict:
+    comparison: Comparison
+    decision: Decision
+    plan: Plan
+    baseline: Baseline
+    notes: list[Markdown] = field(default_factory=list)
+    state: State = field(default_factory=State)  # to carry in the comment after this run
+    old: State = field(default_factory=State)  # the earlier looks (ledger and comment)
+    record: Digest | None = None  # this look's digest, for the check run
+
+
+@dataclass(frozen=True, kw_only=True)
+class Rendered:
+    """A verdict rendered once for every place it is published."""
+
+    comment: str
+    check_title: str
+    check_summary: str
+    summary: str
+
+
+MAX_LOOKS_SHOWN = 20
+
+
+def history_rows(
+    looks: list[Look], *, commit_url: str | None = None, pull: int | None = None
+) -> list[HistoryRow]:
+    """Earlier looks as the report's rows, newest first (at most :data:`MAX_LOOKS_SHOWN`),
+    numbered from the first; ``commit_url`` (``https://github.com/o/r/commit/``) links them,
+    and a look given on another pull request than ``pull`` names it. A look known from the
+    ledger only (still running, or its record unreadable) says so."""
+    rows: list[HistoryRow] = []
+    shown = list(enumerate(looks, start=1))[-MAX_LOOKS_SHOWN:]
+    for number, look in reversed(shown):
+        labels: tuple[str, str] = OUTCOME_LABELS.get(look.outcome, ("", look.outcome))
+        symbol, text = labels
+        label = f"{number}" + (" (sealed holdout)" if look.holdout else "")
+        if look.pull is not None and look.pull != pull:
+            label += f" (#{look.pull})"
+        effect: str = "—"  # a look recorded before the state kept effects
+        if look.effect is not None and look.effect_ci is not None:
+            low, high = look.effect_ci
+            effect = str(format_effect(look.effect, low, high, percent=look.metric == "pass_rate"))
+        outcome, pvalue = f"{symbol} {text}".strip(), str(format_pvalue(look.pvalue))
+        if not look.recorded:
+            outcome, pvalue, effect = "⏳ not on record", "—", "—"
+        rows.append(
+            HistoryRow(
+                label=label,
+                outcome=outcome,
+                effect=effect,
+                pvalue=pvalue,
+                commit=look.head_sha[:7],
+                url=md.url(f"{commit_url}{look.head_sha}") if commit_url else None,
+                at=str(format_time(look.at)) if look.recorded or look.at[:4] != "1970" else "",
+            )
+        )
+    return rows
+
+
+def config_diff(path: str, base: str | None, head: str | None) -> str:
+    """The pull request's change to the config, as a unified diff (the report fences it)."""
+    lines = difflib.unified_diff(
+        (base or "").splitlines(),
+        (head or "").splitlines(),
+        fromfile=f"{path} (base)" if base is not None else f"{path} (not at the base)",
+        tofile=f"{path} (this pull request)"
+        if head is not None
+        else f"{path} (deleted by this pull request)",
+        lineterm="",
+    )
+    return "\n".join(lines) + "\n"
+
+
+ReadText = Callable[[str], str]
+
+
+def load_plan(run: RunContext) -> Plan:
+    """The plan at the base commit (a pull request) or this commit (a push), its notes, the
+    pull request's change to it and the user's template."""
+    event, path = run.event, run.settings.config
+    ref = run.base_sha if event.on_pull_request else event.head_sha
+    if not ref:
+        raise ActionInputError("cannot tell which commit to read the config from")
+    where = "the base commit" if event.on_pull_request else "this commit"
+    text = run.gh.get_file_at_ref(path, ref)
+    read_text = plan_reader(run.gh, path, ref)
+    notes: list[Markdown] = []
+    if text is None:
+        config = Config()
+        notes.append(
+            md.format(
+                "No {} at {} {}: evalbot's defaults apply.",
+                md.code(path),
+                Markdown(where),
+                md.code(ref[:7]),
+            )
+        )
+    else:
+        config = parse_config(text, f"{path}@{ref[:7]}", read_text=read_text)
+    change = _config_change(run, text, ref)
+    template = _user_template(config, read_text, f"{path}@{ref[:7]}", at=where, ref=ref)
+    blob = None
+    if text is not None:  # git's blob id of the file, as `git hash-object` gives it
+        data = text.encode("utf-8")
+        blob = hashlib.sha1(b"blob %d\0" % len(data) + data, usedforsecurity=False).hexdigest()
+    return Plan(config=config, notes=notes, config_change=change, template=template, blob=blob)
+
+
+def plan_reader(gh: GitHubClient, config_path: str, ref: str) -> ReadText:
+    """``read_text`` for files the plan names (``all_ids``, ``policy.items_file``,
+    ``holdout.ids_file``, ``report.template``):
+    relative to the config's folder, read at the same commit, never outside the repository."""
+    folder = posixpath.dirname(config_path)
+
+    def read_text(name: str) -> str:
+        path = posixpath.normpath(posixpath.join(folder, name))
+        if posixpath.isabs(name) or path == ".." or path.startswith("../"):
+            raise FileNotFoundError(name)
+        text = gh.get_file_at_ref(path, ref)
+        if text is None:
+            raise FileNotFoundError(name)
+        return text
+
+    return read_text
+
+
+def _config_change(run: RunContext, text: str | None, ref: str) -> str | None:
+    """A unified diff when the pull request's head changes the config read at ``ref``."""
+    event, path = run.event, run.settings.config
+    if not event.on_pull_request or event.head_sha == ref:
+        return None
+    try:
+        head_text = run.gh.get_file_at_ref(path, event.head_sha)
+    except PublishError:
+        head_text = text
+    if head_text is None and event.is_fork:
+        head_text = text  # a fork's commit may not be readable here: say nothing
+    return config_diff(path, text, head_text) if head_text != text else None
+
+
+def _user_template(
+    config: Config, read_text: ReadText, source: str, *, at: str, ref: str
+) -> UserTemplate | None:
+    """``report.template``, read beside the config at the same commit (and the files of its
+    folder it includes)."""
+    name = config.report.template
+    if name is None:
+        return None
+    try:
+        template_text = read_text(name)
+    except FileNotFoundError:
+        raise ConfigError(
+            f"{source}: `report.template` {name!r}: no such file at {at} "
+            "(it is read beside the config, inside the repository)"
+        ) from None
+    folder = posixpath.dirname(name)
+
+    def beside(relative: str) -> str | None:
+        """A file of the template's folder (``relative`` is checked: no ``..``)."""
+        try:
+            return read_text(posixpath.join(folder, relative))
+        except FileNotFoundError:
+            return None
+
+    return UserTemplate(name=f"{name}@{ref[:7]}", text=template_text, folder=TemplateFolder(beside))
+
+
+def load_results_from_zip(
+    data: bytes, label: str, options: ReadOptions, *, max_total: int
+) -> Results:
+    """Every result file in an artifact's zip, parsed and merged.
+
+    The archive is read in memory by :func:`evalbot.formats.sources.parse_zip`, which refuses
+    symbolic links, paths outside the archive, encrypted members, nested archives and zip
+    bombs; here it inflates to at most :func:`evalbot.limits.artifact_inflate_limit` bytes
+    (proportional to the zip's size, within ``max_total``: ``EVALBOT_MAX_ARTIFACT_BYTES``) in
+    at most :data:`evalbot.limits.MAX_ARTIFACT_MEMBERS` entries.
+    """
+    limit = artifact_inflate_limit(len(data), max_total)
+    why = ""
+    if limit < max_total:
+        why = (
+            f", the most a zip of {len(data)} bytes may hold ({MAX_ARTIFACT_RATIO} times its "
+            "size, at least 1 MiB: real result files compress far less)"
+        )
+    budget = ArchiveBudget(max_bytes=limit, max_members=MAX_ARTIFACT_MEMBERS, why=why)
+    limited = replace(
+        options,
+        max_archive_bytes=limit,
+        max_archive_members=MAX_ARTIFACT_MEMBERS,
+        archive_budget=budget,
+    )
+    return merge(parse_zip(label, data, limited), label)
+
+
+def _artifact_results(
+    run: RunContext, artifact: ArtifactInfo, side: str, options: ReadOptions
+) -> Results:
+    limit = run.settings.max_artifact_bytes
+    data = run.gh.download_artifact_zip(artifact, limit)
+    label = f"{side} artifact {artifact.name!r}"
+    return load_results_from_zip(data, label, options, max_total=limit)
+
+
+def load_candidate(run: RunContext, options: ReadOptions) -> Results:
+    """The candidate: the triggering run's artifact in a ``workflow_run`` job, else the
+    workspace's files."""
+    s = run.settings
+    if run.event.mode == "workflow_run":
+        if s.candidate:
+            raise ActionInputError(
+                "in a workflow_run job evalbot never reads the pull request's files: give "
+                "input `candidate-artifact` (the artifact the triggering run uploaded), not "
+                "`candidate`"
+            )
+        if not s.candidate_artifact:
+            raise ActionInputError("input `candidate-artifact` is required in a workflow_run job")
+        run_id = run.event.run_id
+        assert run_id is not None
+        artifact = run.gh.find_artifact(run_id, s.candidate_artifact)
+        if artifact is None:
+            raise InputError(
+                f"the triggering run {run_id} has no artifact named "
+                f"{s.candidate_artifact!r}: upload the results with "
+                "actions/upload-artifact under that name"
+            )
+        return _artifact_results(run, artifact, "candidate", options)
+    if s.candidate_artifact:
+        raise ActionInputError(
+            "input `candidate-artifact` only works in a workflow_run job; "
+            "use `candidate` (a path in the workspace) here"
+        )
+    if not s.candidate:
+        raise ActionInputError("input `candidate` is required: a path or glob of result files")
+    return run.files.load_results(s.candidate, options)
+
+
+def find_baseline(run: RunContext) -> BaselineSource | Neutral | None:
+    """Where the baseline comes from, looked up before the candidate is parsed. ``None`` when
+    no baseline was asked for (push, dispatch)."""
+    s = run.settings
+    if s.baseline:
+        return BaselineSource(
+            description=md.format("Baseline: {}.", md.code(s.baseline)), path=s.baseline
+        )
+    if not s.baseline_artifact:
+        if run.event.on_pull_request:
+            raise ActionInputError(
+                "give input `baseline-artifact` (the artifact name your default branch's "
+                "workflow uploads) or `baseline` (a path in the workspace)"
+            )
+        return None
+    return _find_baseline_artifact(run, s.baseline_artifact)
+
+
+def _baseline_workflow(run: RunContext) -> str | int:
+    """The workflow whose runs upload the baseline, by its file (never its ``name:``, which a
+    pull request's new workflow can copy): ``baseline-workflow``, else the triggering run's
+    (``workflow_run``) or this run's workflow file."""
+    workflow: str | int | None = run.settings.baseline_workflow
+    if workflow is None:
+        if run.event.mode == "workflow_run":
+            path = run.event.workflow_path or ""
+            workflow = path.rsplit("/", 1)[-1] or run.event.workflow_id
+        else:
+            workflow = run.settings.workflow_file
+    if workflow is None:
+        raise ActionInputError(
+            "cannot tell which workflow uploads the baseline: set input `baseline-workflow` "
+            "(its file name, e.g. evals.yml)"
+        )
+    return workflow
+
+
+def _baseline_branch(run: RunContext) -> tuple[str, str, str]:
+    """The branch to take the baseline from, the commit it should be at, and that commit in
+    words: a pull request's base, or (a push) this commit, whose previous baseline is taken."""
+    if run.event.on_pull_request:
+        branch, target, at = run.base_ref, run.base_sha, "the base commit"
+    else:
+        branch, target, at = run.event.branch, run.event.head_sha, "this commit"
+    if not branch or not target:
+        raise ActionInputError(
+            "cannot tell the branch to take the baseline from (no base branch or GITHUB_REF)"
+        )
+    return branch, target, at
+
+
+def _find_baseline_artifact(run: RunContext, name: str) -> BaselineSource | Neutral:
+    """The artifact ``name`` of the newest eligible run of the baseline's workflow at (or
+    nearest behind) the target commit; none found, or expired, is :class:`Neutral`."""
+    s = run.settings
+    branch, target, at = _baseline_branch(run)
+    search = Search(
+        workflow=_baseline_workflow(run),
+        branch=branch,
+        target=target,
+        at=at,
+        name=name,
+        repository=s.repository,
+        previous_only=not run.event.on_pull_request,  # push: the previous baseline
+        own_run_id=s.run_id,
+        max_runs=s.baseline_search_runs,
+        max_commits=s.baseline_search_commits,
+    )
+    found = find_baseline_run(run.gh, search)
+    if isinstance(found, Found):
+        return _found_source(found, name=name, branch=branch, target=target, at=at)
+    return Neutral(*found)
+
+
+def _found_source(
+    found: Found[Any, ArtifactInfo], *, name: str, branch: str, target: str, at: str
+) -> BaselineSource | Neutral:
+    """The artifact found, described (which run, how far behind the target); an expired one
+    leaves nothing to compare with."""
+    run, artifact = found.run, found.artifact
+    behind = (
+        ""
+        if found.behind == 0
+        else f"{found.behind} commit{'s' if found.behind != 1 else ''} behind "
+    )
+    distance = md.format("{}{} {}", Markdown(behind), Markdown(at), md.code(target[:7]))
+    where = md.format(
+        "run {} of {} at {}",
+        md.link(run.id, run.html_url),
+        md.code(branch),
+        md.code(run.head_sha[:7]),
+    )
+    if artifact.expired:
+        return Neutral(
+            Markdown("Baseline artifact expired"),
+            md.format(
+                "The baseline artifact {} of {} has expired, so there is nothing to "
+                "compare with. Re-run that workflow (or push to {}) to upload a fresh "
+                "one, or raise its `retention-days`.",
+                md.code(name),
+                where,
+                md.code(branch),
+            ),
+        )
+    return BaselineSource(
+        description=md.format("Baseline: artifact {} from {}, {}.", md.code(name), where, distance),
+        artifact=artifact,
+        commit=run.head_sha,
+        run_url=run.html_url,
+    )
+
+
+def load_baseline(run: RunContext, source: BaselineSource, options: ReadOptions) -> Baseline:
+    """The baseline's results, from the workspace or the artifact found."""
+    if source.path is not None:
+        results = run.files.load_results(source.path, options)
+        return Baseline(results=results, description=source.description, from_artifact=False)
+    assert source.artifact is not None
+    return Baseline(
+        results=_artifact_results(run, source.artifact, "baseline", options),
+        description=source.description,
+        from_artifact=True,
+        commit=source.commit,
+        run_url=source.run_url,
+    )
+
+
+def pair_sides(
+    run: RunContext, baseline: Baseline, candidate: Results, config: Config
+) -> Paired | Refused:
+    """The two sides paired (the analysis' items): a baseline artifact with another item set
+    than the candidate's is :class:`Refused` (the pull request changed the eval set)."""
+    try:
+        return prepare(baseline.results, candidate, config, holdout=run.settings.holdout)
+    except PairingError as error:
+        if not baseline.from_artifact or not _item_sets_differ(baseline, candidate, config):
+            raise
+        return Refused(
+            Markdown("Baseline has another item set"),
+            md.format(
+                "{} Its items differ from the candidate's, so the paired comparison is "
+                "refused: {}. This happens when the pull request changes the eval set: the "
+                "baseline matches again once the change is merged and the default branch "
+                "has run. Until then the check fails (a changed item set is a verdict the "
+                "plan refuses); `gate.on_refused: neutral` in the plan leaves it neutral "
+                "instead.",
+                baseline.description,
+                str(error),  # quotes ids and file names: escaped
+            ),
+        )
+
+
+def _item_sets_differ(baseline: Baseline, candidate: Results, config: Config) -> bool:
+    """Whether the baseline and the candidate cannot be paired (another item set, another
+    metric kind): asked only after the analysis refused with a :class:`PairingError`, to tell
+    that apart from a refusal of the plan's own (say no holdout item in the results)."""
+    try:
+        pair(baseline.results, candidate, missing=config.policy.missing)
+    except PairingError:
+        return True
+    return False
 
 
 def run_action(
@@ -110,11 +664,10 @@ def run_action(
     if not settings.repository:
         raise ActionInputError("GITHUB_REPOSITORY is not set (run evalbot inside GitHub Actions)")
     gh = connect(settings)
-    try:
-        targets = resolve_pulls(gh, event)
-    except Skip as skip:
-        env.notice(f"evalbot: nothing to publish: {skip}", title="evalbot")
-        env.add_summary(md.format("### evalbot: nothing to publish\n\n{}\n", str(skip)))
+    targets = resolve_pulls(gh, event)
+    if isinstance(targets, Skip):
+        env.notice(f"evalbot: nothing to publish: {targets.reason}", title="evalbot")
+        env.add_summary(md.format("### evalbot: nothing to publish\n\n{}\n", targets.reason))
         env.set_output("conclusion", "skipped")
         return EXIT_OK
     code = EXIT_OK
@@ -162,7 +715,7 @@ def _moved_on(pull: PullRequestInfo, event: Event) -> str | None:
     return None
 
 
-def resolve_pulls(gh: GitHubClient, event: Event) -> list[PullTarget]:
+def resolve_pulls(gh: GitHubClient, event: Event) -> list[PullTarget] | Skip:
     """The pull requests a run judges, each checked to have the commit the results are for as
     its head (a run for an older head posts nothing: the run for the new head will). A
     ``pull_request`` run judges its own; a ``workflow_run`` every open one with that head, each
@@ -173,7 +726,7 @@ def resolve_pulls(gh: GitHubClient, event: Event) -> list[PullTarget]:
         assert event.pull_number is not None
         pull = gh.get_pull(event.pull_number)
         if (problem := _moved_on(pull, event)) is not None:
-            raise Skip(problem)
+            return Skip(problem)
         return [PullTarget(now=pull)]
     owner = event.head_repo.split("/", 1)[0] if event.head_repo else None
     pulls = {p.number: p for p in gh.find_pulls_for_head(event.head_sha, event.head_ref, owner)}
@@ -186,7 +739,7 @@ def resolve_pulls(gh: GitHubClient, event: Event) -> list[PullTarget]:
         if not why
     ]
     if not targets:
-        raise Skip(
+        return Skip(
             next((why for why in problems if why), None)
             or f"no open pull request has head commit {event.head_sha[:12]} (the run "
             f"{event.run_id} that produced the results)"
@@ -216,9 +769,7 @@ class _Story:
     def _settle(self) -> int:
         run = self.run
         try:
-            return self._tell()
-        except Neutral as neutral:
-            return publish_neutral(run, neutral, self.config)
+            outcome = self._tell()
         except PublishError as error:
             if not self.writing:
                 return publish_failure(run, error)
@@ -229,11 +780,12 @@ class _Story:
         except Exception as error:
             publish_internal_error(run, error)
             raise
+        return outcome if isinstance(outcome, int) else publish_neutral(run, outcome, self.config)
 
-    def _tell(self) -> int:
+    def _tell(self) -> int | Neutral:
         run = self.run
         if run.event.failed is not None:
-            raise _eval_failed(run)
+            return _eval_failed(run)
         plan = load_plan(run)
         self.config = config = plan.config
         # how both sides are read: ``all_ids`` was read with the plan, at its commit, so the
@@ -241,12 +793,16 @@ class _Story:
         # (and a ``workflow_run`` job needs no checkout)
         options = config.read_options()
         source = find_baseline(run)
+        if isinstance(source, Neutral):
+            return source
         candidate = load_candidate(run, options)
         if source is None:
             summarise_only(run, candidate, plan.notes)
             return EXIT_OK
         baseline = load_baseline(run, source, options)
         paired = pair_sides(run, baseline, candidate, config)
+        if isinstance(paired, Refused):
+            return paired
         earlier, tree, comment = self._take_ticket(paired)
         verdict = _judge(
             run, paired, plan=plan, baseline=baseline, earlier=earlier, tree=tree, comment=comment
@@ -362,3 +918,337 @@ def _judged_against(run: RunContext, plan: Plan) -> Markdown:
         what,
         md.code(run.check_name),
     )
+
+
+#: Item ids the view keeps per list: the comment shows a few and counts the rest, the job
+#: summary (up to 1 MiB) shows them all.
+MAX_IDS = 2000
+
+
+def render_verdict(run: RunContext, verdict: Verdict) -> Rendered:
+    """The comment, the check's title and summary and the job summary, from one view;
+    before anything is published (a user's template can fail)."""
+    s, event, plan = run.settings, run.event, verdict.plan
+    change = verdict.record.look.change if verdict.record and verdict.record.look else None
+    head = change or event.head_sha.lower()
+    earlier = distinct_looks(look for look in verdict.state.looks if look.change != head)
+    candidate_run = s.run_url
+    if event.mode == "workflow_run" and event.run_id is not None:
+        candidate_run = f"{s.server_url}/{s.repository}/actions/runs/{event.run_id}"
+    view = build_view(
+        verdict.comparison,
+        verdict.decision,
+        max_ids=MAX_IDS,
+        item_url=plan.config.report.item_url,
+        config=plan.config,
+        config_change=plan.config_change,
+        config_path=s.config,
+        provenance=Provenance(
+            baseline_commit=verdict.baseline.commit,
+            baseline_run_url=verdict.baseline.run_url,
+            candidate_commit=event.head_sha or None,
+            candidate_run_url=candidate_run,
+        ),
+        history=history_rows(earlier, commit_url=run.commit_url, pull=run.pull_number),
+        notes=verdict.notes,
+    )
+    comment = render_comment(
+        view,
+        marker=s.marker,
+        state_block=_hidden(verdict.state, _verdict_says(verdict)),
+        max_chars=MAX_COMMENT_CHARS,
+        template=plan.template,
+    )
+    title, check_summary = render_check(view)
+    return Rendered(
+        comment=comment,
+        check_title=title,
+        check_summary=check_summary,
+        summary=render_summary(view, template=plan.template),
+    )
+
+
+def _says(*what: object) -> str:
+    """The hidden line naming what a comment says (``what``: its kind, the conclusion, the
+    verdict, the broken items): with ``comment: on-change`` a comment that already carries it
+    is left as it is."""
+    digest = hashlib.sha256(json.dumps(what).encode("utf-8")).hexdigest()
+    return f"<!-- evalbot-says:v1 {digest} -->"
+
+
+def _verdict_says(verdict: Verdict) -> str:
+    d = verdict.decision
+    return _says("verdict", d.conclusion, d.outcome, d.gate, sorted(verdict.comparison.broken_ids))
+
+
+def _hidden(state: State, says: str) -> str:
+    """What a comment carries unseen: the looks' state block, then what it says."""
+    return f"{render_state(state)}\n{says}" if state.looks else says
+
+
+def _upsert(run: RunContext, body: str, says: str) -> CommentInfo | None:
+    """Write evalbot's own sticky comment as input ``comment`` asks (never; on a change of what
+    it says; always); ``None`` where none is written (no pull request, a fork's read-only
+    token: then a warning says why)."""
+    number, status, mode = run.pull_number, run.status, run.settings.comment
+    if number is None or status is None or status.read_only or status.identity is None:
+        return None
+    if mode == "never":
+        return None
+    if mode == "on-change":
+        own = own_comment(
+            run.gh,
+            run.pull_number,
+            run.status.identity if run.status else None,
+            run.settings.marker,
+        )
+        if own is not None and says in own.body:
+            run.env.info("evalbot: comment left as it is (comment: on-change, nothing changed)")
+            return own
+    try:
+        return run.gh.upsert_sticky_comment(
+            number,
+            run.settings.marker,
+            body,
+            author=status.identity.login,
+            author_type=status.identity.user_type,
+        )
+    except GitHubRequestError as error:
+        if run.fork_pull_request and error.status == 403:
+            run.env.warning(FORK_WARNING, title="evalbot: read-only token")
+            status.read_only = True
+            return None
+        raise
+
+
+def publish_verdict(run: RunContext, verdict: Verdict, rendered: Rendered) -> int:
+    """The check (first: its digest is the look's record), the comment, the job summary and
+    the outputs; the exit code of the gate."""
+    c, d, status = verdict.comparison, verdict.decision, run.status
+    digest = verdict.record or run.no_look()
+    finish = {"title": rendered.check_title, "summary": rendered.check_summary}
+    if status is not None:
+        status.finish(d.conclusion, digest=digest, **finish)
+    comment = _upsert(run, rendered.comment, _verdict_says(verdict))
+    look = digest.look
+    if status and not status.use_status and comment and look and look.comment != comment.id:
+        try:  # the record names the comment it was published in
+            named = Digest.of_look(replace(look, comment=comment.id))
+            status.finish(d.conclusion, digest=named, **finish)
+        except EvalbotError as error:
+            run.env.warning(f"the check's record does not name the comment ({error})")
+    comment_url = comment.html_url if comment is not None else ""
+    summary = rendered.summary
+    if status is not None and status.read_only:
+        summary = f"> [!WARNING]\n> {FORK_WARNING}\n\n{summary}"
+    run.env.add_summary(summary)
+    ci = c.difference.confidence_interval
+    outputs = {
+        "verdict": d.outcome,
+        "gate": d.gate,
+        "p-value": pvalue_output(c.pvalue),
+        "difference": f"{c.difference.statistic:.6g}",
+        "ci-low": f"{ci.low:.6g}",
+        "ci-high": f"{ci.high:.6g}",
+        "fixed": str(len(c.fixed_ids)),
+        "broken": str(len(c.broken_ids)),
+        "comment-url": comment_url,
+        "conclusion": d.conclusion,
+    }
+    for key, value in outputs.items():
+        run.env.set_output(key, value)
+    run.env.info(f"evalbot: {rendered.check_title}")
+    return EXIT_GATE_FAILED if d.gate == "fail" else EXIT_OK
+
+
+def publish_neutral(run: RunContext, neutral: Neutral, config: Config | None) -> int:
+    """No verdict: nothing to compare, a refusal or a failed eval run; the check fails unless
+    the plan, when it was read, says otherwise (:meth:`Neutral.fails`)."""
+    fail = neutral.fails(config, pull_request=run.event.on_pull_request)
+    conclusion = "failure" if fail else "neutral"
+    name = run.settings.name
+    title = md.format("evalbot: {}", name) if name != "evalbot" else "evalbot"
+    headline = md.format("{} {}", Markdown("❌" if fail else "➖"), neutral.title)
+    message = neutral.message
+    if fail and neutral.opt_out:
+        message = md.format(
+            "{} Until then the check fails, so that a pull request without a baseline is "
+            "never a way past a required check ({} in the plan leaves it neutral).",
+            message,
+            md.code(f"{neutral.opt_out}: neutral"),
+        )
+    if run.status is not None:
+        run.status.finish(conclusion, title=neutral.title, summary=message, digest=run.no_look())
+    comment = None
+    if run.pull_number is not None and run.settings.comment != "never":
+        says = _says("notice", fail, neutral.title.plain)
+        notice = _notice_comment(run, neutral.title, message, failed=fail, says=says)
+        comment = _upsert(run, notice, says)
+    url = comment.html_url if comment is not None else ""
+    report = run.env.error if fail else run.env.warning
+    report(message.plain, title=f"evalbot: {neutral.title.plain}")
+    run.env.add_summary(md.format("## {}\n\n### {}\n\n{}\n", title, headline, message))
+    for key in ("p-value", "difference", "ci-low", "ci-high", "fixed", "broken"):
+        run.env.set_output(key, "")
+    run.env.set_output("verdict", "inconclusive")
+    run.env.set_output("gate", "fail" if fail else "pass")
+    run.env.set_output("comment-url", url)
+    run.env.set_output("conclusion", conclusion)
+    return EXIT_GATE_FAILED if fail else EXIT_OK
+
+
+def _notice_comment(
+    run: RunContext, title: Markdown, message: Markdown, *, failed: bool, says: str
+) -> str:
+    """The comment saying why there is no verdict; not a look: the earlier ones stay as they
+    were (an unreadable block is kept as is)."""
+    own = own_comment(
+        run.gh, run.pull_number, run.status.identity if run.status else None, run.settings.marker
+    )
+    state = parse_state(own.body) if own is not None else State()
+    return render_notice(
+        title,
+        message,
+        marker=run.settings.marker,
+        state_block=_hidden(state, says),
+        history=history_rows(
+            distinct_looks(state.looks), commit_url=run.commit_url, pull=run.pull_number
+        ),
+        max_chars=MAX_COMMENT_CHARS,
+        failed=failed,
+    )
+
+
+def fail_check(
+    run: RunContext, title: str, summary: Markdown, *, conclusion: str = "failure"
+) -> None:
+    """Complete the check as failure, keeping its record (a look already shown, or being
+    sent, stays a look). When GitHub keeps refusing that, a new check run is created completed
+    as failure in its place. An error on the way is annotated, never raised over the original
+    one."""
+    status = run.status
+    if status is None:
+        return
+    digest = status.recorded if status.recorded is not None else run.no_look()
+    try:
+        status.finish(conclusion, title=title, summary=summary, digest=digest)
+        return
+    except Exception as error:  # the original error says more
+        run.env.error(f"could not complete the check: {error}", title="evalbot")
+        why = str(error)
+    instead = md.format(
+        "{}\n\nevalbot could not complete its check run ({}), so this one, created completed, "
+        "takes its place.\n",
+        summary,
+        why,
+    )
+    try:
+        if status.replace(title=title, summary=instead, digest=digest):
+            run.env.warning("created a completed check run in place of the one GitHub kept open")
+    except Exception as error:
+        run.env.error(f"could not create a completed check run either: {error}", title="evalbot")
+
+
+def publish_failure(run: RunContext, error: EvalbotError) -> int:
+    """Bad input: the check fails, the summary says what to fix; the comment stays as it was."""
+    message = str(error)  # it quotes input: escaped in Markdown
+    title = Markdown("evalbot could not compare: fix the input")
+    summary = md.format(
+        "### ❌ {}\n\n{}\n\nNothing was compared and the comment was left as it was. Fix "
+        "the problem above and re-run. Inputs and setup: {}\n",
+        title,
+        message,
+        Markdown(DOCS),
+    )
+    run.env.error(message, title="evalbot")
+    fail_check(run, title, summary)
+    run.env.add_summary(summary)
+    run.env.set_output("verdict", "")
+    run.env.set_output("gate", "fail")
+    run.env.set_output("conclusion", "failure")
+    return EXIT_BAD_INPUT
+
+
+def publish_cancelled(run: RunContext, cancelled: Cancelled) -> int:
+    """SIGTERM or SIGINT (a cancelled job, a newer run of its concurrency group): the check is
+    completed ``cancelled`` (unless it already carries the result) and the summary says so."""
+    signal_name = signal.Signals(cancelled.signum).name
+    status = run.status
+    title = Markdown("evalbot was stopped before it finished")
+    summary = md.format(
+        "### ❌ {}\n\nThe job got {} (cancelled, or replaced by a newer run of its concurrency "
+        "group) before evalbot {}. Re-run the job for a verdict.\n",
+        title,
+        signal_name,
+        Markdown(
+            "had updated its comment"
+            if status is not None and status.completed
+            else "had published a verdict"
+        ),
+    )
+    run.env.error(f"stopped by {signal_name} before the run finished", title="evalbot")
+    if status is not None and not status.completed:
+        fail_check(run, title, summary, conclusion="cancelled")
+    with contextlib.suppress(OSError):
+        run.env.add_summary(summary)
+    run.env.set_output("gate", "fail")
+    run.env.set_output("conclusion", "cancelled")
+    return cancelled.exit_code
+
+
+def publish_internal_error(run: RunContext, error: BaseException) -> None:
+    """A bug of evalbot's: complete the check and say so in the summary; the caller
+    re-raises (the CLI prints one line and exits 3)."""
+    what = f"{type(error).__name__}: {error}"
+    if len(what) > 500:
+        what = what[:499] + "…"
+    title = Markdown("evalbot hit an internal error")
+    summary = md.format(
+        "### ❌ {}\n\n{}\n\nNothing was published as a verdict. This is a bug of evalbot, "
+        "not of your setup: please report it (set `EVALBOT_DEBUG=1` for the traceback).\n",
+        title,
+        md.code_block(what, "text"),
+    )
+    run.env.error(f"internal error ({what})", title="evalbot")
+    fail_check(run, title, summary)
+    with contextlib.suppress(OSError):
+        run.env.add_summary(summary)
+    run.env.set_output("gate", "fail")
+    run.env.set_output("conclusion", "failure")
+
+
+def publish_unpublished(run: RunContext, error: EvalbotError) -> None:
+    """GitHub refused part of the publishing (say the comment): the check is not left as it
+    was but completed as failure with the reason; the caller re-raises."""
+    title = Markdown("evalbot could not publish its result")
+    summary = md.format("{}\n\nInputs, permissions and setup: {}\n", str(error), Markdown(DOCS))
+    fail_check(run, title, summary)
+    with contextlib.suppress(OSError):
+        run.env.add_summary(md.format("### ❌ {}\n\n{}", title, summary))
+    run.env.set_output("conclusion", "failure")
+
+
+def summarise_only(run: RunContext, candidate: Results, notes: list[Markdown]) -> None:
+    """No baseline was asked for (a push, a dispatch): the candidate is valid, nothing more."""
+    n = len(set(candidate.ids))
+    if candidate.kind == "binary":
+        rate = float(candidate.scores.mean()) if len(candidate) else 0.0
+        line = f"pass rate {rate * 100:.1f} % over {n} items ({len(candidate)} rows)"
+    else:
+        mean = float(candidate.scores.mean()) if len(candidate) else 0.0
+        line = f"mean score {mean:.3f} over {n} items ({len(candidate)} rows)"
+    text = md.format("{} is valid: {}.", md.code(run.settings.candidate or ""), Markdown(line))
+    extra = md.join("", (md.format("\n{}\n", note) for note in notes))
+    run.env.add_summary(
+        md.format(
+            "## evalbot: {}\n\n{}\n\nNo baseline was asked for (input `baseline` or "
+            "`baseline-artifact`), so nothing was compared.\n{}",
+            run.settings.name,
+            text,
+            extra,
+        )
+    )
+    run.env.info(f"evalbot: {text.plain}")
+    run.env.set_output("verdict", "")
+    run.env.set_output("gate", "pass")
+    run.env.set_output("conclusion", "validated")

@@ -18,7 +18,6 @@ PACKAGE = ROOT / "evalbot"
 #: The layers that compute without touching the outside world (STYLE.md: data flows one way;
 #: the shell, the action and the GitHub module do the IO and hand the data in).
 PURE = [
-    "action_text.py",
     "compare/*.py",
     "formats/*.py",
     "github/events.py",

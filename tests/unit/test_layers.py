@@ -130,8 +130,8 @@ LAYERS = (
     ),
     Layer(
         "action",
-        ("action.py", "action_*.py"),
-        "one Actions run: its story and its parts, every IO adapter handed in",
+        ("action.py",),
+        "one Actions run: its story and its outcomes, every IO adapter handed in",
     ),
     Layer(
         "shell",

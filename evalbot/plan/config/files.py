@@ -1,7 +1,7 @@
 """The plan read from disk: ``load_config`` and the reader of the files it names.
 
 The only module of :mod:`evalbot.plan.config` that reads files; the action reads the plan from the
-pull request's base commit instead (:mod:`evalbot.action_plan`), with the same parser.
+pull request's base commit instead (:mod:`evalbot.action`), with the same parser.
 """
 
 from __future__ import annotations

@@ -1,15 +1,24 @@
-"""The runner's files as the action reads them (evalbot.github.runner): the event payload, and
-result and id files relative to the workspace; exact messages for a bad event file."""
+"""The runner (evalbot.github.runner): settings from its environment, workflow commands and
+outputs, and its files as the action reads them (the event payload, and result and id files
+relative to the workspace; exact messages for a bad event file)."""
 
 from __future__ import annotations
 
+import io
 from pathlib import Path
 
 import pytest
 
 from evalbot.errors import InputError
 from evalbot.formats.options import ReadOptions
-from evalbot.github.runner import ActionInputError, LocalWorkspace
+from evalbot.github.runner import (
+    ActionInputError,
+    ActionsEnv,
+    LocalWorkspace,
+    format_command,
+    parse_output_file,
+    parse_settings,
+)
 
 
 def test_the_event_payload_is_read_from_its_file(tmp_path: Path) -> None:
@@ -50,3 +59,104 @@ def test_files_are_read_relative_to_the_workspace(tmp_path: Path) -> None:
     with pytest.raises(InputError) as caught:
         files.load_results("results/other.jsonl", ReadOptions())
     assert str(caught.value) == f"{tmp_path}/results/other.jsonl: no such file or directory"
+
+
+# ---- settings ----
+
+
+def test_settings_read_inputs_as_the_runner_names_them() -> None:
+    s = parse_settings(
+        {
+            "INPUT_GITHUB-TOKEN": "ghs_secret",
+            "INPUT_BASELINE-ARTIFACT": " evals ",
+            "INPUT_CANDIDATE": "out/*.jsonl",
+            "INPUT_NAME": "",
+            "GITHUB_REPOSITORY": "o/r",
+            "GITHUB_API_URL": "https://ghe.example.com/api/v3/",
+            "GITHUB_RUN_ID": "12",
+            "GITHUB_WORKFLOW_REF": "o/r/.github/workflows/evals.yml@refs/heads/main",
+        }
+    )
+    assert s.token == "ghs_secret"
+    assert s.baseline_artifact == "evals"
+    assert s.name == "evalbot"
+    assert s.marker == "<!-- evalbot:evalbot -->"
+    assert s.api_url == "https://ghe.example.com/api/v3"
+    assert s.workflow_file == "evals.yml"
+    assert s.run_url == "https://github.com/o/r/actions/runs/12"
+    assert s.holdout is False
+    assert s.timeout == 30.0
+    assert "ghs_secret" not in repr(s)
+    assert parse_settings({"EVALBOT_GITHUB_TIMEOUT": "2.5"}).timeout == 2.5
+
+
+@pytest.mark.parametrize(("text", "expected"), [("true", True), (" TRUE ", True), ("false", False)])
+def test_holdout_input(text: str, expected: bool) -> None:
+    assert parse_settings({"INPUT_HOLDOUT": text}).holdout is expected
+
+
+@pytest.mark.parametrize(
+    ("env", "message"),
+    [
+        (
+            {"INPUT_CANDIDATE": "a", "INPUT_CANDIDATE-ARTIFACT": "b"},
+            "give either input `candidate` (a path in the workspace) or `candidate-artifact` "
+            "(an artifact of the triggering run), not both",
+        ),
+        (
+            {"INPUT_BASELINE": "a", "INPUT_BASELINE-ARTIFACT": "b"},
+            "give either input `baseline` (a path in the workspace) or `baseline-artifact` "
+            "(an artifact name from the base branch), not both",
+        ),
+        (
+            {"INPUT_NAME": "x -->"},
+            "input `name` must be 1-64 letters, digits, '.', '_' or '-' (it becomes the comment "
+            "marker and the check's name), got 'x -->'",
+        ),
+        ({"GITHUB_REPOSITORY": "nope"}, "GITHUB_REPOSITORY must be 'owner/name', got 'nope'"),
+        ({"INPUT_HOLDOUT": "yes"}, "input `holdout` must be true or false, got 'yes'"),
+        ({"EVALBOT_GITHUB_RETRIES": "x"}, "EVALBOT_GITHUB_RETRIES must be an integer, got 'x'"),
+    ],
+)
+def test_settings_messages(env: dict[str, str], message: str) -> None:
+    with pytest.raises(ActionInputError) as info:
+        parse_settings(env)
+    assert str(info.value) == message
+
+
+# ---- workflow commands and outputs ----
+
+
+def test_workflow_commands_are_escaped() -> None:
+    # an annotation is one line of plain text: CR and LF (control characters) are shown as "?"
+    assert format_command("error", "100% bad\r\nnext::x", {"title": "a: b, c"}) == (
+        "::error title=a%3A b%2C c::100%25 bad??next::x"
+    )
+    assert format_command("warning", "plain") == "::warning::plain"
+    # a value to mask reaches the runner exactly: escaped by the runner's rules, never changed
+    assert format_command("add-mask", "a%b\r\nc") == "::add-mask::a%25b%0D%0Ac"
+
+
+def test_outputs_use_a_delimiter_and_round_trip(tmp_path: Path) -> None:
+    out, summary = tmp_path / "out", tmp_path / "summary"
+    stream = io.StringIO()
+    env = ActionsEnv(str(out), str(summary), stream)
+    env.set_output("verdict", "improvement")
+    env.set_output("comment-url", "line1\nverdict<<EOF\nline3")
+    env.add_summary("# hi")
+    env.mask("s3cret")
+    text = out.read_text()
+    assert "ghadelimiter_" in text
+    assert parse_output_file(text) == {
+        "verdict": "improvement",
+        "comment-url": "line1\nverdict<<EOF\nline3",
+    }
+    assert summary.read_text() == "# hi\n"
+    assert stream.getvalue() == "::add-mask::s3cret\n"
+
+
+def test_without_runner_files_nothing_is_written() -> None:
+    env = ActionsEnv(None, None, io.StringIO())
+    env.set_output("gate", "pass")
+    env.add_summary("x")
+    assert env.outputs == {"gate": "pass"}
