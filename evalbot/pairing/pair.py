@@ -1,94 +1,138 @@
-"""Pair a baseline with a candidate item by item (never by row order): the story, each step in
-its own module.
+"""Pair a baseline with a candidate item by item, never by row order.
 
-1. Each side is reduced to one value per item (:mod:`.per_item`: repeats averaged, so k samples
-   of an item count as one item).
-2. The two are joined by id (:mod:`.join`).
-3. Items present on one side only are handled by ``missing`` (:mod:`.missing`): ``error`` (the
-   default) refuses, ``fail`` counts them as failures of the side that lacks them, ``drop``
-   analyses the intersection and records what was dropped.
-4. The paired items are sorted by id and each side's columns gathered into that order
-   (:mod:`.alignment`); labels are the candidate's, else the baseline's (:mod:`.labels`).
-
-Harness errors stay apart from failures: ``Paired.baseline_errors``/``candidate_errors`` flag
-the items, ``errors_baseline``/``errors_candidate`` count them. When a harness writes a content
-hash per item (lm-eval's ``doc_hash``), an id whose hash differs between the two sides means the
-runs did not see the same document, which is refused; the hashes also enter the fingerprint
-(:mod:`.fingerprint`).
+Each side is reduced to one value per item (repeats averaged), the two are joined by id, items
+on one side only are handled by the ``missing`` rule (``error`` refuses, ``fail`` counts them
+as failures of the side that lacks them, ``drop`` keeps the items both have), and the paired
+items are sorted by id with each side's columns gathered into that order. Labels are the
+candidate's, else the baseline's; an id whose content hash differs between the sides is refused.
 """
 
 from __future__ import annotations
 
+import heapq
+import itertools
+import operator
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
 import numpy as np
+import numpy.typing as npt
 
 from evalbot.errors import PairingError
-from evalbot.formats.model import BoolArray, Paired, Results
-from evalbot.pairing import labels
-from evalbot.pairing.alignment import Alignment, by_id
+from evalbot.formats.builder import show
+from evalbot.formats.model import BoolArray, FloatArray, IntArray, Paired, Results
 from evalbot.pairing.fingerprint import fingerprint
-from evalbot.pairing.join import Join, join
-from evalbot.pairing.missing import check_rule, kept, nothing_in_common, refuse_one_sided
-from evalbot.pairing.per_item import PerItem, reduce_per_item
-from evalbot.vocabulary import Missing
+from evalbot.vocabulary import MISSING_RULES, Missing
+
+Labels = list[str | None] | None
+
+
+@dataclass(frozen=True, kw_only=True, eq=False)
+class PerItem:
+    """One side reduced to one value per item (the mean over its epochs), in first-seen order."""
+
+    ids: Sequence[str]
+    values: FloatArray
+    epochs: int
+    slices: Labels
+    clusters: Labels
+    costs: FloatArray | None
+    errors: FloatArray | None
+    hashes: Labels
+    id_hashes: IntArray | None = None
+    metrics: dict[str, FloatArray] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, kw_only=True, eq=False)
+class Alignment:
+    """Paired item i is ``ids[i]``, row ``pos_base[i]`` of the baseline and ``pos_cand[i]`` of
+    the candidate (-1: that side lacks it). ``identity``: item i is row i of both sides."""
+
+    ids: Sequence[str]
+    pos_base: IntArray
+    pos_cand: IntArray
+    identity: bool
+
+    def baseline(self, column: FloatArray) -> FloatArray:
+        """The baseline's ``column`` in the paired order (0 where the baseline lacks an item)."""
+        return _gather(column, self.pos_base, self.identity)
+
+    def candidate(self, column: FloatArray) -> FloatArray:
+        """The candidate's ``column`` in the paired order (0 where it lacks an item)."""
+        return _gather(column, self.pos_cand, self.identity)
+
+    def labels(self, base: Labels, cand: Labels) -> Labels:
+        """The candidate's label of each paired item, else the baseline's."""
+        if base is None and cand is None:
+            return None
+        if self.identity and (base is None or cand is None or None not in cand):
+            return list(cand if cand is not None else base or [])
+        out = np.full(len(self.ids), None, dtype=object)
+        if cand is not None:
+            present = self.pos_cand >= 0
+            out[present] = objects(cand)[self.pos_cand[present]]
+        if base is not None:
+            fill = np.equal(out, None) & (self.pos_base >= 0)  # type: ignore[call-overload]
+            if fill.any():
+                out[fill] = objects(base)[self.pos_base[fill]]
+        taken: list[str | None] = out.tolist()
+        return taken
+
+
+def objects(values: Sequence[str | None]) -> npt.NDArray[np.object_]:
+    """A one-dimensional object array of ``values``, to gather by a mask or positions in C."""
+    out = np.empty(len(values), dtype=object)
+    out[:] = values
+    return out
 
 
 def pair(baseline: Results, candidate: Results, *, missing: Missing = "error") -> Paired:
     """Match the two runs by item id."""
-    check_rule(missing)
+    if missing not in MISSING_RULES:
+        raise ValueError(f"`missing` must be one of {MISSING_RULES}, got {missing!r}")
     base, cand = reduce_per_item(baseline), reduce_per_item(candidate)
-    joined = join(base, cand)
-    if joined.nothing_in_common:
+    in_base, same_order = _join(base, cand)
+    cand_found = in_base >= 0
+    hit = np.zeros(len(base.ids), dtype=np.bool_)
+    hit[in_base[cand_found]] = True
+    if not hit.any():
         raise PairingError(nothing_in_common(baseline, candidate, base.ids, cand.ids))
-    refuse_one_sided(joined, missing, baseline, candidate)
-    aligned = by_id(kept(base, cand, joined, missing))
+    base_only, cand_only = _lacking(base.ids, hit), _lacking(cand.ids, cand_found)
+    if missing == "error" and (base_only or cand_only):
+        raise PairingError(_one_sided(base_only, cand_only, baseline, candidate))
+    if same_order:
+        aligned = Alignment(ids=base.ids, pos_base=in_base, pos_cand=in_base, identity=True)
+    else:
+        aligned = _kept(base, cand, in_base, hit, missing)
+    aligned = _by_id(aligned)
     if baseline.kind != candidate.kind:
         raise PairingError(
             f"{candidate.source}: compares a {candidate.kind} metric but the baseline "
             f"{baseline.source} has a {baseline.kind} one"
         )
     if base.hashes is not None and cand.hashes is not None:
-        labels.check_same_content(aligned, base.hashes, cand.hashes, baseline, candidate)
-    return _paired(baseline, candidate, base, cand, aligned, joined, missing)
-
-
-def _paired(
-    baseline: Results,
-    candidate: Results,
-    base: PerItem,
-    cand: PerItem,
-    aligned: Alignment,
-    joined: Join,
-    missing: Missing,
-) -> Paired:
-    """The :class:`Paired` record: every column of both sides in the paired order."""
-    hashes = labels.merged(aligned, base.hashes, cand.hashes)
-    binary = (
-        baseline.kind == "binary"
-        and candidate.kind == "binary"
-        and base.epochs == 1
-        and cand.epochs == 1
-    )
+        _check_same_content(aligned, base.hashes, cand.hashes, baseline, candidate)
+    hashes = aligned.labels(base.hashes, cand.hashes)
     baseline_errors = None if base.errors is None else aligned.baseline(base.errors) > 0
     candidate_errors = None if cand.errors is None else aligned.candidate(cand.errors) > 0
-    base_only, cand_only = joined.base_only, joined.cand_only
     return Paired(
         ids=aligned.ids,
         baseline=aligned.baseline(base.values),
         candidate=aligned.candidate(cand.values),
-        kind="binary" if binary else "score",
+        kind="binary" if baseline.kind == "binary" and base.epochs == cand.epochs == 1 else "score",
         pass_fail=baseline.kind == "binary",
         baseline_source=baseline.source,
         candidate_source=candidate.source,
         epochs_baseline=base.epochs,
         epochs_candidate=cand.epochs,
-        slices=labels.merged(aligned, base.slices, cand.slices),
-        clusters=labels.merged(aligned, base.clusters, cand.clusters),
+        slices=aligned.labels(base.slices, cand.slices),
+        clusters=aligned.labels(base.clusters, cand.clusters),
         baseline_costs=None if base.costs is None else aligned.baseline(base.costs),
         candidate_costs=None if cand.costs is None else aligned.candidate(cand.costs),
         baseline_errors=baseline_errors,
         candidate_errors=candidate_errors,
-        errors_baseline=_count(baseline_errors),
-        errors_candidate=_count(candidate_errors),
+        errors_baseline=0 if baseline_errors is None else int(np.count_nonzero(baseline_errors)),
+        errors_candidate=0 if candidate_errors is None else int(np.count_nonzero(candidate_errors)),
         dropped_baseline_only=base_only if missing == "drop" else [],
         dropped_candidate_only=cand_only if missing == "drop" else [],
         filled_as_failures=len(base_only) + len(cand_only) if missing == "fail" else 0,
@@ -99,5 +143,269 @@ def _paired(
     )
 
 
-def _count(flags: BoolArray | None) -> int:
-    return 0 if flags is None else int(np.count_nonzero(flags))
+# --- one value per item ---------------------------------------------------------------------
+
+
+def reduce_per_item(results: Results) -> PerItem:
+    """Average repeats: one value per distinct id, in first-seen order."""
+    if results.epochs is None:
+        # Parsers and merge guarantee unique ids when there are no epochs: nothing to group.
+        return PerItem(
+            ids=results.ids,
+            values=results.scores,
+            epochs=1,
+            slices=results.slices,
+            clusters=results.clusters,
+            costs=results.costs,
+            errors=None if results.errors is None else results.errors.astype(np.float64),
+            hashes=results.content_hashes,
+            id_hashes=results.id_hashes,
+            metrics=dict(results.metrics),
+        )
+    rows, item_ids = group_rows(list(results.ids))
+    n = len(item_ids)
+    counts = np.bincount(rows, minlength=n)
+    first = np.full(n, -1, dtype=np.int64)
+    first[rows[::-1]] = np.arange(len(rows) - 1, -1, -1)
+
+    def pick(column: Labels) -> Labels:
+        return None if column is None else list(objects(column)[first].tolist())
+
+    errors = None if results.errors is None else results.errors.astype(np.float64)
+    return PerItem(
+        ids=item_ids,
+        values=np.bincount(rows, weights=results.scores, minlength=n) / counts,
+        epochs=int(counts.max()),
+        slices=pick(results.slices),
+        clusters=pick(results.clusters),
+        costs=None if results.costs is None else _mean_per_item(rows, results.costs, n),
+        errors=None if errors is None else np.bincount(rows, errors, n).astype(np.float64),
+        hashes=pick(results.content_hashes),
+        metrics={name: _mean_per_item(rows, column, n) for name, column in results.metrics.items()},
+    )
+
+
+def group_rows(ids: list[str]) -> tuple[IntArray, list[str]]:
+    """Each row's item number (items numbered in first-seen order) and the items' ids: a dict
+    gives each row the first row of its id (in C), numpy numbers those."""
+    index: dict[str, int] = {}
+    first_rows = np.fromiter(map(index.setdefault, ids, itertools.count()), np.int64, len(ids))
+    first, rows = np.unique(first_rows, return_inverse=True)
+    return rows.reshape(-1), objects(ids)[first].tolist()
+
+
+def _mean_per_item(rows: IntArray, column: FloatArray, n: int) -> FloatArray:
+    """Per-item mean of a column over the rows that have a value (NaN where none has)."""
+    present = ~np.isnan(column)
+    sums = np.bincount(rows, weights=np.where(present, column, 0.0), minlength=n)
+    counts = np.bincount(rows, weights=present.astype(np.float64), minlength=n)
+    out = np.full(n, np.nan)
+    np.divide(sums, counts, out=out, where=counts > 0)
+    return out
+
+
+# --- the join ---------------------------------------------------------------------------------
+
+
+def _join(base: PerItem, cand: PerItem) -> tuple[IntArray, bool]:
+    """The baseline index of each candidate item (-1: absent), and whether both list the same
+    ids in the same order."""
+    if len(base.ids) == len(cand.ids) and base.ids == cand.ids:
+        return np.arange(len(base.ids), dtype=np.int64), True
+    found = locate(base.ids, cand.ids, key_hashes=base.id_hashes, query_hashes=cand.id_hashes)
+    return found, False
+
+
+def _lacking(ids: Sequence[str], found: BoolArray) -> list[str]:
+    """The ids not ``found``, sorted."""
+    return [] if found.all() else sorted(objects(ids)[~found].tolist())
+
+
+def _hashes(ids: Sequence[str], cached: IntArray | None) -> IntArray:
+    if cached is not None and len(cached) == len(ids):
+        return cached
+    return np.fromiter(map(hash, ids), dtype=np.int64, count=len(ids))
+
+
+def locate(
+    keys: Sequence[str],
+    queries: Sequence[str],
+    *,
+    key_hashes: IntArray | None = None,
+    query_hashes: IntArray | None = None,
+) -> IntArray:
+    """For each query, its index in ``keys`` (unique strings), or -1 when absent: joined on the
+    ids' ``hash()`` with numpy, every matched pair of strings then compared in one pass (a dict
+    joins them should two distinct ids share a hash)."""
+    if len(keys) == 0:
+        return np.full(len(queries), -1, dtype=np.int64)
+    hashed_keys = _hashes(keys, key_hashes)
+    key_order = np.argsort(hashed_keys)
+    sorted_keys = hashed_keys[key_order]
+    if not (sorted_keys[1:] != sorted_keys[:-1]).all():
+        return locate_exact(keys, queries)
+    hashed_queries = _hashes(queries, query_hashes)
+    query_order = np.argsort(hashed_queries)  # sorted into sorted: searchsorted reads in order
+    sorted_queries = hashed_queries[query_order]
+    del hashed_queries  # at millions of ids each temporary is 8 bytes a row
+    slots = np.searchsorted(sorted_keys, sorted_queries)
+    np.minimum(slots, len(keys) - 1, out=slots)
+    found = sorted_keys[slots] == sorted_queries
+    del sorted_keys, sorted_queries
+    positions = np.full(len(queries), -1, dtype=np.int64)
+    positions[query_order[found]] = key_order[slots[found]]
+    del query_order, slots, found
+    matched = np.flatnonzero(positions >= 0)
+    left = objects(keys)[positions[matched]].tolist()
+    right = list(queries) if matched.size == len(queries) else objects(queries)[matched].tolist()
+    return positions if left == right else locate_exact(keys, queries)
+
+
+def locate_exact(keys: Sequence[str], queries: Sequence[str]) -> IntArray:
+    """:func:`locate` by an exact dict (when two distinct ids share a hash)."""
+    index = dict(zip(keys, range(len(keys)), strict=True))
+    return np.fromiter((index.get(q, -1) for q in queries), dtype=np.int64, count=len(queries))
+
+
+# --- the items kept, in the paired order ----------------------------------------------------
+
+
+def _kept(
+    base: PerItem, cand: PerItem, in_base: IntArray, hit: BoolArray, missing: Missing
+) -> Alignment:
+    """The paired items the rule keeps, in the baseline's order (``fail``: the candidate's
+    extra items after them), each with its row on either side (-1: that side lacks it)."""
+    n_base = len(base.ids)
+    cand_found = in_base >= 0
+    in_cand = np.full(n_base, -1, dtype=np.int64)  # the candidate row of each baseline item
+    in_cand[in_base[cand_found]] = np.flatnonzero(cand_found)
+    if missing == "fail":
+        extra = np.flatnonzero(~cand_found)
+        return Alignment(
+            ids=[*base.ids, *objects(cand.ids)[extra].tolist()],
+            pos_base=np.concatenate([np.arange(n_base), np.full(extra.size, -1)]),
+            pos_cand=np.concatenate([in_cand, extra]).astype(np.int64),
+            identity=False,
+        )
+    common = np.flatnonzero(hit)
+    return Alignment(
+        ids=base.ids if common.size == n_base else objects(base.ids)[common].tolist(),
+        pos_base=common,
+        pos_cand=in_cand[common],
+        identity=False,
+    )
+
+
+def _by_id(aligned: Alignment) -> Alignment:
+    """``aligned`` sorted by id (free when it already is)."""
+    ids = aligned.ids
+    pos_base = aligned.pos_base.astype(np.int64, copy=False)
+    if all(map(operator.le, ids, itertools.islice(ids, 1, None))):
+        return Alignment(
+            ids=ids, pos_base=pos_base, pos_cand=aligned.pos_cand, identity=aligned.identity
+        )
+    order = np.array(sorted(range(len(ids)), key=ids.__getitem__), dtype=np.int64)
+    return Alignment(
+        ids=objects(ids)[order].tolist(),
+        pos_base=pos_base[order],
+        pos_cand=aligned.pos_cand[order],
+        identity=False,
+    )
+
+
+def _gather(column: FloatArray, positions: IntArray, identity: bool) -> FloatArray:
+    if identity:
+        return np.ascontiguousarray(column, dtype=np.float64)
+    if positions.size == column.size and (positions >= 0).all():
+        return np.ascontiguousarray(column[positions], dtype=np.float64)
+    out = np.zeros(len(positions), dtype=np.float64)
+    present = positions >= 0
+    out[present] = column[positions[present]]
+    return out
+
+
+def _check_same_content(
+    aligned: Alignment,
+    base_hashes: list[str | None],
+    cand_hashes: list[str | None],
+    baseline: Results,
+    candidate: Results,
+) -> None:
+    """Refuse an item whose content hash differs between the two runs."""
+    rows = zip(aligned.ids, aligned.pos_base.tolist(), aligned.pos_cand.tolist(), strict=True)
+    for item_id, b, c in rows:
+        left, right = base_hashes[b] if b >= 0 else None, cand_hashes[c] if c >= 0 else None
+        if left is not None and right is not None and left != right:
+            raise PairingError(
+                f"{candidate.source}: item {show(item_id)} has content hash {right[:12]} but "
+                f"{left[:12]} in the baseline {baseline.source}; the two runs did not see "
+                "the same document"
+            )
+
+
+# --- the messages ---------------------------------------------------------------------------
+
+
+def _one_sided(
+    base_only: list[str], cand_only: list[str], baseline: Results, candidate: Results
+) -> str:
+    """Under ``error``: items on one side only, a few of them named."""
+    parts = []
+    if base_only:
+        parts.append(f"{len(base_only)} only in the baseline ({preview(base_only)})")
+    if cand_only:
+        parts.append(f"{len(cand_only)} only in the candidate ({preview(cand_only)})")
+    return (
+        f"{candidate.source}: items differ from {baseline.source}: "
+        + "; ".join(parts)
+        + " (to allow this, add --missing drop or --missing fail, config `policy.missing`)"
+    )
+
+
+def preview(ids: Sequence[str], limit: int = 3) -> str:
+    """The first ``limit`` ids, quoted for a message, and ``...`` when there are more."""
+    shown = ", ".join(show(ids[i]) for i in range(min(limit, len(ids))))
+    return shown + (", ..." if len(ids) > limit else "")
+
+
+def _suffixes(ids: Sequence[str]) -> set[str]:
+    return {i.split("/", 1)[1] for i in ids if "/" in i}
+
+
+def _prefixes(ids: Sequence[str]) -> list[str]:
+    return list(dict.fromkeys(i.split("/", 1)[0] for i in ids if "/" in i))[:3]
+
+
+def nothing_in_common(
+    baseline: Results, candidate: Results, base_ids: Sequence[str], cand_ids: Sequence[str]
+) -> str:
+    """Why no item pairs, and what to do: what the ids look like on each side and the likeliest
+    cause (a prefix before ``/`` on one side, another task, case or spaces, other ids)."""
+    base_set, cand_set = set(base_ids), set(cand_ids)
+    look = (
+        f"{candidate.source}: no item id in common with the baseline {baseline.source}: "
+        f"baseline ids look like {preview(heapq.nsmallest(3, base_set))}, candidate ids like "
+        f"{preview(heapq.nsmallest(3, cand_set))}"
+    )
+    if base_set & _suffixes(cand_ids) or cand_set & _suffixes(base_ids):
+        prefixed = "candidate's" if base_set & _suffixes(cand_ids) else "baseline's"
+        other = "baseline's" if prefixed == "candidate's" else "candidate's"
+        why = (
+            f"the {prefixed} ids carry a prefix before `/` that the {other} lack (lm-eval adds "
+            "its task to each doc id when a run is read from several files); give both runs "
+            "alike: one file each, or a directory of the same tasks each"
+        )
+    elif _suffixes(base_ids) & _suffixes(cand_ids):
+        why = (
+            f"the ids differ only before `/` ({', '.join(_prefixes(base_ids))} against "
+            f"{', '.join(_prefixes(cand_ids))}): are these runs of the same task?"
+        )
+    elif {i.strip().lower() for i in base_set} & {i.strip().lower() for i in cand_set}:
+        why = "the ids differ only in case or surrounding spaces: write them alike in both runs"
+    else:
+        why = (
+            "are both runs of the same eval? Pairing is by item id, never by row order: name "
+            "the field that holds the id with --id-field NAME (config `fields: {id: NAME}`), "
+            "or force the format with --format-in NAME"
+        )
+    return f"{look}; {why}"

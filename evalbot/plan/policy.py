@@ -28,10 +28,9 @@ from evalbot.compare import compute_comparison
 from evalbot.compare.records import Comparison, plan_alpha
 from evalbot.errors import ConfigError
 from evalbot.formats.model import Paired, Results
-from evalbot.pairing.errors_rule import apply_errors
 from evalbot.pairing.fingerprint import fingerprint
 from evalbot.pairing.pair import pair
-from evalbot.pairing.restrict import restrict_items
+from evalbot.pairing.subset import apply_errors, restrict_items
 from evalbot.plan.config import Config
 from evalbot.plan.ledger import Look, State, with_look
 from evalbot.plan.rules.decision import Conclusion, Decision, Gate, LookCount, Outcome, PlannedSize
@@ -130,7 +129,7 @@ def evaluate(
     ``head_sha`` the commit being judged and ``tree`` its tree, the change a re-run keeps
     (without a commit, looks cannot be told apart and only the
     state's warning is used), ``holdout`` that the comparison was restricted to the sealed
-    holdout (see :func:`evalbot.pairing.restrict.restrict_items`).
+    holdout (see :func:`evalbot.pairing.subset.restrict_items`).
     """
     state = state or State()
     if comparison.alpha != plan_alpha(config, holdout=holdout):

@@ -64,16 +64,9 @@ LAYERS = (
     Layer(
         "paired",
         (
-            "pairing/per_item.py",
-            "pairing/join.py",
-            "pairing/alignment.py",
-            "pairing/missing.py",
-            "pairing/labels.py",
             "pairing/fingerprint.py",
             "pairing/pair.py",
             "pairing/subset.py",
-            "pairing/errors_rule.py",
-            "pairing/restrict.py",
         ),
         "two runs -> Paired items by id, and the sealed holdout set apart",
     ),

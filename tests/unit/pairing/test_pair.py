@@ -15,8 +15,7 @@ from evalbot.formats.merge import merge
 from evalbot.formats.model import Paired, Results
 from evalbot.formats.options import ReadOptions
 from evalbot.pairing.fingerprint import fingerprint
-from evalbot.pairing.pair import pair
-from evalbot.pairing.per_item import group_rows
+from evalbot.pairing.pair import group_rows, pair
 
 
 def results(text: str, source: str = "r.jsonl") -> Results:
@@ -152,7 +151,7 @@ def test_output_is_sorted_whatever_the_row_order() -> None:
 
 
 def test_locate_matches_an_exact_dict_join() -> None:
-    from evalbot.pairing.join import locate, locate_exact
+    from evalbot.pairing.pair import locate, locate_exact
 
     keys = ["a", "b", "c", "é", "\U0001f600"]
     queries = ["c", "z", "a", "\U0001f600", ""]
@@ -263,7 +262,7 @@ def test_grouping_rows_in_first_seen_order(
 
 
 def test_locate_checks_every_match_exactly() -> None:
-    from evalbot.pairing.join import locate
+    from evalbot.pairing.pair import locate
 
     keys, queries = ["a", "b", "c"], ["c", "d", "a"]
     # hashes that claim "d" is "b": the comparison of the matched strings catches it, and the

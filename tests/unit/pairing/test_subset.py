@@ -1,4 +1,4 @@
-"""The sealed holdout set apart from the paired items (evalbot.pairing.restrict), and the plan's
+"""The sealed holdout set apart from the paired items (evalbot.pairing.subset), and the plan's
 side of it (evalbot.plan.policy.analysed_items): which items each analysis reads, exact messages."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from evalbot.formats.model import Paired, Results
 from evalbot.formats.options import ReadOptions
 from evalbot.pairing.fingerprint import fingerprint
 from evalbot.pairing.pair import pair
-from evalbot.pairing.restrict import restrict_items
+from evalbot.pairing.subset import restrict_items
 from evalbot.plan.config import parse_config
 from evalbot.plan.policy import analysed_items
 

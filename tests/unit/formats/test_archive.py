@@ -15,7 +15,7 @@ from evalbot.formats.archive import Archive
 from evalbot.formats.options import ReadOptions
 from evalbot.formats.sources import load_results, merge, parse_zip
 
-DATA = Path(__file__).resolve().parent.parent / "data"
+DATA = Path(__file__).resolve().parents[2] / "data"
 
 
 def make_zip(members: dict[str, bytes], *, symlink: str | None = None) -> bytes:

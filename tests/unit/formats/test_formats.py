@@ -15,7 +15,7 @@ from evalbot.formats.sources import load_results
 from evalbot.pairing.pair import pair
 from scripts.make_swebench_reports import harness_report, matrix
 
-DATA = Path(__file__).resolve().parent.parent / "data"
+DATA = Path(__file__).resolve().parents[2] / "data"
 OPTIONS = ReadOptions()
 
 
