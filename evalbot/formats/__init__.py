@@ -1,8 +1,8 @@
 """Parsers: bytes of one result file -> :class:`evalbot.formats.model.Results`.
 
-Each format module exposes ``parse(data: bytes, *, source: str, options: ReadOptions) ->
-Results`` and ``sniff(probe: Probe) -> bool``, and may expose ``parse_probe(probe, options)`` to
-reuse what detection already parsed. They are pure: no file access.
+Each format module exposes ``sniff(probe: Probe) -> bool`` and ``parse(data: bytes, *, source,
+options) -> Results`` or, for a file of one JSON document, ``parse_document(document, *, source,
+options)``; ``parse_probe(probe, options)`` may reuse what detection parsed. They are pure.
 
 :func:`detect` picks a format by the file's *structure* (:class:`.probe.Probe`: the keys of the
 JSON document or of the first JSON line, XML, ZIP), never by a window of bytes; harness formats
@@ -14,7 +14,6 @@ formats were tried and how to force one.
 from __future__ import annotations
 
 import difflib
-from collections.abc import Callable
 from dataclasses import dataclass
 from types import ModuleType
 
@@ -31,13 +30,10 @@ from evalbot.formats import (
     swebench,
 )
 from evalbot.formats.builder import show
-from evalbot.formats.jsontext import UnreadableError
+from evalbot.formats.jsontext import NOTHING, UnreadableError, decode_text, parse_json_document
 from evalbot.formats.model import Results
 from evalbot.formats.options import ReadOptions
 from evalbot.formats.probe import Probe
-
-ParseBytes = Callable[[bytes, str, ReadOptions], Results]
-ParseProbe = Callable[[Probe, ReadOptions], Results]
 
 #: How to force a format, as every "could not read" message says it.
 FORCE_HINT = "--format-in NAME (config `format: NAME`)"
@@ -48,46 +44,40 @@ class Format:
     """A named parser and the structural test that recognises its files."""
 
     name: str
-    parse: ParseBytes
-    sniff: Callable[[Probe], bool]
-    parse_probe: ParseProbe
+    module: ModuleType
+    kind: str | None = None  # evalbot's own format read as this kind (jsonl, json, csv, tsv)
 
+    def sniff(self, probe: Probe) -> bool:
+        return self.kind is None and bool(self.module.sniff(probe))
 
-def _from_module(module: ModuleType) -> Format:
-    module_parse = module.parse
+    def parse(self, data: bytes, source: str, options: ReadOptions) -> Results:
+        """The file's bytes parsed (a module without ``parse`` reads one JSON document)."""
+        module = self.module
+        if self.kind is not None:
+            return default.parse(data, source=source, options=options, kind=self.kind)
+        if hasattr(module, "parse"):
+            result: Results = module.parse(data, source=source, options=options)
+            return result
+        document = parse_json_document(decode_text(data, source), source)
+        return self.document(document, source, options)
 
-    def run(data: bytes, source: str, options: ReadOptions) -> Results:
-        result: Results = module_parse(data, source=source, options=options)
+    def document(self, document: object, source: str, options: ReadOptions) -> Results:
+        result: Results = self.module.parse_document(document, source=source, options=options)
         return result
 
-    probe_parse: ParseProbe | None = getattr(module, "parse_probe", None)
-
-    def run_probe(probe: Probe, options: ReadOptions) -> Results:
-        return run(probe.data, probe.name, options)
-
-    return Format(
-        name=module.NAME, parse=run, sniff=module.sniff, parse_probe=probe_parse or run_probe
-    )
-
-
-def _default_kind(kind: str) -> Format:
-    def run(data: bytes, source: str, options: ReadOptions) -> Results:
-        return default.parse(data, source=source, options=options, kind=kind)
-
-    def never(probe: Probe) -> bool:
-        return False
-
-    return Format(
-        name=kind,
-        parse=run,
-        sniff=never,
-        parse_probe=lambda probe, options: run(probe.data, probe.name, options),
-    )
+    def parse_probe(self, probe: Probe, options: ReadOptions) -> Results:
+        """A detected file parsed, reusing what detection parsed."""
+        if self.kind is None and hasattr(self.module, "parse_probe"):
+            result: Results = self.module.parse_probe(probe, options)
+            return result
+        if hasattr(self.module, "parse_document") and probe.document is not NOTHING:
+            return self.document(probe.document, probe.name, options)
+        return self.parse(probe.data, probe.name, options)
 
 
 #: Detection order: most specific first; ``default`` accepts anything.
 DETECTED: tuple[Format, ...] = tuple(
-    _from_module(module)
+    Format(name=module.NAME, module=module)
     for module in (
         inspect_ai,
         lm_eval,
@@ -103,8 +93,9 @@ DETECTED: tuple[Format, ...] = tuple(
 HARNESS_NAMES: tuple[str, ...] = tuple(f.name for f in DETECTED if f.name != "default")
 
 FORMATS: dict[str, Format] = {f.name: f for f in DETECTED}
-for _kind in ("jsonl", "json", "csv", "tsv"):
-    FORMATS[_kind] = _default_kind(_kind)
+FORMATS.update(
+    {kind: Format(name=kind, module=default, kind=kind) for kind in ("jsonl", "json", "csv", "tsv")}
+)
 
 ALIASES: dict[str, str] = {
     "inspect_ai": "inspect",

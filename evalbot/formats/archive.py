@@ -21,12 +21,12 @@ import io
 import stat
 import struct
 import zlib
-from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from evalbot.errors import InputError
 from evalbot.formats.builder import show
+from evalbot.formats.options import ReadOptions
 
 if TYPE_CHECKING:
     import zipfile
@@ -95,13 +95,16 @@ class ArchiveBudget:
             )
 
 
-def _is_zip_magic(head: bytes) -> bool:
-    return head.startswith((b"PK\x03\x04", b"PK\x05\x06"))
+def budget_of(options: ReadOptions) -> ArchiveBudget:
+    """The budget ``options`` carries, or a fresh one of its limits."""
+    return options.archive_budget or ArchiveBudget(
+        max_bytes=options.max_archive_bytes, max_members=options.max_archive_members
+    )
 
 
 def is_zip(head: bytes) -> bool:
     """Whether bytes start like a ZIP archive (an empty archive included)."""
-    return _is_zip_magic(head)
+    return head.startswith((b"PK\x03\x04", b"PK\x05\x06"))
 
 
 def _check_name(archive: str, name: str) -> None:
@@ -133,28 +136,12 @@ def central_directory(data: bytes) -> tuple[int, int, int] | None:
 
 
 class Archive:
-    """A ZIP archive opened from bytes; :meth:`members` lists the regular files, checked.
+    """A ZIP archive opened from bytes, spending from the artifact's ``budget``;
+    :meth:`members` lists the regular files, checked."""
 
-    ``budget`` is the artifact's :class:`ArchiveBudget`; without one, the archive gets its own
-    from ``max_bytes`` and ``max_members``.
-    """
-
-    def __init__(
-        self,
-        data: bytes,
-        *,
-        source: str,
-        max_bytes: int | None = None,
-        max_members: int | None = None,
-        budget: ArchiveBudget | None = None,
-    ) -> None:
-        if budget is None:
-            if max_bytes is None or max_members is None:
-                raise ValueError("give a budget, or max_bytes and max_members")
-            budget = ArchiveBudget(max_bytes=max_bytes, max_members=max_members)
+    def __init__(self, data: bytes, *, source: str, budget: ArchiveBudget) -> None:
         self.source = source
         self.budget = budget
-        self.max_bytes = budget.max_bytes
         directory = central_directory(data)
         if directory is not None:
             declared, start, end = directory
@@ -216,7 +203,3 @@ class Archive:
         if len(out) != member.info.file_size:
             raise InputError(f"{where}: size differs from the declared size")
         return bytes(out)
-
-    def iter_read(self, members: list[Member]) -> Iterator[tuple[Member, bytes]]:
-        for member in members:
-            yield member, self.read(member)

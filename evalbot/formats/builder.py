@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import operator
+from collections import Counter
 from collections.abc import Callable
 from itertools import islice
 from typing import Any
@@ -16,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from evalbot.errors import InputError
-from evalbot.formats.model import IntArray, MetricKind, Results
+from evalbot.formats.model import FloatArray, IntArray, Results
 from evalbot.limits import MAX_NUMBER_DIGITS
 
 _TRUE_STRINGS = frozenset({"true", "1", "pass", "passed", "yes"})
@@ -130,97 +131,69 @@ def parse_error_flag(value: object) -> bool:
 
 
 class ResultsBuilder:
-    """Collects rows; :meth:`build` checks duplicates and returns the columnar ``Results``."""
+    """Collects the rows of one run, each value checked by its parser; :meth:`build` refuses a
+    repeated id and returns the columnar ``Results``, binary when every row's value is a
+    pass/fail outcome. ``repeats_in_order``: an id's rows are its epochs 1, 2, ... in row order
+    (a log that repeats an item once per completion)."""
 
-    def __init__(self, source: str) -> None:
+    def __init__(self, source: str, *, repeats_in_order: bool = False) -> None:
         self.source = source
-        self.ids: list[str] = []
-        self.scores: list[float] = []
-        self.epochs: list[int | None] = []
-        self.slices: list[str | None] = []
-        self.clusters: list[str | None] = []
-        self.costs: list[float | None] = []
-        self.errors: list[bool] = []
-        self.locations: list[str] = []
+        self.repeats_in_order = repeats_in_order
+        self.rows: list[tuple[str, str, float, int | None, str | None, float | None, bool]] = []
+        self.binary = True
         self.hashes: list[str | None] = []
-        self.metrics: dict[str, list[float]] = {}
-        self.kind: MetricKind | None = None
-        self._kind_where = ""
+        self.metrics: list[dict[str, float]] = []
 
     def add(
         self,
-        *,
         where: str,
         item_id: str,
         score: float,
-        kind: MetricKind,
+        *,
+        binary: bool = True,
         epoch: int | None = None,
         slice: str | None = None,
-        cluster: str | None = None,
         cost: float | None = None,
         error: bool = False,
         content_hash: str | None = None,
         metrics: dict[str, float] | None = None,
     ) -> None:
-        if self.kind is None:
-            self.kind, self._kind_where = kind, where
-        elif kind != self.kind:
-            raise InputError(
-                f"{where}: item {show(item_id)} has a {kind} metric but {self._kind_where} "
-                f"has a {self.kind} one; one file must use one kind"
-            )
-        self.ids.append(item_id)
-        self.scores.append(0.0 if error else score)
-        self.epochs.append(epoch)
-        self.slices.append(slice)
-        self.clusters.append(cluster)
-        self.costs.append(cost)
-        self.errors.append(error)
-        self.locations.append(where)
+        """One row (``epoch`` on every row or on none); a harness error counts 0."""
+        self.binary = self.binary and binary
+        self.rows.append((where, item_id, 0.0 if error else score, epoch, slice, cost, error))
         self.hashes.append(content_hash)
-        if metrics:
-            for name, value in metrics.items():
-                column = self.metrics.setdefault(name, [math.nan] * (len(self.ids) - 1))
-                column.append(value)
-        for column in self.metrics.values():
-            if len(column) < len(self.ids):
-                column.append(math.nan)
+        self.metrics.append(metrics or {})
 
     def build(self) -> Results:
-        if not self.ids or self.kind is None:
+        if not self.rows:
             raise InputError(f"{self.source}: no items")
-        epochs = None
-        if any(e is not None for e in self.epochs):
-            missing = (
-                next(i for i, e in enumerate(self.epochs) if e is None)
-                if None in (self.epochs)
-                else None
-            )
-            if missing is not None:
-                raise InputError(
-                    f"{self.locations[missing]}: item {show(self.ids[missing])} has no `epoch` "
-                    "but other rows have one"
-                )
-            epochs = np.asarray(self.epochs, dtype=np.int64)
-        id_hashes = check_unique(self.ids, epochs, self.locations.__getitem__)
-        costs = None
-        if any(c is not None for c in self.costs):
-            costs = np.asarray([math.nan if c is None else c for c in self.costs], dtype=np.float64)
+        columns = map(list, zip(*self.rows, strict=True))
+        locations, ids, scores, epochs, slices, costs, errors = columns
+        if self.repeats_in_order and len(set(ids)) < len(ids):  # an id's n-th row: epoch n
+            seen: Counter[str] = Counter()
+            for row, item_id in enumerate(ids):
+                seen[item_id] += 1
+                epochs[row] = seen[item_id]
+        epoch_column = None if epochs[0] is None else np.asarray(epochs, dtype=np.int64)
+        names = dict.fromkeys(name for row in self.metrics for name in row)
         return Results(
             source=self.source,
-            ids=self.ids,
-            scores=np.asarray(self.scores, dtype=np.float64),
-            kind=self.kind,
-            epochs=epochs,
-            slices=self.slices if any(s is not None for s in self.slices) else None,
-            clusters=self.clusters if any(c is not None for c in self.clusters) else None,
-            costs=costs,
-            errors=np.asarray(self.errors, dtype=np.bool_) if any(self.errors) else None,
-            metrics={k: np.asarray(v, dtype=np.float64) for k, v in self.metrics.items()},
-            locations=self.locations,
+            ids=ids,
+            scores=np.asarray(scores, dtype=np.float64),
+            kind="binary" if self.binary else "score",
+            epochs=epoch_column,
+            slices=slices if any(s is not None for s in slices) else None,
+            costs=_floats(costs) if any(c is not None for c in costs) else None,
+            errors=np.asarray(errors, dtype=np.bool_) if any(errors) else None,
+            metrics={k: _floats([row.get(k) for row in self.metrics]) for k in names},
+            locations=locations,
             content_hashes=self.hashes if any(h is not None for h in self.hashes) else None,
-            id_hashes=id_hashes,
+            id_hashes=check_unique(ids, epoch_column, locations.__getitem__),
         )
+
+
+def _floats(values: list[Any]) -> FloatArray:
+    return np.asarray([math.nan if v is None else v for v in values], dtype=np.float64)
 
 
 def check_unique(ids: list[str], epochs: Any, where: Callable[[int], str]) -> IntArray | None:
@@ -263,16 +236,3 @@ def check_unique(ids: list[str], epochs: Any, where: Callable[[int], str]) -> In
                 "repeats need an `epoch` field"
             )
     return hashed  # equal hashes, distinct keys (a collision): still unique
-
-
-def epochs_in_order(item_ids: list[str]) -> list[int | None]:
-    """Each row's epoch for a log that repeats an item once per completion: 1, 2, ... per id in
-    row order when some id repeats; ``None`` for every row when none does."""
-    seen: dict[str, int] = {}
-    numbers: list[int | None] = []
-    for item_id in item_ids:
-        seen[item_id] = seen.get(item_id, 0) + 1
-        numbers.append(seen[item_id])
-    if len(seen) == len(item_ids):
-        return [None] * len(item_ids)
-    return numbers

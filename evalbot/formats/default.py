@@ -14,14 +14,13 @@ taken in one C-level pass; any other is read value by value, which names the fir
 from __future__ import annotations
 
 import csv
-import functools
 import io
 import json
 import math
 import re
 import shlex
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
 
@@ -57,6 +56,7 @@ from evalbot.limits import MAX_NUMBER_DIGITS
 NAME = "default"
 
 _SIGNIFICANT = re.compile(rb"[^ \t\r\n]")
+_SUFFIXES = {".jsonl": "jsonl", ".ndjson": "jsonl", ".csv": "csv", ".tsv": "tsv", ".json": "json"}
 
 
 def sniff(probe: Probe) -> bool:
@@ -112,25 +112,16 @@ def parse_probe(probe: Probe, options: ReadOptions) -> Results:
 
 def detect_kind(source: str, data: bytes) -> str:
     """jsonl, json, csv or tsv from the file name, falling back to the first character."""
-    lowered = source.lower()
     found = _SIGNIFICANT.search(data, 3 if data.startswith(b"\xef\xbb\xbf") else 0)
     start = found.start() if found else len(data)
     first = data[start : start + 1]
-    for suffix, kind in (
-        (".jsonl", "jsonl"),
-        (".ndjson", "jsonl"),
-        (".csv", "csv"),
-        (".tsv", "tsv"),
-        (".json", "json"),
-    ):
-        if lowered.endswith(suffix):
-            if kind == "json" and first == b"{" and data.find(b"\n{", start) >= 0:
-                return "jsonl"
-            return kind
-    if first == b"[":
-        return "json"
-    if first == b"{":
+    kind = next((k for end, k in _SUFFIXES.items() if source.lower().endswith(end)), None)
+    if kind == "json" and first == b"{" and data.find(b"\n{", start) >= 0:
         return "jsonl"
+    if kind is not None:
+        return kind
+    if first in (b"[", b"{"):
+        return "json" if first == b"[" else "jsonl"
     end = data.find(b"\n", start)
     return "tsv" if b"\t" in data[start : len(data) if end < 0 else end] else "csv"
 
@@ -138,20 +129,39 @@ def detect_kind(source: str, data: bytes) -> str:
 # --- records as columns -------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, kw_only=True, eq=False)
+@dataclass(kw_only=True, eq=False)
 class _Table:
-    """A file's records as columns: ``column(name)`` is every record's value of a field
-    (``UNSET`` where one lacks it), ``None`` when no record has it. ``strings``: values are text
-    (CSV/TSV), so ``"true"`` or ``"0.5"`` count. ``locate``: how :class:`Results` names a row."""
+    """A file's records as columns. ``strings``: values are text (CSV/TSV), so ``"true"`` or
+    ``"0.5"`` count. ``locate``: how :class:`Results` names a row."""
 
     source: str
     count: int
-    column: Callable[[str], list[Any] | None]
+    raw: Callable[[str], list[Any] | None]
     where: Callable[[int], str]
     record: Callable[[int], Mapping[str, Any]]
     strings: bool
     locate: dict[str, Any]
-    kinds: Callable[[str], set[type]]
+    read: dict[str, tuple[list[Any] | None, set[type]]] = field(default_factory=dict)
+
+    def column(self, name: str) -> list[Any] | None:
+        """Every record's value of a field (``UNSET`` where one lacks it), ``None`` when no
+        record has it; an integer too long to be a value is refused (msgspec reads them, the
+        standard library's parse of a document refuses them)."""
+        return self._read(name)[0]
+
+    def kinds(self, name: str) -> set[type]:
+        """The types of a column's values (``UnsetType`` for a missing one)."""
+        return self._read(name)[1]
+
+    def _read(self, name: str) -> tuple[list[Any] | None, set[type]]:
+        if name not in self.read:
+            values = self.raw(name)
+            kinds = set(map(type, values or [UNSET]))
+            for row, value in enumerate(values if int in kinds and values else ()):
+                if type(value) is int and not -_LONG < value < _LONG:
+                    raise InputError(long_number(self.where(row), len(str(abs(value)))))
+            self.read[name] = values, kinds
+        return self.read[name]
 
 
 def _names(options: ReadOptions) -> list[str]:
@@ -204,12 +214,11 @@ def _jsonl_table(data: bytes, source: str, options: ReadOptions) -> _Table:
     return _Table(
         source=source,
         count=rows.count,
-        column=column,
+        raw=column,
         where=rows.where,
         record=record,
         strings=False,
         locate=locate,
-        kinds=_kinds_of(column),
     )
 
 
@@ -243,12 +252,11 @@ def _records_table(records: list[tuple[str, object]], source: str, *, strings: b
     return _Table(
         source=source,
         count=len(records),
-        column=column,
+        raw=column,
         where=locations.__getitem__,
         record=mappings.__getitem__,
         strings=strings,
         locate={"locations": locations},
-        kinds=_kinds_of(column),
     )
 
 
@@ -262,7 +270,6 @@ def parse_table(table: _Table, options: ReadOptions) -> Results:
     names, n = options.fields, table.count
     if n == 0:
         raise InputError(f"{table.source}: no items")
-    table = replace(table, column=functools.cache(partial(_without_long_numbers, table)))
     metric = options.metric or _detected_metric(table, names)
     ids = _ids(table, names)
     errors = _errors(table.column(names.error))
@@ -295,17 +302,6 @@ def parse_table(table: _Table, options: ReadOptions) -> Results:
     )
 
 
-def _without_long_numbers(table: _Table, name: str) -> list[Any] | None:
-    """A column, an integer too long to be a value refused (msgspec reads them; the standard
-    library's parse of a document refuses them)."""
-    values = table.column(name)
-    if values is not None and int in table.kinds(name):
-        for row, value in enumerate(values):
-            if type(value) is int and not -_LONG < value < _LONG:
-                raise InputError(long_number(table.where(row), len(str(abs(value)))))
-    return values
-
-
 _LONG = 10**MAX_NUMBER_DIGITS
 
 
@@ -319,11 +315,6 @@ def _detected_metric(table: _Table, names: FieldNames) -> str:
         f"{table.where(0)}: neither `{names.passed}` nor `{names.score}` is present "
         f"({_fields_of(record)}); {outcome_hint(record, names, strings=table.strings)}"
     )
-
-
-def _kinds_of(column: Callable[[str], list[Any] | None]) -> Callable[[str], set[type]]:
-    """The types of each column's values, each taken once (``UnsetType`` for a missing one)."""
-    return functools.cache(lambda name: set(map(type, column(name) or [UNSET])))
 
 
 def _ids(table: _Table, names: FieldNames) -> list[str]:
@@ -421,42 +412,40 @@ def _absent(value: Any, strings: bool) -> bool:
     return value is UNSET or value is None or (strings and value == "")
 
 
-def _epochs(table: _Table, name: str) -> IntArray | None:
-    """Each row's epoch, ``None`` when no row has one; -1 where a row lacks it."""
+def _each(table: _Table, name: str, read: Callable[[Any, str], Any], absent: Any) -> Any:
+    """Each row's value of ``name`` read by ``read(value, where)`` (``absent`` where a row lacks
+    it); ``None`` when no row has one."""
     values = table.column(name)
     if values is None:
         return None
-    if table.kinds(name) == {int}:
-        epochs = np.array(values, dtype=np.int64)
-        if (epochs >= 0).all():
-            return epochs
-    numbers = [
-        -1
-        if _absent(value, table.strings)
-        else parse_epoch(value, table.where(row), name, strings=table.strings)
+    out = [
+        absent if _absent(value, table.strings) else read(value, table.where(row))
         for row, value in enumerate(values)
     ]
-    return None if numbers.count(-1) == len(numbers) else np.array(numbers, dtype=np.int64)
+    return None if out.count(absent) == len(out) else out
+
+
+def _epochs(table: _Table, name: str) -> IntArray | None:
+    """Each row's epoch, ``None`` when no row has one; -1 where a row lacks it."""
+    if table.kinds(name) == {int}:
+        epochs = np.array(table.column(name), dtype=np.int64)
+        if (epochs >= 0).all():
+            return epochs
+    numbers = _each(table, name, partial(_field, parse_epoch, name, table.strings), -1)
+    return None if numbers is None else np.array(numbers, dtype=np.int64)
 
 
 def _labels(table: _Table, name: str) -> list[str | None] | None:
     values = table.column(name)
-    if values is None:
-        return None
-    if table.kinds(name) == {str} and "" not in values:
+    if values is not None and table.kinds(name) == {str} and "" not in values:
         return values
-    labels = [
-        parse_label(None if value is UNSET else value, table.where(row), name)
-        for row, value in enumerate(values)
-    ]
-    return None if labels.count(None) == len(labels) else labels
+    labels: list[str | None] | None = _each(table, name, lambda v, w: parse_label(v, w, name), None)
+    return labels
 
 
 def _costs(table: _Table, name: str) -> FloatArray | None:
     values = table.column(name)
-    if values is None:
-        return None
-    if table.kinds(name) <= {int, float, type(None), type(UNSET)}:
+    if values is not None and table.kinds(name) <= {int, float, type(None), type(UNSET)}:
         present = len(values) - values.count(None) - values.count(UNSET)
         try:
             costs = np.array([math.nan if v is None or v is UNSET else v for v in values], float)
@@ -464,13 +453,12 @@ def _costs(table: _Table, name: str) -> FloatArray | None:
             costs = np.zeros(0)
         if int(np.isfinite(costs).sum()) == present:  # no NaN or infinity given
             return costs if present else None
-    parsed = [
-        math.nan
-        if _absent(value, table.strings)
-        else parse_score(value, table.where(row), name, strings=table.strings)
-        for row, value in enumerate(values)
-    ]
-    return None if all(map(math.isnan, parsed)) else np.array(parsed, dtype=np.float64)
+    parsed = _each(table, name, partial(_field, parse_score, name, table.strings), math.nan)
+    return None if parsed is None else np.array(parsed, dtype=np.float64)
+
+
+def _field(read: Callable[..., Any], name: str, strings: bool, value: Any, where: str) -> Any:
+    return read(value, where, name, strings=strings)
 
 
 def _secondary(table: _Table, options: ReadOptions, ids: list[str]) -> dict[str, FloatArray]:
@@ -531,17 +519,10 @@ def _fields_of(record: Mapping[str, Any]) -> str:
     return "fields: " + ", ".join(keys[:_SHOWN_FIELDS]) + more
 
 
-def _flag_value(name: str) -> str:
-    return shlex.quote(name)
-
-
-def _yaml_value(name: str) -> str:
-    return name if _PLAIN_NAME.fullmatch(name) else json.dumps(name)
-
-
 def field_flag(role: str, name: str) -> str:
     """``--passed-field correct (config `fields: {passed: correct}`)``: the flag and the key."""
-    return f"--{role}-field {_flag_value(name)} (config `fields: {{{role}: {_yaml_value(name)}}}`)"
+    key = name if _PLAIN_NAME.fullmatch(name) else json.dumps(name)
+    return f"--{role}-field {shlex.quote(name)} (config `fields: {{{role}: {key}}}`)"
 
 
 def _kind_of_value(value: object, *, strings: bool) -> str | None:

@@ -24,12 +24,7 @@ from typing import Any
 
 from evalbot.errors import InputError
 from evalbot.formats.builder import ResultsBuilder, parse_item_id, parse_score, show
-from evalbot.formats.jsontext import (
-    NOTHING,
-    decode_text,
-    parse_json_document,
-)
-from evalbot.formats.model import MetricKind, Results
+from evalbot.formats.model import Results
 from evalbot.formats.options import ReadOptions
 from evalbot.formats.probe import Probe
 
@@ -82,20 +77,6 @@ def _sidecar(document: object) -> bool:
 
 def sniff(probe: Probe) -> bool:
     return _is_per_instance(probe.document) or _sidecar(probe.document)
-
-
-def parse_probe(probe: Probe, options: ReadOptions) -> Results:
-    """Parse a detected file, reusing the parsed document."""
-    if probe.document is NOTHING:
-        return parse(probe.data, source=probe.name, options=options)
-    return parse_document(probe.document, source=probe.name, options=options)
-
-
-def parse(data: bytes, *, source: str, options: ReadOptions) -> Results:
-    """Parse a HELM ``per_instance_stats.json``."""
-    return parse_document(
-        parse_json_document(decode_text(data, source), source), source=source, options=options
-    )
 
 
 def metric_names(entries: list[Any]) -> list[str]:
@@ -186,18 +167,16 @@ def parse_document(document: object, *, source: str, options: ReadOptions) -> Re
         if not isinstance(trial, int) or isinstance(trial, bool) or trial < 0:
             raise InputError(f"{where}: `train_trial_index` must be a non-negative integer")
         rows.append((where, _item(entry, where), trial, _value(entry, metric, where)))
-    values = [v for *_, v in rows if v is not None]
-    if not values:
+    if all(value is None for *_, value in rows):
         raise InputError(f"{source}: no instance has the stat `{metric}`")
-    kind: MetricKind = "binary" if all(v in (0.0, 1.0) for v in values) else "score"
     repeated = any(trial for _, _, trial, _ in rows)
     builder = ResultsBuilder(source)
     for where, item_id, trial, value in rows:
         builder.add(
-            where=where,
-            item_id=item_id,
-            score=0.0 if value is None else value,
-            kind=kind,
+            where,
+            item_id,
+            0.0 if value is None else value,
+            binary=value in (None, 0.0, 1.0),
             epoch=trial if repeated else None,
             error=value is None,
         )

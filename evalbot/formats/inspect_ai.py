@@ -22,7 +22,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from evalbot.errors import InputError
-from evalbot.formats.archive import Archive, ArchiveBudget, is_zip
+from evalbot.formats.archive import Archive, budget_of, is_zip
 from evalbot.formats.builder import (
     ResultsBuilder,
     parse_epoch,
@@ -36,7 +36,7 @@ from evalbot.formats.jsontext import (
     decode_text,
     parse_json_document,
 )
-from evalbot.formats.model import MetricKind, Results
+from evalbot.formats.model import Results
 from evalbot.formats.options import ReadOptions
 from evalbot.formats.probe import Probe
 
@@ -86,10 +86,7 @@ def _samples_of(log: object, source: str) -> list[tuple[str, Any]]:
 def _samples_from_eval(
     data: bytes, source: str, options: ReadOptions
 ) -> tuple[Mapping[str, Any], list[tuple[str, Any]]]:
-    budget = options.archive_budget or ArchiveBudget(
-        max_bytes=options.max_archive_bytes, max_members=options.max_archive_members
-    )
-    archive = Archive(data, source=source, budget=budget)
+    archive = Archive(data, source=source, budget=budget_of(options))
     header: Mapping[str, Any] = {}
     if "header.json" in archive.names():
         loaded = _load_json(archive.read("header.json"), f"{source}!header.json")
@@ -105,8 +102,7 @@ def _samples_from_eval(
         key=lambda m: m.name,
     )
     samples = [
-        (f"{source}!{member.name}", _load_json(raw, f"{source}!{member.name}"))
-        for member, raw in archive.iter_read(members)
+        (f"{source}!{m.name}", _load_json(archive.read(m), f"{source}!{m.name}")) for m in members
     ]
     return header, samples
 
@@ -191,9 +187,9 @@ def _value(sample: Mapping[str, Any], scorer: str) -> tuple[bool, object]:
 
 
 def _unfinished(
-    log: Mapping[str, Any], rows: list[tuple[str, str, int, float, bool, bool]], source: str
-) -> list[tuple[str, str, int, float, bool, bool]]:
-    """Rows (not evaluated) for the scheduled samples a cancelled or failed log lacks."""
+    log: Mapping[str, Any], present: set[tuple[str, int]], source: str
+) -> list[tuple[str, int]]:
+    """The scheduled samples (id, epoch) a cancelled or failed log lacks: not evaluated."""
     if log.get("status") not in ("cancelled", "error"):
         return []
     spec = log.get("eval")
@@ -205,9 +201,8 @@ def _unfinished(
     epochs = config.get("epochs") if isinstance(config, Mapping) else None
     count = epochs if isinstance(epochs, int) and not isinstance(epochs, bool) else 1
     where = f"{source}: eval.dataset.sample_ids"
-    present = {(item_id, epoch) for _, item_id, epoch, *_ in rows}
     return [
-        (where, item_id, epoch, 0.0, True, True)
+        (item_id, epoch)
         for item_id in dict.fromkeys(parse_item_id(raw, where) for raw in scheduled)
         for epoch in range(1, max(count, 1) + 1)
         if (item_id, epoch) not in present
@@ -236,18 +231,18 @@ def parse_log(
         )
     scorer = _choose_scorer(source, samples, options)
     names = _scorer_names(samples)
-    rows: list[tuple[str, str, int, float, bool, bool]] = []
+    builder = ResultsBuilder(source)
+    present: set[tuple[str, int]] = set()
     for where, sample in samples:
         if not isinstance(sample, Mapping):
             raise InputError(f"{where}: expected a sample object, got {show(sample)}")
-        raw_id = sample.get("id")
-        item_id = parse_item_id(raw_id, where)
-        raw_epoch = sample.get("epoch", 1)
-        epoch = parse_epoch(raw_epoch, where, strings=False)
+        item_id = parse_item_id(sample.get("id"), where)
+        epoch = parse_epoch(sample.get("epoch", 1), where, strings=False)
         errored = parse_error_flag(sample.get("error"))
         found, value = _value(sample, scorer) if scorer else (False, None)
+        present.add((item_id, epoch))
         if errored and (not found or value is None):
-            rows.append((where, item_id, epoch, 0.0, True, True))
+            builder.add(where, item_id, 0.0, epoch=epoch, error=True)
             continue
         if not found:
             if not names:
@@ -257,12 +252,7 @@ def parse_log(
                 )
             raise InputError(f"{where}: item {show(item_id)} has no score from scorer `{scorer}`")
         number, binary = to_float(value, where, scorer)
-        rows.append((where, item_id, epoch, number, binary, errored))
-    rows += _unfinished(log, rows, source)
-    kind: MetricKind = "binary" if all(r[4] for r in rows) else "score"
-    builder = ResultsBuilder(source)
-    for where, item_id, epoch, number, _, errored in rows:
-        builder.add(
-            where=where, item_id=item_id, score=number, kind=kind, epoch=epoch, error=errored
-        )
+        builder.add(where, item_id, number, binary=binary, epoch=epoch, error=errored)
+    for item_id, epoch in _unfinished(log, present, source):
+        builder.add(f"{source}: eval.dataset.sample_ids", item_id, 0.0, epoch=epoch, error=True)
     return builder.build()

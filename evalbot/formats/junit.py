@@ -86,12 +86,6 @@ def parse(data: bytes, *, source: str, options: ReadOptions) -> Results:
             children = {child.tag for child in case}
             errored = "error" in children or "skipped" in children
             failed = "failure" in children
-            builder.add(
-                where=where,
-                item_id=item_id,
-                score=0.0 if failed or errored else 1.0,
-                kind="binary",
-                slice=suite_name or None,
-                error=errored,
-            )
+            score = 0.0 if failed or errored else 1.0
+            builder.add(where, item_id, score, slice=suite_name or None, error=errored)
     return builder.build()

@@ -24,13 +24,12 @@ import math
 import re
 import shlex
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any
 
 from evalbot.errors import InputError
 from evalbot.formats.builder import ResultsBuilder, show
 from evalbot.formats.jsontext import UnreadableError, decode_text, jsonl_records
-from evalbot.formats.model import MetricKind, Results
+from evalbot.formats.model import Results
 from evalbot.formats.options import ReadOptions
 from evalbot.formats.probe import Probe, base_name
 
@@ -135,18 +134,6 @@ def _value(value: object, where: str, metric: str) -> tuple[float, bool]:
     raise InputError(f"{where}: `{metric}` must be a number, got {show(value)}")
 
 
-@dataclass(frozen=True, kw_only=True)
-class _Item:
-    """One document's row, read: its compared value and whether it is 0/1 by definition."""
-
-    where: str
-    item_id: str
-    value: float
-    binary: bool
-    doc_hash: str | None
-    extra: dict[str, float]
-
-
 def parse(data: bytes, *, source: str, options: ReadOptions) -> Results:
     """Parse one lm-eval samples file."""
     if is_aggregate(source):
@@ -157,7 +144,7 @@ def parse(data: bytes, *, source: str, options: ReadOptions) -> Results:
         raise InputError(f"{source}: no items")
     chosen = _chosen_filter(rows, options.filter, source)
     file_task = task_of(source)
-    items: list[_Item] = []
+    builder = ResultsBuilder(source)
     # `passed` (evalbot's own default name) means "the row's only metric".
     metric = None if options.metric == "passed" else options.metric
     for where, record in rows:
@@ -167,18 +154,7 @@ def parse(data: bytes, *, source: str, options: ReadOptions) -> Results:
         if metric is None:
             metric = _only_metric(names, where)
         item_id = _item_id(record, where, file_task, several_files=options.several_files)
-        items.append(_item(record, where, item_id, metric, names))
-    kind: MetricKind = "binary" if all(item.binary for item in items) else "score"
-    builder = ResultsBuilder(source)
-    for item in items:
-        builder.add(
-            where=item.where,
-            item_id=item.item_id,
-            score=item.value,
-            kind=kind,
-            content_hash=item.doc_hash,
-            metrics=item.extra or None,
-        )
+        _add(builder, record, where, item_id, metric, names)
     return builder.build()
 
 
@@ -223,9 +199,14 @@ def _item_id(record: Mapping[str, Any], where: str, file_task: str, *, several_f
     return f"{task}/{doc_id}" if several_files else str(doc_id)
 
 
-def _item(
-    record: Mapping[str, Any], where: str, item_id: str, metric: str, names: list[str]
-) -> _Item:
+def _add(
+    builder: ResultsBuilder,
+    record: Mapping[str, Any],
+    where: str,
+    item_id: str,
+    metric: str,
+    names: list[str],
+) -> None:
     """The row's compared value, its document hash and its other numeric metrics."""
     if metric not in record:
         raise InputError(f"{where}: item {show(item_id)} has no `{metric}`")
@@ -241,6 +222,4 @@ def _item(
         and not isinstance(record.get(name), bool)
         and math.isfinite(record[name])
     }
-    return _Item(
-        where=where, item_id=item_id, value=number, binary=binary, doc_hash=doc_hash, extra=extra
-    )
+    builder.add(where, item_id, number, binary=binary, content_hash=doc_hash, metrics=extra)

@@ -37,7 +37,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from evalbot.errors import InputError
-from evalbot.formats.builder import ResultsBuilder, epochs_in_order, parse_item_id, show
+from evalbot.formats.builder import ResultsBuilder, parse_item_id, show
 from evalbot.formats.jsontext import (
     NOTHING,
     UnreadableError,
@@ -46,7 +46,7 @@ from evalbot.formats.jsontext import (
     parse_json_document,
     parse_json_line,
 )
-from evalbot.formats.model import MetricKind, Results
+from evalbot.formats.model import Results
 from evalbot.formats.options import FieldNames, ReadOptions
 from evalbot.formats.probe import Probe
 
@@ -69,11 +69,9 @@ def sniff(probe: Probe) -> bool:
     return isinstance(document, list) and bool(document) and _is_trace(document[0])
 
 
-def parse_probe(probe: Probe, options: ReadOptions) -> Results:
-    """Parse a detected export, reusing the parsed document."""
-    if isinstance(probe.document, list):
-        return parse_records(_array(probe.document, probe.name), source=probe.name, options=options)
-    return parse(probe.data, source=probe.name, options=options)
+def parse_document(document: object, *, source: str, options: ReadOptions) -> Results:
+    """Results from a parsed JSON array of trace records."""
+    return parse_records(_array(document, source), source=source, options=options)
 
 
 def parse(data: bytes, *, source: str, options: ReadOptions) -> Results:
@@ -81,8 +79,7 @@ def parse(data: bytes, *, source: str, options: ReadOptions) -> Results:
     text = decode_text(data, source)
     stripped = text.lstrip()
     if stripped.startswith("["):
-        document = parse_json_document(text, source)
-        return parse_records(_array(document, source), source=source, options=options)
+        return parse_document(parse_json_document(text, source), source=source, options=options)
     if not stripped.startswith("{"):
         raise UnreadableError(
             f"{source}: expected the JSON export of mlflow.search_traces (a JSON array of "
@@ -232,16 +229,10 @@ def parse_records(
     if not rows:
         raise InputError(f"{source}: no items")
     scorer = _choose(source, rows, options.scorer or options.metric)
-    parsed = [
-        _outcome(where, record, feedbacks, scorer, options) for where, record, feedbacks in rows
-    ]
-    kind: MetricKind = "binary" if all(r[3] for r in parsed) else "score"
-    epochs = epochs_in_order([item_id for _, item_id, _, _, _ in parsed])
-    builder = ResultsBuilder(source)
-    for (where, item_id, number, _, errored), epoch in zip(parsed, epochs, strict=True):
-        builder.add(
-            where=where, item_id=item_id, score=number, kind=kind, epoch=epoch, error=errored
-        )
+    builder = ResultsBuilder(source, repeats_in_order=True)
+    for where, record, feedbacks in rows:
+        item_id, number, binary, errored = _outcome(where, record, feedbacks, scorer, options)
+        builder.add(where, item_id, number, binary=binary, error=errored)
     return builder.build()
 
 
@@ -251,9 +242,9 @@ def _outcome(
     feedbacks: list[Any],
     scorer: str,
     options: ReadOptions,
-) -> tuple[str, str, float, bool, bool]:
-    """(where, item id, value, whether it is pass/fail, whether it errored) of one trace: the
-    app's or the scorer's error is a harness error (value 0)."""
+) -> tuple[str, float, bool, bool]:
+    """(item id, value, whether it is pass/fail, whether it errored) of one trace: the app's or
+    the scorer's error is a harness error (value 0)."""
     item_id = _item_id(record, where, options.fields)
     app_failed = record.get("state") == "ERROR"
     chosen = [a for a in feedbacks if _name(a) == scorer]
@@ -268,7 +259,7 @@ def _outcome(
     scorer_failed = feedback is not None and bool(feedback.get("error"))
     value = None if feedback is None else feedback.get("value")
     if app_failed or scorer_failed:
-        return where, item_id, 0.0, True, True
+        return item_id, 0.0, True, True
     if not chosen:
         raise InputError(f"{where}: item {show(item_id)} has no `{scorer}` assessment")
     if value is None:
@@ -276,4 +267,4 @@ def _outcome(
             f"{where}: item {show(item_id)}: assessment `{scorer}` has no value and no error"
         )
     number, binary = _value(value, where, scorer)
-    return where, item_id, number, binary, False
+    return item_id, number, binary, False

@@ -4,8 +4,9 @@ events ``{run_id, event_id, sample_id, type, data, ...}``.
 The item id is ``sample_id`` (e.g. ``test-match.s1.2``). By default the compared value is
 ``data.correct`` of ``match`` events (binary); ``metric: <name>`` compares ``data.<name>`` of
 ``metrics`` events instead (a score, or binary when every value is a boolean). A sample with
-several such events (several completions) gets epochs 1, 2, ... in event order. A record file
-without events (only ``spec``/``final_report``) has nothing per item and is refused.
+several such events (several completions) gets epochs 1, 2, ... in event order; a sample with
+events but none of those (sampled, never graded) was not evaluated. A record file without events
+(only ``spec``/``final_report``) has nothing per item and is refused.
 """
 
 from __future__ import annotations
@@ -16,13 +17,12 @@ from typing import Any
 from evalbot.errors import InputError
 from evalbot.formats.builder import (
     ResultsBuilder,
-    epochs_in_order,
     parse_item_id,
     parse_score,
     show,
 )
 from evalbot.formats.jsontext import NOTHING, UnreadableError, decode_text, jsonl_records
-from evalbot.formats.model import MetricKind, Results
+from evalbot.formats.model import Results
 from evalbot.formats.options import ReadOptions
 from evalbot.formats.probe import Probe
 
@@ -41,23 +41,26 @@ def parse(data: bytes, *, source: str, options: ReadOptions) -> Results:
     text = decode_text(data, source)
     # `passed` (evalbot's own name for a pass/fail outcome) means `match` events' `correct`.
     metric = None if options.metric in (None, "passed", "correct") else options.metric
-    events = _events(text, source, options.max_line_bytes, metric)
-    rows = [_row(where, event, metric) for where, event in events]
-    kind: MetricKind = "binary" if all(r[3] for r in rows) else "score"
-    epochs = epochs_in_order([item_id for _, item_id, _, _ in rows])
-    builder = ResultsBuilder(source)
-    for (where, item_id, value, _), epoch in zip(rows, epochs, strict=True):
-        builder.add(where=where, item_id=item_id, score=value, kind=kind, epoch=epoch)
+    events, samples = _events(text, source, options.max_line_bytes, metric)
+    builder = ResultsBuilder(source, repeats_in_order=True)
+    for where, event in events:
+        item_id, value, binary = _row(where, event, metric)
+        builder.add(where, item_id, value, binary=binary)
+        samples.pop(item_id, None)
+    for item_id, where in samples.items():  # sampled, never graded: not evaluated
+        builder.add(where, item_id, 0.0, error=True)
     return builder.build()
 
 
 def _events(
     text: str, source: str, max_line: int, metric: str | None
-) -> list[tuple[str, Mapping[str, Any]]]:
-    """The events that carry the compared value: ``match`` events, or ``metrics`` events for
-    ``metric``; a log without them is refused, naming the events it has."""
+) -> tuple[list[tuple[str, Mapping[str, Any]]], dict[str, str]]:
+    """The events that carry the compared value (``match`` events, or ``metrics`` events for
+    ``metric``), and where each sample named by an event first appears; a log without such
+    events is refused, naming the events it has."""
     event_type = "match" if metric is None else "metrics"
     events: list[tuple[str, Mapping[str, Any]]] = []
+    samples: dict[str, str] = {}
     types: dict[str, None] = {}
     for where, record in jsonl_records(text, source, max_line):
         if not isinstance(record, Mapping):
@@ -68,10 +71,13 @@ def _events(
         if not isinstance(event, str):
             raise InputError(f"{where}: event has no `type`")
         types.setdefault(event, None)
+        sample = record.get("sample_id")
+        if isinstance(sample, str) and sample.strip():
+            samples.setdefault(sample, where)
         if event == event_type:
             events.append((where, record))
     if events:
-        return events
+        return events, samples
     if not types:
         raise InputError(
             f"{source}: record log has no events (only spec/final_report), so no per-item "
@@ -88,8 +94,8 @@ def _events(
     )
 
 
-def _row(where: str, event: Mapping[str, Any], metric: str | None) -> tuple[str, str, float, bool]:
-    """(where, item id, value, whether it is a pass/fail outcome) of one event."""
+def _row(where: str, event: Mapping[str, Any], metric: str | None) -> tuple[str, float, bool]:
+    """(item id, value, whether it is a pass/fail outcome) of one event."""
     item_id = parse_item_id(event.get("sample_id"), where, "sample_id")
     data_ = event.get("data")
     if not isinstance(data_, Mapping):
@@ -99,7 +105,7 @@ def _row(where: str, event: Mapping[str, Any], metric: str | None) -> tuple[str,
         raise InputError(f"{where}: item {show(item_id)} has no `data.{field}`")
     value = data_[field]
     if isinstance(value, bool):
-        return where, item_id, 1.0 if value else 0.0, True
+        return item_id, 1.0 if value else 0.0, True
     if metric is None:
         raise InputError(f"{where}: `data.correct` must be true/false, got {show(value)}")
-    return where, item_id, parse_score(value, where, f"data.{field}", strings=False), False
+    return item_id, parse_score(value, where, f"data.{field}", strings=False), False

@@ -23,17 +23,13 @@ from __future__ import annotations
 
 import hashlib
 import json
-import math
 from collections.abc import Mapping
 from typing import Any
 
 from evalbot.errors import InputError
 from evalbot.formats.builder import ResultsBuilder, parse_score, show
 from evalbot.formats.jsontext import (
-    NOTHING,
     UnreadableError,
-    decode_text,
-    parse_json_document,
 )
 from evalbot.formats.model import MetricKind, Results
 from evalbot.formats.options import ReadOptions
@@ -56,13 +52,6 @@ def sniff(probe: Probe) -> bool:
     if not isinstance(results, list) or not results or not isinstance(results[0], Mapping):
         return False
     return "promptIdx" in results[0] or "testIdx" in results[0]
-
-
-def parse_probe(probe: Probe, options: ReadOptions) -> Results:
-    """Parse detected output, reusing the parsed document."""
-    if probe.document is NOTHING:
-        return parse(probe.data, source=probe.name, options=options)
-    return parse_document(probe.document, source=probe.name, options=options)
 
 
 def _canonical(value: object) -> str:
@@ -164,7 +153,7 @@ def _value(row: Mapping[str, Any], where: str, metric: str) -> tuple[bool, float
 
 def _apart(
     keyed: list[tuple[str, str, Mapping[str, Any]]], counts: dict[str, int]
-) -> tuple[list[tuple[str, str, Mapping[str, Any]]], dict[str, int]]:
+) -> list[tuple[str, str, Mapping[str, Any]]]:
     """Rows that share a key but are different test cases (other asserts, options, metadata)
     keyed apart by a digest of their test case; rows of one test case (``--repeat``) stay one
     item."""
@@ -173,23 +162,15 @@ def _apart(
         if counts[key] > 1:
             cases.setdefault(key, set()).add(_digest(row.get("testCase")))
     if all(len(found) == 1 for found in cases.values()):
-        return keyed, counts
-    apart = []
-    for where, key, row in keyed:
-        if len(cases.get(key, ())) > 1:
-            key = f"{key} [{_digest(row.get('testCase'))}]"
-        apart.append((where, key, row))
-    renamed: dict[str, int] = {}
-    for _, key, _ in apart:
-        renamed[key] = renamed.get(key, 0) + 1
-    return apart, renamed
-
-
-def parse(data: bytes, *, source: str, options: ReadOptions) -> Results:
-    """Parse promptfoo output."""
-    return parse_document(
-        parse_json_document(decode_text(data, source), source), source=source, options=options
-    )
+        return keyed
+    return [
+        (
+            where,
+            f"{key} [{_digest(row.get('testCase'))}]" if len(cases.get(key, ())) > 1 else key,
+            row,
+        )
+        for where, key, row in keyed
+    ]
 
 
 def parse_document(document: object, *, source: str, options: ReadOptions) -> Results:
@@ -205,7 +186,7 @@ def parse_document(document: object, *, source: str, options: ReadOptions) -> Re
     prompts = {_prompt(r) for _, r in checked}
     # `passed` (evalbot's own name for a pass/fail outcome) means promptfoo's `success`.
     metric = "success" if options.metric in (None, "passed", "success") else options.metric
-    builder = ResultsBuilder(source)
+    builder = ResultsBuilder(source, repeats_in_order=True)
     keyed: list[tuple[str, str, Mapping[str, Any]]] = []
     counts: dict[str, int] = {}
     for where, row in checked:
@@ -216,27 +197,12 @@ def parse_document(document: object, *, source: str, options: ReadOptions) -> Re
             key += f" | {_prompt(row)}"
         counts[key] = counts.get(key, 0) + 1
         keyed.append((where, key, row))
-    keyed, counts = _apart(keyed, counts)
-    repeated = any(c > 1 for c in counts.values())
-    seen: dict[str, int] = {}
-    for where, key, row in keyed:
+    for where, key, row in _apart(keyed, counts):
         errored = row.get("failureReason") == ERROR_REASON
         present, value, kind = _value(row, where, metric)
         if not present and not errored:
             raise InputError(f"{where}: item {show(key)} has no `{metric}`")
         cost = row.get("cost")
-        if cost is not None:
-            cost = parse_score(cost, where, "cost", strings=False)
-            if not math.isfinite(cost):  # pragma: no cover - parse_score refuses it
-                cost = None
-        seen[key] = seen.get(key, 0) + 1
-        builder.add(
-            where=where,
-            item_id=key,
-            score=value,
-            kind=kind,
-            epoch=seen[key] if repeated else None,
-            cost=cost,
-            error=errored,
-        )
+        cost = None if cost is None else parse_score(cost, where, "cost", strings=False)
+        builder.add(where, key, value, binary=kind == "binary", cost=cost, error=errored)
     return builder.build()

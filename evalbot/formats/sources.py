@@ -14,7 +14,7 @@ from pathlib import Path
 
 from evalbot.errors import InputError
 from evalbot.formats import parse_any
-from evalbot.formats.archive import Archive, ArchiveBudget
+from evalbot.formats.archive import Archive, budget_of
 from evalbot.formats.helm import SIDECARS
 from evalbot.formats.ids import parse_id_list
 from evalbot.formats.lm_eval import AGGREGATE
@@ -84,21 +84,11 @@ def read_bytes(path: Path) -> bytes:
         raise InputError(f"{path}: cannot read ({error.strerror})") from None
 
 
-def with_budget(options: ReadOptions) -> ReadOptions:
-    """``options`` with an archive budget: the one already running, or a fresh one."""
-    if options.archive_budget is not None:
-        return options
-    budget = ArchiveBudget(
-        max_bytes=options.max_archive_bytes, max_members=options.max_archive_members
-    )
-    return replace(options, archive_budget=budget)
-
-
 def parse_file(name: str, data: bytes, options: ReadOptions) -> list[Results]:
     """Parse one file's bytes with the format it is written in; a ``.zip`` (not an inspect
     ``.eval`` log) gives one shard per result file inside it. The file and every archive nested
     in it spend from one budget (a fresh one unless ``options`` carries one)."""
-    options = with_budget(options)
+    options = replace(options, archive_budget=budget_of(options))
     if name.lower().endswith(".zip"):
         return parse_zip(name, data, options)
     return [parse_any(name, data, options)]
@@ -108,8 +98,9 @@ def parse_zip(name: str, data: bytes, options: ReadOptions) -> list[Results]:
     """Every result file in a ZIP archive, each parsed as a shard (nested archives other than
     inspect ``.eval`` logs are refused). The archive and the ``.eval`` logs inside it share one
     budget of inflated bytes and entries (``max_archive_bytes``, ``max_archive_members``)."""
-    options = with_budget(options)
-    archive = Archive(data, source=name, budget=options.archive_budget)
+    budget = budget_of(options)
+    options = replace(options, archive_budget=budget)
+    archive = Archive(data, source=name, budget=budget)
     kept = set(results_among(archive.names()))
     members = [m for m in archive.members() if m.name in kept]
     if not members:

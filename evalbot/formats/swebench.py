@@ -27,10 +27,7 @@ from typing import Any
 from evalbot.errors import InputError
 from evalbot.formats.builder import ResultsBuilder, show
 from evalbot.formats.jsontext import (
-    NOTHING,
     UnreadableError,
-    decode_text,
-    parse_json_document,
 )
 from evalbot.formats.model import Results
 from evalbot.formats.options import ReadOptions
@@ -54,13 +51,6 @@ def sniff(probe: Probe) -> bool:
         return True
     first = next(iter(document.values()))
     return isinstance(first, Mapping) and "resolved" in first
-
-
-def parse_probe(probe: Probe, options: ReadOptions) -> Results:
-    """Parse a detected report, reusing the parsed document."""
-    if probe.document is NOTHING:
-        return parse(probe.data, source=probe.name, options=options)
-    return parse_document(probe.document, source=probe.name, options=options)
 
 
 def _ids(value: object, where: str) -> list[str]:
@@ -112,13 +102,6 @@ def _outcomes(document: Mapping[str, Any], source: str) -> tuple[list[str], list
     return resolved, errors, named
 
 
-def parse(data: bytes, *, source: str, options: ReadOptions) -> Results:
-    """Parse a resolved-id report against the full list of instance ids."""
-    return parse_document(
-        parse_json_document(decode_text(data, source), source), source=source, options=options
-    )
-
-
 def parse_document(document: object, *, source: str, options: ReadOptions) -> Results:
     """Results from a parsed resolved-id report."""
     if not isinstance(document, Mapping):
@@ -156,11 +139,6 @@ def parse_document(document: object, *, source: str, options: ReadOptions) -> Re
         errored |= set(universe) - set(_ids(submitted, f"{source}: `submitted_ids`"))
     builder = ResultsBuilder(source)
     for number, item_id in enumerate(universe, start=1):
-        builder.add(
-            where=f"{source}: instance {number}",
-            item_id=item_id,
-            score=1.0 if item_id in passed else 0.0,
-            kind="binary",
-            error=item_id in errored,
-        )
+        score = 1.0 if item_id in passed else 0.0
+        builder.add(f"{source}: instance {number}", item_id, score, error=item_id in errored)
     return builder.build()

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from evalbot.errors import InputError
-from evalbot.formats.archive import Archive
+from evalbot.formats.archive import Archive, ArchiveBudget
 from evalbot.formats.options import ReadOptions
 from evalbot.formats.sources import load_results, merge, parse_zip
 
@@ -53,7 +53,8 @@ ROW = b'{"id": "a", "passed": true}\n'
 
 
 def open_and_read_all(data: bytes, max_bytes: int, max_members: int) -> None:
-    archive = Archive(data, source="a.zip", max_bytes=max_bytes, max_members=max_members)
+    budget = ArchiveBudget(max_bytes=max_bytes, max_members=max_members)
+    archive = Archive(data, source="a.zip", budget=budget)
     for member in archive.members():
         archive.read(member)
 

@@ -466,6 +466,17 @@ def test_openai_evals_match_events() -> None:
     assert results.kind == "binary"  # type: ignore[attr-defined]
 
 
+def test_openai_evals_sample_never_graded_is_not_evaluated() -> None:
+    path = DATA / "openai_evals" / "230417220821DPM75QNS_auto_gpt_completion_fn_test-match.jsonl"
+    lines = path.read_bytes().splitlines(keepends=True)
+    graded = [line for line in lines if b'"test-match.s1.1"' in line and b'"match"' in line]
+    results = parse_any(path.name, b"".join(x for x in lines if x not in graded), ReadOptions())
+    assert len(graded) == 1
+    assert results.ids == ["test-match.s1.2", "test-match.s1.0", "test-match.s1.1"]
+    assert results.scores.tolist() == [0.0, 0.0, 0.0]
+    assert results.errors is not None and results.errors.tolist() == [False, False, True]
+
+
 def test_openai_evals_record_without_events_is_refused() -> None:
     path = DATA / "openai_evals" / "self_prompting.oriprompt.log"
     assert message(path.name, path.read_bytes()) == (
