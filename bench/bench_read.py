@@ -17,6 +17,9 @@ library's ``json.loads`` of every line of both files, nothing else.
   fields: text, messages, nested objects). Goal <= 0.3, peak < 1 GiB.
 - ``pairs``: 2 x 1,000,000 ``{"id": "q-0000001", "passed": true}`` rows, the candidate in the
   same order and shuffled. Goal <= 0.3.
+- ``extra``: 2 x 1,000,000 such rows with one more field, constant (``"model": "m"``), the
+  candidate in the same order: real rows carry more than the fields read. Goal <= 0.3.
+  (``--code DIR`` runs the evalbot package found in ``DIR`` instead, to compare two versions.)
 - ``ten-million``: 2 x 5,000,000 such rows (10 million rows read), shuffled: peak < 1 GiB.
 """
 
@@ -114,13 +117,22 @@ def harness_runs(folder: Path, items: int, seed: int = 0) -> tuple[Path, Path]:
     return paths[0], paths[1]
 
 
+def extra_field_runs(folder: Path, items: int) -> tuple[Path, Path]:
+    """The pass/fail rows, same order, each with ``"model": "m"`` after its outcome."""
+    paths = pass_fail_runs(folder, items, shuffled=False, tag="-extra")
+    for path in paths:
+        path.write_text(path.read_text().replace("}\n", ', "model": "m"}\n'))
+    return paths
+
+
 WRITERS = {
     "harness": lambda folder, items: harness_runs(folder, items),
     "same": lambda folder, items: pass_fail_runs(folder, items, shuffled=False),
     "shuffled": lambda folder, items: pass_fail_runs(folder, items, shuffled=True),
     "5m": lambda folder, items: pass_fail_runs(folder, items, shuffled=True, tag="-5m"),
+    "extra": extra_field_runs,
 }
-CASES = ("harness", "pairs", "ten_million")
+CASES = ("harness", "pairs", "extra", "ten_million")
 
 
 def write(kind: str, folder: Path, items: int) -> None:
@@ -151,6 +163,14 @@ class ReadBench(Bench):
             self.against_stdlib(name, "<= 0.3", base, cand, self.args.runs)
             cand.unlink()
 
+    def extra(self) -> None:
+        write("extra", self.folder, self.args.items)
+        base, cand = (self.folder / f"{side}-extra.jsonl" for side in ("baseline", "candidate"))
+        name = f"2 x {self.args.items:,} (id, passed, model; same order)"
+        self.against_stdlib(name, "<= 0.3", base, cand, self.args.runs)
+        base.unlink()
+        cand.unlink()
+
     def ten_million(self) -> None:
         write("5m", self.folder, 5_000_000)
         base = self.folder / "baseline-5m.jsonl"
@@ -166,6 +186,7 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=3, help="pairs per case")
     parser.add_argument("--items", type=int, default=1_000_000, help="rows per side (pairs)")
     parser.add_argument("--harness-items", type=int, default=400_000, help="rows per side")
+    parser.add_argument("--code", type=Path, help="the folder holding the evalbot package run")
     parser.add_argument("--write", nargs=2, metavar=("CASE", "FOLDER"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.write:
@@ -173,6 +194,8 @@ def main() -> int:
         return 0
     with tempfile.TemporaryDirectory(prefix="evalbot-bench-") as tmp:
         bench = ReadBench(args, Path(tmp))
+        if args.code is not None:
+            bench.env["PYTHONPATH"] = str(args.code.resolve())
         print(f"reference: {bench.show([sys.executable, '-c', STDLIB_PARSE])}", flush=True)
         for case in args.case or CASES:
             getattr(bench, case)()

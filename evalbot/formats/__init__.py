@@ -97,26 +97,19 @@ FORMATS.update(
     {kind: Format(name=kind, module=default, kind=kind) for kind in ("jsonl", "json", "csv", "tsv")}
 )
 
-ALIASES: dict[str, str] = {
-    "inspect_ai": "inspect",
-    "inspect-ai": "inspect",
-    "lm_eval": "lm-eval",
-    "lm-evaluation-harness": "lm-eval",
-    "lm_evaluation_harness": "lm-eval",
-    "openai_evals": "openai-evals",
-    "oaieval": "openai-evals",
-    "swe-bench": "swebench",
-    "swe_bench": "swebench",
-    "resolved-ids": "swebench",
-    "resolved": "swebench",
-    "junit-xml": "junit",
-    "xml": "junit",
-    "mlflow-genai": "mlflow",
-    "mlflow_genai": "mlflow",
-    "crfm-helm": "helm",
-    "evalbot": "default",
-    "ndjson": "jsonl",
+#: Other names of each format.
+_OTHER_NAMES = {
+    "inspect": ("inspect_ai", "inspect-ai"),
+    "lm-eval": ("lm_eval", "lm-evaluation-harness", "lm_evaluation_harness"),
+    "openai-evals": ("openai_evals", "oaieval"),
+    "swebench": ("swe-bench", "swe_bench", "resolved-ids", "resolved"),
+    "junit": ("junit-xml", "xml"),
+    "mlflow": ("mlflow-genai", "mlflow_genai"),
+    "helm": ("crfm-helm",),
+    "default": ("evalbot",),
+    "jsonl": ("ndjson",),
 }
+ALIASES: dict[str, str] = {alias: name for name, names in _OTHER_NAMES.items() for alias in names}
 
 
 def resolve(name: str) -> Format:

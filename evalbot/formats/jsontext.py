@@ -51,14 +51,8 @@ class UnreadableError(InputError):
     """A file is not in the shape its format reads (not UTF-8, not JSON, wrong structure)."""
 
 
-class _Nothing:
-    """The absence of a parsed value (``None`` is a JSON value)."""
-
-    def __repr__(self) -> str:
-        return "NOTHING"
-
-
-NOTHING: Final[Any] = _Nothing()
+#: The absence of a parsed value (``None`` is a JSON value).
+NOTHING: Final[Any] = UNSET
 
 
 def decode_text(data: bytes, source: str) -> str:
@@ -236,8 +230,11 @@ def _first_problem(
     )  # pragma: no cover - noted when read
 
 
-def jsonl_records(text: str, source: str, max_line: int) -> Iterator[tuple[str, object]]:
-    """(where, record) for each non-blank line of JSON Lines text; one-line errors."""
+def jsonl_records(
+    text: str, source: str, max_line: int, what: str | None = None
+) -> Iterator[tuple[str, Any]]:
+    """(where, record) for each non-blank line of JSON Lines text; one-line errors. With
+    ``what``, each record must be an object (``what`` names one in the message)."""
     # Lines end at "\n" only (JSON Lines): str.splitlines would also split at U+2028 and
     # other separators that are legal inside JSON strings.
     for number, line in enumerate(text.split("\n"), start=1):
@@ -246,7 +243,10 @@ def jsonl_records(text: str, source: str, max_line: int) -> Iterator[tuple[str, 
         where = f"{source}:{number}"
         if len(line) > max_line:
             raise UnreadableError(f"{where}: line longer than {max_line} bytes")
-        yield where, parse_json_line(line, where)
+        record = parse_json_line(line, where)
+        if what is not None and not isinstance(record, dict):
+            raise UnreadableError(f"{where}: expected an object per {what}, got {show(record)}")
+        yield where, record
 
 
 # --- JSON Lines rows: msgspec, only the keys read ---------------------------------------------

@@ -28,7 +28,7 @@ from typing import Any
 
 from evalbot.errors import InputError
 from evalbot.formats.builder import ResultsBuilder, show
-from evalbot.formats.jsontext import UnreadableError, decode_text, jsonl_records
+from evalbot.formats.jsontext import decode_text, jsonl_records
 from evalbot.formats.model import Results
 from evalbot.formats.options import ReadOptions
 from evalbot.formats.probe import Probe, base_name
@@ -89,15 +89,6 @@ def parse_probe(probe: Probe, options: ReadOptions) -> Results:
     return parse(probe.data, source=probe.name, options=options)
 
 
-def _rows(text: str, source: str, max_line: int) -> list[tuple[str, dict[str, Any]]]:
-    rows = []
-    for where, record in jsonl_records(text, source, max_line):
-        if not isinstance(record, dict):
-            raise UnreadableError(f"{where}: expected an object per document, got {show(record)}")
-        rows.append((where, record))
-    return rows
-
-
 def _filter_of(record: Mapping[str, Any], where: str) -> str:
     value = record.get("filter", "none")
     if not isinstance(value, str):
@@ -139,7 +130,7 @@ def parse(data: bytes, *, source: str, options: ReadOptions) -> Results:
     if is_aggregate(source):
         raise InputError(_AGGREGATE_MESSAGE.format(source=source))
     text = decode_text(data, source)
-    rows = _rows(text, source, options.max_line_bytes)
+    rows = list(jsonl_records(text, source, options.max_line_bytes, what="document"))
     if not rows:
         raise InputError(f"{source}: no items")
     chosen = _chosen_filter(rows, options.filter, source)

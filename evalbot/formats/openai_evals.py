@@ -21,7 +21,7 @@ from evalbot.formats.builder import (
     parse_score,
     show,
 )
-from evalbot.formats.jsontext import NOTHING, UnreadableError, decode_text, jsonl_records
+from evalbot.formats.jsontext import NOTHING, decode_text, jsonl_records
 from evalbot.formats.model import Results
 from evalbot.formats.options import ReadOptions
 from evalbot.formats.probe import Probe
@@ -62,9 +62,7 @@ def _events(
     events: list[tuple[str, Mapping[str, Any]]] = []
     samples: dict[str, str] = {}
     types: dict[str, None] = {}
-    for where, record in jsonl_records(text, source, max_line):
-        if not isinstance(record, Mapping):
-            raise UnreadableError(f"{where}: expected an object per line, got {show(record)}")
+    for where, record in jsonl_records(text, source, max_line, what="line"):
         if "spec" in record or "final_report" in record:
             continue
         event = record.get("type")

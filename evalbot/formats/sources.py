@@ -35,21 +35,13 @@ def is_result_name(name: str) -> bool:
 def results_among(names: list[str]) -> list[str]:
     """The result files among a directory's or an archive's names: HELM's files beside a
     ``per_instance_stats.json`` (its run spec, scenario state, ...) are left out."""
-    folders = {
-        n.replace("\\", "/").rpartition("/")[0]
-        for n in names
-        if _base(n) == "per_instance_stats.json"
-    }
+    split = [(n, n.replace("\\", "/").rpartition("/")) for n in names]
+    folders = {parts[0] for _, parts in split if parts[2].lower() == "per_instance_stats.json"}
     return [
         n
-        for n in names
-        if is_result_name(n)
-        and not (_base(n) in SIDECARS and n.replace("\\", "/").rpartition("/")[0] in folders)
+        for n, (folder, _, base) in split
+        if is_result_name(n) and not (base.lower() in SIDECARS and folder in folders)
     ]
-
-
-def _base(name: str) -> str:
-    return name.replace("\\", "/").rpartition("/")[2].lower()
 
 
 def expand(spec: str) -> list[Path]:

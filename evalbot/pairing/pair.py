@@ -13,7 +13,7 @@ import heapq
 import itertools
 import operator
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
@@ -25,22 +25,6 @@ from evalbot.pairing.fingerprint import fingerprint
 from evalbot.vocabulary import MISSING_RULES, Missing
 
 Labels = list[str | None] | None
-
-
-@dataclass(frozen=True, kw_only=True, eq=False)
-class PerItem:
-    """One side reduced to one value per item (the mean over its epochs), in first-seen order."""
-
-    ids: Sequence[str]
-    values: FloatArray
-    epochs: int
-    slices: Labels
-    clusters: Labels
-    costs: FloatArray | None
-    errors: FloatArray | None
-    hashes: Labels
-    id_hashes: IntArray | None = None
-    metrics: dict[str, FloatArray] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, kw_only=True, eq=False)
@@ -90,7 +74,7 @@ def pair(baseline: Results, candidate: Results, *, missing: Missing = "error") -
     """Match the two runs by item id."""
     if missing not in MISSING_RULES:
         raise ValueError(f"`missing` must be one of {MISSING_RULES}, got {missing!r}")
-    base, cand = reduce_per_item(baseline), reduce_per_item(candidate)
+    (base, base_epochs), (cand, cand_epochs) = reduce_per_item(baseline), reduce_per_item(candidate)
     in_base, same_order = _join(base, cand)
     cand_found = in_base >= 0
     hit = np.zeros(len(base.ids), dtype=np.bool_)
@@ -110,21 +94,21 @@ def pair(baseline: Results, candidate: Results, *, missing: Missing = "error") -
             f"{candidate.source}: compares a {candidate.kind} metric but the baseline "
             f"{baseline.source} has a {baseline.kind} one"
         )
-    if base.hashes is not None and cand.hashes is not None:
-        _check_same_content(aligned, base.hashes, cand.hashes, baseline, candidate)
-    hashes = aligned.labels(base.hashes, cand.hashes)
-    baseline_errors = None if base.errors is None else aligned.baseline(base.errors) > 0
-    candidate_errors = None if cand.errors is None else aligned.candidate(cand.errors) > 0
+    if base.content_hashes is not None and cand.content_hashes is not None:
+        _check_same_content(aligned, base.content_hashes, cand.content_hashes, baseline, candidate)
+    hashes = aligned.labels(base.content_hashes, cand.content_hashes)
+    baseline_errors = None if base.errors is None else aligned.baseline(_floats(base.errors)) > 0
+    candidate_errors = None if cand.errors is None else aligned.candidate(_floats(cand.errors)) > 0
     return Paired(
         ids=aligned.ids,
-        baseline=aligned.baseline(base.values),
-        candidate=aligned.candidate(cand.values),
-        kind="binary" if baseline.kind == "binary" and base.epochs == cand.epochs == 1 else "score",
+        baseline=aligned.baseline(base.scores),
+        candidate=aligned.candidate(cand.scores),
+        kind="binary" if baseline.kind == "binary" and base_epochs == cand_epochs == 1 else "score",
         pass_fail=baseline.kind == "binary",
         baseline_source=baseline.source,
         candidate_source=candidate.source,
-        epochs_baseline=base.epochs,
-        epochs_candidate=cand.epochs,
+        epochs_baseline=base_epochs,
+        epochs_candidate=cand_epochs,
         slices=aligned.labels(base.slices, cand.slices),
         clusters=aligned.labels(base.clusters, cand.clusters),
         baseline_costs=None if base.costs is None else aligned.baseline(base.costs),
@@ -146,22 +130,11 @@ def pair(baseline: Results, candidate: Results, *, missing: Missing = "error") -
 # --- one value per item ---------------------------------------------------------------------
 
 
-def reduce_per_item(results: Results) -> PerItem:
-    """Average repeats: one value per distinct id, in first-seen order."""
-    if results.epochs is None:
-        # Parsers and merge guarantee unique ids when there are no epochs: nothing to group.
-        return PerItem(
-            ids=results.ids,
-            values=results.scores,
-            epochs=1,
-            slices=results.slices,
-            clusters=results.clusters,
-            costs=results.costs,
-            errors=None if results.errors is None else results.errors.astype(np.float64),
-            hashes=results.content_hashes,
-            id_hashes=results.id_hashes,
-            metrics=dict(results.metrics),
-        )
+def reduce_per_item(results: Results) -> tuple[Results, int]:
+    """One row per distinct id in first-seen order, repeats averaged (an item's error: any of
+    its rows errored), and the most rows an item has."""
+    if results.epochs is None:  # parsers and merge refuse a repeated id without epochs
+        return results, 1
     rows, item_ids = group_rows(list(results.ids))
     n = len(item_ids)
     counts = np.bincount(rows, minlength=n)
@@ -171,18 +144,20 @@ def reduce_per_item(results: Results) -> PerItem:
     def pick(column: Labels) -> Labels:
         return None if column is None else list(objects(column)[first].tolist())
 
-    errors = None if results.errors is None else results.errors.astype(np.float64)
-    return PerItem(
+    errors = results.errors
+    reduced = Results(
+        source=results.source,
         ids=item_ids,
-        values=np.bincount(rows, weights=results.scores, minlength=n) / counts,
-        epochs=int(counts.max()),
+        scores=np.bincount(rows, weights=results.scores, minlength=n) / counts,
+        kind=results.kind,
         slices=pick(results.slices),
         clusters=pick(results.clusters),
         costs=None if results.costs is None else _mean_per_item(rows, results.costs, n),
-        errors=None if errors is None else np.bincount(rows, errors, n).astype(np.float64),
-        hashes=pick(results.content_hashes),
+        errors=None if errors is None else np.bincount(rows, errors, n) > 0,
+        content_hashes=pick(results.content_hashes),
         metrics={name: _mean_per_item(rows, column, n) for name, column in results.metrics.items()},
     )
+    return reduced, int(counts.max())
 
 
 def group_rows(ids: list[str]) -> tuple[IntArray, list[str]]:
@@ -207,7 +182,7 @@ def _mean_per_item(rows: IntArray, column: FloatArray, n: int) -> FloatArray:
 # --- the join ---------------------------------------------------------------------------------
 
 
-def _join(base: PerItem, cand: PerItem) -> tuple[IntArray, bool]:
+def _join(base: Results, cand: Results) -> tuple[IntArray, bool]:
     """The baseline index of each candidate item (-1: absent), and whether both list the same
     ids in the same order."""
     if len(base.ids) == len(cand.ids) and base.ids == cand.ids:
@@ -271,7 +246,7 @@ def locate_exact(keys: Sequence[str], queries: Sequence[str]) -> IntArray:
 
 
 def _kept(
-    base: PerItem, cand: PerItem, in_base: IntArray, hit: BoolArray, missing: Missing
+    base: Results, cand: Results, in_base: IntArray, hit: BoolArray, missing: Missing
 ) -> Alignment:
     """The paired items the rule keeps, in the baseline's order (``fail``: the candidate's
     extra items after them), each with its row on either side (-1: that side lacks it)."""
@@ -311,6 +286,10 @@ def _by_id(aligned: Alignment) -> Alignment:
         pos_cand=aligned.pos_cand[order],
         identity=False,
     )
+
+
+def _floats(flags: BoolArray) -> FloatArray:
+    return flags.astype(np.float64)
 
 
 def _gather(column: FloatArray, positions: IntArray, identity: bool) -> FloatArray:
