@@ -30,6 +30,9 @@ NAME = "junit"
 _DECLARED = re.compile(r"""^\s*<\?xml[^>]*\bencoding\s*=\s*["']([^"']*)["']""")
 _UTF8 = frozenset({"utf-8", "utf8", "us-ascii", "ascii"})
 _DANGEROUS = re.compile(r"<!\s*(DOCTYPE|ENTITY)", re.IGNORECASE)
+#: Elements nested deeper than this are refused (a JUnit report nests four or five).
+MAX_DEPTH = 200
+_PIECE = 1 << 12
 
 
 def sniff(probe: Probe) -> bool:
@@ -52,14 +55,26 @@ def _root(data: bytes, source: str) -> ET.Element:
             f"{source}:{line}: XML with a DTD or entity declaration is refused (<!"
             f"{dangerous.group(1).upper()})"
         )
-    try:
-        return ET.fromstring(text.encode("utf-8", "surrogatepass"))
+    raw = text.encode("utf-8", "surrogatepass")
+    parser: ET.XMLPullParser[ET.Element] = ET.XMLPullParser(("start", "end"))
+    depth, roots = 0, list[ET.Element]()
+    try:  # a piece at a time: a document nested too deep is refused before it costs more
+        for start in range(0, len(raw), _PIECE):
+            parser.feed(raw[start : start + _PIECE])
+            for event, element in parser.read_events():  # type: ignore[misc]
+                if event == "start" and depth == 0 and isinstance(element, ET.Element):
+                    roots.append(element)
+                depth += 1 if event == "start" else -1
+                if depth > MAX_DEPTH:
+                    raise InputError(f"{source}: XML nested deeper than {MAX_DEPTH} elements")
+        parser.close()
     except ET.ParseError as error:
         line = error.position[0] if error.position else 1
         message = str(error).split(":", 1)[0]
         raise UnreadableError(f"{source}:{line}: not valid XML ({message})") from None
     except (ValueError, RecursionError) as error:
         raise UnreadableError(f"{source}: not valid XML ({error})") from None
+    return roots[0]
 
 
 def parse(data: bytes, *, source: str, options: ReadOptions) -> Results:

@@ -597,6 +597,21 @@ def test_junit_bad_input(data: bytes, expected: str) -> None:
     assert message("r.xml", data, ReadOptions(format="junit")) == expected
 
 
+def test_junit_nested_too_deep_is_refused() -> None:
+    real = (DATA / "junit" / "horovod.junit.gloo.standalone.xml").read_bytes()
+    head, _, body = real.partition(b"<testsuite ")
+    body, _, tail = body.rpartition(b"</testsuites>")
+    for depth, refused in ((190, False), (250, True)):
+        nested = b"<testsuite>" * depth + b"<testsuite " + body + b"</testsuite>" * depth
+        nested = head + nested + b"</testsuites>" + tail
+        if refused:
+            assert message("r.xml", nested) == "r.xml: XML nested deeper than 200 elements"
+        else:
+            assert len(parse_any("r.xml", nested, OPTIONS)) == len(
+                parse_any("r.xml", real, OPTIONS)
+            )
+
+
 # --- resolved-id lists (SWE-bench) -----------------------------------------------------------
 
 
