@@ -1,8 +1,6 @@
-"""Accumulate parsed rows into a columnar :class:`Results`, checking each value on the way.
-
-Every format parser feeds rows through :class:`ResultsBuilder`, so the checks (finite scores,
-binary outcomes, duplicate ids, one metric kind per file) and their messages are the same for
-every harness. ``where`` in each call is the "file:line" or "file: item N" that a message names.
+"""Parsed rows -> a columnar :class:`Results`: the checks of each value (ids, outcomes, finite
+scores, epochs, labels, error flags) and of repeated ids, with the same messages for every
+harness; ``where`` is the "file:line" or "file: item N" that a message names.
 """
 
 from __future__ import annotations

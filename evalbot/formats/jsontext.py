@@ -277,16 +277,14 @@ def read_rows(
     optional: Sequence[str] = (),
     paths: Sequence[Sequence[str]] = (),
     max_line: int,
-    what: str = "item",
 ) -> Rows:
     """The values of ``keys`` and ``optional`` (keys most rows lack) in every row of a JSON
-    Lines file; each row must be an object (``what`` names one in the message). ``paths`` are
+    Lines file; each row must be an object (one per item). ``paths`` are
     the dotted names read below a key (``("metrics", "em")``): their keys are checked for
     repeats too. Raises :class:`InputError` naming the file and the line."""
     always = tuple(dict.fromkeys(keys))
     names = tuple(dict.fromkeys([*always, *optional]))
     reader = _Reader(data, source, names, len(always), max_line)
-    reader.what = what
     reader.paths = [tuple(p) for p in paths if len(p) > 1]
     return reader.read()
 
@@ -309,7 +307,6 @@ class _Reader:
         self.data, self.source, self.keys, self.always, self.max_line = (
             data, source, keys, always, max_line
         )  # fmt: skip
-        self.what = "item"
         self.paths: list[tuple[str, ...]] = []
         # rows holding the keys always read and no other (the first tried: nothing else to
         # look at), rows holding the keys read and no other (the ones checked for repeated
@@ -416,7 +413,7 @@ class _Reader:
                 record = self._record(line, where)
                 if not isinstance(record, dict):
                     raise UnreadableError(
-                        f"{where}: expected an object per {self.what}, got {show(record)}"
+                        f"{where}: expected an object per item, got {show(record)}"
                     ) from None
                 row = msgspec.convert(record, self.decoder.type)
                 only = only and set(record) <= set(self.keys)
