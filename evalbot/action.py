@@ -212,21 +212,12 @@ class Plan:
 
 
 @dataclass(frozen=True, kw_only=True)
-class BaselineSource:
-    """Where the baseline will come from, found before anything is parsed."""
+class Baseline:
+    """Where the baseline comes from, found before anything is parsed."""
 
     description: Markdown  # where it came from
     path: str | None = None  # a workspace path
     artifact: ArtifactInfo | None = None
-    commit: str | None = None
-    run_url: str | None = None
-
-
-@dataclass(frozen=True, kw_only=True)
-class Baseline:
-    results: Results
-    description: Markdown  # where it came from
-    from_artifact: bool
     commit: str | None = None
     run_url: str | None = None
 
@@ -239,7 +230,6 @@ class Verdict:
     baseline: Baseline
     notes: list[Markdown] = field(default_factory=list)
     state: State = field(default_factory=State)  # to carry in the comment after this run
-    old: State = field(default_factory=State)  # the earlier looks (ledger and comment)
     record: Digest | None = None  # this look's digest, for the check run
 
 
@@ -470,12 +460,12 @@ def load_candidate(run: RunContext, options: ReadOptions) -> Results:
     return run.files.load_results(s.candidate, options)
 
 
-def find_baseline(run: RunContext) -> BaselineSource | Neutral | None:
+def find_baseline(run: RunContext) -> Baseline | Neutral | None:
     """Where the baseline comes from, looked up before the candidate is parsed. ``None`` when
     no baseline was asked for (push, dispatch)."""
     s = run.settings
     if s.baseline:
-        return BaselineSource(
+        return Baseline(
             description=md.format("Baseline: {}.", md.code(s.baseline)), path=s.baseline
         )
     if not s.baseline_artifact:
@@ -521,7 +511,7 @@ def _baseline_branch(run: RunContext) -> tuple[str, str, str]:
     return branch, target, at
 
 
-def _find_baseline_artifact(run: RunContext, name: str) -> BaselineSource | Neutral:
+def _find_baseline_artifact(run: RunContext, name: str) -> Baseline | Neutral:
     """The artifact ``name`` of the newest eligible run of the baseline's workflow at (or
     nearest behind) the target commit; none found, or expired, is :class:`Neutral`."""
     s = run.settings
@@ -546,7 +536,7 @@ def _find_baseline_artifact(run: RunContext, name: str) -> BaselineSource | Neut
 
 def _found_source(
     found: Found[Any, ArtifactInfo], *, name: str, branch: str, target: str, at: str
-) -> BaselineSource | Neutral:
+) -> Baseline | Neutral:
     """The artifact found, described (which run, how far behind the target); an expired one
     leaves nothing to compare with."""
     run, artifact = found.run, found.artifact
@@ -574,7 +564,7 @@ def _found_source(
                 md.code(branch),
             ),
         )
-    return BaselineSource(
+    return Baseline(
         description=md.format("Baseline: artifact {} from {}, {}.", md.code(name), where, distance),
         artifact=artifact,
         commit=run.head_sha,
@@ -582,30 +572,23 @@ def _found_source(
     )
 
 
-def load_baseline(run: RunContext, source: BaselineSource, options: ReadOptions) -> Baseline:
+def load_baseline(run: RunContext, baseline: Baseline, options: ReadOptions) -> Results:
     """The baseline's results, from the workspace or the artifact found."""
-    if source.path is not None:
-        results = run.files.load_results(source.path, options)
-        return Baseline(results=results, description=source.description, from_artifact=False)
-    assert source.artifact is not None
-    return Baseline(
-        results=_artifact_results(run, source.artifact, "baseline", options),
-        description=source.description,
-        from_artifact=True,
-        commit=source.commit,
-        run_url=source.run_url,
-    )
+    if baseline.artifact is not None:
+        return _artifact_results(run, baseline.artifact, "baseline", options)
+    assert baseline.path is not None
+    return run.files.load_results(baseline.path, options)
 
 
 def pair_sides(
-    run: RunContext, baseline: Baseline, candidate: Results, config: Config
+    run: RunContext, baseline: Baseline, results: Results, candidate: Results, config: Config
 ) -> Paired | Refused:
     """The two sides paired (the analysis' items): a baseline artifact with another item set
     than the candidate's is :class:`Refused` (the pull request changed the eval set)."""
     try:
-        return prepare(baseline.results, candidate, config, holdout=run.settings.holdout)
+        return prepare(results, candidate, config, holdout=run.settings.holdout)
     except PairingError as error:
-        if not baseline.from_artifact or not _item_sets_differ(baseline, candidate, config):
+        if baseline.artifact is None or not _item_sets_differ(results, candidate, config):
             raise
         return Refused(
             Markdown("Baseline has another item set"),
@@ -622,12 +605,12 @@ def pair_sides(
         )
 
 
-def _item_sets_differ(baseline: Baseline, candidate: Results, config: Config) -> bool:
+def _item_sets_differ(baseline: Results, candidate: Results, config: Config) -> bool:
     """Whether the baseline and the candidate cannot be paired (another item set, another
     metric kind): asked only after the analysis refused with a :class:`PairingError`, to tell
     that apart from a refusal of the plan's own (say no holdout item in the results)."""
     try:
-        pair(baseline.results, candidate, missing=config.policy.missing)
+        pair(baseline, candidate, missing=config.policy.missing)
     except PairingError:
         return True
     return False
@@ -792,15 +775,15 @@ class _Story:
         # baseline and the candidate, from files or artifacts, are read against the same ids
         # (and a ``workflow_run`` job needs no checkout)
         options = config.read_options()
-        source = find_baseline(run)
-        if isinstance(source, Neutral):
-            return source
+        baseline = find_baseline(run)
+        if isinstance(baseline, Neutral):
+            return baseline
         candidate = load_candidate(run, options)
-        if source is None:
+        if baseline is None:
             summarise_only(run, candidate, plan.notes)
             return EXIT_OK
-        baseline = load_baseline(run, source, options)
-        paired = pair_sides(run, baseline, candidate, config)
+        results = load_baseline(run, baseline, options)
+        paired = pair_sides(run, baseline, results, candidate, config)
         if isinstance(paired, Refused):
             return paired
         earlier, tree, comment = self._take_ticket(paired)
@@ -899,7 +882,6 @@ def _judge(
         baseline=baseline,
         notes=notes,
         state=new_state,
-        old=earlier,
         record=record,
     )
 
@@ -996,12 +978,7 @@ def _upsert(run: RunContext, body: str, says: str) -> CommentInfo | None:
     if mode == "never":
         return None
     if mode == "on-change":
-        own = own_comment(
-            run.gh,
-            run.pull_number,
-            run.status.identity if run.status else None,
-            run.settings.marker,
-        )
+        own = own_comment(run.gh, number, status.identity, run.settings.marker)
         if own is not None and says in own.body:
             run.env.info("evalbot: comment left as it is (comment: on-change, nothing changed)")
             return own
@@ -1019,6 +996,12 @@ def _upsert(run: RunContext, body: str, says: str) -> CommentInfo | None:
             status.read_only = True
             return None
         raise
+
+
+def _outputs(run: RunContext, **outputs: str) -> None:
+    """The step's outputs, in order (``p_value`` is output ``p-value``)."""
+    for key, value in outputs.items():
+        run.env.set_output(key.replace("_", "-"), value)
 
 
 def publish_verdict(run: RunContext, verdict: Verdict, rendered: Rendered) -> int:
@@ -1043,20 +1026,19 @@ def publish_verdict(run: RunContext, verdict: Verdict, rendered: Rendered) -> in
         summary = f"> [!WARNING]\n> {FORK_WARNING}\n\n{summary}"
     run.env.add_summary(summary)
     ci = c.difference.confidence_interval
-    outputs = {
-        "verdict": d.outcome,
-        "gate": d.gate,
-        "p-value": pvalue_output(c.pvalue),
-        "difference": f"{c.difference.statistic:.6g}",
-        "ci-low": f"{ci.low:.6g}",
-        "ci-high": f"{ci.high:.6g}",
-        "fixed": str(len(c.fixed_ids)),
-        "broken": str(len(c.broken_ids)),
-        "comment-url": comment_url,
-        "conclusion": d.conclusion,
-    }
-    for key, value in outputs.items():
-        run.env.set_output(key, value)
+    _outputs(
+        run,
+        verdict=d.outcome,
+        gate=d.gate,
+        p_value=pvalue_output(c.pvalue),
+        difference=f"{c.difference.statistic:.6g}",
+        ci_low=f"{ci.low:.6g}",
+        ci_high=f"{ci.high:.6g}",
+        fixed=str(len(c.fixed_ids)),
+        broken=str(len(c.broken_ids)),
+        comment_url=comment_url,
+        conclusion=d.conclusion,
+    )
     run.env.info(f"evalbot: {rendered.check_title}")
     return EXIT_GATE_FAILED if d.gate == "fail" else EXIT_OK
 
@@ -1088,12 +1070,9 @@ def publish_neutral(run: RunContext, neutral: Neutral, config: Config | None) ->
     report = run.env.error if fail else run.env.warning
     report(message.plain, title=f"evalbot: {neutral.title.plain}")
     run.env.add_summary(md.format("## {}\n\n### {}\n\n{}\n", title, headline, message))
-    for key in ("p-value", "difference", "ci-low", "ci-high", "fixed", "broken"):
-        run.env.set_output(key, "")
-    run.env.set_output("verdict", "inconclusive")
-    run.env.set_output("gate", "fail" if fail else "pass")
-    run.env.set_output("comment-url", url)
-    run.env.set_output("conclusion", conclusion)
+    empty = dict.fromkeys(("p_value", "difference", "ci_low", "ci_high", "fixed", "broken"), "")
+    _outputs(run, **empty, verdict="inconclusive", gate="fail" if fail else "pass")
+    _outputs(run, comment_url=url, conclusion=conclusion)
     return EXIT_GATE_FAILED if fail else EXIT_OK
 
 
@@ -1163,9 +1142,7 @@ def publish_failure(run: RunContext, error: EvalbotError) -> int:
     run.env.error(message, title="evalbot")
     fail_check(run, title, summary)
     run.env.add_summary(summary)
-    run.env.set_output("verdict", "")
-    run.env.set_output("gate", "fail")
-    run.env.set_output("conclusion", "failure")
+    _outputs(run, verdict="", gate="fail", conclusion="failure")
     return EXIT_BAD_INPUT
 
 
@@ -1191,8 +1168,7 @@ def publish_cancelled(run: RunContext, cancelled: Cancelled) -> int:
         fail_check(run, title, summary, conclusion="cancelled")
     with contextlib.suppress(OSError):
         run.env.add_summary(summary)
-    run.env.set_output("gate", "fail")
-    run.env.set_output("conclusion", "cancelled")
+    _outputs(run, gate="fail", conclusion="cancelled")
     return cancelled.exit_code
 
 
@@ -1213,8 +1189,7 @@ def publish_internal_error(run: RunContext, error: BaseException) -> None:
     fail_check(run, title, summary)
     with contextlib.suppress(OSError):
         run.env.add_summary(summary)
-    run.env.set_output("gate", "fail")
-    run.env.set_output("conclusion", "failure")
+    _outputs(run, gate="fail", conclusion="failure")
 
 
 def publish_unpublished(run: RunContext, error: EvalbotError) -> None:
@@ -1249,6 +1224,4 @@ def summarise_only(run: RunContext, candidate: Results, notes: list[Markdown]) -
         )
     )
     run.env.info(f"evalbot: {text.plain}")
-    run.env.set_output("verdict", "")
-    run.env.set_output("gate", "pass")
-    run.env.set_output("conclusion", "validated")
+    _outputs(run, verdict="", gate="pass", conclusion="validated")

@@ -1,18 +1,9 @@
 """The check run on the pull request's head commit, and the earlier looks GitHub holds.
 
-:class:`StatusPublisher` creates the check run (a commit status with a personal token): this
-run's **ticket** in the looks ledger (:mod:`evalbot.plan.ledger`), declaring the commit and the
-item set judged before the earlier looks are read, and ending with the run's record, the look
-digest. It also learns who evalbot is on GitHub (:class:`Identity`), which decides whose
-comments are evalbot's own.
-
-:func:`earlier_looks` reads a change's looks: every pull request from its head repository and
-branch (open or closed, into any base, but not a merged one; the newest :data:`MAX_PULLS`), the
-check runs (or statuses) evalbot's identity created on their commits (GitHub lists 250 per pull
-request), on the head before the last push, on the commits evalbot's comments name and on those
-the workflow ran on, and evalbot's comments, never what commenters can write. A record that
-existed and is gone (the workflow run a look judged, the comment it was published in) is a
-finding.
+:class:`StatusPublisher` writes the check run (a commit status with a personal token): this run's
+ticket in the looks ledger (:mod:`evalbot.plan.ledger`), ending with its record, the look digest.
+:func:`earlier_looks` reads a change's looks from evalbot's own records only (check runs of its
+App, its own comments); a record that existed and is gone is a finding. See docs/threat-model.md.
 """
 
 from __future__ import annotations
@@ -297,14 +288,9 @@ def own_comment(
     marker written by evalbot's identity. Anyone can post the marker; only this one is read."""
     if number is None or identity is None:
         return None
-    for comment in gh.list_comments(number):
-        if (
-            marker in comment.body
-            and comment.author == identity.login
-            and comment.author_type == identity.user_type
-        ):
-            return comment
-    return None
+    login, user_type = identity.login, identity.user_type
+    found = gh.own_comments(number, marker, author=login, author_type=user_type)
+    return found[0] if found else None
 
 
 @dataclass(frozen=True, kw_only=True)

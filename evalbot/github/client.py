@@ -1,11 +1,6 @@
-"""The GitHub client of one run: every call evalbot makes, for one repository.
-
-:func:`make_client` builds it with retries and throttling taken from its arguments (tests turn
-every wait off). What leaves the package is a frozen record (:class:`PullRequestInfo`,
-:class:`CommentInfo`, :class:`ArtifactInfo`); check runs, statuses and workflow runs stay
-PyGithub's objects, read where they are used inside ``evalbot.github``. Every PyGithub or
-requests exception becomes a one-line :class:`~evalbot.errors.PublishError`
-(:mod:`evalbot.github.errors`). The token never appears in a message, a log line or a ``repr``.
+"""The GitHub client of one run (:func:`make_client`): every call evalbot makes, for one
+repository. What leaves the package is a frozen record (pull requests, comments, artifacts);
+check runs, statuses and workflow runs are read inside ``evalbot.github``.
 """
 
 from __future__ import annotations
@@ -335,6 +330,17 @@ class GitHubClient:
         with self._errors(action, "pull-requests: read"):
             return [_comment(c) for c in self._repo.get_issue(number).get_comments()]
 
+    def own_comments(
+        self, number: int, marker: str, *, author: str, author_type: str
+    ) -> list[CommentInfo]:
+        """The comments carrying ``marker`` that ``author`` (of ``author_type``) wrote, oldest
+        first: anyone can post the marker's text, and someone else's comment is theirs."""
+        return [
+            c
+            for c in self.list_comments(number)
+            if marker in c.body and c.author == author and c.author_type == author_type
+        ]
+
     def create_comment(self, number: int, body: str) -> CommentInfo:
         body = fit(body, MAX_COMMENT_CHARS, "comment")
         return self._post(
@@ -375,11 +381,7 @@ class GitHubClient:
             body = f"{marker}\n{body}"
 
         def ours() -> list[CommentInfo]:
-            return [
-                c
-                for c in self.list_comments(number)
-                if marker in c.body and c.author == author and c.author_type == author_type
-            ]
+            return self.own_comments(number, marker, author=author, author_type=author_type)
 
         existing, created = ours(), None
         if not existing:

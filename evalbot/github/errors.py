@@ -1,12 +1,7 @@
-"""GitHub's answers: the errors they become and the waits before another try.
-
-An answer is read once (:func:`request_error`): it gets a ``kind`` (a rate limit, a rejected
-token, check runs refused to a personal token, ...) and one line saying what failed, what
-GitHub said and, for 401/403/404, which ``permissions:`` the workflow needs. urllib3 retries
-GETs, PATCHes and DELETEs with every wait capped (:class:`PyGithubRetry`,
-:class:`DownloadRetry`): a ``Retry-After`` or a backoff beyond ``max_wait`` fails at once
-instead of sleeping, and a POST is never sent again by urllib3 (the client retries each kind
-itself)."""
+"""GitHub's answers: the errors they become (:func:`request_error`: a ``kind`` and one line naming
+the ``permissions:`` needed) and urllib3's retries with every wait capped (a POST is never sent
+again by urllib3: the client retries each kind itself).
+"""
 
 from __future__ import annotations
 

@@ -1,14 +1,7 @@
-"""The runner's environment: the action's inputs, its side channels and its files.
-
-:func:`parse_settings` reads the inputs and the runner's ``GITHUB_*`` variables from a given
-mapping into one frozen :class:`Settings` (the runner sets input ``github-token`` as
-``INPUT_GITHUB-TOKEN``; the token is ``repr=False``). :class:`ActionsEnv` writes
-``$GITHUB_OUTPUT`` (``name<<DELIMITER`` with a random delimiter), ``$GITHUB_STEP_SUMMARY`` and
-workflow commands, whose data and properties are escaped as the runner's ``toolkit/core`` does
-and whose messages are one line of plain text (:func:`evalbot.report.text.plain`), so no text
-can start a line of its own or issue a command. :class:`LocalWorkspace` reads the event payload
-and the workspace's result files; :func:`cancel_on_signals` turns a cancelled job's signals
-into :class:`~evalbot.errors.Cancelled`.
+"""The runner: the action's inputs as :class:`Settings`, the step's side channels
+(:class:`ActionsEnv`: outputs, job summary, workflow commands escaped as ``toolkit/core`` does,
+messages as one line of plain text), its files (:class:`LocalWorkspace`) and its stop signals
+(:func:`cancel_on_signals`).
 """
 
 from __future__ import annotations
@@ -338,31 +331,6 @@ class ActionsEnv:
             return
         with Path(self._summary_path).open("a", encoding="utf-8") as out:
             out.write(markdown if markdown.endswith("\n") else markdown + "\n")
-
-
-def parse_output_file(text: str) -> dict[str, str]:
-    """Read back a ``$GITHUB_OUTPUT`` file (both ``k=v`` and ``k<<DELIM`` forms), as the runner
-    does. For tests and the container check."""
-    result: dict[str, str] = {}
-    lines = text.split("\n")
-    i = 0
-    while i < len(lines):
-        line = lines[i]
-        if "<<" in line and ("=" not in line or line.index("<<") < line.index("=")):
-            name, delimiter = line.split("<<", 1)
-            body: list[str] = []
-            i += 1
-            while i < len(lines) and lines[i] != delimiter:
-                body.append(lines[i])
-                i += 1
-            if i >= len(lines):
-                raise ValueError(f"output {name!r}: delimiter {delimiter!r} never closes")
-            result[name] = "\n".join(body)
-        elif "=" in line:
-            name, value = line.split("=", 1)
-            result[name] = value
-        i += 1
-    return result
 
 
 _STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT)

@@ -52,7 +52,7 @@ def checks(world: World) -> list[CheckRun]:
 
 def test_sigterm_while_reading_the_looks_completes_the_check_cancelled(world: World) -> None:
     """Stopped after its check run was created (in progress), while it reads the earlier
-    looks: the process used to die there, leaving the check in progress for ever."""
+    looks: the process must not die there, leaving the check in progress for ever."""
     plan(world, RESAMPLES)
     result = stopped_at(world, "GET", CHECK_RUNS)
     assert result.code == EXIT_TERMINATED, result.stderr
@@ -87,9 +87,9 @@ def test_sigterm_after_the_verdict_was_recorded_leaves_the_check_as_it_is(world:
 def test_a_final_patch_that_keeps_failing_leaves_a_completed_failing_check(
     world: World,
 ) -> None:
-    """GitHub answers every PATCH of the check run with 502: the run used to give up with
-    its check in progress. Now a new check run of the same name is created completed as
-    failure, carrying the verdict's record (it was sent, so it stays a look)."""
+    """GitHub answers every PATCH of the check run with 502: the run does not give up with
+    its check in progress; a new check run of the same name is created completed as failure,
+    carrying the verdict's record (it was sent, so it stays a look)."""
     plan(world, RESAMPLES)
     world.add_baseline_run()
     world.fake.inject_server_error("PATCH", PATCH_CHECK, times=1000)

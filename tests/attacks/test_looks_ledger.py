@@ -113,7 +113,7 @@ def test_editing_evalbots_comment_state_gains_nothing(world: World) -> None:
 def test_a_force_push_to_a_new_commit_does_not_reset_the_count(world: World) -> None:
     """The author force-pushes: the commit already judged is no longer one of the pull
     request's commits. She also wipes the state of the marker comment she posted first (which
-    evalbot used to adopt). The commit evalbot's own comment names keeps its check runs."""
+    evalbot must not adopt). The commit evalbot's own comment names keeps its check runs."""
     plan(world, ONE_LOOK)
     world.add_baseline_run()
     world.repo.add_comment(world.pull.number, f"{MARKER}\nmine", author="mallory")

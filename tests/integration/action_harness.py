@@ -21,7 +21,6 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from evalbot.github.runner import parse_output_file
 from tests.conftest import run_in_process
 from tests.fakegithub import FakeGitHub, Pull, Repo, Run, Workflow
 from tests.fakegithub.plugin import APP_TOKEN
@@ -36,6 +35,31 @@ WORKFLOW = ".github/workflows/evals.yml"
 ARTIFACT = "evals"
 CONFIG = "alpha: 0.05\nbootstrap: {resamples: 1000, seed: 0}\n"
 RUN_ID = 424242
+
+
+def parse_output_file(text: str) -> dict[str, str]:
+    """Read back a ``$GITHUB_OUTPUT`` file (both ``k=v`` and ``k<<DELIM`` forms), as the runner
+    does."""
+    result: dict[str, str] = {}
+    lines = text.split("\n")
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        if "<<" in line and ("=" not in line or line.index("<<") < line.index("=")):
+            name, delimiter = line.split("<<", 1)
+            body: list[str] = []
+            i += 1
+            while i < len(lines) and lines[i] != delimiter:
+                body.append(lines[i])
+                i += 1
+            if i >= len(lines):
+                raise ValueError(f"output {name!r}: delimiter {delimiter!r} never closes")
+            result[name] = "\n".join(body)
+        elif "=" in line:
+            name, value = line.split("=", 1)
+            result[name] = value
+        i += 1
+    return result
 
 
 def example(name: str) -> str:

@@ -742,8 +742,8 @@ def test_statuses_are_listed_with_their_creator(
 def test_a_check_run_whose_answer_timed_out_is_found_not_created_twice(
     fake_github: FakeGitHub, fake_repo: tuple[Repo, Pull]
 ) -> None:
-    """GitHub created the run but the answer came after the client's timeout: urllib3 used to
-    send the POST again and leave the first run in progress forever."""
+    """GitHub created the run but the answer came after the client's timeout: the POST must not
+    be sent again, leaving the first run in progress forever."""
     repo, pull = fake_repo
     fake_github.delay("POST", r"/repos/octo/evals/check-runs", 3.0)
     client = make_client(

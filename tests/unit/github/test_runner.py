@@ -16,9 +16,9 @@ from evalbot.github.runner import (
     ActionsEnv,
     LocalWorkspace,
     format_command,
-    parse_output_file,
     parse_settings,
 )
+from tests.integration.action_harness import parse_output_file
 
 
 def test_the_event_payload_is_read_from_its_file(tmp_path: Path) -> None:
