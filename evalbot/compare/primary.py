@@ -32,6 +32,7 @@ from evalbot.stats.clusters import (
     cluster_codes,
     clustered_mean_test,
     clustered_standard_error,
+    design_result,
     estimate_design_effect,
 )
 from evalbot.stats.intervals import mean_of_means_interval, t_interval, wilson_interval
@@ -248,16 +249,8 @@ def _design(paired: Paired, config: Config) -> DesignEffectResult | None:
         return estimate_design_effect(paired.baseline, paired.candidate, paired.clusters)
     if config.plan is None or config.plan.design_effect <= 1.0:
         return None
-    deff, n = config.plan.design_effect, len(paired)
-    return DesignEffectResult(
-        design_effect=deff,
-        raw_design_effect=deff,
-        intraclass_correlation=math.nan,
-        cluster_size=math.nan,
-        clusters=0,
-        items=n,
-        effective_items=n / deff,
-        method="configured",
+    return design_result(
+        config.plan.design_effect, math.nan, math.nan, 0, len(paired), "configured"
     )
 
 

@@ -17,13 +17,13 @@ from evalbot.stats.intervals import ConfidenceInterval
 from evalbot.stats.mcnemar import McNemarResult
 from evalbot.stats.paired_mean import EffectSizeResult, PairedMeanResult
 from evalbot.stats.paired_proportions import PairedDifferenceResult
-from evalbot.stats.pvalue import PValue
+from evalbot.stats.pvalue import Decision, PValue
 from evalbot.stats.repeats import BudgetAllocation, RepeatsResult
 from evalbot.stats.sequential import ConfidenceSequenceResult, SequentialResult
 from evalbot.stats.table import ChurnResult, PairedTable, TwoProportionResult
 from evalbot.vocabulary import RESAMPLES, SEED
 
-Significance = Literal["below", "not_below", "unresolved"]
+Significance = Decision  # how a p-value compares with alpha
 
 #: How the primary difference's interval was made: Tango's score interval with continuity
 #: correction (pass/fail), the paired bootstrap (percentile or BCa; ``test: bootstrap``), the
@@ -68,8 +68,7 @@ def describe(estimate: Estimate) -> tuple[IntervalKind, str]:
     if isinstance(estimate, ConfidenceSequenceResult):
         return "confidence-sequence", "mixture confidence sequence (always valid)"
     if isinstance(estimate, BootstrapResult):
-        words = f"paired bootstrap ({estimate.method}, resampling {estimate.resampled})"
-        return "bootstrap", words
+        return "bootstrap", f"paired bootstrap ({estimate.method}, resampling {estimate.resampled})"
     flip = "sign-flip" in estimate.method
     if isinstance(estimate, ClusteredMeanResult):
         return ("cluster-sign-flip" if flip else "cluster-t"), estimate.method
@@ -109,12 +108,9 @@ def plan_alpha(config: Config, *, holdout: bool = False) -> Alpha:
     """The alpha of a run under ``config``: with ``policy.looks: bonferroni`` every look (the
     first included) is tested at ``alpha / policy.max_looks``; the sealed ``holdout`` is not a
     look at the pull request and keeps the plan's alpha."""
-    policy = config.policy
-    if not holdout and policy.looks == "bonferroni" and policy.max_looks is not None:
-        return Alpha(
-            level=config.alpha, effective=config.alpha / policy.max_looks, looks=policy.max_looks
-        )
-    return Alpha(level=config.alpha, effective=config.alpha)
+    looks = config.policy.max_looks if config.policy.looks == "bonferroni" and not holdout else None
+    effective = config.alpha if looks is None else config.alpha / looks
+    return Alpha(level=config.alpha, effective=effective, looks=looks)
 
 
 @dataclass(frozen=True, kw_only=True)

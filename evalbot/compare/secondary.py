@@ -15,24 +15,17 @@ from evalbot.compare.records import CostResult, CostSide, F1Result, F1Side, Seco
 from evalbot.errors import InputError
 from evalbot.formats.model import FloatArray, Paired
 from evalbot.plan.config import Config
-from evalbot.stats.bootstrap import (
-    f1_metric,
-    ratio_metric,
-)
+from evalbot.stats.bootstrap import f1_metric, ratio_metric
 from evalbot.stats.multitest import holm
 
-Columns = Mapping[str, FloatArray]
 _SECONDARY = ("secondary metric", "secondary metrics")
 
 
 def _metric_column(paired: Paired, side: str, name: str, what: tuple[str, str]) -> FloatArray:
     """The per-item values of ``name`` on ``side``, read and present for every item (``what``:
     the column's name in the message, and what such columns are in the plural)."""
-    source, metrics = (
-        (paired.baseline_source, paired.baseline_metrics)
-        if side == "baseline"
-        else (paired.candidate_source, paired.candidate_metrics)
-    )
+    source: str = getattr(paired, f"{side}_source")
+    metrics: Mapping[str, FloatArray] = getattr(paired, f"{side}_metrics")
     if name not in metrics:
         raise InputError(
             f"{source}: the {what[0]} `{name}` was not read from the {side}; "
@@ -134,7 +127,7 @@ def _f1_columns(paired: Paired, names: tuple[str, str, str], side: str) -> dict[
     for key, name in zip(("tp", "fp", "fn"), names, strict=True):
         values = _metric_column(paired, side, name, ("F1 count", "`f1:` counts"))
         if (values < 0).any():
-            source = paired.baseline_source if side == "baseline" else paired.candidate_source
+            source = getattr(paired, f"{side}_source")
             item = paired.ids[int(np.flatnonzero(values < 0)[0])]
             raise InputError(
                 f"{source}: item {item!r} has a negative `{name}`; F1 counts must be >= 0"

@@ -25,7 +25,6 @@ from evalbot.stats.clusters import cluster_codes, clustered_pvalue
 from evalbot.stats.mcnemar import mcnemar
 from evalbot.stats.multitest import benjamini_hochberg
 from evalbot.stats.paired_mean import paired_mean_pvalue
-from evalbot.stats.pvalue import PValue
 from evalbot.stats.table import compute_paired_table
 
 Indices = npt.NDArray[np.intp]
@@ -56,11 +55,7 @@ def compute_slices(paired: Paired, config: Config) -> tuple[SliceResult, ...]:
 
 
 def _slice(
-    paired: Paired,
-    config: Config,
-    name: str | None,
-    idx: Indices,
-    clustered: bool,
+    paired: Paired, config: Config, name: str | None, idx: Indices, clustered: bool
 ) -> SliceResult:
     """One slice (``idx``: its items, in item order) and its test, before its q-value (no
     interval: a slice reports none).
@@ -77,8 +72,6 @@ def _slice(
     base, cand = paired.baseline[idx], paired.candidate[idx]
     table = compute_paired_table(base, cand) if paired.kind == "binary" else None
     boot = config.bootstrap
-    test: str
-    pvalue: PValue
     resampled = config.test == "bootstrap" and (clustered or table is None)
     labels = None
     if paired.clusters is not None and (clustered or resampled):

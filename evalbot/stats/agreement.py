@@ -31,6 +31,15 @@ AgreementCase = Literal[
 ]
 
 
+#: The case of (the test rejects, the interval excludes the null value).
+_CASES: dict[tuple[bool, bool], AgreementCase] = {
+    (True, True): "both_significant",
+    (False, False): "neither",
+    (False, True): "interval_only",
+    (True, False): "test_only",
+}
+
+
 @dataclass(frozen=True, kw_only=True)
 class Agreement:
     """Result of :func:`interval_agreement`.
@@ -128,17 +137,7 @@ def interval_agreement(
         significant = False
     else:
         significant = decision == "below"
-    case: AgreementCase
-    if significant is None:
-        case = "unresolved"
-    elif significant and excludes:
-        case = "both_significant"
-    elif not significant and not excludes:
-        case = "neither"
-    elif excludes:
-        case = "interval_only"
-    else:
-        case = "test_only"
+    case: AgreementCase = "unresolved" if significant is None else _CASES[significant, excludes]
     return Agreement(
         agree=case in ("both_significant", "neither"),
         case=case,

@@ -27,7 +27,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import cast
+from typing import NamedTuple, cast
 
 import numpy as np
 import numpy.typing as npt
@@ -95,10 +95,7 @@ def f1_metric(tp: str = "tp", fp: str = "fp", fn: str = "fn") -> Metric:
     )
 
 
-NAMED_METRICS: dict[str, Callable[[], Metric]] = {
-    "mean": mean_metric,
-    "f1": f1_metric,
-}
+NAMED_METRICS: dict[str, Callable[[], Metric]] = {"mean": mean_metric, "f1": f1_metric}
 
 
 ColumnsLike = Mapping[str, npt.ArrayLike] | npt.ArrayLike
@@ -316,27 +313,33 @@ def _evaluate(fn: TotalsStatistic, totals: FloatArray, n_units: int) -> FloatArr
         return np.asarray(fn(totals, n_units), dtype=np.float64).reshape(-1)
 
 
+class Settings(NamedTuple):
+    """A bootstrap's validated settings."""
+
+    n_resamples: int
+    confidence_level: float
+    seed: int
+    method: BootstrapMethod
+
+
 def run_bootstrap(
     units: FloatArray,
     fn: TotalsStatistic,
-    *,
-    n_resamples: int,
-    confidence_level: float,
-    seed: int,
-    method: BootstrapMethod,
     resampled: str,
-    baseline_value: float,
-    candidate_value: float,
-    max_draws: int | None = None,
+    settings: Settings,
+    values: tuple[float, float],
+    max_draws: int | None,
 ) -> BootstrapResult:
-    """Bootstrap the statistic ``fn`` of the rows of ``units`` (one row per unit): the
-    observed value, the interval of ``method`` and the p-value that inverts it. With
+    """Bootstrap the statistic ``fn`` of the rows of ``units`` (one row per unit, named
+    ``resampled``): the observed value, the interval of the settings' method and the p-value
+    that inverts it; ``values`` are the baseline's and the candidate's metric. With
     ``max_draws``, the index resampler draws at most that many indices (at least one
     resample); the multinomial resampler's cost does not grow with the units.
 
     When every resample gives the same value (one unit, or all units alike) the interval
     collapses to the observed value and the p-value is that of the two-sided sign test on
     ``n_units`` differences of one sign (1 when it is zero)."""
+    n_resamples, confidence_level, seed, method = settings
     n_units = units.shape[0]
     distinct = _unique_rows(units)
     if distinct is None and max_draws is not None:
@@ -374,8 +377,8 @@ def run_bootstrap(
         seed=seed,
         confidence_level=confidence_level,
         resampled=resampled,
-        baseline_value=baseline_value,
-        candidate_value=candidate_value,
+        baseline_value=values[0],
+        candidate_value=values[1],
         n_units=n_units,
         n_undefined=int(n_resamples - boot.size),
         share_above_zero=above,
@@ -400,12 +403,13 @@ def _jackknife(
 
 def _common_iv(
     n_resamples: object, confidence_level: object, seed: object, method: object
-) -> tuple[int, float, int, BootstrapMethod]:
-    b = as_count(n_resamples, "n_resamples", minimum=1)
-    cl = as_probability(confidence_level, "confidence_level")
-    s = as_count(seed, "seed")
-    m = cast(BootstrapMethod, as_choice(method, "method", BOOTSTRAP_METHODS))
-    return b, cl, s, m
+) -> Settings:
+    return Settings(
+        as_count(n_resamples, "n_resamples", minimum=1),
+        as_probability(confidence_level, "confidence_level"),
+        as_count(seed, "seed"),
+        cast(BootstrapMethod, as_choice(method, "method", BOOTSTRAP_METHODS)),
+    )
 
 
 def paired_bootstrap_mean(
@@ -493,38 +497,29 @@ def paired_bootstrap_mean(
     >>> bool(res.confidence_interval.low > 0)
     True
     """
-    b, cl, s, m = _common_iv(n_resamples, confidence_level, seed, method)
+    settings = _common_iv(n_resamples, confidence_level, seed, method)
     base, cand, codes = paired_values_iv(baseline, candidate, clusters)
-    d = cand - base
-    base_mean, cand_mean = float(base.mean()), float(cand.mean())
-    if codes is None:
-        units = d.reshape(-1, 1)
+    values = float(base.mean()), float(cand.mean())
+    return run_bootstrap(*_mean_units(cand - base, codes), settings, values, max_draws)
 
-        def fn(t: FloatArray, n_units: int) -> FloatArray:
+
+def _mean_units(
+    d: FloatArray, codes: npt.NDArray[np.int64] | None
+) -> tuple[FloatArray, TotalsStatistic, str]:
+    """The units of a difference in means (the items' differences, or each cluster's total
+    and size), the mean as a statistic of their totals, and the unit's name."""
+    if codes is None:
+
+        def mean(t: FloatArray, n_units: int) -> FloatArray:
             return t[:, 0] / n_units
 
-        resampled = "items"
-    else:
-        units = np.column_stack(
-            [np.bincount(codes, weights=d), np.bincount(codes).astype(np.float64)]
-        )
+        return d.reshape(-1, 1), mean, "items"
 
-        def fn(t: FloatArray, n_units: int) -> FloatArray:
-            return t[:, 0] / t[:, 1]
+    def cluster_mean(t: FloatArray, n_units: int) -> FloatArray:
+        return t[:, 0] / t[:, 1]
 
-        resampled = "clusters"
-    return run_bootstrap(
-        units,
-        fn,
-        n_resamples=b,
-        confidence_level=cl,
-        seed=s,
-        method=m,
-        resampled=resampled,
-        baseline_value=base_mean,
-        candidate_value=cand_mean,
-        max_draws=max_draws,
-    )
+    totals = [np.bincount(codes, weights=d), np.bincount(codes).astype(np.float64)]
+    return np.column_stack(totals), cluster_mean, "clusters"
 
 
 def _columns_iv(side: object, name: str, columns: tuple[str, ...]) -> dict[str, FloatArray]:
@@ -565,10 +560,8 @@ def _paired_bootstrap_iv(
     n = next(iter(lengths.values()))
     if n == 0:
         raise ValueError("`baseline` must contain at least one item; got empty columns.")
-    codes = None
-    if clusters is not None:
-        codes = cluster_codes(cast(Sequence["str | None"], clusters), n)
-    return metric, base, cand, codes
+    labels = cast("Sequence[str | None] | None", clusters)
+    return metric, base, cand, None if labels is None else cluster_codes(labels, n)
 
 
 def paired_bootstrap(
@@ -629,47 +622,27 @@ def paired_bootstrap(
     >>> res.baseline_value, res.candidate_value, res.statistic
     (3.0, 2.3333333333333335, -0.6666666666666665)
     """
-    b, cl, s, m = _common_iv(n_resamples, confidence_level, seed, method)
+    settings = _common_iv(n_resamples, confidence_level, seed, method)
     met, base, cand, codes = _paired_bootstrap_iv(baseline, candidate, metric, clusters)
     if met.additive:
         (column,) = met.columns
-        return paired_bootstrap_mean(
-            base[column],
-            cand[column],
-            n_resamples=b,
-            confidence_level=cl,
-            seed=s,
-            method=m,
-            clusters=clusters,
-            max_draws=max_draws,
-        )
-    base_value, cand_value = _metric_values(met, base, cand)
-    units, fn, resampled = _metric_units(met, base, cand, codes)
-    return run_bootstrap(
-        units,
-        fn,
-        n_resamples=b,
-        confidence_level=cl,
-        seed=s,
-        method=m,
-        resampled=resampled,
-        baseline_value=base_value,
-        candidate_value=cand_value,
-        max_draws=max_draws,
-    )
+        values = float(base[column].mean()), float(cand[column].mean())
+        units = _mean_units(cand[column] - base[column], codes)
+    else:
+        values, units = _metric_values(met, base, cand), _metric_units(met, base, cand, codes)
+    return run_bootstrap(*units, settings, values, max_draws)
 
 
 def _metric_values(
     met: Metric, base: Mapping[str, FloatArray], cand: Mapping[str, FloatArray]
 ) -> tuple[float, float]:
     """The metric on each run; undefined on either (a ratio over a zero sum) is an error."""
-    cols = met.columns
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        base_value = float(
-            np.asarray(met.function({c: base[c].mean(keepdims=True) for c in cols}))[0]
-        )
-        cand_value = float(
-            np.asarray(met.function({c: cand[c].mean(keepdims=True) for c in cols}))[0]
+        base_value, cand_value = (
+            float(
+                np.asarray(met.function({c: side[c].mean(keepdims=True) for c in met.columns}))[0]
+            )
+            for side in (base, cand)
         )
     for side, value in (("baseline", base_value), ("candidate", cand_value)):
         if not math.isfinite(value):

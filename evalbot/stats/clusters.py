@@ -76,10 +76,8 @@ def paired_values_iv(
     """Two aligned, non-empty vectors of per-item values and, when ``clusters`` is given, the
     items' cluster codes (:func:`cluster_codes`)."""
     base, cand = pair_iv(baseline, candidate)
-    codes = None
-    if clusters is not None:
-        codes = cluster_codes(cast(Sequence["str | None"], clusters), base.size)
-    return base, cand, codes
+    labels = cast("Sequence[str | None] | None", clusters)
+    return base, cand, None if labels is None else cluster_codes(labels, base.size)
 
 
 def clustered_standard_error(
@@ -115,9 +113,10 @@ def clustered_standard_error(
             f"`clusters` must contain at least 2 clusters for a clustered standard error; got {g}."
         )
     d = cand - base
-    n = d.size
-    resid = np.bincount(codes, weights=d) - np.bincount(codes).astype(np.float64) * d.mean()
-    return float(math.sqrt(g / (g - 1) * float(np.sum(resid**2))) / n)
+    return _cr1(*_units(d, codes), float(d.mean()))
+
+
+DesignMethod = Literal["configured", "estimated"]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -150,7 +149,7 @@ class DesignEffectResult:
     clusters: int
     items: int
     effective_items: float
-    method: Literal["configured", "estimated"]
+    method: DesignMethod
 
 
 def _weighted_size(sizes: Sequence[float] | np.ndarray) -> float:
@@ -199,17 +198,24 @@ def design_effect(
     if sizes.size == 0 or not np.all(sizes >= 1.0) or not np.all(np.isfinite(sizes)):
         raise ValueError(f"`cluster_size` must be at least 1; got {cluster_size!r}.")
     m = _weighted_size(sizes)
-    deff = 1.0 + (m - 1.0) * rho
     items = round(float(sizes.sum())) if clusters else 0
+    return design_result(1.0 + (m - 1.0) * rho, rho, m, clusters, items, "configured")
+
+
+def design_result(
+    raw: float, rho: float, size: float, clusters: int, items: int, method: DesignMethod
+) -> DesignEffectResult:
+    """The design effect ``max(1, raw)`` with what it was computed from."""
+    deff = max(1.0, raw)
     return DesignEffectResult(
         design_effect=deff,
-        raw_design_effect=deff,
+        raw_design_effect=raw,
         intraclass_correlation=rho,
-        cluster_size=m,
+        cluster_size=size,
         clusters=clusters,
         items=items,
         effective_items=items / deff,
-        method="configured",
+        method=method,
     )
 
 
@@ -258,17 +264,7 @@ def estimate_design_effect(
         se = clustered_standard_error(base, cand, list(clusters))
         raw = se * se / (s2 / n)
     rho = (raw - 1.0) / (m - 1.0) if m > 1.0 else math.nan
-    deff = max(1.0, raw)
-    return DesignEffectResult(
-        design_effect=deff,
-        raw_design_effect=raw,
-        intraclass_correlation=rho,
-        cluster_size=m,
-        clusters=g,
-        items=n,
-        effective_items=n / deff,
-        method="estimated",
-    )
+    return design_result(raw, rho, m, g, n, "estimated")
 
 
 #: Up to this many clusters :func:`clustered_mean_test` uses the cluster sign-flip test, above
@@ -306,9 +302,7 @@ def _clustered_iv(
 
 def _units(d: FloatArray, codes: npt.NDArray[np.int64]) -> tuple[FloatArray, FloatArray]:
     """Each cluster's total of ``d`` and its size (float)."""
-    totals = np.bincount(codes, weights=d).astype(np.float64)
-    sizes = np.bincount(codes).astype(np.float64)
-    return totals, sizes
+    return np.bincount(codes, weights=d).astype(np.float64), np.bincount(codes).astype(np.float64)
 
 
 def _cr1(totals: FloatArray, sizes: FloatArray, mean: float) -> float:
@@ -420,12 +414,7 @@ def cluster_sign_flip_pvalue(
 
 
 def clustered_test(
-    base: FloatArray,
-    cand: FloatArray,
-    codes: npt.NDArray[np.int64],
-    cl: float,
-    b: int,
-    s: int,
+    base: FloatArray, cand: FloatArray, codes: npt.NDArray[np.int64], cl: float, b: int, s: int
 ) -> ClusteredMeanResult:
     """:func:`clustered_mean_test` on validated arrays and cluster codes."""
     d = cand - base

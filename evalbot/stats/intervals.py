@@ -11,7 +11,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 from scipy.special import ndtri, stdtrit
 
-from evalbot.stats._validation import FloatArray, as_count, as_probability
+from evalbot.stats._validation import FloatArray, as_count, as_float_vector, as_probability
 from evalbot.vocabulary import CONFIDENCE
 
 
@@ -176,8 +176,6 @@ def mean_of_means_interval(
     >>> round(r.statistic, 4), [round(x, 4) for x in r.confidence_interval]
     (0.9917, [0.9527, 0.9986])
     """
-    from evalbot.stats._validation import as_float_vector
-
     x = as_float_vector(means, "means")
     if x.size == 0:
         raise ValueError("`means` must contain at least one item; got an empty array.")
@@ -188,14 +186,9 @@ def mean_of_means_interval(
     k = as_count(repeats, "repeats", minimum=1)
     cl = as_probability(confidence_level, "confidence_level")
     n = int(x.size)
-    p = float(x.mean())
-    p = min(1.0, max(0.0, p))
-    if n >= 2:
-        q = float(stdtrit(n - 1, 0.5 + cl / 2.0))
-        var = float(x.var(ddof=1)) / n
-    else:
-        q = float(ndtri(0.5 + cl / 2.0))
-        var = 0.0
+    p = min(1.0, max(0.0, float(x.mean())))
+    q = float(stdtrit(n - 1, 0.5 + cl / 2.0) if n >= 2 else ndtri(0.5 + cl / 2.0))
+    var = float(x.var(ddof=1)) / n if n >= 2 else 0.0
     if p in (0.0, 1.0) or var <= 0.0:
         n_eff = float(n)
     else:

@@ -12,8 +12,6 @@ from evalbot.stats._validation import as_choice, as_count, as_probability
 from evalbot.stats.pvalue import P_ONE, PValue, exact_pvalue, log10_pvalue, log_binomial_half_tail
 from evalbot.vocabulary import ALPHA, MCNEMAR_METHODS, McNemarMethod
 
-_METHODS = MCNEMAR_METHODS
-
 
 @dataclass(frozen=True, kw_only=True)
 class McNemarResult:
@@ -49,11 +47,12 @@ class McNemarResult:
         return mcnemar(self.discordant, 0, method=self.method).pvalue
 
 
+def method_iv(method: object) -> McNemarMethod:
+    return cast(McNemarMethod, as_choice(method, "method", MCNEMAR_METHODS))
+
+
 def _mcnemar_iv(fixed: object, broken: object, method: object) -> tuple[int, int, McNemarMethod]:
-    b = as_count(fixed, "fixed")
-    c = as_count(broken, "broken")
-    m = cast(McNemarMethod, as_choice(method, "method", _METHODS))
-    return b, c, m
+    return as_count(fixed, "fixed"), as_count(broken, "broken"), method_iv(method)
 
 
 _EXACT_INTEGER_LIMIT = 2000
@@ -166,22 +165,10 @@ def mcnemar(fixed: int, broken: int, *, method: str = "exact") -> McNemarResult:
     if m == "asymptotic":
         stat = max(0, abs(b - c) - 1) ** 2 / n
         detail = asymptotic_pvalue(stat)  # the chi-squared(1) survival function
-        return McNemarResult(
-            statistic=float(stat),
-            pvalue=detail,
-            method=m,
-            fixed=b,
-            broken=c,
-        )
+        return McNemarResult(statistic=float(stat), pvalue=detail, method=m, fixed=b, broken=c)
     k = min(b, c)
     detail = _two_sided_binomial_half(k, n, midp=(m == "midp"))
-    return McNemarResult(
-        statistic=float(b),
-        pvalue=detail,
-        method=m,
-        fixed=b,
-        broken=c,
-    )
+    return McNemarResult(statistic=float(b), pvalue=detail, method=m, fixed=b, broken=c)
 
 
 def mcnemar_smallest_pvalue(discordant: int, *, method: str = "exact") -> PValue:
@@ -200,7 +187,7 @@ def mcnemar_smallest_pvalue(discordant: int, *, method: str = "exact") -> PValue
     (0.0625, 0.03125)
     """
     d = as_count(discordant, "discordant")
-    m = cast(McNemarMethod, as_choice(method, "method", _METHODS))
+    m = method_iv(method)
     return mcnemar(d, 0, method=m).pvalue
 
 
@@ -214,7 +201,7 @@ def mcnemar_min_discordant(alpha: float = ALPHA, *, method: str = "exact") -> in
     (6, 5)
     """
     a = as_probability(alpha, "alpha")
-    m = cast(McNemarMethod, as_choice(method, "method", _METHODS))
+    m = method_iv(method)
     d = 1
     while mcnemar(d, 0, method=m).pvalue.decide(a) != "below":
         d += 1

@@ -98,14 +98,7 @@ def _bisect_noncentrality(df: int, t: float, target: float) -> float:
     while float(nctdtr(df, high, t)) > target:
         high += step
         step *= 2.0
-    for _ in range(200):
-        mid = 0.5 * (low + high)
-        if mid in (low, high):
-            break
-        if float(nctdtr(df, mid, t)) > target:
-            low = mid
-        else:
-            high = mid
+    low, high = bisect(lambda x: float(nctdtr(df, x, t)) > target, low, high)
     return 0.5 * (low + high)
 
 
@@ -709,11 +702,7 @@ def paired_mean_test(
 
 
 def paired_mean_pvalue(
-    baseline: object,
-    candidate: object,
-    *,
-    n_resamples: int = RESAMPLES,
-    seed: int = 0,
+    baseline: object, candidate: object, *, n_resamples: int = RESAMPLES, seed: int = 0
 ) -> tuple[str, PValue]:
     """The method and p-value of :func:`paired_mean_test` (``method="auto"``) alone, without
     its interval, whose search costs most of the time (a slice reports no interval). The

@@ -152,10 +152,9 @@ def tango_bounds(
     ``Z`` decreases in ``delta`` (Tango 1998), so each end is found by bisection, 60 halvings
     on arrays of tables at once.
     """
-    b = np.asarray(fixed, dtype=np.float64)
-    c = np.asarray(broken, dtype=np.float64)
-    n = np.asarray(items, dtype=np.float64)
-    b, c, n = np.broadcast_arrays(b, c, n)
+    b, c, n = np.broadcast_arrays(
+        *(np.asarray(x, dtype=np.float64) for x in (fixed, broken, items))
+    )
     est = (b - c) / n
     ends = []
     for side in (-1.0, 1.0):
@@ -183,11 +182,8 @@ def newcombe_bounds(
     z: float,
 ) -> tuple[FloatArray, FloatArray]:
     """Vectorised Newcombe hybrid score interval, method 10 (no validation)."""
-    a = np.asarray(both_pass, dtype=np.float64)
-    b = np.asarray(fixed, dtype=np.float64)
-    c = np.asarray(broken, dtype=np.float64)
-    d = np.asarray(both_fail, dtype=np.float64)
-    a, b, c, d = np.broadcast_arrays(a, b, c, d)
+    counts = (both_pass, fixed, broken, both_fail)
+    a, b, c, d = np.broadcast_arrays(*(np.asarray(x, dtype=np.float64) for x in counts))
     n = a + b + c + d
     p1 = (a + b) / n  # candidate
     p2 = (a + c) / n  # baseline
@@ -290,12 +286,7 @@ def tango_interval(
 
 
 def newcombe_interval(
-    both_pass: int,
-    fixed: int,
-    broken: int,
-    both_fail: int,
-    *,
-    confidence_level: float = CONFIDENCE,
+    both_pass: int, fixed: int, broken: int, both_fail: int, *, confidence_level: float = CONFIDENCE
 ) -> PairedDifferenceResult:
     """Newcombe's hybrid score interval (his method 10) for the difference of paired rates.
 

@@ -22,8 +22,9 @@ import numpy as np
 import numpy.typing as npt
 from scipy.special import bdtr, betaln, chdtrc, ndtri, xlog1py, xlogy
 
-from evalbot.stats._validation import FloatArray, as_choice, as_count, as_number, as_probability
-from evalbot.vocabulary import ALPHA, MCNEMAR_METHODS, POWER, McNemarMethod
+from evalbot.stats._validation import FloatArray, as_count, as_number, as_probability
+from evalbot.stats.mcnemar import method_iv
+from evalbot.vocabulary import ALPHA, POWER, McNemarMethod
 
 CEIL_FUZZ = 1e-9
 
@@ -63,9 +64,6 @@ IntArray = npt.NDArray[np.int64]
 SearchRule = Literal["smallest", "bisection", "normal approximation"]
 
 
-METHODS = MCNEMAR_METHODS
-
-
 def rates_iv(fix_rate: object, break_rate: object, *, differ: bool) -> tuple[float, float]:
     pf = as_probability(fix_rate, "fix_rate", open_low=False, open_high=False)
     pb = as_probability(break_rate, "break_rate", open_low=False, open_high=False)
@@ -79,10 +77,6 @@ def rates_iv(fix_rate: object, break_rate: object, *, differ: bool) -> tuple[flo
             f"got {fix_rate!r} and {break_rate!r}."
         )
     return pf, pb
-
-
-def method_iv(method: object) -> McNemarMethod:
-    return cast(McNemarMethod, as_choice(method, "method", METHODS))
 
 
 def design_effect_iv(design_effect: object) -> float:
@@ -167,18 +161,11 @@ def critical_counts(d: IntArray, alpha: float, method: McNemarMethod) -> IntArra
     return k
 
 
-def conditional_power(d: IntArray, k: IntArray, share: float) -> FloatArray:
+def conditional_power(d: IntArray, k: IntArray, share: float) -> tuple[FloatArray, FloatArray]:
     """P(reject | D = d) when a discordant item is fixed with probability ``share``:
-    ``P(fixed <= k) + P(broken <= k)`` (0 where ``k = -1``), over consecutive ``d`` by
-    one recurrence each."""
-    return conditional_power_slope(d, k, share)[0]
-
-
-def conditional_power_slope(
-    d: IntArray, k: IntArray, share: float
-) -> tuple[FloatArray, FloatArray]:
-    """:func:`conditional_power` and its derivative in ``share``: ``d/ds P(Bin(d, s) <= k)
-    = -d P(Bin(d - 1, s) = k)``, and the other tail's mirror image."""
+    ``P(fixed <= k) + P(broken <= k)`` (0 where ``k = -1``), and its derivative in ``share``:
+    ``d/ds P(Bin(d, s) <= k) = -d P(Bin(d - 1, s) = k)``, and the other tail's mirror
+    image."""
     d = np.asarray(d, dtype=np.int64)
     k = np.asarray(k, dtype=np.int64)
     low, low_term = binom_cdf(k, d, share), binom_pmf(k, d - 1, share)  # fixed <= k
@@ -230,7 +217,7 @@ class Binomial:
 class PowerCurve:
     """The exact power of McNemar's test as a function of the number of items.
 
-    Holds the critical count and conditional power for every discordant count up to a cap
+    Holds the conditional power (from the critical count) of every discordant count up to a cap
     that grows on demand, so that evaluating many sizes costs one weighted sum each.
     """
 
@@ -242,7 +229,6 @@ class PowerCurve:
         self.method = method
         self.binomial = Binomial(min(1.0, self.psi))
         self.cap = -1
-        self.k: IntArray = np.zeros(0, dtype=np.int64)
         self.cond: FloatArray = np.zeros(0, dtype=np.float64)
 
     def ensure(self, max_d: int) -> None:
@@ -252,8 +238,7 @@ class PowerCurve:
         cap = max(max_d + max_d // 8, 64)
         d = np.arange(self.cap + 1, cap + 1, dtype=np.int64)
         k = critical_counts(d, self.alpha, self.method)
-        self.k = np.concatenate([self.k, k])
-        self.cond = np.concatenate([self.cond, conditional_power(d, k, self.share)])
+        self.cond = np.concatenate([self.cond, conditional_power(d, k, self.share)[0]])
         self.cap = cap
 
     def power(self, n: IntArray | list[int]) -> FloatArray:
@@ -277,7 +262,7 @@ class PowerCurve:
         if 2.0 * _WINDOW_SD * math.sqrt(n * self.psi * (1.0 - self.psi)) > _MAX_WINDOW:
             return math.nan
         d, w = self.binomial.counts(n)
-        cond = conditional_power(d, critical_counts(d, self.alpha, self.method), self.share)
+        cond = conditional_power(d, critical_counts(d, self.alpha, self.method), self.share)[0]
         return float(min(1.0, np.sum(w * cond)))
 
     def weighted(self, n: int, values: FloatArray) -> float:
@@ -321,15 +306,19 @@ def first_crossing(values: Callable[[int], float], low: int, high: int, target: 
     return high
 
 
+def smallest_reaching(values: Callable[[int], float], start: int, target: float) -> int:
+    """A size with ``values(size) >= target``: grow from ``start`` by an eighth, then bisect
+    (``values`` treated as monotone only to find *a* size with enough power)."""
+    low, high = 0, start
+    while values(high) < target:
+        low, high = high, high + max(1, high // 8)
+    return first_crossing(values, low, high, target)
+
+
 def exact_search(curve: PowerCurve, start: int, pw: float) -> tuple[int, SearchRule, int | None]:
     """``(items, rule, stable_items)`` by the rule of :func:`mcnemar_sample_size`."""
-    # A size with enough power: start at the normal plan and grow, then bisect (treating
-    # the power as monotone only to find *a* size with enough power, never the answer).
-    high = max(1, start)
-    low = 0
-    while curve.at(high) < pw:
-        low, high = high, high + max(1, high // 8)
-    high = first_crossing(curve.at, low, high, pw)
+    # A size with enough power, from the normal plan (never the answer itself).
+    high = smallest_reaching(curve.at, max(1, start), pw)
     # Every size whose monotone upper bound is below the target is ruled out.
     curve.ensure(counts_needed(high, curve.psi))
     upper = curve.upper_envelope()
@@ -529,15 +518,12 @@ def mcnemar_minimum_detectable_effect(
 
     def evaluate(share: float) -> tuple[float, float]:
         if share not in known:
-            power, slope = conditional_power_slope(d, k, share)
+            power, slope = conditional_power(d, k, share)
             known[share] = float(np.sum(w * power)), float(np.sum(w * slope))
         return known[share]
 
     def power_at(share: float) -> float:
         return evaluate(share)[0]
-
-    def slope_at(share: float) -> float:
-        return evaluate(share)[1]
 
     start = 0.5 + normal / (2.0 * psi) if math.isfinite(normal) else 0.75
     if math.isfinite(normal):
@@ -546,7 +532,9 @@ def mcnemar_minimum_detectable_effect(
     if power_at(1.0) < pw:
         return result(math.nan, math.nan, math.nan)
     share = (
-        _solve(lambda s: power_at(s) - pw, slope_at, 0.5, 1.0, start) if power_at(0.5) < pw else 0.5
+        _solve(lambda s: power_at(s) - pw, lambda s: evaluate(s)[1], 0.5, 1.0, start)
+        if power_at(0.5) < pw
+        else 0.5
     )
     return result(psi * (2.0 * share - 1.0), share, power_at(share))
 
@@ -628,12 +616,7 @@ class SampleSizeResult:
 
 
 def mcnemar_exact_power(
-    fix_rate: float,
-    break_rate: float,
-    items: int,
-    *,
-    alpha: float = ALPHA,
-    method: str = "exact",
+    fix_rate: float, break_rate: float, items: int, *, alpha: float = ALPHA, method: str = "exact"
 ) -> float:
     """Exact power of the two-sided McNemar test (``method``) with ``items`` items.
 
@@ -768,10 +751,7 @@ def mcnemar_sample_size(
         items, rule = normal_items, "normal approximation"
         reached = curve.at_window(items)
     elif normal_pairs > _WINDOW_ONLY_PAIRS:
-        high, low = normal_items, 0
-        while curve.at_window(high) < pw:
-            low, high = high, high + max(1, high // 8)
-        items, rule = first_crossing(curve.at_window, low, high, pw), "bisection"
+        items, rule = smallest_reaching(curve.at_window, normal_items, pw), "bisection"
         reached = curve.at_window(items)
     else:
         items, rule, stable = exact_search(curve, normal_items, pw)
@@ -779,7 +759,7 @@ def mcnemar_sample_size(
     total = max(1, ceil_fuzzy(items * deff))
     pairs = ceil_fuzzy(total * curve.psi)
     d = np.array([pairs], dtype=np.int64)
-    conditional = float(conditional_power(d, critical_counts(d, a, m), curve.share)[0])
+    conditional = float(conditional_power(d, critical_counts(d, a, m), curve.share)[0][0])
     return SampleSizeResult(
         items=total,
         exact_power=reached,

@@ -62,12 +62,7 @@ class PValue(float):
     resolution: float | None
 
     def __new__(
-        cls,
-        value: float,
-        *,
-        log10: float,
-        bound: Bound = "exact",
-        resolution: float | None = None,
+        cls, value: float, *, log10: float, bound: Bound = "exact", resolution: float | None = None
     ) -> PValue:
         self = super().__new__(cls, value)
         for name, given in (("log10", log10), ("bound", bound), ("resolution", resolution)):
@@ -136,9 +131,7 @@ P_ONE = PValue(value=1.0, log10=0.0)
 
 def _format_log10(log10: float, digits: int) -> str:
     if log10 >= -300.0:
-        value = 10.0**log10
-        text = f"{value:.{digits}g}"
-        return text
+        return f"{10.0**log10:.{digits}g}"
     exponent = math.floor(log10)
     mantissa = 10.0 ** (log10 - exponent)
     if round(mantissa, digits - 1) >= 10.0:
@@ -196,13 +189,10 @@ def log_binomial_half_tail(k: int, n: int) -> tuple[float, float]:
     when they underflow. ``k <= n / 2`` makes the sum converge fast; it is exact otherwise too.
     """
     log_at = math.lgamma(n + 1) - math.lgamma(k + 1) - math.lgamma(n - k + 1) - n * math.log(2.0)
-    total = 1.0
-    term = 1.0
-    i = k
-    while i > 0:
+    total = term = 1.0
+    for i in range(k, 0, -1):
         term *= i / (n - i + 1)
         total += term
         if term < 1e-17 * total:
             break
-        i -= 1
     return log_at + math.log(total), log_at

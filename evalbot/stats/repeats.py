@@ -160,8 +160,7 @@ def repeats_matrix(
             f"item {item!r} has {counts[item]}."
         )
     matrix = np.array(
-        [[rows[item][e] for e in sorted(rows[item])] for item in order],
-        dtype=np.float64,
+        [[rows[item][e] for e in sorted(rows[item])] for item in order], dtype=np.float64
     ).reshape(len(order), k)
     return order, matrix
 
@@ -390,13 +389,8 @@ def allocate_budget(
     def se(n: int, k: int) -> float:
         return math.sqrt((sb + w / k) / n)
 
-    n_best = pool
-    k_best = b // n_best
-    options = []
-    for k in range(1, min(10, b) + 1):
-        n = min(pool, b // k)
-        if n >= 1:
-            options.append((n, k, se(n, k)))
+    n_best, k_best = pool, b // pool
+    options = [(n, k, se(n, k)) for k in range(1, min(10, b) + 1) if (n := min(pool, b // k)) >= 1]
     return BudgetAllocation(
         items=n_best,
         repeats=k_best,

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import cast
 
 import numpy as np
 
@@ -81,8 +82,7 @@ def mixture_log_likelihood_ratio(
     x = np.asarray(fixed, dtype=np.float64)
     y = np.asarray(broken, dtype=np.float64)
     c = concentration
-    out: FloatArray = (x + y) * _LN2 + betaln(c + x, c + y) - betaln(c, c)
-    return out
+    return cast(FloatArray, (x + y) * _LN2 + betaln(c + x, c + y) - betaln(c, c))
 
 
 def mixture_sprt(fixed: int, broken: int, *, concentration: float = 1.0) -> SequentialResult:
@@ -178,8 +178,7 @@ def sequential_pvalues(fixed: object, broken: object, *, concentration: float = 
         raise ValueError("`fixed` and `broken` must be non-negative, non-decreasing counts.")
     log_lr = mixture_log_likelihood_ratio(x, y, concentration=c)
     running = np.maximum.accumulate(log_lr, axis=-1)
-    out: FloatArray = np.minimum(1.0, np.exp(-running))
-    return out
+    return np.minimum(1.0, np.exp(-running))
 
 
 @dataclass(frozen=True, kw_only=True)

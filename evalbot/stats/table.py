@@ -71,8 +71,7 @@ def compute_paired_table(baseline: npt.ArrayLike, candidate: npt.ArrayLike) -> P
         if bad.size:
             i = int(bad[0])
             raise ValueError(f"`{name}` must hold 0/1 outcomes; got {arr[i]!r} at index {i}.")
-    b = base.astype(bool)
-    c = cand.astype(bool)
+    b, c = base.astype(bool), cand.astype(bool)
     return PairedTable(
         both_pass=int(np.count_nonzero(b & c)),
         fixed=int(np.count_nonzero(~b & c)),
@@ -218,11 +217,8 @@ def two_proportion_ztest(
     pb, pc = kb / nb, kc / nc
     pooled = (kb + kc) / (nb + nc)
     se = math.sqrt(pooled * (1.0 - pooled) * (1.0 / nb + 1.0 / nc))
-    if se == 0.0:
-        z, p = 0.0, 1.0
-    else:
-        z = (pc - pb) / se
-        p = min(1.0, 2.0 * float(ndtr(-abs(z))))
+    z = (pc - pb) / se if se else 0.0
+    p = min(1.0, 2.0 * float(ndtr(-abs(z))))  # 1 when se = 0
     return TwoProportionResult(
         statistic=z,
         pvalue=p,
