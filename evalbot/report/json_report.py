@@ -10,6 +10,7 @@ import math
 from typing import Any
 
 from evalbot import __version__
+from evalbot.compare import records
 from evalbot.compare.records import Comparison, CostResult, F1Result, RepeatsSide, Side, SliceResult
 from evalbot.plan.rules.decision import Decision
 from evalbot.plan.rules.reasons import Reason
@@ -160,7 +161,7 @@ def _bootstrap(c: Comparison) -> JSONObject | None:
         "estimate": finite(boot.statistic),
         "ci": _finite_pair(boot.confidence_interval),
         "confidence": boot.confidence_level,
-        "method": _bootstrap_method(boot),
+        "method": records.describe(boot)[1],
         "resampled": boot.resampled,
         "units": boot.n_units,
         "resamples": boot.n_resamples,
@@ -169,10 +170,6 @@ def _bootstrap(c: Comparison) -> JSONObject | None:
         "standard_error": finite(boot.standard_error),
         "decides": c.interval == "bootstrap",
     }
-
-
-def _bootstrap_method(diff: BootstrapResult) -> str:
-    return f"paired bootstrap ({diff.method}, resampling {diff.resampled})"
 
 
 def _test(c: Comparison, decision: Decision) -> JSONObject:
@@ -283,7 +280,7 @@ def _resampled_difference(diff: BootstrapResult | None) -> JSONObject | None:
     return {
         "estimate": diff.statistic,
         "ci": list(diff.confidence_interval),
-        "method": _bootstrap_method(diff),
+        "method": records.describe(diff)[1],
         "standard_error": diff.standard_error,
         **pvalue_json(diff.pvalue),
         "n_undefined": diff.n_undefined,
@@ -379,13 +376,12 @@ def _rules_out(decision: Decision, comparison: Comparison | None) -> JSONObject 
     """For a null verdict: the effects outside the interval are ruled out at its level."""
     if comparison is None or decision.outcome != "no_significant_difference":
         return None
-    difference = comparison.difference
     if not comparison.finite:
         return None
-    ci = difference.confidence_interval
+    ci = comparison.difference.confidence_interval
     return {
         "below": ci.low,
         "above": ci.high,
-        "confidence": difference.confidence_level,
+        "confidence": comparison.difference.confidence_level,
         "unit": "pp" if comparison.metric == "pass_rate" else "score",
     }

@@ -60,34 +60,13 @@ def p_clause(pvalue: str) -> str:
     return Markdown(clause) if isinstance(pvalue, Markdown) else clause
 
 
-def format_estimate(estimate: float, *, percent: bool) -> Markdown:
-    """ "+4.3 pp" for rates; "+0.043" for scores."""
-    if percent:
-        return Markdown(f"{signed(estimate * 100, 1)} pp")
-    return signed(estimate, 3)
-
-
-def format_end(value: float, *, percent: bool) -> Markdown:
-    """An interval's end: "7.5" (percentage points) or "0.075"; "-∞" or "+∞" unbounded. An end
-    that is not zero never reads as zero: it gets the digits that show its sign ("-0.04")."""
-    if math.isinf(value):
-        return Markdown("+∞" if value > 0 else "-∞")
-    shown, digits = (value * 100.0, 1) if percent else (value, 3)
-    text = f"{shown:.{digits}f}"
-    if shown != 0.0 and float(text) == 0.0:
-        more = min(digits + 6, -math.floor(math.log10(abs(shown))))
-        text = f"{shown:.{more}f}"
-    return Markdown(text)
-
-
 def format_effect(estimate: float, low: float, high: float, *, percent: bool) -> Markdown:
     """ "+4.3 pp [1.0, 7.5]" for rates; "+0.043 [0.010, 0.075]" for scores; an interval
     unbounded both ways says so: "+0.230 [unbounded: too few items]"."""
-    shown = format_estimate(estimate, percent=percent)
+    scale = Scale(percent=percent)
     if math.isinf(low) and math.isinf(high):
-        return Markdown(f"{shown} [unbounded: too few items]")
-    low_text, high_text = format_end(low, percent=percent), format_end(high, percent=percent)
-    return Markdown(f"{shown} [{low_text}, {high_text}]")
+        return Markdown(f"{scale.difference(estimate)} [unbounded: too few items]")
+    return Markdown(f"{scale.difference(estimate)} [{scale.end(low)}, {scale.end(high)}]")
 
 
 def signed(value: float, digits: int) -> Markdown:
@@ -174,7 +153,17 @@ class Scale:
         return f"[{low}, {high}]{self.unit}"
 
     def end(self, value: float) -> Markdown:
-        return format_end(value, percent=self.percent)
+        """An interval's end: "7.5" (percentage points) or "0.075"; "-∞" or "+∞" unbounded. An
+        end that is not zero never reads as zero: it gets the digits that show its sign
+        ("-0.04")."""
+        if math.isinf(value):
+            return Markdown("+∞" if value > 0 else "-∞")
+        shown, digits = value * self.factor, self.digits
+        text = f"{shown:.{digits}f}"
+        if shown != 0.0 and float(text) == 0.0:
+            more = min(digits + 6, -math.floor(math.log10(abs(shown))))
+            text = f"{shown:.{more}f}"
+        return Markdown(text)
 
     def difference(self, value: float) -> Markdown:
         """A difference with its sign: "+4.0 pp", "-0.120", "±0.0 pp"."""

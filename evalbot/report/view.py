@@ -295,7 +295,7 @@ def build_view(
         if any("cluster" in s.test for s in c.slices)
         else None,
         secondary=_secondary_rows(c),
-        repeats=[_repeats_row(side, rep, scale) for side, rep in _repeat_sides(c)],
+        repeats=[_repeats_row(side, rep, scale) for side, rep in words.repeat_sides(c)],
         flaky=_flaky(c, max_ids=max_ids, item_url=item_url),
         power=words.power_lines(c, scale),
         **_plan(decision, config, scale),
@@ -337,12 +337,7 @@ def _table(c: Comparison) -> dict[str, Any]:
         return {"table": None, "net": EMPTY, "churn": EMPTY}
     net, share = t.fixed - t.broken, t.discordant / t.items * 100 if t.items else 0.0
     return {
-        "table": {
-            "both_pass": t.both_pass,
-            "fixed": t.fixed,
-            "broken": t.broken,
-            "both_fail": t.both_fail,
-        },
+        "table": {key: getattr(t, key) for key in ("both_pass", "fixed", "broken", "both_fail")},
         "net": Markdown(f"{net:+d} {plural(net, 'items')}"),
         "churn": Markdown(
             f"{t.discordant} {plural(t.discordant, 'items')} changed ({share:.1f} %)"
@@ -421,11 +416,6 @@ def _secondary_rows(c: Comparison) -> list[SecondaryRow]:
         )
         for m in c.secondary
     ]
-
-
-def _repeat_sides(c: Comparison) -> list[tuple[str, RepeatsSide]]:
-    sides = (("baseline", c.repeats_baseline), ("candidate", c.repeats_candidate))
-    return [(side, rep) for side, rep in sides if rep is not None]
 
 
 def _repeats_row(side: str, rep: RepeatsSide, scale: Scale) -> RepeatsRow:

@@ -21,7 +21,6 @@ from evalbot.report.numbers import (
     alpha_text,
     count,
     format_effect,
-    format_estimate,
     format_pvalue,
     maybe,
     number_text,
@@ -149,11 +148,8 @@ def not_evaluated_words(r: Reason) -> str:
     d = r.details
     sides = [
         f"{number_text(n)} by the {side} only"
-        for side, n in (
-            ("baseline", d.get("baseline_only")),
-            ("candidate", d.get("candidate_only")),
-        )
-        if n
+        for side in ("baseline", "candidate")
+        if (n := d.get(f"{side}_only"))
     ]
     if d.get("both"):
         sides.append(f"{number_text(d.get('both'))} by neither")
@@ -371,7 +367,7 @@ def verdict_words(c: Comparison, decision: Decision, scale: Scale) -> dict[str, 
 
 def _explanation(c: Comparison, decision: Decision, scale: Scale, words: dict[str, Any]) -> str:
     p, alpha, confidence = p_clause(words["pvalue"]), words["alpha"], words["confidence"]
-    moved = _what_moved(c, format_estimate(c.difference.statistic, percent=scale.percent))
+    moved = _what_moved(c, scale.difference(c.difference.statistic))
     if decision.identical:
         return (
             f"{moved}: the two runs are identical item for item, so there is no change to "
@@ -486,7 +482,7 @@ def power_lines(c: Comparison, scale: Scale) -> list[Markdown]:
         line = f"{changing}, no net change is detectable with {with_power}."
     lines = [Markdown(line)]
     if pw.items_needed is not None:
-        change = format_estimate(c.difference.statistic, percent=scale.percent)
+        change = scale.difference(c.difference.statistic)
         lines.append(
             Markdown(
                 f"To detect the observed change ({change}) with {with_power}, about "
@@ -607,10 +603,15 @@ def f1_note(c: Comparison, confidence: str) -> Markdown | None:
     return Markdown(text + ".")
 
 
+def repeat_sides(c: Comparison) -> list[tuple[str, RepeatsSide]]:
+    """The sides whose items were sampled several times, by name."""
+    sides = (("baseline", c.repeats_baseline), ("candidate", c.repeats_candidate))
+    return [(side, rep) for side, rep in sides if rep is not None]
+
+
 def repeats_notes(c: Comparison, scale: Scale) -> list[Markdown]:
     """Per side with repeats: pass@k, the standard error and the budget's advice."""
-    sides = (("baseline", c.repeats_baseline), ("candidate", c.repeats_candidate))
-    return [_repeats_note(side, rep, scale) for side, rep in sides if rep is not None]
+    return [_repeats_note(side, rep, scale) for side, rep in repeat_sides(c)]
 
 
 def _repeats_note(side: str, rep: RepeatsSide, scale: Scale) -> Markdown:
