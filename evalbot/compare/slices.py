@@ -1,14 +1,6 @@
-"""Pure: each ``slice`` (stratum) compared on its own, with Benjamini-Hochberg q-values over
-the slices.
-
-Without clusters a pass/fail slice is tested by McNemar's test and a score slice by the
-primary's test for scores (sign-flip up to 1,000 items, paired t above; the paired bootstrap
-under ``test: bootstrap``). When items share clusters, each slice is tested like the primary
-metric, restricted to the slice's items: the cluster sign-flip test
-(:func:`evalbot.stats.clusters.clustered_mean_test`), or the cluster bootstrap under
-``test: bootstrap``. A cluster whose items fall in several slices contributes, in each slice,
-the unit made of its items there (a slice's test sees only its own items; the units of one
-slice stay independent of each other)."""
+"""Pure: each ``slice`` (stratum) compared on its own, tested as the primary metric would be
+on the slice's items alone (:func:`_slice` says how), with Benjamini-Hochberg q-values over
+the slices."""
 
 from __future__ import annotations
 

@@ -38,18 +38,18 @@ def _pick(record: object, *names: str) -> JSONObject:
     return {name: getattr(record, name) for name in names}
 
 
-def pvalue_json(p: PValue, key: str = "pvalue") -> JSONObject:
+def pvalue_json(p: PValue) -> JSONObject:
     """A p-value and its precision, never 0 for a positive p-value: ``pvalue`` (an upper bound
     when that is all the method knows), ``pvalue_kind`` (``exact``, ``upper_bound`` or
     ``below_float_range``), ``pvalue_log10`` (of the p-value or the bound),
     ``pvalue_resolution`` (the smallest p-value the method can give; ``null``: no floor) and
     ``pvalue_text`` (as the report words it)."""
     return {
-        key: p.reportable,
-        f"{key}_kind": p.kind,
-        f"{key}_log10": finite(p.log10),
-        f"{key}_resolution": p.resolution,
-        f"{key}_text": word_pvalue(p),
+        "pvalue": p.reportable,
+        "pvalue_kind": p.kind,
+        "pvalue_log10": finite(p.log10),
+        "pvalue_resolution": p.resolution,
+        "pvalue_text": word_pvalue(p),
     }
 
 

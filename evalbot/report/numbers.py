@@ -63,7 +63,7 @@ def p_clause(pvalue: str) -> str:
 def format_effect(estimate: float, low: float, high: float, *, percent: bool) -> Markdown:
     """ "+4.3 pp [1.0, 7.5]" for rates; "+0.043 [0.010, 0.075]" for scores; an interval
     unbounded both ways says so: "+0.230 [unbounded: too few items]"."""
-    scale = Scale(percent=percent)
+    scale = PERCENT if percent else SCORES
     if math.isinf(low) and math.isinf(high):
         return Markdown(f"{scale.difference(estimate)} [unbounded: too few items]")
     return Markdown(f"{scale.difference(estimate)} [{scale.end(low)}, {scale.end(high)}]")
@@ -120,24 +120,15 @@ def share_text(value: float | str | int | None) -> str:
     return f"{float(value or 0.0) * 100:.1f} %"
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True)
 class Scale:
-    """How a comparison's numbers are shown: pass rates in percent and percentage points,
-    mean scores as they are."""
+    """How a comparison's numbers are shown: pass rates in percent and percentage points
+    (:data:`PERCENT`), mean scores as they are (:data:`SCORES`)."""
 
     percent: bool
-
-    @property
-    def unit(self) -> Markdown:
-        return Markdown(" pp" if self.percent else "")
-
-    @property
-    def factor(self) -> float:
-        return 100.0 if self.percent else 1.0
-
-    @property
-    def digits(self) -> int:
-        return 1 if self.percent else 3
+    unit: Markdown  # " pp" or ""
+    factor: float  # 100 or 1
+    digits: int  # decimals of a difference
 
     def rate(self, value: float) -> Markdown:
         return Markdown(f"{value * 100:.1f} %" if self.percent else f"{value:.3f}")
@@ -174,7 +165,8 @@ class Scale:
         return f"{float(value or 0.0) * self.factor:{sign}.{self.digits}f}{self.unit}"
 
 
-PERCENT = Scale(percent=True)
+PERCENT = Scale(True, Markdown(" pp"), 100.0, 1)
+SCORES = Scale(False, Markdown(""), 1.0, 3)
 
 
 def interval_picture(

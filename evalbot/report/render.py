@@ -31,9 +31,6 @@ COMMENT_SLICE_LIMIT = 40
 #: Job summaries may be up to 1 MiB; stay well inside it.
 SUMMARY_LIMIT = 512 * 1024
 
-#: Untrusted text as inert Markdown, as the ``md`` filter does.
-md_escape = md.escape
-
 _FOREIGN_MARKER = re.compile(r"<!--(?=\s*evalbot)")
 
 

@@ -22,6 +22,8 @@ from evalbot.report import text as md
 from evalbot.report import words
 from evalbot.report.docs import GLOSSARY_URL
 from evalbot.report.numbers import (
+    PERCENT,
+    SCORES,
     Scale,
     format_effect,
     format_pvalue,
@@ -251,7 +253,7 @@ def build_view(
     of ``config_path``; ``provenance``, ``history`` and ``notes`` (Markdown; a plain ``str`` is
     escaped) come from the action, ``inputs`` (the files compared) from the CLI.
     """
-    c, scale = comparison, Scale(percent=comparison.metric == "pass_rate")
+    c, scale = comparison, PERCENT if comparison.metric == "pass_rate" else SCORES
     verdict = words.verdict_words(c, decision, scale)
     symbol, label = OUTCOME_LABELS[decision.outcome]
     hexdigits = "".join(ch for ch in c.paired.fingerprint if ch in string.hexdigits)

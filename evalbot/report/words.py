@@ -17,6 +17,7 @@ from evalbot.plan.rules.reasons import Reason
 from evalbot.report import text as md
 from evalbot.report.numbers import (
     PERCENT,
+    SCORES,
     Scale,
     alpha_text,
     count,
@@ -135,7 +136,7 @@ def _max_broken(r: Reason) -> str:
 
 def _margin(r: Reason) -> str:
     confidence = float(r.details.get("confidence") or 0.95) * 100
-    scale = Scale(percent=r.unit == "pp")
+    scale = PERCENT if r.unit == "pp" else SCORES
     return (
         f"gate: the {confidence:g} % interval reaches {scale.amount(r.observed, '+')}, "
         f"not above -gate.margin = {scale.amount(r.threshold, '+')}: non-inferiority "
@@ -480,16 +481,14 @@ def power_lines(c: Comparison, scale: Scale) -> list[Markdown]:
         line = "No item changed outcome, so the eval's sensitivity cannot be estimated."
     else:
         line = f"{changing}, no net change is detectable with {with_power}."
-    lines = [Markdown(line)]
-    if pw.items_needed is not None:
-        change = scale.difference(c.difference.statistic)
-        lines.append(
-            Markdown(
-                f"To detect the observed change ({change}) with {with_power}, about "
-                f"{pw.items_needed:,} items would be needed."
-            )
-        )
-    return lines
+    if pw.items_needed is None:
+        return [Markdown(line)]
+    change = scale.difference(c.difference.statistic)
+    needed = f"{pw.items_needed:,} items would be needed"
+    return [
+        Markdown(line),
+        Markdown(f"To detect the observed change ({change}) with {with_power}, about {needed}."),
+    ]
 
 
 def difference_method(c: Comparison) -> Markdown:

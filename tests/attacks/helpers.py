@@ -56,7 +56,7 @@ def strip_state(body: str) -> str:
 
 
 def plain(markdown: str) -> str:
-    """Markdown with render.md_escape's backslashes and word joiners taken out."""
+    """Markdown with text.escape's backslashes and word joiners taken out."""
     return re.sub(r"\\([!-/:-@\[-`{-~])", r"\1", markdown).replace("\u2060", "")
 
 

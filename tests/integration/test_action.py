@@ -25,7 +25,7 @@ MARKER = "<!-- evalbot:evalbot -->"
 
 
 def plain(body: str) -> str:
-    """The comment's text with render.md_escape's backslashes and word joiners taken out."""
+    """The comment's text with text.escape's backslashes and word joiners taken out."""
     return re.sub(r"\\([!-/:-@\[-`{-~])", r"\1", body).replace("\u2060", "")
 
 

@@ -17,13 +17,8 @@ from markdown_it.token import Token
 
 from evalbot.errors import ConfigError
 from evalbot.report.docs import GLOSSARY_URL
-from evalbot.report.render import (
-    md_escape,
-    render_check,
-    render_comment,
-    render_markdown,
-    render_summary,
-)
+from evalbot.report.render import render_check, render_comment, render_markdown, render_summary
+from evalbot.report.text import escape as md_escape
 from evalbot.report.view import ItemEntry, ItemList, View
 from tests.golden.scenarios import HOSTILE_IDS, MARKER, SCENARIOS, STATE
 
