@@ -63,6 +63,10 @@ class TemplateLimitError(Exception):
     """A user's template went past one of its :class:`Limits` (the message says which)."""
 
 
+def output_limit(most: int) -> TemplateLimitError:
+    return TemplateLimitError(f"the output passed {most:,} characters")
+
+
 class TemplateTimeout(BaseException):  # like KeyboardInterrupt: no `except Exception` eats it
     """Raised inside a rendering that ran out of time."""
 
@@ -83,7 +87,7 @@ def _finalizer(escape: Callable[[object], md.Markdown], most: int | None) -> Cal
         if isinstance(value, md.Markdown | int | float):
             return value
         if most is not None and isinstance(value, str) and len(value) > most:
-            raise TemplateLimitError(f"the output passed {most:,} characters")
+            raise output_limit(most)
         return escape(value)
 
     return finalize
@@ -390,9 +394,7 @@ def render_limited(
             for chunk in output:
                 size += len(chunk)
                 if size > limits.output_chars:
-                    raise TemplateLimitError(
-                        f"the output passed {limits.output_chars:,} characters"
-                    )
+                    raise output_limit(limits.output_chars)
                 chunks.append(chunk)
         finally:
             output.close()
