@@ -707,12 +707,13 @@ def _share(args: argparse.Namespace, config: Config) -> Discordance | BaselineRa
 def run_action(args: argparse.Namespace, out: TextIO) -> int:
     """The GitHub Actions entrypoint: the runner's environment in, the real adapters built here."""
     from evalbot.action import run_action as action  # PyGithub loads only for the action
-    from evalbot.github.client import GitHubClient, drop_network_environment, make_client
+    from evalbot.github.client import GitHubClient, make_client
     from evalbot.github.runner import (
         ActionsEnv,
         LocalWorkspace,
         Settings,
         cancel_on_signals,
+        drop_network_environment,
         parse_settings,
     )
 

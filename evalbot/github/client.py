@@ -10,7 +10,7 @@ import math
 import re
 import secrets
 import time
-from collections.abc import Callable, MutableMapping
+from collections.abc import Callable
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from datetime import datetime
@@ -52,8 +52,6 @@ USER_AGENT = "evalbot"
 #: name per check suite).
 MAX_LISTED = 1000
 _TRUNCATED = "\n\n… (truncated by evalbot: GitHub's size limit)"
-#: Variables requests reads when a session trusts the environment, besides ``*_proxy``.
-_NETWORK_VARIABLES = frozenset({"REQUESTS_CA_BUNDLE", "CURL_CA_BUNDLE", "NETRC"})
 T = TypeVar("T")
 G = TypeVar("G", bound=GithubObject)
 
@@ -609,19 +607,3 @@ def make_client(
         backoff=backoff,
         max_wait=max_wait,
     )
-
-
-def drop_network_environment(environ: MutableMapping[str, str]) -> list[str]:
-    """Take the variables that would route or verify evalbot's requests out of ``environ``
-    (every ``*_proxy`` in any case, ``REQUESTS_CA_BUNDLE``, ``CURL_CA_BUNDLE``, ``NETRC``): a
-    step before evalbot's can set them through ``$GITHUB_ENV``, and a proxy sees the token.
-    evalbot's own session has ``trust_env = False``; PyGithub's sessions trust the environment
-    and cannot be told otherwise. Returns the names taken out."""
-    names = [
-        name
-        for name in environ
-        if name.lower().endswith("_proxy") or name.upper() in _NETWORK_VARIABLES
-    ]
-    for name in names:
-        del environ[name]
-    return sorted(names)

@@ -1,7 +1,7 @@
 """The runner: the action's inputs as :class:`Settings`, the step's side channels
 (:class:`ActionsEnv`: outputs, job summary, workflow commands escaped as ``toolkit/core`` does,
-messages as one line of plain text), its files (:class:`LocalWorkspace`) and its stop signals
-(:func:`cancel_on_signals`).
+messages as one line of plain text), its files (:class:`LocalWorkspace`), its stop signals
+(:func:`cancel_on_signals`) and the network variables evalbot ignores.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import secrets
 import signal
 import sys
 import threading
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, MutableMapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
@@ -331,6 +331,26 @@ class ActionsEnv:
             return
         with Path(self._summary_path).open("a", encoding="utf-8") as out:
             out.write(markdown if markdown.endswith("\n") else markdown + "\n")
+
+
+#: Variables requests reads when a session trusts the environment, besides ``*_proxy``.
+_NETWORK_VARIABLES = frozenset({"REQUESTS_CA_BUNDLE", "CURL_CA_BUNDLE", "NETRC"})
+
+
+def drop_network_environment(environ: MutableMapping[str, str]) -> list[str]:
+    """Take the variables that would route or verify evalbot's requests out of ``environ``
+    (every ``*_proxy`` in any case, ``REQUESTS_CA_BUNDLE``, ``CURL_CA_BUNDLE``, ``NETRC``): a
+    step before evalbot's can set them through ``$GITHUB_ENV``, and a proxy sees the token.
+    evalbot's own session has ``trust_env = False``; PyGithub's sessions trust the environment
+    and cannot be told otherwise. Returns the names taken out."""
+    names = [
+        name
+        for name in environ
+        if name.lower().endswith("_proxy") or name.upper() in _NETWORK_VARIABLES
+    ]
+    for name in names:
+        del environ[name]
+    return sorted(names)
 
 
 _STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT)
