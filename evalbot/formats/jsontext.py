@@ -195,8 +195,7 @@ def _located(text: str, source: str, value: Any, parse: _Parse) -> str:
     except (msgspec.DecodeError, RecursionError):
         return message  # msgspec reads no NaN: no line then
     line = data.count(b"\n", 0, data.find(raw)) + 1
-    found = _first_problem(value, parse, f"{source}:{line}", starts=True)[1]
-    return found
+    return _first_problem(value, parse, f"{source}:{line}", starts=True)[1]
 
 
 def _longest(value: Any) -> int:
@@ -225,9 +224,7 @@ def _first_problem(
         if isinstance(node, dict | list):
             children = node.items() if isinstance(node, dict) else enumerate(node)
             stack.extend(reversed([(child, [*steps, step]) for step, child in children]))
-    raise AssertionError(
-        "every noted problem is in the value"
-    )  # pragma: no cover - noted when read
+    raise AssertionError("every noted problem is in the value")  # pragma: no cover
 
 
 def jsonl_records(

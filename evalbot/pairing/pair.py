@@ -14,6 +14,7 @@ import itertools
 import operator
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -37,11 +38,11 @@ class Alignment:
     pos_cand: IntArray
     identity: bool
 
-    def baseline(self, column: FloatArray) -> FloatArray:
+    def baseline(self, column: npt.NDArray[Any]) -> FloatArray:
         """The baseline's ``column`` in the paired order (0 where the baseline lacks an item)."""
         return _gather(column, self.pos_base, self.identity)
 
-    def candidate(self, column: FloatArray) -> FloatArray:
+    def candidate(self, column: npt.NDArray[Any]) -> FloatArray:
         """The candidate's ``column`` in the paired order (0 where it lacks an item)."""
         return _gather(column, self.pos_cand, self.identity)
 
@@ -97,8 +98,8 @@ def pair(baseline: Results, candidate: Results, *, missing: Missing = "error") -
     if base.content_hashes is not None and cand.content_hashes is not None:
         _check_same_content(aligned, base.content_hashes, cand.content_hashes, baseline, candidate)
     hashes = aligned.labels(base.content_hashes, cand.content_hashes)
-    baseline_errors = None if base.errors is None else aligned.baseline(_floats(base.errors)) > 0
-    candidate_errors = None if cand.errors is None else aligned.candidate(_floats(cand.errors)) > 0
+    baseline_errors = None if base.errors is None else aligned.baseline(base.errors) > 0
+    candidate_errors = None if cand.errors is None else aligned.candidate(cand.errors) > 0
     return Paired(
         ids=aligned.ids,
         baseline=aligned.baseline(base.scores),
@@ -288,11 +289,7 @@ def _by_id(aligned: Alignment) -> Alignment:
     )
 
 
-def _floats(flags: BoolArray) -> FloatArray:
-    return flags.astype(np.float64)
-
-
-def _gather(column: FloatArray, positions: IntArray, identity: bool) -> FloatArray:
+def _gather(column: npt.NDArray[Any], positions: IntArray, identity: bool) -> FloatArray:
     if identity:
         return np.ascontiguousarray(column, dtype=np.float64)
     if positions.size == column.size and (positions >= 0).all():

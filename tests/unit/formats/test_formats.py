@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import hashlib
 import json
 from pathlib import Path
@@ -783,6 +784,29 @@ def _trace(
 
 def _feedback(name: str, value: object = None, **extra: object) -> dict[str, object]:
     return {"assessment_name": name, "feedback": {"value": value}, **extra}
+
+
+def test_no_garbage_collection_runs_while_a_file_is_parsed() -> None:
+    """A collection walks every parsed object still alive: the real run, 25 times over."""
+    rows = json.loads((MLFLOW / "baseline.search_traces.json").read_text())
+    many = [
+        {**row, "tags": {**row["tags"], "mlflow.eval.requestId": f"{copy}-{number}"}}
+        for copy in range(25)
+        for number, row in enumerate(rows)
+    ]
+    data = json.dumps(many).encode()
+    collections: list[int] = []
+
+    def note(phase: str, info: dict[str, int]) -> None:
+        collections.append(info["generation"])
+
+    gc.callbacks.append(note)
+    try:
+        results = parse_any("run.json", data, ReadOptions(scorer="passed"))
+    finally:
+        gc.callbacks.remove(note)
+    assert len(results) == 1000
+    assert collections == []
 
 
 def test_mlflow_real_runs_ids_values_and_scorers() -> None:
