@@ -170,9 +170,9 @@ def _format_in_doubt(probe: Probe, chosen: str) -> bool:
 def parse_any(name: str, data: bytes, options: ReadOptions) -> Results:
     """Parse one file's bytes with the forced or the detected format.
 
-    The garbage collector is paused meanwhile: a parsed file holds no reference cycle, and
-    collecting while millions of parsed objects stay alive costs time that grows faster than
-    the file (a collection walks every object still young or long-lived).
+    The garbage collector is paused meanwhile: parsed JSON values hold no reference cycle (what
+    a parse builds is freed by reference counting), and each collection while parsed objects
+    pile up walks them again (a 2,000-row MLflow export ran 66).
     """
     enabled = gc.isenabled()
     gc.disable()

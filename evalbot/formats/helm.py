@@ -49,14 +49,14 @@ _BOOKKEEPING = frozenset({"batch_size", "prompt_truncated", "logprob", "max_prob
 _PERTURBATION_FLAGS = frozenset({"name", "robustness", "fairness", "computed_on"})
 
 
+def _first(document: object) -> Mapping[str, Any]:
+    """The first entry of a list of objects (empty when it is not one)."""
+    first = document[0] if isinstance(document, list) and document else None
+    return first if isinstance(first, Mapping) else {}
+
+
 def _is_per_instance(document: object) -> bool:
-    return (
-        isinstance(document, list)
-        and bool(document)
-        and isinstance(document[0], Mapping)
-        and "instance_id" in document[0]
-        and isinstance(document[0].get("stats"), list)
-    )
+    return "instance_id" in _first(document) and isinstance(_first(document).get("stats"), list)
 
 
 def _sidecar(document: object) -> bool:
@@ -65,13 +65,9 @@ def _sidecar(document: object) -> bool:
         return {"scenario_spec", "adapter_spec", "metric_specs"} <= document.keys() or (
             "request_states" in document and "adapter_spec" in document
         )
+    first = _first(document)
     return (
-        isinstance(document, list)
-        and bool(document)
-        and isinstance(document[0], Mapping)
-        and isinstance(document[0].get("name"), Mapping)
-        and "count" in document[0]
-        and "instance_id" not in document[0]
+        isinstance(first.get("name"), Mapping) and "count" in first and "instance_id" not in first
     )
 
 

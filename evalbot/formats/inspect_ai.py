@@ -93,18 +93,11 @@ def _samples_from_eval(
         if not isinstance(loaded, Mapping):
             raise UnreadableError(f"{source}!header.json: expected an object")
         header = loaded
-    members = sorted(
-        (
-            m
-            for m in archive.members()
-            if m.name.startswith("samples/") and m.name.endswith(".json")
-        ),
-        key=lambda m: m.name,
-    )
-    samples = [
+    members = [m for m in archive.members() if m.name.startswith("samples/")]
+    members = sorted((m for m in members if m.name.endswith(".json")), key=lambda m: m.name)
+    return header, [
         (f"{source}!{m.name}", _load_json(archive.read(m), f"{source}!{m.name}")) for m in members
     ]
-    return header, samples
 
 
 def to_float(value: object, where: str, scorer: str) -> tuple[float, bool]:

@@ -144,14 +144,14 @@ def _item_id(record: Mapping[str, Any], where: str, names: FieldNames) -> str:
     )
 
 
-def _feedbacks(record: Mapping[str, Any], where: str) -> list[Mapping[str, Any]]:
-    """The row's valid feedback assessments."""
+def _feedbacks(record: Mapping[str, Any], where: str) -> list[tuple[str, Mapping[str, Any]]]:
+    """The row's valid feedback assessments, each with its name."""
     assessments = _json_field(record.get("assessments"), where, "assessments")
     if assessments is None:
         return []
     if not isinstance(assessments, list):
         raise InputError(f"{where}: `assessments` must be a list, got {show(assessments)}")
-    out = []
+    out: list[tuple[str, Mapping[str, Any]]] = []
     for assessment in assessments:
         if not isinstance(assessment, Mapping):
             raise InputError(f"{where}: an assessment must be an object, got {show(assessment)}")
@@ -160,12 +160,8 @@ def _feedbacks(record: Mapping[str, Any], where: str) -> list[Mapping[str, Any]]
         name = assessment.get("assessment_name", assessment.get("name"))
         if not isinstance(name, str) or not name:
             raise InputError(f"{where}: an assessment has no `assessment_name`")
-        out.append(assessment)
+        out.append((name, assessment))
     return out
-
-
-def _name(assessment: Mapping[str, Any]) -> str:
-    return str(assessment.get("assessment_name", assessment.get("name")))
 
 
 def _value(value: object, where: str, scorer: str) -> tuple[float, bool]:
@@ -191,7 +187,7 @@ def _value(value: object, where: str, scorer: str) -> tuple[float, bool]:
 def _choose(
     source: str, rows: list[tuple[str, Mapping[str, Any], list[Any]]], wanted: str | None
 ) -> str:
-    names = list(dict.fromkeys(_name(a) for _, _, feedbacks in rows for a in feedbacks))
+    names: list[str] = list(dict.fromkeys(n for _, _, feedbacks in rows for n, _ in feedbacks))
     if wanted is not None:
         if names and wanted not in names:
             raise InputError(
@@ -247,7 +243,7 @@ def _outcome(
     the scorer's error is a harness error (value 0)."""
     item_id = _item_id(record, where, options.fields)
     app_failed = record.get("state") == "ERROR"
-    chosen = [a for a in feedbacks if _name(a) == scorer]
+    chosen = [a for name, a in feedbacks if name == scorer]
     if len(chosen) > 1:
         raise InputError(
             f"{where}: item {show(item_id)} has {len(chosen)} valid `{scorer}` assessments; "
