@@ -460,6 +460,30 @@ def _add_plan_test(plan: Parser) -> None:
     )
 
 
+def load_config(path: str | None) -> Config:
+    """The plan in ``path`` and the files it names (relative to it); ``None``: ``.evalbot.yml``
+    here if there is one, else the defaults."""
+    from evalbot.errors import ConfigError
+    from evalbot.plan.config import Config, parse_config
+
+    if path is None:
+        if not Path(".evalbot.yml").is_file():
+            return Config()
+        path = ".evalbot.yml"
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ConfigError(f"{path}: no such config file") from None
+    except UnicodeDecodeError:
+        raise ConfigError(f"{path}: not valid UTF-8") from None
+    except OSError as error:
+        raise ConfigError(f"{path}: cannot read ({error.strerror})") from None
+    folder = Path(path).parent
+    return parse_config(
+        text, path, read_text=lambda name: (folder / name).read_text(encoding="utf-8")
+    )
+
+
 def _reading_config(config: Config, args: argparse.Namespace) -> Config:
     """``config`` with the reading flags applied."""
     from evalbot.plan.config import with_reading
@@ -483,7 +507,7 @@ def _reading_config(config: Config, args: argparse.Namespace) -> Config:
 
 def run_compare(args: argparse.Namespace, out: TextIO) -> int:
     from evalbot.formats.sources import load_results
-    from evalbot.plan.config import load_config, with_overrides
+    from evalbot.plan.config import with_overrides
     from evalbot.plan.policy import decide, prepare
 
     if args.example:
@@ -571,7 +595,7 @@ RANGE_FLAGS = ("--pass-rate", "--from-baseline", "--noise-floor")
 
 
 def run_plan(args: argparse.Namespace, out: TextIO) -> int:
-    from evalbot.plan.config import Config, load_config
+    from evalbot.plan.config import Config
     from evalbot.plan.sizing import Discordance, plan_items, plan_range, split
     from evalbot.report.sizing import render_detectable, render_plan
     from evalbot.stats.power import mcnemar_minimum_detectable_effect

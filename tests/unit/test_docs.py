@@ -13,8 +13,8 @@ import pytest
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
+from evalbot.cli import load_config
 from evalbot.compare import compute_comparison
-from evalbot.plan.config import load_config
 from evalbot.plan.policy import evaluate, plan_sample_size
 from tests.golden.scenarios import paired_from_cells
 

@@ -77,7 +77,7 @@ LAYERS = (
     ),
     Layer(
         "plan",
-        ("plan/config/*.py",),
+        ("plan/config.py",),
         "the plan (.evalbot.yml) as read: it says how results are read (field names, formats, "
         "id lists, the items' fingerprint), so it sits above them, and configures every later "
         "layer",

@@ -1,0 +1,705 @@
+"""Pure: ``.evalbot.yml``, the pre-registered plan, read strictly into frozen records.
+
+One reader: unknown keys are refused with a "did you mean" hint, a wrong type or range with the
+key's dotted path and the value given; the keys are the records' fields, and a test keeps them
+and the JSON Schema (``evalbot/schema/evalbot.schema.json``) in agreement. Rates are read
+by :mod:`evalbot.plan.rates`, as the flags read them. Files the plan names are read
+through a ``read_text`` callback, so the same parser serves a checkout and a base commit.
+"""
+
+from __future__ import annotations
+
+import difflib
+import functools
+import math
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, fields, replace
+from typing import Any, TypeVar
+
+from evalbot.errors import ConfigError, InputError
+from evalbot.formats.builder import show
+from evalbot.formats.ids import parse_id_list
+from evalbot.formats.options import FieldNames, ReadOptions
+from evalbot.limits import MAX_NUMBER_DIGITS, MAX_RESAMPLES
+from evalbot.pairing.fingerprint import fingerprint
+from evalbot.plan.rates import DIFFERENCE_HINT, parse_difference, parse_rate
+from evalbot.vocabulary import (
+    ALPHA,
+    BOOTSTRAP_METHODS,
+    CONFIDENCE,
+    ERRORS_RULES,
+    FAIL_ON_CHOICES,
+    LOOKS_RULES,
+    MCNEMAR_METHODS,
+    MISSING_RULES,
+    MODES,
+    ON_NO_BASELINE_CHOICES,
+    ON_REFUSED_CHOICES,
+    POWER,
+    PRIMARY_TESTS,
+    RESAMPLES,
+    SEED,
+    BootstrapMethod,
+    ErrorsRule,
+    FailOn,
+    LooksRule,
+    McNemarMethod,
+    Missing,
+    Mode,
+    OnNoBaseline,
+    OnRefused,
+    PrimaryTest,
+)
+
+ReadText = Callable[[str], str]
+
+# ---- the plan, one frozen record per section -----------------------------------------------
+
+
+@dataclass(frozen=True, kw_only=True)
+class BootstrapConfig:
+    resamples: int = RESAMPLES
+    seed: int = SEED
+    confidence: float = CONFIDENCE
+    method: BootstrapMethod = BOOTSTRAP_METHODS[0]  # percentile, or bias-corrected (BCa)
+
+
+@dataclass(frozen=True, kw_only=True)
+class F1Config:
+    """``f1:`` the per-item fields holding true positives, false positives, false negatives."""
+
+    tp: str = "tp"
+    fp: str = "fp"
+    fn: str = "fn"
+
+    @property
+    def columns(self) -> tuple[str, str, str]:
+        return (self.tp, self.fp, self.fn)
+
+
+@dataclass(frozen=True, kw_only=True)
+class PlanConfig:
+    """``plan:`` the effect the eval must be able to detect; the item count is computed from it.
+
+    ``design_effect`` (>= 1, Kish's ``1 + (m - 1) ICC``) multiplies the planned items, and
+    divides the items in the minimum detectable effect of results without cluster labels.
+    """
+
+    fix_rate: float
+    break_rate: float
+    power: float = POWER
+    design_effect: float = 1.0
+
+
+@dataclass(frozen=True, kw_only=True)
+class PolicyConfig:
+    sample_size: int | None = None
+    max_looks: int | None = None
+    missing: Missing = MISSING_RULES[0]
+    mode: Mode = MODES[0]
+    looks: LooksRule = LOOKS_RULES[0]
+    items_sha256: str | None = None
+    items_file: str | None = None
+    min_effect: float | None = None
+    errors: ErrorsRule = ERRORS_RULES[0]
+
+
+@dataclass(frozen=True, kw_only=True)
+class HoldoutConfig:
+    """``holdout:`` a sealed set of item ids, analysed only on request and counted per use."""
+
+    ids_file: str
+    max_uses: int | None = None
+    ids: tuple[str, ...] | None = None  # the ids read from ``ids_file`` (None: not read)
+
+
+@dataclass(frozen=True, kw_only=True)
+class GateConfig:
+    fail_on: FailOn = FAIL_ON_CHOICES[0]
+    max_broken: int | None = None  # an item count
+    max_broken_rate: float | None = None  # or a share of the items (``5%`` or ``0.05``)
+    margin: float | None = None  # non-inferiority margin, in the metric's units
+    # a verdict the plan refused: ``fail`` the check (the default) or leave it ``neutral``
+    on_refused: OnRefused = ON_REFUSED_CHOICES[0]
+    on_no_baseline: OnNoBaseline = ON_NO_BASELINE_CHOICES[0]
+
+
+@dataclass(frozen=True, kw_only=True)
+class ReportConfig:
+    """``report:`` how the comment shows items: a link template and an optional own template."""
+
+    item_url: str | None = None  # e.g. "https://logs.example/{id}"; the id is URL-quoted
+    template: str | None = None  # a jinja2 template file replacing the bundled comment
+
+
+@dataclass(frozen=True, kw_only=True)
+class Config:
+    """The whole plan; every field has the default a user gets without a config file."""
+
+    metric: str | None = None
+    alpha: float = ALPHA
+    test: PrimaryTest = PRIMARY_TESTS[0]
+    mcnemar: McNemarMethod = MCNEMAR_METHODS[0]
+    format: str | None = None
+    scorer: str | None = None
+    filter: str | None = None
+    all_ids: str | None = None
+    secondary_metrics: tuple[str, ...] = ()
+    f1: F1Config | None = None
+    fields: FieldNames = field(default_factory=FieldNames)
+    bootstrap: BootstrapConfig = field(default_factory=BootstrapConfig)
+    plan: PlanConfig | None = None
+    policy: PolicyConfig = field(default_factory=PolicyConfig)
+    holdout: HoldoutConfig | None = None
+    gate: GateConfig = field(default_factory=GateConfig)
+    report: ReportConfig = field(default_factory=ReportConfig)
+    # the ids the ``all_ids`` file names (the action: read at the base commit); None: not read
+    all_ids_list: tuple[str, ...] | None = None
+    source: str = "(defaults)"
+
+    def read_options(self) -> ReadOptions:
+        """How the result files are read under this plan."""
+        return ReadOptions(
+            fields=self.fields,
+            metric=self.metric,
+            format=self.format,
+            scorer=self.scorer,
+            filter=self.filter,
+            all_ids=self.all_ids,
+            known_ids=self.all_ids_list,
+            secondary=self.secondary_metrics,
+            columns=() if self.f1 is None else self.f1.columns,
+        )
+
+
+def _keys(record: type, *, besides: tuple[str, ...] = ()) -> tuple[str, ...]:
+    return tuple(f.name for f in fields(record) if f.name not in besides)
+
+
+#: The keys each section accepts ("": the top level), in the order hints list them.
+KEYS: dict[str, tuple[str, ...]] = {
+    "": _keys(Config, besides=("all_ids_list", "source")),
+    "fields": _keys(FieldNames),
+    "bootstrap": _keys(BootstrapConfig),
+    "f1": _keys(F1Config),
+    "plan": ("fix_rate", "break_rate", "difference", "discordance", "power", "design_effect"),
+    "policy": _keys(PolicyConfig),
+    "holdout": _keys(HoldoutConfig, besides=("ids",)),
+    "gate": _keys(GateConfig, besides=("max_broken_rate",)),
+    "report": _keys(ReportConfig),
+}
+
+# ---- the YAML, strictly --------------------------------------------------------------------
+
+#: Most ``[`` and ``{`` a plan may hold: PyYAML's scanner is quadratic in the depth of nested
+#: flow collections, a plan needs a handful, and counting them is linear.
+MAX_FLOW_BRACKETS = 1_000
+
+
+@functools.cache
+def _strict_loader() -> type[Any]:
+    """``yaml.SafeLoader`` refusing aliases (a "billion laughs" grows to gigabytes once a
+    message quotes it), repeated keys (PyYAML keeps the last) and overlong integers. Made on
+    first use: a run without a config file never imports yaml."""
+    import yaml
+
+    class StrictLoader(yaml.SafeLoader):
+        source = ".evalbot.yml"
+
+        def compose_node(self, parent: Any, index: Any) -> Any:
+            if self.check_event(yaml.AliasEvent):
+                event = self.peek_event()  # type: ignore[no-untyped-call]
+                raise ConfigError(
+                    f"{self.source}:{event.start_mark.line + 1}: YAML aliases are not accepted "
+                    f"(alias {show(event.anchor)}); write the value out"
+                )
+            return super().compose_node(parent, index)
+
+        def construct_mapping(self, node: Any, deep: bool = False) -> Any:
+            if isinstance(node, yaml.MappingNode):
+                seen: dict[Any, int] = {}
+                for key_node, _ in node.value:
+                    if not isinstance(key_node, yaml.ScalarNode) or key_node.tag.endswith(":merge"):
+                        continue
+                    key = self.construct_object(key_node, deep=True)
+                    line = key_node.start_mark.line + 1
+                    try:
+                        first = seen.get(key)
+                    except TypeError:
+                        continue  # unhashable: the base constructor reports it
+                    if first is not None:
+                        raise ConfigError(
+                            f"{self.source}:{line}: duplicate key {show(key)} (first given on line "
+                            f"{first}); which one counts?"
+                        )
+                    seen[key] = line
+            return super().construct_mapping(node, deep=deep)
+
+        def construct_yaml_int(self, node: Any) -> Any:
+            digits = sum(c.isdigit() for c in node.value)
+            if digits > MAX_NUMBER_DIGITS:
+                raise ConfigError(
+                    f"{self.source}:{node.start_mark.line + 1}: a number of {digits} digits "
+                    f"(more than {MAX_NUMBER_DIGITS}): no setting takes one that long"
+                )
+            return super().construct_yaml_int(node)
+
+    StrictLoader.add_constructor("tag:yaml.org,2002:int", StrictLoader.construct_yaml_int)
+    return StrictLoader
+
+
+def load_yaml(text: str, source: str) -> Mapping[str, Any]:
+    """The mapping of settings in ``text``, read strictly; ``source`` names it in messages."""
+    brackets = text.count("[") + text.count("{")
+    if brackets > MAX_FLOW_BRACKETS:
+        raise ConfigError(
+            f"{source}: {brackets} `[`/`{{` characters, more than the {MAX_FLOW_BRACKETS} a "
+            "plan may hold (refused unread: deeply nested flow collections are slow to parse)"
+        )
+    import yaml
+
+    loader = _strict_loader()(text)
+    loader.source = source
+    try:
+        data = loader.get_single_data()
+    except yaml.YAMLError as error:
+        mark = getattr(error, "problem_mark", None)
+        where = f"{source}:{mark.line + 1}" if mark is not None else source
+        problem = (getattr(error, "problem", None) or "malformed YAML").replace("\n", " ")
+        if len(problem) > 200:
+            problem = problem[:197] + "..."
+        raise ConfigError(f"{where}: not valid YAML ({problem})") from None
+    except RecursionError:
+        raise ConfigError(f"{source}: not valid YAML (nested too deeply)") from None
+    finally:
+        loader.dispose()
+    if data is None:
+        data = {}
+    if not isinstance(data, Mapping):
+        raise ConfigError(f"{source}: expected a mapping of settings, got {show(data)}")
+    return data
+
+
+# ---- one mapping, read with its dotted path -------------------------------------------------
+
+_Choice = TypeVar("_Choice", bound=str)
+_SHA256 = re.compile(r"[0-9a-f]{64}")
+
+
+class Reader:
+    """Reads one mapping of the YAML, tracking the dotted path for messages."""
+
+    def __init__(self, source: str, data: Mapping[str, Any], path: str = "") -> None:
+        self.source, self.data, self.path = source, data, path
+        allowed = KEYS[path]
+        for key in data:
+            if not isinstance(key, str) or key not in allowed:
+                close = difflib.get_close_matches(str(key), allowed, n=1)
+                hint = (
+                    f"; did you mean `{self.dotted(close[0])}`?"
+                    if close
+                    else f"; allowed: {', '.join(allowed)}"
+                )
+                raise ConfigError(f"{source}: unknown key `{self.dotted(str(key))}`{hint}")
+
+    def dotted(self, key: str) -> str:
+        return f"{self.path}.{key}" if self.path else key
+
+    def error(self, key: str, message: str) -> ConfigError:
+        return ConfigError(f"{self.source}: `{self.dotted(key)}` {message}")
+
+    def fail(self, key: str, expected: str) -> ConfigError:
+        return self.error(key, f"must be {expected}, got {show(self.data[key])}")
+
+    def given(self, key: str) -> bool:
+        return self.data.get(key) is not None
+
+    def section(self, key: str) -> Reader:
+        value = self.data.get(key)
+        value = {} if value is None else value
+        if not isinstance(value, Mapping):
+            raise self.fail(key, "a mapping")
+        return Reader(self.source, value, self.dotted(key))
+
+    def integer(self, key: str, default: int | None, minimum: int) -> int | None:
+        if not self.given(key):
+            return default
+        value = self.data[key]
+        if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
+            raise self.fail(key, f"an integer >= {minimum}")
+        return value
+
+    def prob(self, key: str, default: float, *, low: float = 0.0, high: float = 1.0) -> float:
+        """A rate strictly between ``low`` and ``high``, read as the flags read it."""
+        if key not in self.data:
+            return default
+        expected = f"a number strictly between {low:g} and {high:g} (a fraction or a percentage)"
+        try:
+            value = parse_rate(self.data[key])
+        except ValueError:
+            raise self.fail(key, expected) from None
+        if not low < value < high:
+            raise self.fail(key, expected)
+        return value
+
+    def optional_prob(self, key: str) -> float | None:
+        return self.prob(key, 0.0) if self.given(key) else None
+
+    def difference(self, key: str) -> float:
+        """A signed difference in pass rate (``3pp``, ``+3%``, ``0.03``), not 0."""
+        expected = f"{DIFFERENCE_HINT} (not 0, under 100 pp)"
+        try:
+            value = parse_difference(self.data[key])
+        except ValueError:
+            raise self.fail(key, expected) from None
+        if value == 0 or not -1.0 < value < 1.0:
+            raise self.fail(key, expected)
+        return value
+
+    def choice(self, key: str, choices: tuple[_Choice, ...]) -> _Choice:
+        """One of a vocabulary of :mod:`evalbot.vocabulary` (its first value is the default)."""
+        if key not in self.data:
+            return choices[0]
+        value = self.data[key]
+        for choice in choices:
+            if value == choice and isinstance(value, str):
+                return choice
+        raise self.fail(key, "one of " + ", ".join(choices))
+
+    def text(self, key: str, default: str | None = None) -> str | None:
+        if not self.given(key):
+            return default
+        value = self.data[key]
+        if not isinstance(value, str) or not value:
+            raise self.fail(key, "a non-empty string")
+        return value
+
+    def sha256(self, key: str) -> str | None:
+        if not self.given(key):
+            return None
+        value = self.data[key]
+        if not isinstance(value, str) or not _SHA256.fullmatch(value):
+            raise self.fail(key, "64 lowercase hexadecimal digits (a sha256)")
+        return value
+
+    def count_or_rate(self, key: str) -> tuple[int | None, float | None]:
+        """An item count (``10``) or a share of the items (``5%`` or ``0.05``)."""
+        if not self.given(key):
+            return None, None
+        value = self.data[key]
+        expected = "an integer >= 0 (items) or a rate such as 5% or 0.05"
+        if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
+            return value, None
+        if isinstance(value, float) and 0.0 <= value < 1.0:
+            return None, value
+        if isinstance(value, str) and value.strip().endswith("%"):
+            try:
+                rate = parse_rate(value)
+            except ValueError:
+                rate = -1.0
+            if 0.0 <= rate < 1.0:
+                return None, rate
+        raise self.fail(key, expected)
+
+    def ids_file(self, key: str, read_text: ReadText | None) -> tuple[str, ...] | None:
+        """The item ids listed in the file named by ``key``, relative to the config file."""
+        name = self.text(key)
+        if name is None or read_text is None:
+            return None
+        try:
+            content = read_text(name)
+        except FileNotFoundError:
+            raise self.error(
+                key, f"names {name!r}, which does not exist (read relative to the config file)"
+            ) from None
+        except UnicodeDecodeError:
+            raise self.error(key, f"names {name!r}, which is not valid UTF-8") from None
+        except OSError as error:
+            raise self.error(key, f"names {name!r}, which cannot be read ({error})") from None
+        try:
+            return parse_id_list(content, source=f"{name} (`{self.dotted(key)}`)")
+        except InputError as error:  # the file is part of the plan
+            raise ConfigError(str(error)) from None
+
+
+# ---- the document, section by section -------------------------------------------------------
+
+
+def parse_config(text: str, source: str, *, read_text: ReadText | None = None) -> Config:
+    """Parse the text of ``.evalbot.yml``.
+
+    ``read_text(name)`` returns the text of a file the plan names (``all_ids``,
+    ``policy.items_file``, ``holdout.ids_file``); without it their ids are not read. The
+    sections are read in a fixed order, so a document with several mistakes is always told
+    the same first one.
+    """
+    top = Reader(source, load_yaml(text, source))
+    section = top.section("fields")
+    given = {key: value for key in KEYS["fields"] if (value := section.text(key))}
+    names = field_names(given, f"{source}: `fields`")
+    boot = top.section("bootstrap")
+    gate = top.section("gate")
+    max_broken, max_broken_rate = gate.count_or_rate("max_broken")
+    plan = _plan(top)
+    policy = _policy(top, read_text)
+    if plan is not None and policy.sample_size is not None:
+        raise ConfigError(
+            f"{source}: give either `policy.sample_size` or `plan` (from which the sample "
+            "size is computed), not both"
+        )
+    test = top.choice("test", PRIMARY_TESTS)
+    if test == "bootstrap" and policy.mode == "sequential":
+        raise ConfigError(
+            f"{source}: `policy.mode: sequential` tests the discordant pairs, so it needs "
+            "`test: mcnemar`, got `test: bootstrap`"
+        )
+    return Config(
+        metric=top.text("metric"),
+        alpha=top.prob("alpha", ALPHA, high=0.5),
+        mcnemar=top.choice("mcnemar", MCNEMAR_METHODS),
+        test=test,
+        format=_format(top),
+        scorer=top.text("scorer"),
+        filter=top.text("filter"),
+        all_ids=top.text("all_ids"),
+        all_ids_list=top.ids_file("all_ids", read_text),
+        secondary_metrics=_secondary(top),
+        f1=_f1(top),
+        fields=names,
+        bootstrap=BootstrapConfig(
+            resamples=_resamples(boot),
+            seed=boot.integer("seed", SEED, 0) or SEED,
+            confidence=boot.prob("confidence", CONFIDENCE, low=0.5),
+            method=boot.choice("method", BOOTSTRAP_METHODS),
+        ),
+        plan=plan,
+        policy=policy,
+        holdout=_holdout(top, read_text),
+        gate=GateConfig(
+            fail_on=gate.choice("fail_on", FAIL_ON_CHOICES),
+            max_broken=max_broken,
+            max_broken_rate=max_broken_rate,
+            margin=gate.optional_prob("margin"),
+            on_refused=gate.choice("on_refused", ON_REFUSED_CHOICES),
+            on_no_baseline=gate.choice("on_no_baseline", ON_NO_BASELINE_CHOICES),
+        ),
+        report=_report(top),
+        source=source,
+    )
+
+
+def field_names(given: Mapping[str, str], where: str, base: FieldNames | None = None) -> FieldNames:
+    """``base`` (default: the default names) with ``given`` replacing some; two roles naming
+    one field are refused (``passed`` and ``score`` both ``correct``: which is compared?)."""
+    names = replace(base or FieldNames(), **dict(given))
+    roles: dict[str, str] = {}
+    for role in KEYS["fields"]:
+        name = getattr(names, role)
+        if name in roles:
+            raise ConfigError(
+                f"{where}: `{roles[name]}` and `{role}` both name the field {show(name)}; "
+                "each role needs its own field"
+            )
+        roles[name] = role
+    return names
+
+
+def _plan(top: Reader) -> PlanConfig | None:
+    """``plan:`` the change to detect, as fix and break rates or as the net difference and the
+    discordance (the share of items that change outcome; fix/break = (D +- R) / 2)."""
+    if not top.given("plan"):
+        return None
+    plan = top.section("plan")
+    by_rates = [key for key in ("fix_rate", "break_rate") if key in plan.data]
+    by_difference = [key for key in ("difference", "discordance") if key in plan.data]
+    if by_rates and by_difference:
+        raise ConfigError(
+            f"{top.source}: give `plan.fix_rate` and `plan.break_rate`, or `plan.difference` "
+            "and `plan.discordance`, not both"
+        )
+    if by_difference:
+        fix_rate, break_rate = _plan_from_difference(top, plan)
+    else:
+        for key in ("fix_rate", "break_rate"):
+            if key not in plan.data:
+                raise ConfigError(
+                    f"{top.source}: `plan.{key}` is required when `plan` is given (or give "
+                    "`plan.difference` and `plan.discordance`)"
+                )
+        fix_rate, break_rate = plan.prob("fix_rate", 0.0), plan.prob("break_rate", 0.0)
+    if fix_rate + break_rate > 1.0:
+        raise ConfigError(
+            f"{top.source}: `plan.fix_rate` + `plan.break_rate` must be at most 1, "
+            f"got {fix_rate:g} + {break_rate:g}"
+        )
+    if fix_rate == break_rate:
+        raise ConfigError(
+            f"{top.source}: `plan.fix_rate` equals `plan.break_rate` ({fix_rate:g}), "
+            "so there is no change to detect"
+        )
+    power = plan.prob("power", POWER, low=0.5)
+    design_effect = plan.data.get("design_effect")
+    if design_effect is not None and (
+        isinstance(design_effect, bool)
+        or not isinstance(design_effect, int | float)
+        or not 1.0 <= design_effect < math.inf
+    ):
+        raise plan.fail("design_effect", "a number >= 1 (1 + (m - 1) ICC for clusters of m)")
+    return PlanConfig(
+        fix_rate=fix_rate,
+        break_rate=break_rate,
+        power=power,
+        design_effect=1.0 if design_effect is None else float(design_effect),
+    )
+
+
+def _plan_from_difference(top: Reader, plan: Reader) -> tuple[float, float]:
+    for key, other in (("difference", "discordance"), ("discordance", "difference")):
+        if key not in plan.data:
+            raise ConfigError(f"{top.source}: `plan.{key}` is required with `plan.{other}`")
+    difference = plan.difference("difference")
+    discordance = plan.prob("discordance", 0.0, high=1.0000001)
+    if discordance < abs(difference) - 1e-12:
+        raise ConfigError(
+            f"{top.source}: `plan.discordance` ({discordance:g}) must be at least the size of "
+            f"`plan.difference` ({difference:+g}): a net change needs that many items to change"
+        )
+    fix = float(f"{(discordance + difference) / 2:.12g}")
+    brk = float(f"{max(0.0, (discordance - difference) / 2):.12g}")
+    return fix, brk
+
+
+def _policy(top: Reader, read_text: ReadText | None) -> PolicyConfig:
+    policy = top.section("policy")
+    items_sha256 = policy.sha256("items_sha256")
+    listed = policy.ids_file("items_file", read_text)
+    if listed is not None:
+        computed = fingerprint(list(listed))
+        if items_sha256 is not None and items_sha256 != computed:
+            raise ConfigError(
+                f"{top.source}: `policy.items_sha256` is {items_sha256[:12]}... but the ids in "
+                f"`policy.items_file` hash to {computed[:12]}...; keep one, or make them agree"
+            )
+        items_sha256 = computed
+    config = PolicyConfig(
+        sample_size=policy.integer("sample_size", None, 1),
+        max_looks=policy.integer("max_looks", None, 1),
+        missing=policy.choice("missing", MISSING_RULES),
+        mode=policy.choice("mode", MODES),
+        looks=policy.choice("looks", LOOKS_RULES),
+        items_sha256=items_sha256,
+        items_file=policy.text("items_file"),
+        min_effect=policy.optional_prob("min_effect"),
+        errors=policy.choice("errors", ERRORS_RULES),
+    )
+    if config.looks == "bonferroni" and config.max_looks is None:
+        raise ConfigError(
+            f"{top.source}: `policy.looks: bonferroni` divides alpha by `policy.max_looks`, "
+            "which is not set"
+        )
+    if config.looks == "bonferroni" and config.mode == "sequential":
+        raise ConfigError(
+            f"{top.source}: `policy.looks: bonferroni` does not apply to "
+            "`policy.mode: sequential`, whose p-value is valid at every look"
+        )
+    return config
+
+
+def _holdout(top: Reader, read_text: ReadText | None) -> HoldoutConfig | None:
+    if not top.given("holdout"):
+        return None
+    holdout = top.section("holdout")
+    ids_file = holdout.text("ids_file")
+    if ids_file is None:
+        raise ConfigError(f"{top.source}: `holdout.ids_file` is required when `holdout` is given")
+    return HoldoutConfig(
+        ids_file=ids_file,
+        max_uses=holdout.integer("max_uses", None, 1),
+        ids=holdout.ids_file("ids_file", read_text),
+    )
+
+
+def _resamples(boot: Reader) -> int:
+    value = boot.integer("resamples", RESAMPLES, 100) or RESAMPLES
+    if value > MAX_RESAMPLES:
+        raise boot.fail(
+            "resamples", f"an integer from 100 to {MAX_RESAMPLES:,} (more adds no precision)"
+        )
+    return value
+
+
+def _format(top: Reader) -> str | None:
+    name = top.text("format")
+    if name is None:
+        return None
+    from evalbot.formats import FORMATS, resolve
+
+    try:
+        resolve(name)
+    except InputError:
+        raise top.fail("format", "one of " + ", ".join(sorted(FORMATS))) from None
+    return name
+
+
+def _secondary(top: Reader) -> tuple[str, ...]:
+    if not top.given("secondary_metrics"):
+        return ()
+    value = top.data["secondary_metrics"]
+    if isinstance(value, str):
+        value = [value]
+    if not isinstance(value, list) or not value or not all(isinstance(v, str) and v for v in value):
+        raise top.fail("secondary_metrics", "a list of field names")
+    if len(set(value)) != len(value):
+        raise top.fail("secondary_metrics", "a list of distinct field names")
+    return tuple(value)
+
+
+def _f1(top: Reader) -> F1Config | None:
+    if not top.given("f1"):
+        return None
+    f1, default = top.section("f1"), F1Config()
+    config = F1Config(
+        tp=f1.text("tp", default.tp) or default.tp,
+        fp=f1.text("fp", default.fp) or default.fp,
+        fn=f1.text("fn", default.fn) or default.fn,
+    )
+    if len(set(config.columns)) != 3:
+        raise ConfigError(
+            f"{top.source}: `f1.tp`, `f1.fp` and `f1.fn` must name three different fields, "
+            f"got {', '.join(config.columns)}"
+        )
+    return config
+
+
+def _report(top: Reader) -> ReportConfig:
+    report = top.section("report")
+    item_url = report.text("item_url")
+    if item_url is not None and (
+        "{id}" not in item_url or not item_url.startswith(("https://", "http://"))
+    ):
+        raise report.fail("item_url", 'an http(s) URL containing "{id}"')
+    return ReportConfig(item_url=item_url, template=report.text("template"))
+
+
+# ---- the command line over the plan ---------------------------------------------------------
+
+
+def with_reading(
+    config: Config, *, fields: Mapping[str, str | None] | None = None, **settings: str | None
+) -> Config:
+    """The config with command-line reading overrides: field names (``--id-field`` ...) and
+    ``metric``/``scorer``/``filter``/``all_ids``/``format``; ``None`` values are ignored."""
+    given_fields = {k: v for k, v in (fields or {}).items() if v is not None}
+    changes: dict[str, Any] = {k: v for k, v in settings.items() if v is not None}
+    if "all_ids" in changes:  # the flag's file (relative to the cwd) replaces the plan's
+        changes["all_ids_list"] = None
+    if given_fields:
+        changes["fields"] = field_names(given_fields, "command line", base=config.fields)
+    return replace(config, **changes) if changes else config
+
+
+def with_overrides(config: Config, **bootstrap: Any) -> Config:
+    """The config with command-line bootstrap overrides (``None`` values are ignored)."""
+    given = {k: v for k, v in bootstrap.items() if v is not None}
+    return replace(config, bootstrap=replace(config.bootstrap, **given)) if given else config
