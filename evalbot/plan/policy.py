@@ -1,117 +1,692 @@
-"""Pure: the plan + the comparison + the earlier looks -> a Decision (outcome, gate, reasons).
+"""Pure: the plan applied: two runs -> the items it analyses -> Comparison -> a Decision.
 
-Outcomes: ``improvement`` / ``regression`` when the primary test is significant at the alpha
-this look is judged at (``p <= alpha``), ``no_significant_difference`` otherwise,
-``inconclusive`` when the plan refuses a verdict (the eval is not the pre-registered size or
-item set, a look too many, a second look at the same commit on other items) or when an
-underpowered eval shows a gain smaller than it can detect. The gate turns the outcome into
-pass or fail according to ``gate.fail_on``, ``gate.max_broken`` and ``gate.margin``; a verdict
-the plan refused fails it too unless ``gate.on_refused: neutral`` (GitHub counts a neutral
-check as passing, so a refusal must not be a way past a required check). ``conclusion`` is the
-check run's (success, failure, neutral).
-
-:func:`evaluate` runs the rules of :mod:`evalbot.plan.rules` in order; each returns typed reasons
-(a code, the observed value and the threshold with their unit, the config key and flag), which
-the report words. Each rule is explained for readers in the README (the pre-registered plan).
-
-The sequence the CLI and the action share: :func:`prepare` pairs two runs into the items the
-plan analyses, :func:`decide` computes every statistic and decides (the action declares the
-paired items in its check run between the two).
+The rules are small steps, each returning typed reasons (:class:`Reason`: a code, the observed
+value and the threshold with their unit, the config key and flag), which the report words
+once (:mod:`evalbot.report.words`). :func:`evaluate` runs them in order: the registered size
+and items, the looks, the test against alpha and what the eval could show, the gate. A refusal
+is ``inconclusive`` and fails the check unless ``gate.on_refused: neutral`` (GitHub counts a
+neutral check as passing). docs/plan.md explains each rule.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Literal, get_args
 
 from evalbot.compare import compute_comparison
-from evalbot.compare.records import Comparison, plan_alpha
+from evalbot.compare.primary import has_clusters
+from evalbot.compare.records import Alpha, Comparison, Significance, plan_alpha
 from evalbot.errors import ConfigError
 from evalbot.formats.model import Paired, Results
 from evalbot.pairing.fingerprint import fingerprint
 from evalbot.pairing.pair import pair
 from evalbot.pairing.subset import apply_errors, restrict_items
 from evalbot.plan.config import Config
-from evalbot.plan.ledger import Look, State, with_look
-from evalbot.plan.rules.decision import Conclusion, Decision, Gate, LookCount, Outcome, PlannedSize
-from evalbot.plan.rules.gate import judge_gate
-from evalbot.plan.rules.looks import count_looks, holdout_uses
-from evalbot.plan.rules.notes import disclosures, sequential_violations, warnings_of
-from evalbot.plan.rules.plan import holdout_violations, plan_sample_size, size_violations
-from evalbot.plan.rules.power import identical_reason, power_check, powerless_reason, test_reason
-from evalbot.plan.rules.reasons import Reason
+from evalbot.plan.ledger import UNKNOWN_FINGERPRINT, Look, State, distinct_looks, with_look
 from evalbot.stats.agreement import Agreement, interval_agreement
-from evalbot.vocabulary import Missing
+from evalbot.stats.clusters import ClusteredMeanResult
+from evalbot.stats.mcnemar import mcnemar_min_discordant
+from evalbot.stats.power import mcnemar_minimum_detectable_effect, mcnemar_sample_size
+from evalbot.stats.pvalue import PValue
+from evalbot.stats.sequential import mixture_sprt
+from evalbot.vocabulary import ALPHA, POWER, McNemarMethod, Missing, Mode
 
-__all__ = [
-    "Conclusion",
-    "Decision",
-    "Gate",
-    "Outcome",
-    "PlannedSize",
-    "analysed_items",
-    "decide",
-    "evaluate",
-    "next_state",
-    "plan_sample_size",
-    "prepare",
+# ---- reasons -------------------------------------------------------------------------------
+
+#: The codes of each kind of reason: the test's result, a limit of the eval's power, a refusal
+#: of the plan (no verdict), a condition of the gate, a disclosure of how the data were
+#: handled, a warning.
+TestCode = Literal["significant", "not_significant", "unresolved"]
+PowerCode = Literal["underpowered_gain", "tripwire", "powerless"]
+ViolationCode = Literal[
+    "sample_size",
+    "sequential_cap",
+    "item_set",
+    "fixed_items_not_evaluated",
+    "holdout_unconfigured",
+    "holdout_missing",
+    "item_shopping",
+    "too_many_looks",
+    "records_disagree",
+    "sequential_score",
+    "clusters_sequential",
 ]
+GateCode = Literal[
+    "gate_refused", "gate_regression", "gate_not_improvement", "gate_max_broken", "gate_margin"
+]
+NoteCode = Literal[
+    "bonferroni", "dropped_missing", "filled_missing", "not_evaluated", "clusters_mcnemar"
+]
+WarningCode = Literal["identical_runs", "state_ignored", "items_file_unread", "holdout_overused"]
+ReasonCode = Literal[TestCode, PowerCode, ViolationCode, GateCode, NoteCode, WarningCode]
+REASON_CODES: tuple[ReasonCode, ...] = get_args(ReasonCode)
+Kind = Literal["test", "power", "violation", "gate", "note", "warning"]
+_BY_KIND: dict[Kind, tuple[ReasonCode, ...]] = {
+    "test": get_args(TestCode),
+    "power": get_args(PowerCode),
+    "violation": get_args(ViolationCode),
+    "gate": get_args(GateCode),
+    "note": get_args(NoteCode),
+    "warning": get_args(WarningCode),
+}
+KINDS: dict[ReasonCode, Kind] = {code: kind for kind, codes in _BY_KIND.items() for code in codes}
+
+#: The unit of ``observed`` and ``threshold``: ``pp`` a difference in pass rate (a fraction),
+#: ``score`` one in the metric's own unit, ``p`` a p-value or level, ``share`` a fraction of
+#: the items, ``sha256`` an item set's fingerprint.
+Unit = Literal["pp", "score", "items", "looks", "uses", "p", "share", "sha256"]
 
 
-def _agreement(comparison: Comparison) -> Agreement | None:
-    """Whether the test's p-value and the interval shown say the same about zero."""
-    difference = comparison.difference
-    ci = difference.confidence_interval
-    if math.isnan(ci.low) or math.isnan(ci.high):
+@dataclass(frozen=True, kw_only=True)
+class Reason:
+    """One reason of a decision: its ``code``, the value ``observed`` and the ``threshold`` it
+    was held against in ``unit``, the config key (``rule``, with its value where the key is a
+    choice: ``gate.fail_on: significant_regression``) and command-line ``flag`` it comes from,
+    the test's ``pvalue``, and plain ``details`` (a test's name, a short sha, items needed)."""
+
+    code: ReasonCode
+    observed: float | str | None = None
+    threshold: float | str | None = None
+    unit: Unit | None = None
+    rule: str | None = None
+    flag: str | None = None
+    pvalue: PValue | None = None
+    details: Mapping[str, float | int | str | None] = field(default_factory=dict)
+
+    @property
+    def kind(self) -> Kind:
+        return KINDS[self.code]
+
+
+# ---- the decision --------------------------------------------------------------------------
+
+Outcome = Literal["improvement", "regression", "no_significant_difference", "inconclusive"]
+Gate = Literal["pass", "fail"]
+Conclusion = Literal["success", "failure", "neutral"]
+
+
+@dataclass(frozen=True, kw_only=True)
+class PlannedSize:
+    """The pre-registered item count: ``policy.sample_size`` as given, or computed from
+    ``plan:`` (the smallest size whose exact power with the plan's McNemar test reaches the
+    plan's power, at the alpha each look is tested at, times the design effect)."""
+
+    items: int
+    source: Literal["policy.sample_size", "plan"]
+    discordant_pairs: int | None = None
+    fix_rate: float | None = None
+    break_rate: float | None = None
+    power: float | None = None
+    alpha: float | None = None
+    exact_power: float | None = None
+    method: McNemarMethod | None = None
+    design_effect: float = 1.0
+
+
+@dataclass(frozen=True, kw_only=True)
+class LookCount:
+    """Where this run stands among the looks at the change: its ``number`` (a re-run keeps the
+    number of the look it repeats, ``rerun_of``), the ``earlier`` distinct looks, and the
+    refusals that follow from them."""
+
+    number: int = 1
+    rerun_of: Look | None = None
+    earlier: tuple[Look, ...] = ()
+    violations: tuple[Reason, ...] = ()
+
+    @property
+    def rerun(self) -> bool:
+        return self.rerun_of is not None
+
+
+@dataclass(frozen=True, kw_only=True)
+class Decision:
+    """The verdict on one comparison and everything a report needs to explain it.
+
+    ``reasons`` holds every reason in the order the report lists them (disclosures, the test,
+    power, refusals, the gate); ``violations`` the refusals among them; ``warnings`` what the
+    report shows as warnings; ``alpha`` the plan's and the effective alpha.
+    """
+
+    outcome: Outcome
+    gate: Gate
+    reasons: list[Reason]
+    violations: list[Reason]
+    conclusion: Conclusion = "success"  # the check run: failure = gate fail, neutral = inconclusive
+    alpha: Alpha = field(default_factory=lambda: Alpha(level=ALPHA, effective=ALPHA))
+    test: str = ""  # the test whose p-value decided
+    pvalue: PValue | None = None  # the p-value that decided
+    agreement: Agreement | None = None  # the test and the interval about zero
+    mode: Mode = "fixed"
+    items: int = 0
+    planned: PlannedSize | None = None
+    fingerprint: str = ""  # sha256 of the sorted item ids, as in policy.items_sha256
+    planned_fingerprint: str | None = None
+    head_sha: str | None = None
+    tree: str | None = None  # the head commit's tree: the change judged
+    looks: LookCount = field(default_factory=LookCount)
+    max_looks: int | None = None
+    min_effect: float | None = None
+    minimum_detectable_effect: float | None = None  # at this size and discordance (inf: none)
+    underpowered: bool = False
+    powerless: bool = False  # no outcome of these items could have reached alpha
+    identical: bool = False  # both runs gave every item the same value
+    holdout: bool = False  # the analysis was restricted to the sealed holdout
+    holdout_uses: int = 0  # uses of the holdout including this run
+    holdout_max_uses: int | None = None
+    margin: float | None = None
+    noninferior: bool | None = None  # CI lower bound > -margin (None: no margin configured)
+    broken: int = 0
+    broken_limit: float | None = None  # gate.max_broken resolved to an item count
+    warnings: list[Reason] = field(default_factory=list)
+
+    @property
+    def policy_ok(self) -> bool:
+        return not self.violations
+
+    @property
+    def effective_alpha(self) -> float:
+        return self.alpha.effective
+
+    @property
+    def planned_items(self) -> int | None:
+        return None if self.planned is None else self.planned.items
+
+    @property
+    def look(self) -> int:
+        return self.looks.number
+
+    @property
+    def rerun(self) -> bool:
+        return self.looks.rerun
+
+    def of_kind(self, *kinds: str) -> list[Reason]:
+        """The reasons of these kinds, in order."""
+        return [reason for reason in self.reasons if reason.kind in kinds]
+
+
+# ---- the registered size and items ---------------------------------------------------------
+
+
+def plan_sample_size(config: Config) -> PlannedSize | None:
+    """The pre-registered item count: ``policy.sample_size``, or computed from ``plan:`` by the
+    exact power of the plan's McNemar test at the alpha every look is tested at, times
+    ``plan.design_effect``."""
+    if config.policy.sample_size is not None:
+        return PlannedSize(items=config.policy.sample_size, source="policy.sample_size")
+    if config.plan is None:
         return None
-    return interval_agreement(
-        comparison.pvalue,
-        comparison.alpha.effective,
-        (ci.low, ci.high),
-        confidence_level=difference.confidence_level,
+    plan, alpha = config.plan, plan_alpha(config).effective
+    result = mcnemar_sample_size(
+        plan.fix_rate,
+        plan.break_rate,
+        alpha=alpha,
+        power=plan.power,
+        method=config.mcnemar,
+        design_effect=plan.design_effect,
+    )
+    return PlannedSize(
+        items=result.items,
+        source="plan",
+        discordant_pairs=result.discordant_pairs,
+        fix_rate=plan.fix_rate,
+        break_rate=plan.break_rate,
+        power=plan.power,
+        alpha=alpha,
+        exact_power=result.exact_power,
+        method=config.mcnemar,
+        design_effect=plan.design_effect,
     )
 
 
-def _outcome(
-    comparison: Comparison, config: Config, violations: list[Reason], reasons: list[Reason]
-) -> tuple[Outcome, float | None, bool]:
-    """The outcome, with the test's and power's reasons appended to ``reasons``; returns it,
-    the minimum detectable effect (``policy.min_effect``) and whether the eval is
-    underpowered for it."""
-    power = power_check(comparison, config)
-    mde = power.minimum_detectable_effect
-    outcome: Outcome
-    if violations:
-        outcome = "inconclusive"
-        reasons.extend(violations)
-    else:
-        test = test_reason(comparison, config)
-        reasons.append(test)
-        estimate = comparison.difference.statistic
-        if test.code == "significant" and estimate > 0:
-            outcome = "improvement"
-            if power.underpowered and mde is not None and estimate < mde:
-                outcome = "inconclusive"
-                reasons.append(
-                    Reason(
-                        code="underpowered_gain",
-                        observed=estimate,
-                        threshold=mde,
-                        unit="pp",
-                        rule="policy.min_effect",
-                        details={"min_effect": config.policy.min_effect},
-                    )
+def _items_rule(config: Config) -> str:
+    return "policy.items_file" if config.policy.items_file else "policy.items_sha256"
+
+
+def size_violations(
+    comparison: Comparison, config: Config, planned: PlannedSize | None, ids_hash: str
+) -> list[Reason]:
+    """The regular (not holdout) eval against the registered size and item set; a plan that
+    fixes the items also refuses one that left out items a run did not evaluate."""
+    policy, items = config.policy, comparison.items
+    found: list[Reason] = []
+    skipped = comparison.paired.not_evaluated
+    fixed = planned is not None and policy.mode == "fixed"
+    if skipped is not None and skipped.rule == "drop" and (fixed or policy.items_sha256):
+        found.append(
+            Reason(
+                code="fixed_items_not_evaluated",
+                observed=skipped.items,
+                unit="items",
+                rule=planned.source if fixed and planned is not None else _items_rule(config),
+                flag="--errors",
+                details={"baseline": skipped.baseline, "candidate": skipped.candidate},
+            )
+        )
+    sequential = policy.mode == "sequential"
+    if planned is not None and (items > planned.items if sequential else items != planned.items):
+        found.append(
+            Reason(
+                code="sequential_cap" if sequential else "sample_size",
+                observed=items,
+                threshold=planned.items,
+                unit="items",
+                rule=planned.source,
+            )
+        )
+    registered = policy.items_sha256
+    if registered is not None and ids_hash != registered:
+        found.append(
+            Reason(
+                code="item_set",
+                observed=ids_hash,
+                threshold=registered,
+                unit="sha256",
+                rule=_items_rule(config),
+                details={"items": items},
+            )
+        )
+    return found
+
+
+def holdout_violations(comparison: Comparison, config: Config) -> list[Reason]:
+    """The sealed holdout must be analysed whole."""
+    section = config.holdout
+    if section is None or section.ids is None:
+        return [Reason(code="holdout_unconfigured", rule="holdout.ids_file", flag="--holdout")]
+    present = set(comparison.paired.ids)
+    if set(section.ids) == present:
+        return []
+    return [
+        Reason(
+            code="holdout_missing",
+            observed=len(set(section.ids) - present),
+            threshold=len(section.ids),
+            unit="items",
+            rule="holdout.ids_file",
+            flag="--holdout",
+        )
+    ]
+
+
+def sequential_violations(comparison: Comparison, config: Config) -> list[Reason]:
+    """``policy.mode: sequential`` refuses a score metric (its test is on discordant pairs) and
+    items that share clusters (a cluster's items would arrive over several looks)."""
+    if config.policy.mode != "sequential":
+        return []
+    if comparison.table is None:
+        return [Reason(code="sequential_score", rule="policy.mode: sequential")]
+    if has_clusters(comparison.paired.clusters):
+        clusters = comparison.clusters.clusters if comparison.clusters is not None else None
+        details = {"clusters": clusters}
+        return [Reason(code="clusters_sequential", rule="policy.mode: sequential", details=details)]
+    return []
+
+
+# ---- the looks -----------------------------------------------------------------------------
+
+
+def count_this_look(
+    state: State, config: Config, *, head: str | None, current: str, items: int, holdout: bool
+) -> LookCount:
+    """This run among the earlier looks of the same kind (holdout or not) on record.
+
+    ``head`` is the change judged (its tree, else its commit), ``current`` the item set's
+    fingerprint. Without ``head`` looks cannot be told apart: every earlier look counts and
+    none is a re-run. A look's number never falls below the highest one on record.
+    """
+    earlier = distinct_looks(look for look in state.looks if look.holdout == holdout)
+    number = max(len(earlier), 0 if holdout else state.most) + 1
+    violations: list[Reason] = []
+    rerun_of: Look | None = None
+    if state.findings:
+        findings = "; ".join(state.findings)
+        violations.append(Reason(code="records_disagree", details={"findings": findings}))
+    same_change = [look for look in earlier if head is not None and look.change == head]
+    repeat = [look for look in same_change if look.fingerprint == current]
+    if repeat:
+        rerun_of = repeat[0]
+        number = rerun_of.number or earlier.index(rerun_of) + 1
+    elif same_change:
+        other = same_change[0]
+        known = other.fingerprint != UNKNOWN_FINGERPRINT
+        violations.append(
+            Reason(
+                code="item_shopping",
+                observed=current,
+                threshold=other.fingerprint if known else None,
+                unit="sha256",
+                details={
+                    "commit": other.head_sha[:7],
+                    "items": items,
+                    "earlier_items": other.items if known else None,
+                },
+            )
+        )
+    most = config.policy.max_looks
+    if not holdout and most is not None and number > most:
+        violations.append(
+            Reason(
+                code="too_many_looks",
+                observed=number,
+                threshold=most,
+                unit="looks",
+                rule="policy.max_looks",
+            )
+        )
+    return LookCount(
+        number=number, rerun_of=rerun_of, earlier=tuple(earlier), violations=tuple(violations)
+    )
+
+
+def holdout_uses(
+    state: State, config: Config, *, holdout: bool, rerun: bool
+) -> tuple[int, Reason | None]:
+    """The holdout's uses including this run, and a warning once they pass ``max_uses``."""
+    uses = state.holdout_uses + (1 if holdout and not rerun else 0)
+    most = config.holdout.max_uses if config.holdout is not None else None
+    if not holdout or most is None or uses <= most:
+        return uses, None
+    overused = Reason(
+        code="holdout_overused",
+        observed=uses,
+        threshold=most,
+        unit="uses",
+        rule="holdout.max_uses",
+    )
+    return uses, overused
+
+
+# ---- the test and what the eval could show -------------------------------------------------
+
+_TEST_CODES: dict[Significance, TestCode] = {
+    "below": "significant",
+    "not_below": "not_significant",
+    "unresolved": "unresolved",
+}
+
+
+def test_reason(comparison: Comparison, config: Config) -> Reason:
+    """The primary test's p-value against the effective alpha (``p <= alpha`` rejects)."""
+    alpha, p = comparison.alpha, comparison.pvalue
+    judged = alpha.judge(p)
+    details: dict[str, float | int | str | None] = {"test": comparison.test}
+    if alpha.corrected:
+        details.update(alpha=alpha.level, looks=alpha.looks)
+    if judged == "unresolved":
+        details["resamples"] = config.bootstrap.resamples
+    return Reason(
+        code=_TEST_CODES[judged],
+        observed=p.reportable,
+        threshold=alpha.effective,
+        unit="p",
+        rule="bootstrap.resamples" if judged == "unresolved" else "alpha",
+        flag="--resamples" if judged == "unresolved" else None,
+        pvalue=p,
+        details=details,
+    )
+
+
+def _needed_for_alpha(comparison: Comparison, config: Config) -> tuple[str, int, int]:
+    """(what counts, how many the eval has, how many the test needs to reach alpha at all)."""
+    alpha, table = comparison.alpha.effective, comparison.table
+    # the exact sign-flip tests' smallest p is 2^(1 - changed items or clusters)
+    flips = 1 + math.ceil(math.log2(1.0 / alpha) - 1e-12)
+    found = comparison.difference
+    if isinstance(found, ClusteredMeanResult) and comparison.interval == "cluster-sign-flip":
+        return "changed clusters", found.changed_clusters, flips
+    if table is None:
+        paired = comparison.paired
+        return "changed items", int((paired.candidate != paired.baseline).sum()), flips
+    if config.policy.mode == "sequential":
+        need = 1
+        while mixture_sprt(need, 0).pvalue.decide(alpha) != "below":
+            need += 1
+        return "discordant pairs", table.discordant, need
+    return (
+        "discordant pairs",
+        table.discordant,
+        mcnemar_min_discordant(alpha, method=config.mcnemar),
+    )
+
+
+def powerless_reason(comparison: Comparison, config: Config) -> Reason | None:
+    """Set when the test's smallest possible p-value on these items is above alpha: no
+    outcome, however lopsided, could have been significant."""
+    smallest = comparison.test_result.smallest_pvalue
+    if smallest is None or comparison.alpha.rejects(smallest):
+        return None
+    what, have, need = _needed_for_alpha(comparison, config)
+    return Reason(
+        code="powerless",
+        observed=smallest.reportable,
+        threshold=comparison.alpha.effective,
+        unit="p",
+        rule="alpha",
+        pvalue=smallest,
+        details={"test": comparison.test, "counted": what, "have": have, "needed": need},
+    )
+
+
+def identical_reason(comparison: Comparison) -> Reason | None:
+    """Both runs gave every item the same value: a file compared with itself?"""
+    if not comparison.identical:
+        return None
+    paired = comparison.paired
+    same = "yes" if paired.baseline_source == paired.candidate_source else "no"
+    return Reason(
+        code="identical_runs",
+        observed=comparison.items,
+        unit="items",
+        details={"same_source": same},
+    )
+
+
+def power_check(comparison: Comparison, config: Config) -> tuple[float | None, Reason | None]:
+    """``policy.min_effect`` against what this eval can detect: the exact minimum detectable
+    effect (inf: nothing is) at this size, the observed share of changed items (the plan's
+    ``fix_rate + break_rate`` when none changed), the effective alpha, the plan's power and the
+    items' design effect; and the tripwire when it is above ``min_effect``."""
+    min_effect, table, items = config.policy.min_effect, comparison.table, comparison.items
+    if min_effect is None or table is None or items == 0:
+        return None, None
+    rate = table.discordant / items
+    if rate == 0.0 and config.plan is not None:
+        rate = min(1.0, config.plan.fix_rate + config.plan.break_rate)
+    if rate == 0.0:
+        return None, None
+    power = config.plan.power if config.plan is not None else POWER
+    design = comparison.power.design if comparison.power is not None else None
+    deff = 1.0 if design is None else design.design_effect
+    alpha = comparison.alpha.effective
+    found = mcnemar_minimum_detectable_effect(
+        items, rate, alpha=alpha, power=power, method=config.mcnemar, design_effect=deff
+    )
+    mde = found.effect if found.detectable else math.inf
+    if mde <= min_effect:
+        return mde, None
+    needed: int | None = None
+    if min_effect < rate:  # the split of the changed items that nets min_effect
+        needed = mcnemar_sample_size(
+            (rate + min_effect) / 2,
+            (rate - min_effect) / 2,
+            alpha=alpha,
+            power=power,
+            method=config.mcnemar,
+            design_effect=deff,
+        ).items
+    details = {
+        "items": items,
+        "discordant_rate": rate,
+        "power": power,
+        "items_needed": needed,
+        "design_effect": deff,
+    }
+    tripwire = Reason(
+        code="tripwire",
+        observed=mde,
+        threshold=min_effect,
+        unit="pp",
+        rule="policy.min_effect",
+        details=details,
+    )
+    return mde, tripwire
+
+
+# ---- the gate ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, kw_only=True)
+class GateResult:
+    gate: Gate
+    reasons: tuple[Reason, ...]
+    broken: int
+    broken_limit: float | None
+    noninferior: bool | None
+
+
+def judge_gate(
+    comparison: Comparison, config: Config, outcome: Outcome, *, refused: bool, tampered: bool
+) -> GateResult:
+    """``gate.on_refused``, ``gate.fail_on``, ``gate.max_broken`` and ``gate.margin``: each
+    condition that fails is a reason. A refusal fails under ``gate.on_refused: fail``, and
+    always when the records of the looks disagree (``tampered``)."""
+    gate, reasons = config.gate, []
+    if tampered:
+        reasons.append(Reason(code="gate_refused", rule="the records of the looks disagree"))
+    elif refused and gate.on_refused == "fail":
+        reasons.append(Reason(code="gate_refused", rule="gate.on_refused: fail"))
+    if gate.fail_on == "significant_regression" and outcome == "regression":
+        reasons.append(Reason(code="gate_regression", rule="gate.fail_on: significant_regression"))
+    elif gate.fail_on == "not_significant_improvement" and outcome != "improvement":
+        rule = "gate.fail_on: not_significant_improvement"
+        reasons.append(Reason(code="gate_not_improvement", rule=rule))
+    broken, limit = len(comparison.broken_ids), None
+    if gate.max_broken is not None:
+        limit = float(gate.max_broken)
+    elif gate.max_broken_rate is not None:
+        limit = gate.max_broken_rate * comparison.items
+    if limit is not None and broken > limit:
+        reasons.append(
+            Reason(
+                code="gate_max_broken",
+                observed=broken,
+                threshold=limit,
+                unit="items",
+                rule="gate.max_broken",
+                details={"rate": gate.max_broken_rate, "items": comparison.items},
+            )
+        )
+    noninferior: bool | None = None
+    if gate.margin is not None:
+        difference = comparison.difference
+        low = difference.confidence_interval.low
+        noninferior = low > -gate.margin
+        if not noninferior:
+            reasons.append(
+                Reason(
+                    code="gate_margin",
+                    observed=low,
+                    threshold=-gate.margin,
+                    unit="pp" if comparison.metric == "pass_rate" else "score",
+                    rule="gate.margin",
+                    details={"confidence": difference.confidence_level},
                 )
-        elif test.code == "significant" and estimate < 0:
-            outcome = "regression"
-        else:
-            outcome = "no_significant_difference"
-        powerless = powerless_reason(comparison, config)
-        if powerless is not None and outcome == "no_significant_difference":
-            reasons.append(powerless)
-    if power.tripwire is not None:
-        reasons.append(power.tripwire)
-    return outcome, mde, power.underpowered
+            )
+    verdict: Gate = "fail" if reasons else "pass"
+    return GateResult(
+        gate=verdict,
+        reasons=tuple(reasons),
+        broken=broken,
+        broken_limit=limit,
+        noninferior=noninferior,
+    )
+
+
+# ---- disclosures and warnings --------------------------------------------------------------
+
+
+def disclosures(comparison: Comparison) -> list[Reason]:
+    """The alpha every look is tested at under ``policy.looks: bonferroni``, how pairing
+    handled items on one side only and items a run did not evaluate, and the units of the
+    clustered test."""
+    paired, alpha, found = comparison.paired, comparison.alpha, []
+    if alpha.corrected:
+        found.append(
+            Reason(
+                code="bonferroni",
+                observed=alpha.effective,
+                threshold=alpha.level,
+                unit="p",
+                rule="policy.looks: bonferroni",
+                details={"looks": alpha.looks},
+            )
+        )
+    baseline_only, candidate_only = paired.dropped_baseline_only, paired.dropped_candidate_only
+    if baseline_only or candidate_only:
+        found.append(
+            Reason(
+                code="dropped_missing",
+                observed=len(baseline_only) + len(candidate_only),
+                unit="items",
+                rule="policy.missing: drop",
+                flag="--missing",
+                details={
+                    "baseline_only": len(baseline_only),
+                    "candidate_only": len(candidate_only),
+                },
+            )
+        )
+    if paired.filled_as_failures:
+        found.append(
+            Reason(
+                code="filled_missing",
+                observed=paired.filled_as_failures,
+                unit="items",
+                rule="policy.missing: fail",
+                flag="--missing",
+            )
+        )
+    skipped = paired.not_evaluated
+    if skipped is not None:
+        found.append(
+            Reason(
+                code="not_evaluated",
+                observed=skipped.items,
+                unit="items",
+                rule=f"policy.errors: {skipped.rule}",
+                flag="--errors",
+                details={
+                    "baseline_only": skipped.baseline - skipped.both,
+                    "candidate_only": skipped.candidate - skipped.both,
+                    "both": skipped.both,
+                    "compared": len(paired.ids),
+                },
+            )
+        )
+    if comparison.table is not None and isinstance(comparison.difference, ClusteredMeanResult):
+        clusters = comparison.clusters.clusters if comparison.clusters is not None else None
+        found.append(Reason(code="clusters_mcnemar", rule="test", details={"clusters": clusters}))
+    return found
+
+
+def warnings_of(comparison: Comparison, config: Config, state: State) -> list[Reason]:
+    """What the report shows as warnings, in order: identical runs, an unreadable state, a
+    registered items file that was not read."""
+    identical = identical_reason(comparison)
+    found = [] if identical is None else [identical]
+    if state.warning:
+        found.append(Reason(code="state_ignored", details={"why": state.warning}))
+    policy = config.policy
+    if policy.items_sha256 is None and policy.items_file is not None:
+        details = {"file": policy.items_file}
+        found.append(Reason(code="items_file_unread", rule="policy.items_file", details=details))
+    return found
+
+
+# ---- the decision, rule by rule ------------------------------------------------------------
 
 
 def evaluate(
@@ -125,11 +700,10 @@ def evaluate(
 ) -> Decision:
     """Decide the verdict and the gate for one comparison under the plan.
 
-    ``state`` holds the earlier looks at this pull request (from the sticky comment),
-    ``head_sha`` the commit being judged and ``tree`` its tree, the change a re-run keeps
-    (without a commit, looks cannot be told apart and only the
-    state's warning is used), ``holdout`` that the comparison was restricted to the sealed
-    holdout (see :func:`evalbot.pairing.subset.restrict_items`).
+    ``state`` holds the earlier looks at this change, ``head_sha`` the commit judged and
+    ``tree`` its tree, the change a re-run keeps (without a commit, looks cannot be told apart
+    and only the state's warning is used), ``holdout`` that the comparison was restricted to
+    the sealed holdout (:func:`analysed_items`).
     """
     state = state or State()
     if comparison.alpha != plan_alpha(config, holdout=holdout):
@@ -141,7 +715,7 @@ def evaluate(
     head = head_sha.lower() if head_sha else None
     change = (tree or head).lower() if head else None
     found = _apply_plan(comparison, config, state, head=change, holdout=holdout)
-    violations, looks, warnings = found.violations, found.looks, found.warnings
+    violations = found.violations
     reasons = disclosures(comparison)
     outcome, mde, underpowered = _outcome(comparison, config, violations, reasons)
     tampered = any(reason.code == "records_disagree" for reason in violations)
@@ -169,13 +743,13 @@ def evaluate(
         planned_fingerprint=policy.items_sha256,
         head_sha=head,
         tree=tree.lower() if head and tree else None,
-        looks=looks,
+        looks=found.looks,
         max_looks=policy.max_looks,
         min_effect=policy.min_effect,
         minimum_detectable_effect=mde,
         underpowered=underpowered,
         powerless=any(r.code == "powerless" for r in reasons),
-        identical=found.identical,
+        identical=comparison.identical,
         holdout=holdout,
         holdout_uses=found.uses,
         holdout_max_uses=config.holdout.max_uses if config.holdout is not None else None,
@@ -183,21 +757,20 @@ def evaluate(
         noninferior=gate.noninferior,
         broken=gate.broken,
         broken_limit=gate.broken_limit,
-        warnings=warnings,
+        warnings=found.warnings,
     )
 
 
 @dataclass(frozen=True, kw_only=True)
 class _Findings:
-    """What the plan's rules found before the outcome: the reasons a verdict is refused, the
-    looks counted, the warnings, and the item set as judged."""
+    """What the plan's rules find before the outcome: the planned size, the item set as judged,
+    the refusals, the looks counted, the warnings and the holdout's uses."""
 
     planned: PlannedSize | None
     ids_hash: str
     violations: list[Reason]
     looks: LookCount
     warnings: list[Reason]
-    identical: bool
     uses: int
 
 
@@ -216,20 +789,13 @@ def _apply_plan(
         if holdout
         else size_violations(comparison, config, planned, ids_hash)
     )
-    looks = count_looks(
-        state,
-        config,
-        head=head,
-        current=paired.fingerprint or ids_hash,
-        items=comparison.items,
-        holdout=holdout,
+    current = paired.fingerprint or ids_hash
+    looks = count_this_look(
+        state, config, head=head, current=current, items=comparison.items, holdout=holdout
     )
     violations.extend(looks.violations)
     violations.extend(sequential_violations(comparison, config))
     warnings = warnings_of(comparison, config, state)
-    identical = identical_reason(comparison)
-    if identical is not None:
-        warnings.insert(0, identical)
     uses, overused = holdout_uses(state, config, holdout=holdout, rerun=looks.rerun)
     if overused is not None:
         warnings.append(overused)
@@ -239,9 +805,63 @@ def _apply_plan(
         violations=violations,
         looks=looks,
         warnings=warnings,
-        identical=identical is not None,
         uses=uses,
     )
+
+
+def _agreement(comparison: Comparison) -> Agreement | None:
+    """Whether the test's p-value and the interval shown say the same about zero."""
+    difference = comparison.difference
+    ci = difference.confidence_interval
+    if math.isnan(ci.low) or math.isnan(ci.high):
+        return None
+    return interval_agreement(
+        comparison.pvalue,
+        comparison.alpha.effective,
+        (ci.low, ci.high),
+        confidence_level=difference.confidence_level,
+    )
+
+
+def _outcome(
+    comparison: Comparison, config: Config, violations: list[Reason], reasons: list[Reason]
+) -> tuple[Outcome, float | None, bool]:
+    """The outcome, with the test's and power's reasons appended to ``reasons``; returns it,
+    the minimum detectable effect (``policy.min_effect``) and whether the eval is
+    underpowered for it."""
+    mde, tripwire = power_check(comparison, config)
+    outcome: Outcome
+    if violations:
+        outcome = "inconclusive"
+        reasons.extend(violations)
+    else:
+        test = test_reason(comparison, config)
+        reasons.append(test)
+        estimate = comparison.difference.statistic
+        if test.code == "significant" and estimate > 0:
+            outcome = "improvement"
+            if tripwire is not None and mde is not None and estimate < mde:
+                outcome = "inconclusive"
+                reasons.append(
+                    Reason(
+                        code="underpowered_gain",
+                        observed=estimate,
+                        threshold=mde,
+                        unit="pp",
+                        rule="policy.min_effect",
+                        details={"min_effect": config.policy.min_effect},
+                    )
+                )
+        elif test.code == "significant" and estimate < 0:
+            outcome = "regression"
+        else:
+            outcome = "no_significant_difference"
+        powerless = powerless_reason(comparison, config)
+        if powerless is not None and outcome == "no_significant_difference":
+            reasons.append(powerless)
+    if tripwire is not None:
+        reasons.append(tripwire)
+    return outcome, mde, tripwire is not None
 
 
 def next_state(state: State, comparison: Comparison, decision: Decision, *, at: str) -> State:

@@ -12,8 +12,7 @@ from typing import Any
 from evalbot import __version__
 from evalbot.compare import records
 from evalbot.compare.records import Comparison, CostResult, F1Result, RepeatsSide, Side, SliceResult
-from evalbot.plan.rules.decision import Decision
-from evalbot.plan.rules.reasons import Reason
+from evalbot.plan.policy import Decision, Reason
 from evalbot.report.numbers import word_pvalue
 from evalbot.report.words import word_disclosure, word_plan, word_reason, word_reasons
 from evalbot.stats.bootstrap import BootstrapResult

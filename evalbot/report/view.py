@@ -17,7 +17,7 @@ from urllib.parse import quote
 from evalbot import __version__
 from evalbot.compare.records import Comparison, RepeatsSide
 from evalbot.plan.config import Config
-from evalbot.plan.rules.decision import Decision
+from evalbot.plan.policy import Decision
 from evalbot.report import text as md
 from evalbot.report import words
 from evalbot.report.docs import GLOSSARY_URL

@@ -12,8 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 from evalbot.compare.records import Comparison, RepeatsSide
-from evalbot.plan.rules.decision import Decision, PlannedSize
-from evalbot.plan.rules.reasons import Reason
+from evalbot.plan.policy import Decision, PlannedSize, Reason
 from evalbot.report import text as md
 from evalbot.report.numbers import (
     PERCENT,

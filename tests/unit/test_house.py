@@ -27,7 +27,6 @@ PURE = [
     "plan/ledger.py",
     "plan/policy.py",
     "plan/rates.py",
-    "plan/rules/*.py",
     "plan/sizing.py",
     "plan/state.py",
     "report/*.py",

@@ -95,7 +95,7 @@ LAYERS = (
     ),
     Layer(
         "policy",
-        ("plan/policy.py", "plan/rules/*.py"),
+        ("plan/policy.py",),
         "the plan applied: two runs -> the items it analyses -> Comparison -> Decision (with "
         "the earlier looks), one rule at a time",
     ),

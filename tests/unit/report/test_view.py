@@ -218,8 +218,7 @@ def test_policy_fields_are_rendered_when_present() -> None:
 
     from evalbot.compare.records import Alpha
     from evalbot.plan.ledger import Look
-    from evalbot.plan.rules.decision import LookCount, PlannedSize
-    from evalbot.plan.rules.reasons import Reason
+    from evalbot.plan.policy import LookCount, PlannedSize, Reason
     from evalbot.report.render import render_comment
 
     scenario = SCENARIOS["improvement"]()

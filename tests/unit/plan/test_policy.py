@@ -734,7 +734,7 @@ def test_decision_defaults_keep_old_constructors() -> None:
 
 
 def test_every_reason_code_has_a_kind_and_words() -> None:
-    from evalbot.plan.rules.reasons import KINDS, REASON_CODES
+    from evalbot.plan.policy import KINDS, REASON_CODES
     from evalbot.report.words import _WORDS
 
     assert set(KINDS) == set(REASON_CODES) == set(_WORDS)
