@@ -18,7 +18,7 @@ from collections.abc import Callable
 from evalbot.errors import ConfigError
 from evalbot.plan.config import parse_config
 from evalbot.plan.state import parse_state
-from tests.unit.test_config import hostile_yaml
+from tests.unit.plan.test_config import hostile_yaml
 from tests.unit.test_hostile_input import hostile, hostile_names, read_every_way, read_named
 from tests.unit.test_state import hostile_bodies
 
