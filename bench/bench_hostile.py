@@ -17,10 +17,10 @@ from collections.abc import Callable
 
 from evalbot.errors import ConfigError
 from evalbot.plan.config import parse_config
-from evalbot.plan.state import parse_state
+from evalbot.plan.ledger import parse_state
 from tests.unit.plan.test_config import hostile_yaml
+from tests.unit.plan.test_ledger import hostile_bodies
 from tests.unit.test_hostile_input import hostile, hostile_names, read_every_way, read_named
-from tests.unit.test_state import hostile_bodies
 
 N = 100_000
 

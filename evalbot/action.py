@@ -60,9 +60,8 @@ from evalbot.limits import (
 from evalbot.pairing.fingerprint import fingerprint
 from evalbot.pairing.pair import pair
 from evalbot.plan.config import Config, parse_config
-from evalbot.plan.ledger import Digest, Look, State, distinct_looks
+from evalbot.plan.ledger import Digest, Look, State, distinct_looks, parse_state, render_state
 from evalbot.plan.policy import Decision, decide, next_state, prepare
-from evalbot.plan.state import parse_state, render_state
 from evalbot.report import text as md
 from evalbot.report.docs import ACTION_DOCS as DOCS
 from evalbot.report.numbers import format_effect, format_pvalue, format_time, pvalue_output

@@ -550,7 +550,7 @@ def _earlier_state(state_from: str | None) -> State | None:
     """The earlier looks, from the file holding the earlier sticky comment (``--state-from``)."""
     if not state_from:
         return None
-    from evalbot.plan.state import parse_state
+    from evalbot.plan.ledger import parse_state
 
     try:
         return parse_state(Path(state_from).read_text(encoding="utf-8"))

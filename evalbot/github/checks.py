@@ -27,9 +27,9 @@ from evalbot.plan.ledger import (
     Ticket,
     count_looks,
     parse_digest,
+    parse_state,
     render_digest,
 )
-from evalbot.plan.state import parse_state
 from evalbot.report.docs import ACTION_DOCS as DOCS
 
 #: The start of a commit status's description when the run compared nothing (not a look).

@@ -1,37 +1,7 @@
-"""Pure: a look and its records, in one place: what a look is, how each record holds it, and how
-the records are counted.
-
-A **look** (:class:`Look`) is one verdict evalbot gave on a change: the tree of a head commit
-judged on an item set against a base (its branch, its commit and the blob of the plan read
-there), with the number it had among the change's looks. A change is a head repository and
-branch: every pull request from it (open or closed, into any base) shares its looks, and an
-amended commit with the same tree is the same look again (:attr:`Look.change`).
-
-Its records, written by evalbot only and each holding the look as :func:`look_json` writes it:
-
-- the check run evalbot's identity creates on the head commit: its ``output.text`` is the
-  **digest** (:func:`render_digest`), a hidden block of base64 JSON ``{"v": 1, "kind": ...}``:
-  ``start`` (the commit and item set declared before the earlier looks are read), ``look``
-  (the verdict, with the conclusion the check was given) or ``none`` (nothing compared);
-- the state block of evalbot's comment on each pull request (:mod:`evalbot.plan.state`).
-
-GitHub numbers check runs in the order they are created, and each run creates its check run
-before it reads the earlier ones: the id is the run's **ticket**, a total order of runs that
-no comment edit and no race can change. :func:`count_looks` turns the tickets and the
-comments' looks into the :class:`State` the policy judges, by these rules:
-
-- a completed run whose digest records a verdict is a look on its commit; one that compared
-  nothing is not; one without a readable digest is a look on items not on record (fail closed);
-- a run in progress with a lower ticket is a look (it may be about to give a verdict) unless it
-  started more than :data:`STALE_AFTER` ago; a higher ticket is a later run, which counts this
-  one;
-- **records never cancel**: a look any record holds is counted, whatever another says; where
-  two records disagree (a verdict the check run says compared nothing, another outcome, a check
-  whose conclusion is not the one its digest recorded) that is a **finding**;
-- every look carries its number: a count below the highest number on record means records of
-  looks are gone, also a finding. Findings refuse the verdict and fail the check.
-
-:func:`parse_digest` and :func:`look_from_json` run in linear time and trust nothing.
+"""Pure: a look and its records in one place: what a look is, how a check run's digest and the
+comment's state block hold it, and how the records are counted into the :class:`State` the
+policy judges (records never cancel; where they disagree or are gone, a finding refuses the
+verdict). docs/statistics.md explains the ledger; every parser here is linear and trusts nothing.
 """
 
 from __future__ import annotations
@@ -46,28 +16,11 @@ from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 from typing import Any, Literal
 
-__all__ = [
-    "STALE_AFTER",
-    "UNKNOWN_FINGERPRINT",
-    "Digest",
-    "Look",
-    "LookError",
-    "State",
-    "Ticket",
-    "count_looks",
-    "decode_payload",
-    "distinct_looks",
-    "look_from_json",
-    "look_json",
-    "parse_digest",
-    "placeholder",
-    "render_digest",
-    "with_look",
-]
-
 DIGEST_MARKER = "evalbot-look:v1"
-DIGEST_VERSION = 1
+STATE_MARKER = "evalbot-state:v1"
+VERSION = 1  # of both blocks
 MAX_DIGEST_CHARS = 16 * 1024
+MAX_BLOCK_CHARS = 256 * 1024  # base64 characters of the state block; ~2,000 looks fit in far less
 MAX_LOOKS = 1_000  # a record keeps the newest looks beyond this
 MAX_EFFECT = 1e15  # a score difference beyond this is taken for tampering
 MAX_REF_CHARS = 255
@@ -85,6 +38,9 @@ SHA = re.compile(r"[0-9a-fA-F]{4,64}")
 FINGERPRINT = re.compile(r"[0-9a-f]{64}")
 _TIME = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,6})?(Z|[+-]\d{2}:\d{2})")
 _REF = re.compile(r"[^\x00-\x1f\x7f]{1,255}")
+_OPEN, _CLOSE = "<!--", "-->"
+_SPACES = re.compile(r"\s*")
+_PAYLOAD = re.compile(r"[A-Za-z0-9+/=\s]*")  # one character class: linear
 
 
 # ---- a look -----------------------------------------------------------------------------------
@@ -272,6 +228,12 @@ def decode_payload(compact: str) -> Any:
     )
 
 
+def _encode(data: dict[str, Any]) -> str:
+    """The base64 of ``data`` as compact JSON, as both blocks hold it."""
+    text = json.dumps(data, separators=(",", ":"), sort_keys=True, allow_nan=False)
+    return base64.b64encode(text.encode("utf-8")).decode("ascii")
+
+
 def distinct_looks(looks: Iterable[Look]) -> list[Look]:
     """One look per change, item set and kind (holdout or not), in order: a re-run is not a
     new look. The first record of each is kept; a placeholder yields to a recorded look."""
@@ -302,6 +264,104 @@ def with_look(state: State, look: Look, *, holdout_use: bool = False) -> State:
         looks=(*state.looks, look)[-MAX_LOOKS:],
         holdout_uses=state.holdout_uses + (1 if holdout_use else 0),
     )
+
+
+# ---- the comment's record: the state block ----------------------------------------------------
+# The comment evalbot keeps on a pull request ends with one hidden line,
+# ``<!-- evalbot-state:v1 BASE64 -->``, of ``{"v": 1, "looks": [...], "holdout_uses": 0}``: it
+# names the commits a force push took out of the pull request. People with write access can
+# edit any comment, so a block that is malformed, oversized or inconsistent gives an empty state
+# with ``warning`` set, never an exception.
+
+
+def _decode_state(payload: str) -> State:
+    compact = "".join(payload.split())
+    if len(compact) > MAX_BLOCK_CHARS:
+        raise LookError("the block is too large")
+    data = decode_payload(compact)
+    if not isinstance(data, dict):
+        raise LookError("the payload is not an object")
+    if data.get("v") != VERSION or isinstance(data.get("v"), bool):
+        raise LookError("unknown version")
+    raw_looks, uses = data.get("looks"), data.get("holdout_uses", 0)
+    if not isinstance(raw_looks, list):
+        raise LookError("`looks` is missing or has the wrong type")
+    if len(raw_looks) > MAX_LOOKS:
+        raise LookError("too many looks")
+    if not isinstance(uses, int) or isinstance(uses, bool):
+        raise LookError("`holdout_uses` is missing or has the wrong type")
+    if uses < 0:
+        raise LookError("`holdout_uses` is negative")
+    return State(looks=tuple(look_from_json(raw) for raw in raw_looks), holdout_uses=uses)
+
+
+def parse_state(comment_body: str | None) -> State:
+    """The state carried in a comment body; an empty state when there is none.
+
+    Never raises on any input: a block that is malformed, oversized, of an unknown version or
+    holds impossible values gives an empty state whose ``warning`` says so. When the body
+    holds several blocks the first is used and a warning is set.
+    """
+    if not isinstance(comment_body, str) or not comment_body:
+        return State()
+    if len(comment_body) > 4 * MAX_BLOCK_CHARS:
+        return State(warning="the state block was ignored: the comment is too large")
+    payloads = _state_blocks(comment_body)
+    readable = [payload for payload in payloads if payload is not None]
+    if not readable:
+        if payloads:
+            return State(warning="the state block was ignored: unreadable or of another version")
+        return State()
+    try:
+        state = _decode_state(readable[0])
+    except LookError as error:
+        return State(warning=f"the state block was ignored: {error}")
+    except (ValueError, RecursionError, MemoryError):
+        # binascii.Error, UnicodeDecodeError and json.JSONDecodeError are ValueErrors
+        return State(warning="the state block was ignored: it is not valid base64 JSON")
+    if len(readable) > 1:
+        return replace(state, warning="several state blocks were found; the first was used")
+    return state
+
+
+def _state_blocks(body: str) -> list[str | None]:
+    """Every ``<!-- evalbot-state:... -->`` in ``body``, in order: the payload of a v1 block, or
+    ``None`` for one that is unreadable or of another version. One pass with :meth:`str.find`
+    (each character looked at a bounded number of times); a block that never closes ends it."""
+    found: list[str | None] = []
+    at, prefix = 0, "evalbot-state:"
+    while (start := body.find(_OPEN, at)) >= 0:
+        spaces = _SPACES.match(body, start + len(_OPEN))
+        name = spaces.end() if spaces is not None else start + len(_OPEN)
+        if not body.startswith(prefix, name):
+            at = start + len(_OPEN)
+            continue
+        end = body.find(_CLOSE, name)
+        if end < 0:
+            found.append(None)
+            break
+        inner = body[name + len(prefix) : end]
+        version, payload = inner[:2], inner[2:]
+        readable = (
+            version == "v1" and payload[:1].isspace() and _PAYLOAD.fullmatch(payload) is not None
+        )
+        found.append(payload if readable else None)
+        at = end + len(_CLOSE)
+    return found
+
+
+def state_json(state: State) -> dict[str, Any]:
+    """The JSON object inside the block (also handy for reports)."""
+    return {
+        "v": VERSION,
+        "looks": [look_json(look) for look in state.looks[-MAX_LOOKS:]],
+        "holdout_uses": state.holdout_uses,
+    }
+
+
+def render_state(state: State) -> str:
+    """The block to append to the comment body (one line, invisible when rendered)."""
+    return f"<!-- {STATE_MARKER} {_encode(state_json(state))} -->"
 
 
 # ---- a check run's record: the digest ---------------------------------------------------------
@@ -348,9 +408,7 @@ def render_digest(digest: Digest) -> str:
             data["items"] = digest.items
     if digest.conclusion is not None:
         data["conclusion"] = digest.conclusion
-    data = {"v": DIGEST_VERSION, "kind": digest.kind, **data}
-    text = json.dumps(data, separators=(",", ":"), sort_keys=True, allow_nan=False)
-    return f"<!-- {DIGEST_MARKER} {base64.b64encode(text.encode('utf-8')).decode('ascii')} -->"
+    return f"<!-- {DIGEST_MARKER} {_encode({'v': VERSION, 'kind': digest.kind, **data})} -->"
 
 
 def parse_digest(text: str | None) -> Digest | None:
@@ -364,7 +422,7 @@ def parse_digest(text: str | None) -> Digest | None:
     try:
         data = decode_payload(match.group(1))
         version = data.get("v") if isinstance(data, dict) else None
-        if version != DIGEST_VERSION or isinstance(version, bool):
+        if version != VERSION or isinstance(version, bool):
             return None
         kind, conclusion = data.get("kind"), data.pop("conclusion", None)
         if conclusion is not None and conclusion not in CONCLUSIONS:

@@ -832,7 +832,7 @@ def _with_holdout(world: World, max_uses: int = 1) -> list[str]:
 def test_the_holdout_input_analyses_the_sealed_items_and_counts_each_use(
     fake_github: FakeGitHub, tmp_path: Path
 ) -> None:
-    from evalbot.plan.state import parse_state
+    from evalbot.plan.ledger import parse_state
 
     world = World(fake_github, tmp_path)
     sealed = _with_holdout(world)

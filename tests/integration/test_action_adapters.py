@@ -16,7 +16,7 @@ from evalbot.formats.options import ReadOptions
 from evalbot.formats.sources import parse_file
 from evalbot.github.client import GitHubClient, make_client
 from evalbot.github.runner import ActionsEnv, Settings, parse_settings
-from evalbot.plan.state import parse_state
+from evalbot.plan.ledger import parse_state
 from tests.fakegithub import FakeGitHub
 from tests.integration.action_harness import World, example, pull_request_payload
 

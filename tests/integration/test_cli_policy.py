@@ -7,7 +7,7 @@ from collections.abc import Callable
 from pathlib import Path
 from subprocess import CompletedProcess
 
-from evalbot.plan.state import parse_state
+from evalbot.plan.ledger import parse_state
 from tests.integration.test_cli import WORKED, write_pair
 
 Run = Callable[..., CompletedProcess[str]]

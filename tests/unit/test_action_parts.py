@@ -13,8 +13,7 @@ import pytest
 from evalbot.action import history_rows, load_results_from_zip
 from evalbot.errors import InputError
 from evalbot.formats.options import ReadOptions
-from evalbot.plan.ledger import Look, State
-from evalbot.plan.state import render_state
+from evalbot.plan.ledger import Look, State, render_state
 from evalbot.report.render import render_notice
 
 # ---- the artifact reader (results.sources.parse_zip with the action's limits) ----

@@ -28,7 +28,6 @@ PURE = [
     "plan/policy.py",
     "plan/rates.py",
     "plan/sizing.py",
-    "plan/state.py",
     "report/*.py",
     "stats/*.py",
     "vocabulary.py",

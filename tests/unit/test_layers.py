@@ -89,7 +89,7 @@ LAYERS = (
     ),
     Layer(
         "looks",
-        ("plan/ledger.py", "plan/state.py"),
+        ("plan/ledger.py",),
         "a look and its records (a check run's digest, the comment's block), counted: what the "
         "policy judges a new look against",
     ),

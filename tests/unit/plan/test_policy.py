@@ -22,9 +22,8 @@ from evalbot.formats.sources import load_results
 from evalbot.pairing.fingerprint import fingerprint
 from evalbot.pairing.pair import pair
 from evalbot.plan.config import Config, parse_config
-from evalbot.plan.ledger import Look, State
+from evalbot.plan.ledger import Look, State, parse_state, render_state
 from evalbot.plan.policy import Decision, analysed_items, evaluate, next_state
-from evalbot.plan.state import parse_state, render_state
 from evalbot.report.json_report import decision_json
 from evalbot.report.words import word_disclosure, word_plan, word_reasons
 from tests.power_reference import scipy_power
