@@ -6,22 +6,6 @@ codes in one place. Messages name the file and, where there is one, the line or 
 
 from __future__ import annotations
 
-__all__ = [
-    "EXIT_BAD_INPUT",
-    "EXIT_GATE_FAILED",
-    "EXIT_INTERNAL",
-    "EXIT_INTERRUPTED",
-    "EXIT_OK",
-    "EXIT_TERMINATED",
-    "Cancelled",
-    "ConfigError",
-    "EvalbotError",
-    "InputError",
-    "PairingError",
-    "PublishError",
-    "UsageError",
-]
-
 # The exit codes of every entry point (docs/cli.md, "Exit codes"): the one table.
 #: The comparison ran (whatever the verdict) and the gate passed; also: nothing to do.
 EXIT_OK = 0

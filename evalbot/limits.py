@@ -1,35 +1,8 @@
-"""Every size limit evalbot works within, each defined once.
-
-GitHub's limits are GitHub's (it answers 422 beyond them): :mod:`evalbot.report.render` fits the
-report
-inside them, :mod:`evalbot.github` cuts whatever would still exceed them. The archive limits
-are evalbot's own, one budget of inflated bytes and entries per artifact or per file named,
-nested archives included (:class:`evalbot.formats.archive.ArchiveBudget`). The limits of a
-user's ``report.template`` are enforced by :mod:`evalbot.report.sandbox`.
-"""
+"""Every size limit evalbot works within, each defined once: GitHub's (it answers 422 beyond
+them), the archives' budgets (:class:`evalbot.formats.archive.ArchiveBudget`), a user's
+``report.template`` (:mod:`evalbot.report.sandbox`)."""
 
 from __future__ import annotations
-
-__all__ = [
-    "ARTIFACT_INFLATE_FLOOR",
-    "MAX_ARTIFACT_BYTES",
-    "MAX_ARTIFACT_MEMBERS",
-    "MAX_ARTIFACT_RATIO",
-    "MAX_CHECK_TEXT_CHARS",
-    "MAX_COMMENT_CHARS",
-    "MAX_FILE_ARCHIVE_BYTES",
-    "MAX_FILE_ARCHIVE_MEMBERS",
-    "MAX_NUMBER_DIGITS",
-    "MAX_RESAMPLES",
-    "MAX_STATUS_DESCRIPTION_CHARS",
-    "TEMPLATE_FILES",
-    "TEMPLATE_FILE_CHARS",
-    "TEMPLATE_MACRO_DEPTH",
-    "TEMPLATE_MEMORY_BYTES",
-    "TEMPLATE_OUTPUT_CHARS",
-    "TEMPLATE_SECONDS",
-    "artifact_inflate_limit",
-]
 
 # ---- statistics ------------------------------------------------------------------------------
 

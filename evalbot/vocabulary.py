@@ -1,45 +1,10 @@
-"""Pure: every default and every closed vocabulary of the plan, defined once.
-
-The config parser (:mod:`evalbot.plan.config`), the JSON schema's test, the command line's
-``choices`` and the statistics' keyword defaults all read these names, so a default or a
-choice is changed in one place. Each vocabulary is a ``Literal`` type and the tuple of its
-values, derived from the type (``typing.get_args``), so the two cannot drift apart.
-
-This module imports nothing of evalbot's: the statistics (``evalbot.stats``), which import
-only numpy, scipy and the standard library, may import it too.
-"""
+"""Pure: every default and every closed vocabulary of the plan, defined once: each vocabulary
+a ``Literal`` type and the tuple of its values taken from it. Imports nothing of evalbot's, so
+:mod:`evalbot.stats` may import it too."""
 
 from __future__ import annotations
 
 from typing import Literal, get_args
-
-__all__ = [
-    "ALPHA",
-    "BOOTSTRAP_METHODS",
-    "CONFIDENCE",
-    "ERRORS_RULES",
-    "FAIL_ON_CHOICES",
-    "LOOKS_RULES",
-    "MCNEMAR_METHODS",
-    "MISSING_RULES",
-    "MODES",
-    "ON_NO_BASELINE_CHOICES",
-    "ON_REFUSED_CHOICES",
-    "POWER",
-    "PRIMARY_TESTS",
-    "RESAMPLES",
-    "SEED",
-    "BootstrapMethod",
-    "ErrorsRule",
-    "FailOn",
-    "LooksRule",
-    "McNemarMethod",
-    "Missing",
-    "Mode",
-    "OnNoBaseline",
-    "OnRefused",
-    "PrimaryTest",
-]
 
 # ---- defaults ---------------------------------------------------------------------------
 
