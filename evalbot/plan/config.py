@@ -17,6 +17,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, fields, replace
 from typing import Any, TypeVar
 
+from evalbot import vocabulary as vocab
 from evalbot.errors import ConfigError, InputError
 from evalbot.formats.builder import show
 from evalbot.formats.ids import parse_id_list
@@ -24,33 +25,6 @@ from evalbot.formats.options import FieldNames, ReadOptions
 from evalbot.limits import MAX_NUMBER_DIGITS, MAX_RESAMPLES
 from evalbot.pairing.fingerprint import fingerprint
 from evalbot.plan.rates import DIFFERENCE_HINT, parse_difference, parse_rate
-from evalbot.vocabulary import (
-    ALPHA,
-    BOOTSTRAP_METHODS,
-    CONFIDENCE,
-    ERRORS_RULES,
-    FAIL_ON_CHOICES,
-    LOOKS_RULES,
-    MCNEMAR_METHODS,
-    MISSING_RULES,
-    MODES,
-    ON_NO_BASELINE_CHOICES,
-    ON_REFUSED_CHOICES,
-    POWER,
-    PRIMARY_TESTS,
-    RESAMPLES,
-    SEED,
-    BootstrapMethod,
-    ErrorsRule,
-    FailOn,
-    LooksRule,
-    McNemarMethod,
-    Missing,
-    Mode,
-    OnNoBaseline,
-    OnRefused,
-    PrimaryTest,
-)
 
 ReadText = Callable[[str], str]
 
@@ -59,10 +33,11 @@ ReadText = Callable[[str], str]
 
 @dataclass(frozen=True, kw_only=True)
 class BootstrapConfig:
-    resamples: int = RESAMPLES
-    seed: int = SEED
-    confidence: float = CONFIDENCE
-    method: BootstrapMethod = BOOTSTRAP_METHODS[0]  # percentile, or bias-corrected (BCa)
+    resamples: int = vocab.RESAMPLES
+    seed: int = vocab.SEED
+    confidence: float = vocab.CONFIDENCE
+    # percentile, or bias-corrected and accelerated (BCa)
+    method: vocab.BootstrapMethod = vocab.BOOTSTRAP_METHODS[0]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -88,7 +63,7 @@ class PlanConfig:
 
     fix_rate: float
     break_rate: float
-    power: float = POWER
+    power: float = vocab.POWER
     design_effect: float = 1.0
 
 
@@ -96,13 +71,13 @@ class PlanConfig:
 class PolicyConfig:
     sample_size: int | None = None
     max_looks: int | None = None
-    missing: Missing = MISSING_RULES[0]
-    mode: Mode = MODES[0]
-    looks: LooksRule = LOOKS_RULES[0]
+    missing: vocab.Missing = vocab.MISSING_RULES[0]
+    mode: vocab.Mode = vocab.MODES[0]
+    looks: vocab.LooksRule = vocab.LOOKS_RULES[0]
     items_sha256: str | None = None
     items_file: str | None = None
     min_effect: float | None = None
-    errors: ErrorsRule = ERRORS_RULES[0]
+    errors: vocab.ErrorsRule = vocab.ERRORS_RULES[0]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -116,13 +91,13 @@ class HoldoutConfig:
 
 @dataclass(frozen=True, kw_only=True)
 class GateConfig:
-    fail_on: FailOn = FAIL_ON_CHOICES[0]
+    fail_on: vocab.FailOn = vocab.FAIL_ON_CHOICES[0]
     max_broken: int | None = None  # an item count
     max_broken_rate: float | None = None  # or a share of the items (``5%`` or ``0.05``)
     margin: float | None = None  # non-inferiority margin, in the metric's units
     # a verdict the plan refused: ``fail`` the check (the default) or leave it ``neutral``
-    on_refused: OnRefused = ON_REFUSED_CHOICES[0]
-    on_no_baseline: OnNoBaseline = ON_NO_BASELINE_CHOICES[0]
+    on_refused: vocab.OnRefused = vocab.ON_REFUSED_CHOICES[0]
+    on_no_baseline: vocab.OnNoBaseline = vocab.ON_NO_BASELINE_CHOICES[0]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -138,9 +113,9 @@ class Config:
     """The whole plan; every field has the default a user gets without a config file."""
 
     metric: str | None = None
-    alpha: float = ALPHA
-    test: PrimaryTest = PRIMARY_TESTS[0]
-    mcnemar: McNemarMethod = MCNEMAR_METHODS[0]
+    alpha: float = vocab.ALPHA
+    test: vocab.PrimaryTest = vocab.PRIMARY_TESTS[0]
+    mcnemar: vocab.McNemarMethod = vocab.MCNEMAR_METHODS[0]
     format: str | None = None
     scorer: str | None = None
     filter: str | None = None
@@ -448,7 +423,7 @@ def parse_config(text: str, source: str, *, read_text: ReadText | None = None) -
             f"{source}: give either `policy.sample_size` or `plan` (from which the sample "
             "size is computed), not both"
         )
-    test = top.choice("test", PRIMARY_TESTS)
+    test = top.choice("test", vocab.PRIMARY_TESTS)
     if test == "bootstrap" and policy.mode == "sequential":
         raise ConfigError(
             f"{source}: `policy.mode: sequential` tests the discordant pairs, so it needs "
@@ -456,8 +431,8 @@ def parse_config(text: str, source: str, *, read_text: ReadText | None = None) -
         )
     return Config(
         metric=top.text("metric"),
-        alpha=top.prob("alpha", ALPHA, high=0.5),
-        mcnemar=top.choice("mcnemar", MCNEMAR_METHODS),
+        alpha=top.prob("alpha", vocab.ALPHA, high=0.5),
+        mcnemar=top.choice("mcnemar", vocab.MCNEMAR_METHODS),
         test=test,
         format=_format(top),
         scorer=top.text("scorer"),
@@ -469,20 +444,20 @@ def parse_config(text: str, source: str, *, read_text: ReadText | None = None) -
         fields=names,
         bootstrap=BootstrapConfig(
             resamples=_resamples(boot),
-            seed=boot.integer("seed", SEED, 0) or SEED,
-            confidence=boot.prob("confidence", CONFIDENCE, low=0.5),
-            method=boot.choice("method", BOOTSTRAP_METHODS),
+            seed=boot.integer("seed", vocab.SEED, 0) or vocab.SEED,
+            confidence=boot.prob("confidence", vocab.CONFIDENCE, low=0.5),
+            method=boot.choice("method", vocab.BOOTSTRAP_METHODS),
         ),
         plan=plan,
         policy=policy,
         holdout=_holdout(top, read_text),
         gate=GateConfig(
-            fail_on=gate.choice("fail_on", FAIL_ON_CHOICES),
+            fail_on=gate.choice("fail_on", vocab.FAIL_ON_CHOICES),
             max_broken=max_broken,
             max_broken_rate=max_broken_rate,
             margin=gate.optional_prob("margin"),
-            on_refused=gate.choice("on_refused", ON_REFUSED_CHOICES),
-            on_no_baseline=gate.choice("on_no_baseline", ON_NO_BASELINE_CHOICES),
+            on_refused=gate.choice("on_refused", vocab.ON_REFUSED_CHOICES),
+            on_no_baseline=gate.choice("on_no_baseline", vocab.ON_NO_BASELINE_CHOICES),
         ),
         report=_report(top),
         source=source,
@@ -538,7 +513,7 @@ def _plan(top: Reader) -> PlanConfig | None:
             f"{top.source}: `plan.fix_rate` equals `plan.break_rate` ({fix_rate:g}), "
             "so there is no change to detect"
         )
-    power = plan.prob("power", POWER, low=0.5)
+    power = plan.prob("power", vocab.POWER, low=0.5)
     design_effect = plan.data.get("design_effect")
     if design_effect is not None and (
         isinstance(design_effect, bool)
@@ -585,13 +560,13 @@ def _policy(top: Reader, read_text: ReadText | None) -> PolicyConfig:
     config = PolicyConfig(
         sample_size=policy.integer("sample_size", None, 1),
         max_looks=policy.integer("max_looks", None, 1),
-        missing=policy.choice("missing", MISSING_RULES),
-        mode=policy.choice("mode", MODES),
-        looks=policy.choice("looks", LOOKS_RULES),
+        missing=policy.choice("missing", vocab.MISSING_RULES),
+        mode=policy.choice("mode", vocab.MODES),
+        looks=policy.choice("looks", vocab.LOOKS_RULES),
         items_sha256=items_sha256,
         items_file=policy.text("items_file"),
         min_effect=policy.optional_prob("min_effect"),
-        errors=policy.choice("errors", ERRORS_RULES),
+        errors=policy.choice("errors", vocab.ERRORS_RULES),
     )
     if config.looks == "bonferroni" and config.max_looks is None:
         raise ConfigError(
@@ -621,7 +596,7 @@ def _holdout(top: Reader, read_text: ReadText | None) -> HoldoutConfig | None:
 
 
 def _resamples(boot: Reader) -> int:
-    value = boot.integer("resamples", RESAMPLES, 100) or RESAMPLES
+    value = boot.integer("resamples", vocab.RESAMPLES, 100) or vocab.RESAMPLES
     if value > MAX_RESAMPLES:
         raise boot.fail(
             "resamples", f"an integer from 100 to {MAX_RESAMPLES:,} (more adds no precision)"

@@ -23,7 +23,6 @@ MAX_DIGEST_CHARS = 16 * 1024
 MAX_BLOCK_CHARS = 256 * 1024  # base64 characters of the state block; ~2,000 looks fit in far less
 MAX_LOOKS = 1_000  # a record keeps the newest looks beyond this
 MAX_EFFECT = 1e15  # a score difference beyond this is taken for tampering
-MAX_REF_CHARS = 255
 OUTCOMES = frozenset({"improvement", "regression", "no_significant_difference", "inconclusive"})
 METRICS = frozenset({"pass_rate", "mean_score"})
 CONCLUSIONS = frozenset({"success", "failure", "neutral", "cancelled"})
@@ -626,7 +625,16 @@ def count_looks(
     now: datetime,
     trees: Mapping[str, str] | None = None,
 ) -> State:
-    """The earlier looks at a change as the policy reads them (see the module's rules).
+    """The earlier looks at a change as the policy reads them.
+
+    GitHub numbers check runs in the order they are created, and each run creates its check
+    run before it reads the earlier ones: the id is the run's **ticket**, a total order no
+    comment edit and no race can change. A completed run whose digest records a verdict is a
+    look on its commit; one that compared nothing is not; one without a readable digest is a
+    look on items not on record (fail closed). A run in progress with a lower ticket is a look
+    unless it started more than :data:`STALE_AFTER` ago; a higher ticket is a later run.
+    Records never cancel: a look any record holds is counted; where two records disagree, or a
+    look number on record is above the looks found (records are gone), that is a finding.
 
     ``tickets``: the runs of this comparison on the change's commits (this run's own included
     or not); ``mine``: this run's ticket (``None`` without one: then every listed run is
