@@ -24,7 +24,7 @@ from evalbot.formats.ids import parse_id_list
 from evalbot.formats.options import FieldNames, ReadOptions
 from evalbot.limits import MAX_NUMBER_DIGITS, MAX_RESAMPLES
 from evalbot.pairing.fingerprint import fingerprint
-from evalbot.plan.rates import DIFFERENCE_HINT, parse_difference, parse_rate
+from evalbot.plan.rates import DIFFERENCE_HINT, parse_difference, parse_rate, split
 
 ReadText = Callable[[str], str]
 
@@ -540,9 +540,7 @@ def _plan_from_difference(top: Reader, plan: Reader) -> tuple[float, float]:
             f"{top.source}: `plan.discordance` ({discordance:g}) must be at least the size of "
             f"`plan.difference` ({difference:+g}): a net change needs that many items to change"
         )
-    fix = float(f"{(discordance + difference) / 2:.12g}")
-    brk = float(f"{max(0.0, (discordance - difference) / 2):.12g}")
-    return fix, brk
+    return split(difference, discordance)
 
 
 def _policy(top: Reader, read_text: ReadText | None) -> PolicyConfig:
@@ -633,12 +631,8 @@ def _secondary(top: Reader) -> tuple[str, ...]:
 def _f1(top: Reader) -> F1Config | None:
     if not top.given("f1"):
         return None
-    f1, default = top.section("f1"), F1Config()
-    config = F1Config(
-        tp=f1.text("tp", default.tp) or default.tp,
-        fp=f1.text("fp", default.fp) or default.fp,
-        fn=f1.text("fn", default.fn) or default.fn,
-    )
+    f1 = top.section("f1")
+    config = replace(F1Config(), **{key: name for key in KEYS["f1"] if (name := f1.text(key))})
     if len(set(config.columns)) != 3:
         raise ConfigError(
             f"{top.source}: `f1.tp`, `f1.fp` and `f1.fn` must name three different fields, "

@@ -496,13 +496,13 @@ def _ticket_looks(ticket: Ticket, *, holdout: bool, now: datetime, notes: _Notes
     if ticket.holdout is not None and ticket.holdout != holdout:
         return []
     if digest is not None and digest.head_sha.lower() != sha:
-        notes.warn(
+        notes.warnings.append(
             f"{ticket.source} on {short} records another commit ({digest.head_sha[:7]}): "
             "counted as a look on items not on record"
         )
         digest = None
     if ticket.running and ticket.started_at is not None and now - ticket.started_at > STALE_AFTER:
-        notes.warn(
+        notes.warnings.append(
             f"{ticket.source} on {short} has been in progress since "
             f"{ticket.started_at.astimezone(UTC):%Y-%m-%d %H:%M} UTC: taken for a run that was "
             "stopped, not counted"
@@ -512,7 +512,7 @@ def _ticket_looks(ticket: Ticket, *, holdout: bool, now: datetime, notes: _Notes
     unknown = placeholder(sha, holdout=holdout, at=ticket.started_at)
     if digest is None:
         if not ticket.opaque:
-            notes.warn(
+            notes.warnings.append(
                 f"{ticket.source} on {short} "
                 + ("is in progress without" if ticket.running else "carries no")
                 + " readable record of its look: counted as a look on items not on record"
@@ -522,13 +522,15 @@ def _ticket_looks(ticket: Ticket, *, holdout: bool, now: datetime, notes: _Notes
         return []
     if digest.kind == "look" and digest.look is not None and not ticket.running:
         if digest.conclusion and ticket.conclusion and digest.conclusion != ticket.conclusion:
-            notes.find(
+            notes.findings.append(
                 f"{ticket.source} on {short} has the conclusion {ticket.conclusion}, but its "
                 f"record says {digest.conclusion}"
             )
         return [digest.look]
     if not ticket.running:
-        notes.warn(f"{ticket.source} on {short} ended without a record of its verdict: counted")
+        notes.warnings.append(
+            f"{ticket.source} on {short} ended without a record of its verdict: counted"
+        )
     return [replace(unknown, fingerprint=digest.fingerprint or UNKNOWN_FINGERPRINT)]
 
 
@@ -540,12 +542,6 @@ class _Notes:
     findings: list[str]
     stale: set[str]
 
-    def warn(self, text: str) -> None:
-        self.warnings.append(text)
-
-    def find(self, text: str) -> None:
-        self.findings.append(text)
-
 
 def _compare(
     claim: Look, entries: list[tuple[int, Look]], nothing: str | None, notes: _Notes
@@ -553,13 +549,13 @@ def _compare(
     """A comment's look beside the check runs of its commit: where they disagree, a finding."""
     short = claim.head_sha[:7]
     if nothing is not None and not any(look.recorded for _, look in entries):
-        notes.find(
+        notes.findings.append(
             f"evalbot's comment records a verdict on {short} that {nothing} says compared nothing"
         )
     for _, look in entries:
         same = look.recorded and (look.fingerprint, look.at) == (claim.fingerprint, claim.at)
         if same and (look.outcome, look.pvalue) != (claim.outcome, claim.pvalue):
-            notes.find(
+            notes.findings.append(
                 f"evalbot's comment and a check run record different verdicts on {short} "
                 f"({claim.outcome}, {look.outcome})"
             )
@@ -596,7 +592,7 @@ def _count_class(
         if claim.holdout != holdout or not claim.recorded or (sha not in first and sha in later):
             continue  # another kind, a placeholder (its ticket decides), a later run's look
         if sha not in first:
-            notes.warn(
+            notes.warnings.append(
                 f"evalbot's comment records a look at {sha[:7]} that no check run of evalbot "
                 "confirms: counted"
             )
@@ -659,7 +655,7 @@ def count_looks(
     regular = [look for look in looks if not look.holdout]
     most = max([look.number or 0 for look in regular], default=0)
     if most > len(regular) + len(notes.stale):
-        notes.find(
+        notes.findings.append(
             f"a record holds look {most} of this change, but {len(regular)} earlier "
             f"look{'s' if len(regular) != 1 else ''} were found: the records of "
             f"{most - len(regular)} are gone"

@@ -470,20 +470,6 @@ def powerless_reason(comparison: Comparison, config: Config) -> Reason | None:
     )
 
 
-def identical_reason(comparison: Comparison) -> Reason | None:
-    """Both runs gave every item the same value: a file compared with itself?"""
-    if not comparison.identical:
-        return None
-    paired = comparison.paired
-    same = "yes" if paired.baseline_source == paired.candidate_source else "no"
-    return Reason(
-        code="identical_runs",
-        observed=comparison.items,
-        unit="items",
-        details={"same_source": same},
-    )
-
-
 def power_check(comparison: Comparison, config: Config) -> tuple[float | None, Reason | None]:
     """``policy.min_effect`` against what this eval can detect: the exact minimum detectable
     effect (inf: nothing is) at this size, the observed share of changed items (the plan's
@@ -675,8 +661,13 @@ def disclosures(comparison: Comparison) -> list[Reason]:
 def warnings_of(comparison: Comparison, config: Config, state: State) -> list[Reason]:
     """What the report shows as warnings, in order: identical runs, an unreadable state, a
     registered items file that was not read."""
-    identical = identical_reason(comparison)
-    found = [] if identical is None else [identical]
+    paired, found = comparison.paired, list[Reason]()
+    if comparison.identical:  # a file compared with itself?
+        same = "yes" if paired.baseline_source == paired.candidate_source else "no"
+        details = {"same_source": same}
+        found.append(
+            Reason(code="identical_runs", observed=comparison.items, unit="items", details=details)
+        )
     if state.warning:
         found.append(Reason(code="state_ignored", details={"why": state.warning}))
     policy = config.policy

@@ -74,3 +74,8 @@ def parse_difference(value: object) -> float:
             f"{number:g} percentage points, or a fraction below 1 such as {number / 100:g}"
         )
     return number
+
+
+def split(difference: float, discordance: float) -> tuple[float, float]:
+    """Fix and break rates from the net difference and the discordance: ``(D ± R) / 2``."""
+    return _tidy((discordance + difference) / 2), _tidy(max(0.0, (discordance - difference) / 2))

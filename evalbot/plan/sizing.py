@@ -11,6 +11,7 @@ from typing import Literal, TypedDict
 
 from evalbot.errors import UsageError
 from evalbot.formats.model import Results
+from evalbot.plan import rates
 from evalbot.plan.config import Config
 from evalbot.plan.policy import prepare
 from evalbot.stats.intervals import wilson_interval
@@ -136,9 +137,7 @@ def split(difference: float, discordance: float) -> tuple[float, float]:
             f"{abs(difference) * 100:g} % of the items to change outcome, but the discordance "
             f"is {discordance * 100:.3g} %; give a larger --discordance (a pilot shows it)"
         )
-    fix = (discordance + difference) / 2
-    brk = max(0.0, (discordance - difference) / 2)
-    return float(f"{fix:.12g}"), float(f"{brk:.12g}")
+    return rates.split(difference, discordance)
 
 
 def plan_items(test: Sizing, fix: float, brk: float, found: Discordance) -> ItemsPlan:
