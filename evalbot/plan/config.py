@@ -310,13 +310,7 @@ class Reader:
         if key not in self.data:
             return default
         expected = f"a number strictly between {low:g} and {high:g} (a fraction or a percentage)"
-        try:
-            value = parse_rate(self.data[key])
-        except ValueError:
-            raise self.fail(key, expected) from None
-        if not low < value < high:
-            raise self.fail(key, expected)
-        return value
+        return self._read(key, parse_rate, lambda value: low < value < high, expected)
 
     def optional_prob(self, key: str) -> float | None:
         return self.prob(key, 0.0) if self.given(key) else None
@@ -324,11 +318,17 @@ class Reader:
     def difference(self, key: str) -> float:
         """A signed difference in pass rate (``3pp``, ``+3%``, ``0.03``), not 0."""
         expected = f"{DIFFERENCE_HINT} (not 0, under 100 pp)"
+        return self._read(key, parse_difference, lambda value: 0 < abs(value) < 1.0, expected)
+
+    def _read(
+        self, key: str, parse: Callable[[object], float], ok: Callable[[float], bool], expected: str
+    ) -> float:
+        """``key``'s value read by ``parse``, refused (with ``expected``) unless ``ok``."""
         try:
-            value = parse_difference(self.data[key])
+            value = parse(self.data[key])
         except ValueError:
             raise self.fail(key, expected) from None
-        if value == 0 or not -1.0 < value < 1.0:
+        if not ok(value):
             raise self.fail(key, expected)
         return value
 

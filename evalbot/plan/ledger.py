@@ -143,16 +143,13 @@ def look_from_json(raw: object) -> Look:
         if not isinstance(flag, bool):
             raise LookError(f"`{key}` is not a boolean")
     metric, effect, effect_ci = _effect(raw)
+    required = {key: raw[key] for key in _REQUIRED} | {"head_sha": raw["head_sha"].lower()}
     return Look(
-        head_sha=raw["head_sha"].lower(),
-        items=raw["items"],
-        fingerprint=raw["fingerprint"],
         pvalue=pvalue,
-        outcome=raw["outcome"],
-        at=raw["at"],
         metric=metric,
         effect=effect,
         effect_ci=effect_ci,
+        **required,
         **flags,
         **{key: _optional(raw, key, kind, pattern) for key, (kind, pattern) in _OPTIONAL.items()},
     )
@@ -193,15 +190,7 @@ def _effect(raw: dict[str, Any]) -> tuple[str | None, float | None, tuple[float,
 
 def look_json(look: Look) -> dict[str, Any]:
     """A look as the JSON object every record holds (a check run's digest, a comment's block)."""
-    data: dict[str, Any] = {
-        "head_sha": look.head_sha,
-        "items": look.items,
-        "fingerprint": look.fingerprint,
-        "pvalue": look.pvalue,
-        "outcome": look.outcome,
-        "at": look.at,
-        "holdout": look.holdout,
-    }
+    data = {key: getattr(look, key) for key in (*_REQUIRED, "pvalue", "holdout")}
     if not look.recorded:
         data["recorded"] = False
     if look.metric in METRICS and look.effect is not None and look.effect_ci is not None:
