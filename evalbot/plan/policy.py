@@ -187,10 +187,6 @@ class Decision:
         return not self.violations
 
     @property
-    def effective_alpha(self) -> float:
-        return self.alpha.effective
-
-    @property
     def planned_items(self) -> int | None:
         return None if self.planned is None else self.planned.items
 

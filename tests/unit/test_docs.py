@@ -60,7 +60,7 @@ def test_the_example_plan_is_coherent() -> None:
     comparison = compute_comparison(paired_from_cells(cells), config)
     decision = evaluate(comparison, config)
     assert decision.violations == []
-    assert decision.effective_alpha == config.alpha  # no looks correction the plan ignored
+    assert decision.alpha.effective == config.alpha  # no looks correction the plan ignored
     assert not decision.underpowered, decision.reasons
     assert decision.min_effect is not None and decision.minimum_detectable_effect is not None
     assert decision.minimum_detectable_effect <= decision.min_effect
