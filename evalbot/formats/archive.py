@@ -21,7 +21,6 @@ import io
 import stat
 import struct
 import zlib
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from evalbot.errors import InputError
@@ -40,14 +39,6 @@ _ZIP64_EOCD = b"PK\x06\x06"
 _ZIP64_EOCD_SIZE = 56
 _CENTRAL_ENTRY = b"PK\x01\x02"
 _MAX_COMMENT = 0xFFFF
-
-
-@dataclass(frozen=True, kw_only=True)
-class Member:
-    """One regular file inside an archive."""
-
-    name: str
-    info: zipfile.ZipInfo
 
 
 class ArchiveBudget:
@@ -157,7 +148,7 @@ class Archive:
         except (zipfile.BadZipFile, zipfile.LargeZipFile, ValueError, EOFError) as error:
             raise InputError(f"{source}: not a valid ZIP archive ({error})") from None
         budget.add_members(source, len(infos))
-        self._members: list[Member] = []
+        self._members: list[zipfile.ZipInfo] = []
         for info in infos:
             _check_name(source, info.filename)
             mode = info.external_attr >> 16
@@ -168,31 +159,31 @@ class Archive:
             if info.is_dir():
                 continue
             budget.add_declared(source, info.filename, info.file_size)
-            self._members.append(Member(name=info.filename, info=info))
+            self._members.append(info)
 
-    def members(self) -> list[Member]:
+    def members(self) -> list[zipfile.ZipInfo]:
         return list(self._members)
 
     def names(self) -> list[str]:
-        return [m.name for m in self._members]
+        return [m.filename for m in self._members]
 
-    def read(self, member: Member | str) -> bytes:
+    def read(self, member: zipfile.ZipInfo | str) -> bytes:
         """A member's bytes; the inflated bytes are counted against the budget."""
         if isinstance(member, str):
-            found = next((m for m in self._members if m.name == member), None)
+            found = next((m for m in self._members if m.filename == member), None)
             if found is None:
                 raise InputError(f"{self.source}: has no member {show(member)}")
             member = found
         import zipfile  # loaded already, by __init__
 
-        where = f"{self.source}: member {show(member.name)}"
+        where = f"{self.source}: member {show(member.filename)}"
         out = bytearray()
         try:
-            with self._zip.open(member.info) as stream:
+            with self._zip.open(member) as stream:
                 for chunk in iter(lambda: stream.read(_CHUNK), b""):
                     out += chunk
                     self.budget.add_inflated(where, len(chunk))
-                    if len(out) > member.info.file_size:
+                    if len(out) > member.file_size:
                         raise InputError(f"{where}: inflates beyond its declared size")
         except InputError:
             raise
@@ -200,6 +191,6 @@ class Archive:
             raise InputError(f"{where}: unsupported compression ({error})") from None
         except (zipfile.BadZipFile, zlib.error, EOFError, OSError, ValueError) as error:
             raise InputError(f"{where}: cannot be read ({error})") from None
-        if len(out) != member.info.file_size:
+        if len(out) != member.file_size:
             raise InputError(f"{where}: size differs from the declared size")
         return bytes(out)

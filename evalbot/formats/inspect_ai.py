@@ -93,10 +93,11 @@ def _samples_from_eval(
         if not isinstance(loaded, Mapping):
             raise UnreadableError(f"{source}!header.json: expected an object")
         header = loaded
-    members = [m for m in archive.members() if m.name.startswith("samples/")]
-    members = sorted((m for m in members if m.name.endswith(".json")), key=lambda m: m.name)
+    members = [m for m in archive.members() if m.filename.startswith("samples/")]
+    members = sorted((m for m in members if m.filename.endswith(".json")), key=lambda m: m.filename)
     return header, [
-        (f"{source}!{m.name}", _load_json(archive.read(m), f"{source}!{m.name}")) for m in members
+        (f"{source}!{m.filename}", _load_json(archive.read(m), f"{source}!{m.filename}"))
+        for m in members
     ]
 
 

@@ -94,15 +94,15 @@ def parse_zip(name: str, data: bytes, options: ReadOptions) -> list[Results]:
     options = replace(options, archive_budget=budget)
     archive = Archive(data, source=name, budget=budget)
     kept = set(results_among(archive.names()))
-    members = [m for m in archive.members() if m.name in kept]
+    members = [m for m in archive.members() if m.filename in kept]
     if not members:
         raise InputError(f"{name}: archive holds no result files ({', '.join(RESULT_SUFFIXES)})")
     if len(members) > 1:
         options = replace(options, several_files=True)
     shards = []
-    for member in sorted(members, key=lambda m: m.name):
-        inner = f"{name}!{member.name}"
-        if member.name.lower().endswith(".zip"):
+    for member in sorted(members, key=lambda m: m.filename):
+        inner = f"{name}!{member.filename}"
+        if member.filename.lower().endswith(".zip"):
             raise InputError(f"{inner}: archives inside archives are not read")
         raw = archive.read(member)
         shards.append(parse_any(inner, raw, options))
