@@ -180,19 +180,21 @@ def _value(sample: Mapping[str, Any], scorer: str) -> tuple[bool, object]:
     return False, None
 
 
+def _get(value: object, *keys: str) -> Any:
+    """``value[k1][k2]...``, ``None`` where a level is not an object or lacks the key."""
+    for key in keys:
+        value = value.get(key) if isinstance(value, Mapping) else None
+    return value
+
+
 def _unfinished(
     log: Mapping[str, Any], present: set[tuple[str, int]], source: str
 ) -> list[tuple[str, int]]:
     """The scheduled samples (id, epoch) a cancelled or failed log lacks: not evaluated."""
-    if log.get("status") not in ("cancelled", "error"):
+    scheduled = _get(log, "eval", "dataset", "sample_ids")
+    if log.get("status") not in ("cancelled", "error") or not isinstance(scheduled, list):
         return []
-    spec = log.get("eval")
-    dataset = spec.get("dataset") if isinstance(spec, Mapping) else None
-    scheduled = dataset.get("sample_ids") if isinstance(dataset, Mapping) else None
-    if not isinstance(scheduled, list):
-        return []
-    config = spec.get("config") if isinstance(spec, Mapping) else None
-    epochs = config.get("epochs") if isinstance(config, Mapping) else None
+    epochs = _get(log, "eval", "config", "epochs")
     count = epochs if isinstance(epochs, int) and not isinstance(epochs, bool) else 1
     where = f"{source}: eval.dataset.sample_ids"
     return [

@@ -46,12 +46,16 @@ def sniff(probe: Probe) -> bool:
         return False
     if "evalId" in document:
         return True
-    results = document.get("results")
-    if isinstance(results, Mapping):
-        results = results.get("results")
+    results = _results(document)
     if not isinstance(results, list) or not results or not isinstance(results[0], Mapping):
         return False
     return "promptIdx" in results[0] or "testIdx" in results[0]
+
+
+def _results(document: Mapping[str, Any]) -> object:
+    """The rows: ``results.results``, or ``results`` itself in older files."""
+    results = document.get("results")
+    return results.get("results") if isinstance(results, Mapping) else results
 
 
 def _canonical(value: object) -> str:
@@ -121,9 +125,7 @@ def _named(variables: object) -> str:
 def _rows(document: object, source: str) -> list[Any]:
     if not isinstance(document, Mapping):
         raise UnreadableError(f"{source}: expected a promptfoo results object")
-    results = document.get("results")
-    if isinstance(results, Mapping):
-        results = results.get("results")
+    results = _results(document)
     if not isinstance(results, list):
         raise UnreadableError(
             f"{source}: no `results.results` list of rows (is this promptfoo output?)"
