@@ -373,9 +373,8 @@ def decision_json(decision: Decision, comparison: Comparison | None = None) -> J
 
 def _rules_out(decision: Decision, comparison: Comparison | None) -> JSONObject | None:
     """For a null verdict: the effects outside the interval are ruled out at its level."""
-    if comparison is None or decision.outcome != "no_significant_difference":
-        return None
-    if not comparison.finite:
+    null = decision.outcome == "no_significant_difference"
+    if comparison is None or not null or not comparison.finite:
         return None
     ci = comparison.difference.confidence_interval
     return {

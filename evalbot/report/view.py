@@ -326,9 +326,8 @@ def _sides(c: Comparison, scale: Scale) -> dict[str, Any]:
     for name, side in (("baseline", c.baseline), ("candidate", c.candidate)):
         sides[f"{name}_rate"] = scale.rate(side.rate)
         sides[f"{name}_ci"] = scale.interval(side.confidence_interval)
-        sides[f"{name}_passed"] = Markdown(
-            "" if side.passed is None else f"{side.passed}/{c.items}"
-        )
+        passed = "" if side.passed is None else f"{side.passed}/{c.items}"
+        sides[f"{name}_passed"] = Markdown(passed)
     return sides
 
 

@@ -25,6 +25,11 @@ def as_count(value: object, name: str, *, minimum: int = 0) -> int:
     return int(count)
 
 
+def as_resampling(n_resamples: object, seed: object) -> tuple[int, int]:
+    """``(n_resamples, seed)``: at least one resample, a seed >= 0."""
+    return as_count(n_resamples, "n_resamples", minimum=1), as_count(seed, "seed")
+
+
 def as_probability(
     value: object, name: str, *, open_low: bool = True, open_high: bool = True
 ) -> float:

@@ -38,10 +38,10 @@ import numpy.typing as npt
 
 from evalbot.stats._validation import (
     FloatArray,
-    as_count,
     as_float_vector,
     as_number,
     as_probability,
+    as_resampling,
 )
 from evalbot.stats.intervals import ConfidenceInterval, t_interval
 from evalbot.stats.paired_mean import (
@@ -380,8 +380,7 @@ def clustered_mean_test(
     (0.25, 'exact cluster sign-flip', 3)
     """
     cl = as_probability(confidence_level, "confidence_level")
-    b = as_count(n_resamples, "n_resamples", minimum=1)
-    s = as_count(seed, "seed")
+    b, s = as_resampling(n_resamples, seed)
     base, cand, codes = _clustered_iv(baseline, candidate, clusters)
     return clustered_test(base, cand, codes, cl, b, s)
 
@@ -405,8 +404,7 @@ def cluster_sign_flip_pvalue(
     >>> cluster_sign_flip_pvalue([0, 0, 0, 0], [1, 1, 1, 0], ["a", "a", "b", "c"])
     0.5
     """
-    b = as_count(n_resamples, "n_resamples", minimum=1)
-    s = as_count(seed, "seed")
+    b, s = as_resampling(n_resamples, seed)
     base, cand, codes = _clustered_iv(baseline, candidate, clusters)
     delta = as_number(shift, "shift", math.isfinite, "be finite")
     totals, sizes = _units(cand - base, codes)

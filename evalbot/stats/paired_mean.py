@@ -32,10 +32,10 @@ import numpy as np
 from evalbot.stats._validation import (
     FloatArray,
     as_choice,
-    as_count,
     as_float_vector,
     as_number,
     as_probability,
+    as_resampling,
 )
 from evalbot.stats.intervals import ConfidenceInterval, bisect
 from evalbot.stats.pvalue import PValue, exact_pvalue, float_pvalue, upper_bound_pvalue
@@ -118,26 +118,15 @@ def dz_from_differences(d: FloatArray, cl: float) -> EffectSizeResult:
     """:func:`cohens_dz` of per-item differences (no input validation)."""
     n = d.size
     sd = float(d.std(ddof=1)) if n > 1 else 0.0
-    if n < 2 or sd == 0.0:
-        nan = math.nan
-        return EffectSizeResult(
-            statistic=nan,
-            confidence_interval=ConfidenceInterval(nan, nan),
-            confidence_level=cl,
-            n_items=n,
+    dz = low = high = math.nan  # undefined when the differences do not vary
+    if n >= 2 and sd != 0.0:
+        dz, root_n, alpha = float(d.mean()) / sd, math.sqrt(n), 1.0 - cl
+        low, high = (
+            _noncentrality(n - 1, dz * root_n, q) / root_n for q in (1.0 - alpha / 2.0, alpha / 2.0)
         )
-    dz = float(d.mean()) / sd
-    t = dz * math.sqrt(n)
-    alpha = 1.0 - cl
-    root_n = math.sqrt(n)
+    interval = ConfidenceInterval(low, high)
     return EffectSizeResult(
-        statistic=dz,
-        confidence_interval=ConfidenceInterval(
-            _noncentrality(n - 1, t, 1.0 - alpha / 2.0) / root_n,
-            _noncentrality(n - 1, t, alpha / 2.0) / root_n,
-        ),
-        confidence_level=cl,
-        n_items=n,
+        statistic=dz, confidence_interval=interval, confidence_level=cl, n_items=n
     )
 
 
@@ -434,8 +423,7 @@ def sign_flip_test(
     True
     """
     cl = as_probability(confidence_level, "confidence_level")
-    b = as_count(n_resamples, "n_resamples", minimum=1)
-    s = as_count(seed, "seed")
+    b, s = as_resampling(n_resamples, seed)
     base, cand = pair_iv(baseline, candidate)
     return sign_flip(base, cand, cl, b, s)
 
@@ -460,8 +448,7 @@ def sign_flip_pvalue(
     >>> sign_flip_pvalue([0.0] * 8, [0.2, 0.3, 0.1, 0.2, 0.4, 0.1, 0.2, 0.2])
     0.0078125
     """
-    b = as_count(n_resamples, "n_resamples", minimum=1)
-    s = as_count(seed, "seed")
+    b, s = as_resampling(n_resamples, seed)
     base, cand = pair_iv(baseline, candidate)
     delta = as_number(shift, "shift", math.isfinite, "be finite")
     d = cand - base
@@ -615,7 +602,7 @@ def _studentized(
     mean = float(d.mean())
     sd = float(d.std(ddof=1)) if n > 1 else 0.0
 
-    def result(p: float, ci: ConfidenceInterval, detail: PValue) -> PairedMeanResult:
+    def result(ci: ConfidenceInterval, detail: PValue) -> PairedMeanResult:
         return PairedMeanResult(
             statistic=mean,
             pvalue=detail,
@@ -637,7 +624,7 @@ def _studentized(
         ci = ConfidenceInterval(mean, mean)
         if p > 1.0 - cl and mean != 0.0:
             ci = ConfidenceInterval(-math.inf, math.inf)
-        return result(p, ci, exact_pvalue(p, resolution=min(1.0, 2.0 ** (1 - n))))
+        return result(ci, exact_pvalue(p, resolution=min(1.0, 2.0 ** (1 - n))))
     root_n = math.sqrt(n)
     a = b = 0.0
     if skewness_correction:
@@ -661,7 +648,7 @@ def _studentized(
     q = float(stdtrit(n - 1, 1.0 - (1.0 - cl) / 2.0))
     # mu = mean - se * T, and T runs over [inverse(-q), inverse(q)]
     ci = ConfidenceInterval(mean - se * inverse(q), mean - se * inverse(-q))
-    return result(p, ci, float_pvalue(p))
+    return result(ci, float_pvalue(p))
 
 
 def _cube_root(x: float) -> float:
@@ -692,8 +679,7 @@ def paired_mean_test(
     'exact sign-flip'
     """
     cl = as_probability(confidence_level, "confidence_level")
-    b = as_count(n_resamples, "n_resamples", minimum=1)
-    s = as_count(seed, "seed")
+    b, s = as_resampling(n_resamples, seed)
     m = cast(PairedMeanMethod, as_choice(method, "method", _METHODS))
     base, cand = pair_iv(baseline, candidate)
     if m == "studentized" or (m == "auto" and base.size > SIGN_FLIP_MAX_ITEMS):
@@ -715,8 +701,7 @@ def paired_mean_pvalue(
     >>> method, p.value
     ('exact sign-flip', 0.0078125)
     """
-    b = as_count(n_resamples, "n_resamples", minimum=1)
-    s = as_count(seed, "seed")
+    b, s = as_resampling(n_resamples, seed)
     base, cand = pair_iv(baseline, candidate)
     if base.size > SIGN_FLIP_MAX_ITEMS:
         found = _studentized(base, cand, CONFIDENCE)
