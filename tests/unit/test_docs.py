@@ -316,3 +316,18 @@ def test_the_readmes_plan_is_a_valid_plan(tmp_path: Path) -> None:
     path.write_text(blocks[0], encoding="utf-8")
     planned = plan_sample_size(load_config(str(path)))
     assert planned is not None and planned.items == 367
+
+
+def last_run(path: Path) -> str:
+    """The "The last run" section of a document, after its comment line."""
+    text = path.read_text(encoding="utf-8")
+    section = re.search(r"^## The last run\n\n<!--.*?-->\n(.*?)(?=^## |\Z)", text, re.S | re.M)
+    assert section is not None, f"{path.relative_to(ROOT)} has a 'The last run' section"
+    return section.group(1)
+
+
+def test_the_benchmarks_are_quoted_once() -> None:
+    """bench/README.md and docs/performance.md show the same run of the benchmarks."""
+    quoted = last_run(ROOT / "bench" / "README.md")
+    assert "| **" in quoted or "**" in quoted
+    assert quoted == last_run(ROOT / "docs" / "performance.md")
