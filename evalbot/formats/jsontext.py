@@ -1,20 +1,6 @@
-"""The one JSON reader: UTF-8 text, JSON documents, and JSON Lines rows decoded by msgspec.
-
-:func:`read_rows` decodes a JSON Lines file a few megabytes at a time into structs holding only
-the keys a format reads; msgspec skips every other field in C. A line msgspec refuses is read by
-the standard library, which reads what msgspec does not (``NaN``, ``Infinity``, lone surrogates)
-or names the error with its line. Documents and single values are read by the standard library.
-
-A JSON object that repeats a key (``{"passed": false, "passed": true}``) is legal JSON that
-parsers resolve differently, so it is refused, naming the file, the line and the key: anywhere
-in a document; in JSON Lines, in rows holding only the keys read (each key's quoted name is
-counted in the bytes against the rows that have it, and only the lines where it occurs more
-often are looked at again). In rows holding other keys too, the last value counts, as for
-Python's ``json``: looking there would cost about a second parse of every row.
-
-:class:`UnreadableError` marks the errors that mean "this file is not in the shape this format
-reads": when the format was detected, :func:`evalbot.formats.parse_any` adds which
-formats were tried and how to force one.
+"""The one JSON reader: UTF-8 text, JSON documents, and JSON Lines rows decoded by msgspec (only
+the keys a format reads; every other field skipped in C), a repeated key refused naming the
+file, line and key. How repeats are found cheaply: docs/performance.md.
 """
 
 from __future__ import annotations

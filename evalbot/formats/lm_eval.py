@@ -1,21 +1,6 @@
-"""EleutherAI lm-evaluation-harness ``--log_samples`` output: ``samples_<task>_<date>.jsonl``.
-
-One JSON object per (document, filter) with ``doc_id``, ``filter``, ``metrics`` (the names of
-the per-item metric keys), one key per metric holding the item's value, and ``doc_hash`` (sha256
-of the document). The file is recognised by its name or by those keys, so a renamed file
-(``baseline.jsonl``) is still read as lm-eval.
-
-The item id is the ``doc_id`` when the run is one file (one task: the ids then pair whatever the
-files are called), and ``<task>/<doc_id>`` when the run is read from several files (a directory
-of samples files: doc ids repeat across tasks). The task is the row's own ``task`` field where
-the row has one, else the ``<task>`` of the file name, else the file's stem.
-
-A file that holds several filters (gsm8k logs every doc under ``strict-match`` and
-``flexible-extract``) needs ``filter:`` to choose one; one with several metrics needs
-``metric:``. ``doc_hash`` becomes the row's content hash, so pairing can tell when two runs did
-not see the same documents (two renamed files of different tasks are caught there). Metrics
-whose per-item values are all 0/1 by definition (``acc``, ``exact_match``, ...) or are booleans
-are binary; others are scores.
+"""lm-evaluation-harness ``--log_samples`` files (``samples_<task>_<date>.jsonl``): the item is the
+``doc_id`` (``<task>/<doc_id>`` over several files), the value the row's metric, ``doc_hash``
+its content hash. What is read and why: docs/formats.md.
 """
 
 from __future__ import annotations

@@ -1,31 +1,6 @@
-"""MLflow GenAI evaluation runs (``mlflow.genai.evaluate``, MLflow 3), exported per row.
-
-What is read: the traces of one evaluation run as ``mlflow.search_traces(run_id=...)`` returns
-them, written with pandas ``to_json(orient="records")`` (a JSON array; ``lines=True`` gives JSON
-Lines, read too). Each record is one evaluated row: ``trace_id``, ``request`` (the row's
-inputs), ``response``, ``state``, ``tags`` and ``assessments``, each assessment
-``{"assessment_name", "feedback": {"value", "error"}, "valid", "source", ...}`` (an
-``expectation`` instead of a ``feedback`` is a ground truth, not a result, and is skipped).
-
-The item id must be the same for the same row in two runs. By default it is MLflow's own key
-for an evaluation row, the ``mlflow.eval.requestId`` tag: the dataset's ``request_id`` when it
-has one, else the sha256 of the row's inputs (MLflow computes ``sha256(str(inputs))``; for a
-trace without the tag the same hash is computed here from ``request``). That is what MLflow
-itself pairs two runs by. It is opaque (64 hex digits), so when the inputs carry an id of their
-own, name it: ``--id-field request.question_id`` (config ``fields: {id: request.question_id}``;
-a dotted name reaches into the record). The trace id and ``client_request_id`` are per run and
-never used. Rows sharing an id (the same inputs evaluated twice) are repeats: epochs 1, 2, ...
-in file order.
-
-The compared value is one assessment by name: ``--scorer NAME`` (config ``scorer:``, or
-``metric:``); a run with one scorer needs no name. Its ``feedback.value`` is read as: a boolean,
-or ``yes``/``no`` (the built-in LLM judges' answer), as pass/fail; a number as a score. Only
-``valid`` assessments count (an overridden one is not valid); two valid ones of the same name on
-one row are refused.
-
-Harness errors: a row whose trace ``state`` is ``ERROR`` (the application failed) or whose
-assessment carries a ``feedback.error`` (the scorer failed) is a harness error, kept apart from
-failures (``policy.errors``), not a fail.
+"""MLflow GenAI evaluation traces (``mlflow.genai.evaluate``; ``search_traces`` written with
+pandas ``to_json``): one row per evaluated row, the item MLflow's own ``mlflow.eval.requestId``,
+the value one assessment by name. What is read and why: docs/formats.md.
 """
 
 from __future__ import annotations

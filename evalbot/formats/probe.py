@@ -1,20 +1,6 @@
-"""What format detection learns about one file: its structure, computed once, in linear time.
-
-Detection never looks at a window of bytes (a SWE-bench report names its ``resolved_ids`` after
-long id lists, far beyond any fixed window). Instead a :class:`Probe` classifies the file by its
-first significant byte and, for JSON, by its parsed structure:
-
-- ``zip``: ZIP magic (inspect's ``.eval``);
-- ``xml``: starts with ``<`` (JUnit);
-- ``json``: the file is exactly one JSON value (a *document*); it is parsed whole here, once, and
-  the parser that detection chooses receives the parsed value instead of parsing it again;
-- ``jsonl``: one JSON value per line (or a ``.jsonl``/``.ndjson`` name); only the first record is
-  parsed here, so a 1 GB JSONL file costs one line (the fast JSONL path then reads the rest);
-- ``text``: anything else (CSV, TSV, or something no parser will accept).
-
-Each format's ``sniff(probe)`` then tests the keys of the document or of the first record. A
-file that is not valid UTF-8 or not valid JSON is left to the chosen parser, which reports it
-with its line.
+"""What format detection learns about one file, once and in linear time: its kind by the first
+significant byte (zip, xml, json document, jsonl, text) and, for JSON, the parsed document or
+first record that each format's ``sniff`` tests.
 """
 
 from __future__ import annotations

@@ -1,22 +1,6 @@
-"""promptfoo ``promptfoo eval -o results.json`` / ``promptfoo export`` output.
-
-``{"evalId", "results": {"version", "prompts", "results": [row, ...]}, "config", ...}`` (older
-files put the rows straight under ``results``). Each row is one test case run with one prompt on
-one provider: ``success`` (bool), ``score`` (0-1), ``namedScores``, ``failureReason`` (1 an
-assertion failed, 2 an error), ``cost``.
-
-The item id must be stable across runs, so it is not ``testIdx`` (a position that moves when
-tests are added or repeated) nor ``id`` (a fresh uuid per run). It is built from the test case
-itself: its ``description`` and a short sha256 of its ``vars`` and description when it has one,
-else its ``vars`` as ``name: value`` pairs (``riddle: What has keys but can't open locks?``), and
-the test's own provider when it has one (``[promptfoo:redteam:crescendo]``); test cases that
-still share a key (other asserts or metadata) get a short sha256 of the test case;
-``| provider`` and ``| prompt`` are appended only when the file holds several providers or
-prompts, so a run of one model pairs with a run of another. Rows sharing an id (``--repeat``)
-become epochs 1, 2, ... in file order.
-
-The compared value is ``success`` (binary) by default; ``metric: score`` compares the score and
-``metric: <name>`` a ``namedScores`` entry. ``failureReason: 2`` is a harness error.
+"""promptfoo ``eval -o results.json`` / ``export`` output: one row per test case, prompt and
+provider; the item id built from the test case itself (never ``testIdx`` or the per-run ``id``).
+What is read and why: docs/formats.md.
 """
 
 from __future__ import annotations

@@ -1,22 +1,6 @@
-"""Resolved-id lists, such as SWE-bench's evaluation reports.
-
-Accepted shapes:
-
-- the harness report ``{"resolved_ids": [...], "unresolved_ids": [...], "error_ids": [...],
-  "empty_patch_ids": [...], "submitted_ids": [...], ...}`` (``run_evaluation``, sb-cli);
-- the older ``results.json`` ``{"resolved": [...], "applied": [...], "no_generation": [...], ...}``;
-- a per-instance report ``{"<instance_id>": {"resolved": true, ...}, ...}``.
-
-Every instance is an item; resolved is a pass and everything else a fail (an empty patch, an
-``ambiguous_failure_ids`` instance), except the instances the report says were not evaluated:
-``incomplete_ids`` (never submitted; with ``all_ids``, any instance a report with
-``submitted_ids`` does not list there), ``error_ids`` (the evaluation errored) and
-``infra_failure_ids`` (the environment failed), which go to the ``errors`` column (not
-evaluated: ``policy.errors`` decides). The full set of instances
-comes from ``all_ids:`` (a file naming every id, read by the caller with
-:func:`evalbot.formats.ids.parse_id_list` into ``known_ids``) or, when
-that is not given, from the union of the lists in the report; a report that lists only resolved
-ids cannot say which instances were attempted and is refused without ``all_ids``.
+"""Resolved-id lists, such as SWE-bench's evaluation reports (the harness report, the older
+``results.json``, per-instance reports): resolved is a pass, the instances a report says were
+not evaluated go to the errors column. What is read and why: docs/formats.md.
 """
 
 from __future__ import annotations
