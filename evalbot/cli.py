@@ -17,7 +17,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, NoReturn, TextIO
+from typing import TYPE_CHECKING, Any, NoReturn, TextIO, TypeVar
 
 from evalbot import __version__
 from evalbot.errors import (
@@ -43,6 +43,8 @@ if TYPE_CHECKING:
     from evalbot.plan.ledger import State
     from evalbot.plan.policy import Decision
     from evalbot.plan.sizing import BaselineRate, Discordance, Pair, Sizing
+
+T = TypeVar("T", int, float)
 
 #: Said once on stderr when Markdown is written to a terminal (it is meant for PR comments).
 MARKDOWN_IN_TERMINAL = (
@@ -99,71 +101,56 @@ class Parser(argparse.ArgumentParser):
         raise UsageError(f"{self.prog}: {message} (see --help)")
 
 
-def rate_arg(name: str, *, low: float = 0.0, high: float = 1.0) -> Callable[[str], float]:
-    """A rate strictly between ``low`` and ``high``: ``0.05`` or ``5%``."""
+def _reader(
+    name: str, parse: Callable[[str], T], kind: str, *bounds: tuple[Callable[[T], bool], str]
+) -> Callable[[str], T]:
+    """The value of flag ``name``: ``parse(text)``, else it "must be ``kind``"; refused with
+    the first of ``bounds`` (a test, what it asks) it fails."""
 
-    def parse(text: str) -> float:
+    def read(text: str) -> T:
         try:
-            value = parse_rate(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"{name} must be {RATE_HINT}, got {text!r}") from None
-        if not low < value < high:
-            raise argparse.ArgumentTypeError(
-                f"{name} must be strictly between {low:g} and {high:g}, got {text}"
-            )
+            value = parse(text)
+        except ValueError as error:
+            message = str(error)  # an ambiguous difference says why
+            if not message.startswith("a difference"):
+                message = f"must be {kind}, got {text!r}"
+            raise argparse.ArgumentTypeError(f"{name} {message}") from None
+        for ok, bound in bounds:
+            if not ok(value):
+                shown = value if isinstance(value, int) else text  # 10,000 as 10000
+                raise argparse.ArgumentTypeError(f"{name} must be {bound}, got {shown}")
         return value
 
-    return parse
+    return read
+
+
+def rate_arg(name: str, *, low: float = 0.0, high: float = 1.0) -> Callable[[str], float]:
+    """A rate strictly between ``low`` and ``high``: ``0.05`` or ``5%``."""
+    within = (lambda v: low < v < high, f"strictly between {low:g} and {high:g}")
+    return _reader(name, parse_rate, RATE_HINT, within)
 
 
 def difference_arg(name: str) -> Callable[[str], float]:
     """A non-zero difference in pass rate: ``+3pp``, ``3%``, ``0.03`` (negative: a drop)."""
-
-    def parse(text: str) -> float:
-        try:
-            value = parse_difference(text)
-        except ValueError as error:
-            message = str(error)
-            if message.startswith("expected"):
-                message = f"must be {DIFFERENCE_HINT}, got {text!r}"
-            raise argparse.ArgumentTypeError(f"{name} {message}") from None
-        if value == 0 or not -1 < value < 1:
-            raise argparse.ArgumentTypeError(
-                f"{name} must be a change between -100 pp and +100 pp other than 0, got {text}"
-            )
-        return value
-
-    return parse
+    within = (lambda v: v != 0 and -1 < v < 1, "a change between -100 pp and +100 pp other than 0")
+    return _reader(name, parse_difference, DIFFERENCE_HINT, within)
 
 
 def number_arg(name: str, *, minimum: float) -> Callable[[str], float]:
     """A finite number at least ``minimum``."""
-
-    def parse(text: str) -> float:
-        try:
-            value = float(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"{name} must be a number, got {text!r}") from None
-        if not value >= minimum or value == float("inf"):
-            raise argparse.ArgumentTypeError(f"{name} must be a number >= {minimum:g}, got {text}")
-        return value
-
-    return parse
+    within = (lambda v: v >= minimum and v != float("inf"), f"a number >= {minimum:g}")
+    return _reader(name, float, "a number", within)
 
 
 def positive_int(name: str, minimum: int, maximum: int | None = None) -> Callable[[str], int]:
-    def parse(text: str) -> int:
-        try:
-            value = int(text.replace(",", "").replace("_", ""))
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"{name} must be an integer, got {text!r}") from None
-        if value < minimum:
-            raise argparse.ArgumentTypeError(f"{name} must be >= {minimum}, got {value}")
-        if maximum is not None and value > maximum:
-            raise argparse.ArgumentTypeError(f"{name} must be <= {maximum:,}, got {value}")
-        return value
-
-    return parse
+    """An integer (``10,000`` or ``10_000`` too) from ``minimum`` to ``maximum``."""
+    return _reader(
+        name,
+        lambda text: int(text.replace(",", "").replace("_", "")),
+        "an integer",
+        (lambda v: v >= minimum, f">= {minimum}"),
+        (lambda v: maximum is None or v <= maximum, f"<= {maximum or 0:,}"),
+    )
 
 
 def _field_name(text: str) -> str:
@@ -184,6 +171,134 @@ def _input_format(text: str) -> str:
 
 # ---- the commands' flags -------------------------------------------------------------------------
 
+#: A flag: its name, metavar, value and help. A tuple metavar takes that many values; the value
+#: is its reader, its choices, or None: text, or with no metavar a switch.
+Flag = tuple[str, str | tuple[str, str] | None, Callable[[str], object] | Sequence[str] | None, str]
+
+COMPARE_FLAGS: tuple[Flag, ...] = (
+    ("--example", None, None, "compare the bundled example runs (400 items)"),
+    ("--config", "FILE", None,
+     "the analysis plan (default: ./.evalbot.yml if present, else evalbot's defaults)"),
+    ("--format", None, ("text", "markdown", "json"),
+     "text for a terminal, markdown as the PR comment shows it, json for scripts (default: "
+     "text)"),
+    ("--resamples", "B", positive_int("--resamples", 100, MAX_RESAMPLES),
+     f"paired bootstrap resamples, 100 to {MAX_RESAMPLES:,} (config bootstrap.resamples; "
+     "default: 10000)"),
+    ("--seed", "S", positive_int("--seed", 0),
+     "the bootstrap's random seed; the same seed gives the same output (config bootstrap.seed; "
+     "default: 0)"),
+    ("--confidence", "LEVEL", rate_arg("--confidence", low=0.5),
+     "confidence level of the intervals, e.g. 0.95 or 95%% (config bootstrap.confidence; "
+     "default: 0.95)"),
+    ("--ci-method", None, BOOTSTRAP_METHODS,
+     "bootstrap interval: percentile or bias-corrected and accelerated (config "
+     "bootstrap.method; default: percentile)"),
+    ("--holdout", None, None,
+     "analyse only the sealed holdout (holdout.ids_file); counts as one use"),
+    ("--state-from", "FILE", None,
+     "a file holding the earlier sticky comment (its hidden block lists earlier looks)"),
+    ("--head-sha", "SHA", None,
+     "the commit being judged (tells looks apart; with --state-from)"),
+)  # fmt: skip
+
+READING_FLAGS: tuple[Flag, ...] = (
+    ("--format-in", "NAME", _input_format,
+     "read both runs in this format instead of detecting it by structure (config format:): "
+     "default, jsonl, json, csv, tsv, inspect, lm-eval, promptfoo, openai-evals, swebench, "
+     "junit, mlflow (default: detected)"),
+    *((f"--{role}-field", "NAME", _field_name,
+       f"{meaning} (config fields.{role}; default: {role})") for role, meaning in FIELD_FLAGS),
+    ("--metric", "NAME", None,
+     "the compared field (default: passed, else score), or the lm-eval metric, the "
+     "openai-evals `metrics` key, the HELM stat (exact_match, ...) (config metric:)"),
+    ("--scorer", "NAME", None,
+     "the inspect scorer (NAME.key for a dict value) or the MLflow assessment to compare "
+     "(config scorer:; default: the only one)"),
+    ("--filter", "NAME", None,
+     "the lm-eval filter to read (strict-match, ...) (config filter:; default: the only one)"),
+    ("--all-ids", "FILE", None,
+     "resolved-id lists (SWE-bench): a file naming every instance id, one per line or a JSON "
+     "list, relative to the current directory (config all_ids:, relative to the config file)"),
+    ("--missing", None, MISSING_RULES,
+     "items present on one side only: stop with an error, count them as failures of the side "
+     "that lacks them, or drop them (config policy.missing; default: error)"),
+    ("--errors", None, ERRORS_RULES,
+     "items a run did not evaluate (never run, skipped, cancelled, a harness error): compare "
+     "the items both runs evaluated, or count the others as failures (the leaderboard "
+     "convention, for full runs) (config policy.errors; default: drop)"),
+)  # fmt: skip
+
+#: ``evalbot plan``'s flags, by group (None: the options group).
+PLAN_FLAGS: dict[str | None, tuple[Flag, ...]] = {
+    "what to detect": (
+        ("--difference", "D", difference_arg("--difference"),
+         "the net change in pass rate to detect: +3pp, 3pp, 3%% or 0.03 (a drop: "
+         "--difference=-3pp)"),
+        ("--fix-rate", "RATE", rate_arg("--fix-rate"),
+         "share of items the change fixes (baseline fails, candidate passes), e.g. 8%%"),
+        ("--break-rate", "RATE", rate_arg("--break-rate", low=-1e-12),
+         "share of items the change breaks (baseline passes, candidate fails), e.g. 3%%"),
+        ("--items", "N", positive_int("--items", 1),
+         "instead: the items you have; prints the minimum detectable effect (needs a "
+         "discordance)"),
+    ),
+    "the share of items expected to change outcome, or the baseline's pass rate (with "
+    "--difference or --items; give one)": (
+        ("--discordance", "R", rate_arg("--discordance", high=1.0000001),
+         "share of items whose outcome differs between the two runs (fixed + broken), e.g. "
+         "12%%; at least the difference"),
+        ("--pilot", ("BASELINE", "CANDIDATE"), None,
+         "two real runs on the same items (e.g. the current system and a prototype); their "
+         "share of changed items is the discordance, with its 95%% interval"),
+        ("--pass-rate", "P", rate_arg("--pass-rate", low=-1e-12, high=1.0000001),
+         "the baseline's pass rate, e.g. 85%%: with --difference, the items needed over every "
+         "discordance the change allows, from the least (|difference|) to independent runs "
+         "(the most items)"),
+        ("--from-baseline", "FILE", None,
+         "one run of the baseline: its pass rate, as --pass-rate"),
+        ("--noise-floor", ("RUN_A", "RUN_B"), None,
+         "two runs of the same (baseline) system, an A/A pair: their pass rate, and the share "
+         "of items that changed by chance alone; the plan takes that noise floor plus the "
+         "change"),
+    ),
+    "the test": (
+        ("--alpha", "A", rate_arg("--alpha", high=0.5),
+         "two-sided significance level, e.g. 0.05 or 5%% (default: the config's alpha, "
+         "divided by policy.max_looks under policy.looks: bonferroni; else 0.05)"),
+        ("--power", "P", rate_arg("--power", low=0.5),
+         "target power, e.g. 0.8 or 80%% (default: the config's plan.power, else 0.8)"),
+        ("--design-effect", "DEFF", number_arg("--design-effect", minimum=1.0),
+         "variance inflation of clustered items (>= 1; Kish: 1 + (m - 1) ICC): the items "
+         "needed are multiplied by it, the items available divided (config "
+         "plan.design_effect; default: 1)"),
+        ("--config", "FILE", None,
+         "an .evalbot.yml: its plan: section when no rates are given, and its alpha, "
+         "plan.power, mcnemar and plan.design_effect (default: none; flags override it)"),
+    ),
+    None: (
+        ("--format", None, ("text", "markdown", "json"),
+         "output: text for a terminal, markdown for a PR or a document, json for scripts "
+         "(default: text)"),
+    ),
+}  # fmt: skip
+
+
+def _add(group: argparse._ActionsContainer, flags: Sequence[Flag]) -> None:
+    for name, metavar, value, text in flags:
+        options: dict[str, Any] = {"help": text}
+        if metavar is not None:
+            options["metavar"] = metavar
+        if isinstance(metavar, tuple):
+            options["nargs"] = len(metavar)
+        if callable(value):
+            options["type"] = value
+        elif value is not None:
+            options["choices"] = value
+        elif metavar is None:
+            options["action"] = "store_true"
+        group.add_argument(name, **options)
+
 
 def build_parser() -> argparse.ArgumentParser:
     parser = Parser(
@@ -196,19 +311,6 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(
         dest="command", required=True, parser_class=Parser, metavar="COMMAND"
     )
-    _add_compare(commands)
-    _add_plan(commands)
-    commands.add_parser(
-        "action",
-        help="the GitHub Actions entrypoint (reads the runner's environment)",
-        description="The GitHub Actions entrypoint: reads the inputs (INPUT_*) and the "
-        "runner's GITHUB_* variables; see the README's \"The GitHub Action\".",
-        epilog=EPILOG,
-    )
-    return parser
-
-
-def _add_compare(commands: argparse._SubParsersAction[Parser]) -> None:
     compare = commands.add_parser(
         "compare",
         help="compare a baseline run with a candidate run, item by item",
@@ -216,134 +318,9 @@ def _add_compare(commands: argparse._SubParsersAction[Parser]) -> None:
         epilog=EPILOG,
     )
     for role, when in (("baseline", "before"), ("candidate", "after")):
-        compare.add_argument(
-            role,
-            nargs="?",
-            metavar=role.upper(),
-            help=f"the run {when} the change: a file, directory, glob or .zip",
-        )
-    compare.add_argument(
-        "--example", action="store_true", help="compare the bundled example runs (400 items)"
-    )
-    compare.add_argument(
-        "--config",
-        metavar="FILE",
-        help="the analysis plan (default: ./.evalbot.yml if present, else evalbot's defaults)",
-    )
-    _add_format(compare, "text for a terminal, markdown as the PR comment shows it, json")
-    _add_bootstrap_flags(compare)
-    compare.add_argument(
-        "--holdout",
-        action="store_true",
-        help="analyse only the sealed holdout (holdout.ids_file); counts as one use",
-    )
-    compare.add_argument(
-        "--state-from",
-        metavar="FILE",
-        help="a file holding the earlier sticky comment (its hidden block lists earlier looks)",
-    )
-    compare.add_argument(
-        "--head-sha",
-        metavar="SHA",
-        help="the commit being judged (tells looks apart; with --state-from)",
-    )
-    _add_reading_flags(compare, what="the result files")
-
-
-def _add_bootstrap_flags(compare: Parser) -> None:
-    """The bootstrap's flags (the plan's ``bootstrap`` section)."""
-    compare.add_argument(
-        "--resamples",
-        type=positive_int("--resamples", 100, MAX_RESAMPLES),
-        metavar="B",
-        help=f"paired bootstrap resamples, 100 to {MAX_RESAMPLES:,} (config "
-        "bootstrap.resamples; default: 10000)",
-    )
-    compare.add_argument(
-        "--seed",
-        type=positive_int("--seed", 0),
-        metavar="S",
-        help="the bootstrap's random seed; the same seed gives the same output (config "
-        "bootstrap.seed; default: 0)",
-    )
-    compare.add_argument(
-        "--confidence",
-        type=rate_arg("--confidence", low=0.5),
-        metavar="LEVEL",
-        help="confidence level of the intervals, e.g. 0.95 or 95%% (config "
-        "bootstrap.confidence; default: 0.95)",
-    )
-    compare.add_argument(
-        "--ci-method",
-        choices=BOOTSTRAP_METHODS,
-        help="bootstrap interval: percentile or bias-corrected and accelerated (config "
-        "bootstrap.method; default: percentile)",
-    )
-
-
-def _add_format(parser: argparse.ArgumentParser, forms: str) -> None:
-    parser.add_argument(
-        "--format",
-        choices=["text", "markdown", "json"],
-        default="text",
-        help=f"{forms} for scripts (default: text)",
-    )
-
-
-def _add_reading_flags(parser: argparse.ArgumentParser, *, what: str) -> None:
-    """The flags that say how result files are read; ``what`` names the files."""
-    reading = parser.add_argument_group(
-        f"reading {what}",
-        "Each overrides the plan's key of the same name (`fields:`, `metric:`, ...). A dotted "
-        "field name reaches into nested objects (request.question_id).",
-    )
-    reading.add_argument(
-        "--format-in",
-        metavar="NAME",
-        type=_input_format,
-        help="read both runs in this format instead of detecting it by structure (config "
-        "format:): default, jsonl, json, csv, tsv, inspect, lm-eval, promptfoo, openai-evals, "
-        "swebench, junit, mlflow (default: detected)",
-    )
-    for role, meaning in FIELD_FLAGS:
-        reading.add_argument(
-            f"--{role}-field",
-            metavar="NAME",
-            type=_field_name,
-            help=f"{meaning} (config fields.{role}; default: {role})",
-        )
-    for flag, meaning in (
-        ("metric", "the compared field (default: passed, else score), or the lm-eval metric, "
-         "the openai-evals `metrics` key, the HELM stat (exact_match, ...) (config metric:)"),
-        ("scorer", "the inspect scorer (NAME.key for a dict value) or the MLflow assessment "
-         "to compare (config scorer:; default: the only one)"),
-        ("filter", "the lm-eval filter to read (strict-match, ...) (config filter:; default: "
-         "the only one)"),
-    ):  # fmt: skip
-        reading.add_argument(f"--{flag}", metavar="NAME", help=meaning)
-    reading.add_argument(
-        "--all-ids",
-        metavar="FILE",
-        help="resolved-id lists (SWE-bench): a file naming every instance id, one per line "
-        "or a JSON list, relative to the current directory (config all_ids:, relative to the "
-        "config file)",
-    )
-    reading.add_argument(
-        "--missing",
-        choices=MISSING_RULES,
-        help="items present on one side only: stop with an error, count them as failures of "
-        "the side that lacks them, or drop them (config policy.missing; default: error)",
-    )
-    reading.add_argument(
-        "--errors",
-        choices=ERRORS_RULES,
-        help="items a run did not evaluate (never run, skipped, cancelled, a harness error): "
-        "compare the items both runs evaluated, or count the others as failures (the "
-        "leaderboard convention, for full runs) (config policy.errors; default: drop)",
-    )
-
-
-def _add_plan(commands: argparse._SubParsersAction[Parser]) -> None:
+        said = f"the run {when} the change: a file, directory, glob or .zip"
+        compare.add_argument(role, nargs="?", metavar=role.upper(), help=said)
+    _add(compare, COMPARE_FLAGS)
     plan = commands.add_parser(
         "plan",
         help="items needed to detect a change, or the change N items can detect",
@@ -354,110 +331,27 @@ def _add_plan(commands: argparse._SubParsersAction[Parser]) -> None:
         "--items (and a discordance) for the minimum detectable effect.",
         epilog=EPILOG,
     )
-    what = plan.add_argument_group("what to detect")
-    what.add_argument(
-        "--difference",
-        metavar="D",
-        type=difference_arg("--difference"),
-        help="the net change in pass rate to detect: +3pp, 3pp, 3%% or 0.03 (a drop: "
-        "--difference=-3pp)",
+    for title, flags in PLAN_FLAGS.items():
+        _add(plan.add_argument_group(title) if title else plan, flags)
+    for command, what in (
+        (compare, "the result files"),
+        (plan, "the pilot's and the baseline's files"),
+    ):
+        reading = command.add_argument_group(
+            f"reading {what}",
+            "Each overrides the plan's key of the same name (`fields:`, `metric:`, ...). A "
+            "dotted field name reaches into nested objects (request.question_id).",
+        )
+        _add(reading, READING_FLAGS)
+        command.set_defaults(format="text")
+    commands.add_parser(
+        "action",
+        help="the GitHub Actions entrypoint (reads the runner's environment)",
+        description="The GitHub Actions entrypoint: reads the inputs (INPUT_*) and the "
+        "runner's GITHUB_* variables; see the README's \"The GitHub Action\".",
+        epilog=EPILOG,
     )
-    what.add_argument(
-        "--fix-rate",
-        metavar="RATE",
-        type=rate_arg("--fix-rate"),
-        help="share of items the change fixes (baseline fails, candidate passes), e.g. 8%%",
-    )
-    what.add_argument(
-        "--break-rate",
-        metavar="RATE",
-        type=rate_arg("--break-rate", low=-1e-12),
-        help="share of items the change breaks (baseline passes, candidate fails), e.g. 3%%",
-    )
-    what.add_argument(
-        "--items",
-        metavar="N",
-        type=positive_int("--items", 1),
-        help="instead: the items you have; prints the minimum detectable effect (needs a "
-        "discordance)",
-    )
-    _add_plan_share(plan)
-    _add_plan_test(plan)
-    _add_format(plan, "output: text for a terminal, markdown for a PR or a document, json")
-    _add_reading_flags(plan, what="the pilot's and the baseline's files")
-
-
-def _add_plan_share(plan: Parser) -> None:
-    share = plan.add_argument_group(
-        "the share of items expected to change outcome, or the baseline's pass rate (with "
-        "--difference or --items; give one)"
-    )
-    share.add_argument(
-        "--discordance",
-        metavar="R",
-        type=rate_arg("--discordance", high=1.0000001),
-        help="share of items whose outcome differs between the two runs (fixed + broken), "
-        "e.g. 12%%; at least the difference",
-    )
-    share.add_argument(
-        "--pilot",
-        nargs=2,
-        metavar=("BASELINE", "CANDIDATE"),
-        help="two real runs on the same items (e.g. the current system and a prototype); "
-        "their share of changed items is the discordance, with its 95%% interval",
-    )
-    share.add_argument(
-        "--pass-rate",
-        metavar="P",
-        type=rate_arg("--pass-rate", low=-1e-12, high=1.0000001),
-        help="the baseline's pass rate, e.g. 85%%: with --difference, the items needed over "
-        "every discordance the change allows, from the least (|difference|) to independent "
-        "runs (the most items)",
-    )
-    share.add_argument(
-        "--from-baseline",
-        metavar="FILE",
-        help="one run of the baseline: its pass rate, as --pass-rate",
-    )
-    share.add_argument(
-        "--noise-floor",
-        nargs=2,
-        metavar=("RUN_A", "RUN_B"),
-        help="two runs of the same (baseline) system, an A/A pair: their pass rate, and the "
-        "share of items that changed by chance alone; the plan takes that noise floor plus "
-        "the change",
-    )
-
-
-def _add_plan_test(plan: Parser) -> None:
-    test = plan.add_argument_group("the test")
-    test.add_argument(
-        "--alpha",
-        metavar="A",
-        type=rate_arg("--alpha", high=0.5),
-        help="two-sided significance level, e.g. 0.05 or 5%% (default: the config's alpha, "
-        "divided by policy.max_looks under policy.looks: bonferroni; else 0.05)",
-    )
-    test.add_argument(
-        "--power",
-        metavar="P",
-        type=rate_arg("--power", low=0.5),
-        help="target power, e.g. 0.8 or 80%% (default: the config's plan.power, else 0.8)",
-    )
-    test.add_argument(
-        "--design-effect",
-        metavar="DEFF",
-        type=number_arg("--design-effect", minimum=1.0),
-        help="variance inflation of clustered items (>= 1; Kish: 1 + (m - 1) ICC): the items "
-        "needed are multiplied by it, the items available divided (config plan.design_effect; "
-        "default: 1)",
-    )
-    test.add_argument(
-        "--config",
-        metavar="FILE",
-        help="an .evalbot.yml: its plan: section when no rates are given, and its alpha, "
-        "plan.power, mcnemar and plan.design_effect (default: none; flags override it)",
-    )
+    return parser
 
 
 def load_config(path: str | None) -> Config:
