@@ -421,13 +421,11 @@ def run_compare(args: argparse.Namespace, out: TextIO) -> int:
     )
     config = _reading_config(config, args)
     options = config.read_options()
-    baseline = load_results(args.baseline, options)
-    candidate = load_results(args.candidate, options)
+    runs = [load_results(path, options) for path in (args.baseline, args.candidate)]
     if args.example:
-        baseline = replace(baseline, source=EXAMPLE_NAMES[0])
-        candidate = replace(candidate, source=EXAMPLE_NAMES[1])
+        runs = [replace(run, source=name) for run, name in zip(runs, EXAMPLE_NAMES, strict=True)]
     state = _earlier_state(args.state_from)
-    paired = prepare(baseline, candidate, config, missing=args.missing, holdout=args.holdout)
+    paired = prepare(runs[0], runs[1], config, missing=args.missing, holdout=args.holdout)
     comparison, decision = decide(
         paired, config, holdout=args.holdout, state=state, head_sha=args.head_sha
     )
@@ -436,7 +434,7 @@ def run_compare(args: argparse.Namespace, out: TextIO) -> int:
 
         out.write(json.dumps(build_json(comparison, decision), indent=2) + "\n")
     else:
-        out.write(_view(args.format, comparison, decision, config, (baseline, candidate)))
+        out.write(_view(args.format, comparison, decision, config, runs))
     return EXIT_GATE_FAILED if decision.gate == "fail" else EXIT_OK
 
 
@@ -457,7 +455,7 @@ def _view(
     comparison: Comparison,
     decision: Decision,
     config: Config,
-    runs: tuple[Results, Results],
+    runs: Sequence[Results],
 ) -> str:
     """The report as Markdown (the comment, with the plan's template) or text."""
     from evalbot.report.render import render_markdown, render_text

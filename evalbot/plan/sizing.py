@@ -198,10 +198,8 @@ def plan_range(test: Sizing, difference: float, base: BaselineRate) -> ItemsPlan
     chosen = next((row for row in rows if row.assumption == "noise_floor"), rows[-1])
     interval = None
     if base.noise is not None:
-        interval = (
-            base.noise.interval[0] + abs(difference),
-            base.noise.interval[1] + abs(difference),
-        )
+        low, high = base.noise.interval
+        interval = (low + abs(difference), high + abs(difference))
     found = Discordance(rate=chosen.result.discordant_rate, source=base.source, interval=interval)
     plan = plan_items(test, chosen.result.fix_rate, chosen.result.break_rate, found)
     span = Range(base=base, difference=difference, rows=rows, chosen=chosen.assumption)
@@ -252,10 +250,5 @@ def one_run_rate(spec: str, run: Results) -> BaselineRate:
             f"evalbot plan: {spec} is not one pass/fail outcome per item (scores, "
             "or repeats); give --discordance R"
         )
-    n = len(run)
-    return BaselineRate(
-        rate=float(run.scores.mean()) if n else 0.0,
-        source="baseline",
-        items=n,
-        run=(spec, run.source),
-    )
+    rate, n = float(run.scores.mean()) if len(run) else 0.0, len(run)
+    return BaselineRate(rate=rate, source="baseline", items=n, run=(spec, run.source))

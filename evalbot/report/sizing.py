@@ -67,10 +67,8 @@ def _echo(result: object, *names: str) -> dict[str, object]:
 
 
 def _pair_json(pair: Pair) -> dict[str, object]:
-    baseline, candidate = pair.sources
     return {
-        "baseline": baseline,
-        "candidate": candidate,
+        **dict(zip(("baseline", "candidate"), pair.sources, strict=True)),
         **_echo(pair.table, "items", "discordant", "fixed", "broken"),
         "interval": list(pair.interval),
         "confidence": PILOT_CONFIDENCE,
@@ -194,13 +192,6 @@ def _changed(pair: Pair, name: Name) -> str:
     )
 
 
-def _noise_sentence(noise: Pair, name: Name) -> str:
-    return (
-        f"Noise floor {noise.rate * 100:.1f} % from the A/A pair (two runs of the same "
-        f"system): {_changed(noise, name)}."
-    )
-
-
 def _source_sentence(found: Discordance, plan: ItemsPlan | None, name: Name) -> str | None:
     """Where the discordance (or the pass rate) came from, when there is something to say."""
     if found.pair is not None:
@@ -317,13 +308,17 @@ def detectable_sentences(
 RANGE_HEADER = ("discordance", "fix rate", "break rate", "items", "power", "assumption")
 
 
+def _span(plan: ItemsPlan) -> str:
+    sizes = [row.result.items for row in plan.range.rows] if plan.range else []
+    return f"{min(sizes)} to {max(sizes)} items"
+
+
 def _range_intro(plan: ItemsPlan) -> str:
     assert plan.range is not None
-    result, sizes = plan.result, [row.result.items for row in plan.range.rows]
+    result, p0 = plan.result, plan.range.base.rate
     effect = result.fix_rate - result.break_rate
-    p0 = plan.range.base.rate
     return (
-        f"{min(sizes)} to {max(sizes)} items to detect {pp(effect)} from a pass rate "
+        f"{_span(plan)} to detect {pp(effect)} from a pass rate "
         f"of {p0 * 100:.1f} % (to {(p0 + effect) * 100:.1f} %) with McNemar's {result.method} "
         f"test at alpha {result.alpha:g}, two-sided, power {result.power:g}, depending on the "
         "share of items whose outcome differs between the two runs (the discordance):"
@@ -339,7 +334,10 @@ def _range_after(plan: ItemsPlan, name: Name) -> str:
             "two runs of the baseline system (--noise-floor RUN_A RUN_B) measure how many items "
             "change by chance alone, and a pilot of the change (--pilot) the discordance itself."
         )
-    return f"{_noise_sentence(noise, name)} The plan below takes the noise floor's row."
+    return (
+        f"Noise floor {noise.rate * 100:.1f} % from the A/A pair (two runs of the same "
+        f"system): {_changed(noise, name)}. The plan below takes the noise floor's row."
+    )
 
 
 def _range_cells(plan: ItemsPlan) -> list[tuple[str, ...]]:
@@ -360,16 +358,9 @@ def _range_cells(plan: ItemsPlan) -> list[tuple[str, ...]]:
 def items_text(plan: ItemsPlan) -> str:
     lines = items_sentences(plan)
     if plan.range is not None:
-        table = [
-            "  "
-            + "  ".join(
-                cell.rjust(len(head) + 1)
-                for cell, head in zip(row[:5], RANGE_HEADER[:5], strict=True)
-            )
-            + "  "
-            + row[5]
-            for row in [RANGE_HEADER, *_range_cells(plan)]
-        ]
+        widths = [len(head) + 1 for head in RANGE_HEADER[:5]]
+        rows = [RANGE_HEADER, *_range_cells(plan)]
+        table = ["  " + "  ".join(map(str.rjust, row[:5], widths)) + "  " + row[5] for row in rows]
         lines = [_range_intro(plan), "", *table, "", _range_after(plan, str), *lines]
     return "".join(line + "\n" for line in lines)
 
@@ -380,10 +371,7 @@ def items_markdown(plan: ItemsPlan) -> str:
         rows = [RANGE_HEADER, ("---:",) * 5 + ("---",), *_range_cells(plan)]
         table = "".join("| " + " | ".join(row) + " |\n" for row in rows)
         lines = [_range_after(plan, _markdown_name), *items_sentences(plan, _markdown_name)]
-        sizes = [row.result.items for row in plan.range.rows]
-        heading = f"{min(sizes)} to {max(sizes)} items"
-        if plan.range.base.noise is not None:
-            heading = f"{result.items} items"
+        heading = f"{result.items} items" if plan.range.base.noise else _span(plan)
         body = "\n".join(f"- {line}" for line in lines)
         return f"### Plan: **{heading}**\n\n{_range_intro(plan)}\n\n{table}\n{body}\n"
     first, *rest = items_sentences(plan, _markdown_name)
