@@ -9,8 +9,10 @@ from pathlib import Path
 
 import pytest
 
+from evalbot import formats
 from evalbot.errors import InputError, PairingError
 from evalbot.formats import detect, parse_any, resolve
+from evalbot.formats.model import Results
 from evalbot.formats.options import FieldNames, ReadOptions
 from evalbot.formats.sources import load_results
 from evalbot.pairing.pair import pair
@@ -786,8 +788,10 @@ def _feedback(name: str, value: object = None, **extra: object) -> dict[str, obj
     return {"assessment_name": name, "feedback": {"value": value}, **extra}
 
 
-def test_no_garbage_collection_runs_while_a_file_is_parsed() -> None:
-    """A collection walks every parsed object still alive: the real run, 25 times over."""
+def test_no_garbage_collection_runs_while_a_file_is_parsed(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A collection walks every parsed object still alive: the real run, 25 times over. The
+    collections are counted inside parse_any (the one pending when the collector is switched
+    back on afterwards walks nothing parsed), and the collector is on again after it."""
     rows = json.loads((MLFLOW / "baseline.search_traces.json").read_text())
     many = [
         {**row, "tags": {**row["tags"], "mlflow.eval.requestId": f"{copy}-{number}"}}
@@ -796,17 +800,23 @@ def test_no_garbage_collection_runs_while_a_file_is_parsed() -> None:
     ]
     data = json.dumps(many).encode()
     collections: list[int] = []
+    inner = formats._parse_any
 
     def note(phase: str, info: dict[str, int]) -> None:
         collections.append(info["generation"])
 
-    gc.callbacks.append(note)
-    try:
-        results = parse_any("run.json", data, ReadOptions(scorer="passed"))
-    finally:
-        gc.callbacks.remove(note)
+    def counted(name: str, data: bytes, options: ReadOptions) -> Results:
+        gc.callbacks.append(note)
+        try:
+            return inner(name, data, options)
+        finally:
+            gc.callbacks.remove(note)
+
+    monkeypatch.setattr(formats, "_parse_any", counted)
+    results = parse_any("run.json", data, ReadOptions(scorer="passed"))
     assert len(results) == 1000
     assert collections == []
+    assert gc.isenabled()
 
 
 def test_mlflow_real_runs_ids_values_and_scorers() -> None:
