@@ -16,17 +16,13 @@ from typing import Generic, Protocol, TypeVar
 from github.WorkflowRun import WorkflowRun
 
 from evalbot.github.client import ArtifactInfo, GitHubClient
+from evalbot.github.runner import DEFAULT_SEARCH_COMMITS
 from evalbot.report import text as md
+from evalbot.report.numbers import plural
 from evalbot.report.text import Markdown
 
 #: Workflow events whose runs on the base branch may provide the baseline.
 BASELINE_EVENTS = frozenset({"push", "schedule", "workflow_dispatch"})
-#: Successful runs of the baseline workflow listed, newest first (input
-#: ``baseline-search-runs``).
-MAX_RUNS = 30
-#: Commits (other than the target) whose ancestry is checked, one compare each, before the
-#: search gives up (input ``baseline-search-commits``).
-MAX_COMPARES = 10
 
 
 class RunLike(Protocol):
@@ -79,7 +75,7 @@ def search_runs(
     target: str,
     ancestry: Callable[[str], tuple[int, int]],
     artifact_of: Callable[[R], A | None],
-    max_compares: int = MAX_COMPARES,
+    max_compares: int = DEFAULT_SEARCH_COMMITS,
 ) -> Found[R, A] | Missing:
     """The newest run at ``target`` or before it that has the artifact.
 
@@ -243,7 +239,7 @@ def _searched(
                 "the {}{} successful {} of {} on {} from push, schedule or workflow_dispatch",
                 Markdown("newest " if capped else ""),
                 listed,
-                Markdown("run" if listed == 1 else "runs"),
+                Markdown(plural(listed, "runs")),
                 md.code(workflow),
                 md.code(branch),
             )
@@ -260,17 +256,17 @@ def _searched(
     if missing.commits_compared:
         searched.append(
             md.format(
-                "{} commit{} checked for being the base commit or one of its ancestors",
+                "{} {} checked for being the base commit or one of its ancestors",
                 missing.commits_compared,
-                Markdown("s" if missing.commits_compared != 1 else ""),
+                Markdown(plural(missing.commits_compared, "commits")),
             )
         )
     if missing.not_before:
         searched.append(
             md.format(
-                "{} run{} of commits newer than that or on another line (never used)",
+                "{} {} of commits newer than that or on another line (never used)",
                 missing.not_before,
-                Markdown("s" if missing.not_before != 1 else ""),
+                Markdown(plural(missing.not_before, "runs")),
             )
         )
     if missing.without_artifact:
