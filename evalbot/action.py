@@ -17,7 +17,7 @@ import hashlib
 import json
 import posixpath
 import signal
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any, ClassVar, Protocol
@@ -92,19 +92,10 @@ Clock = Callable[[], datetime]
 
 
 @dataclass(frozen=True, kw_only=True)
-class PullTarget:
-    """The pull request a run judges, as found: ``found`` is the pull request a
-    ``workflow_run`` job looked up (its payload may not name it: its base comes from here),
-    ``now`` the pull request as GitHub has it now (both pull request modes)."""
-
-    found: PullRequestInfo | None = None
-    now: PullRequestInfo | None = None
-
-
-@dataclass(frozen=True, kw_only=True)
 class RunContext:
     """One run's givens: settings, event, IO ports, the pull request and the check.
 
+    ``pull`` is the pull request judged as GitHub has it now (both pull request modes);
     ``status`` publishes the check run (a commit status with a personal token) on the head
     commit in pull request modes; ``None`` on a push or a dispatch.
     """
@@ -115,30 +106,33 @@ class RunContext:
     env: ActionsEnv
     files: Workspace
     clock: Clock
-    target: PullTarget = PullTarget()
+    pull: PullRequestInfo | None = None
     status: StatusPublisher | None = None
 
     @property
+    def found(self) -> PullRequestInfo | None:
+        """The pull request a ``workflow_run`` job looked up: its payload may not name it, so
+        its base comes from here (a ``pull_request`` run's comes from the event)."""
+        return self.pull if self.event.mode == "workflow_run" else None
+
+    @property
     def base_sha(self) -> str | None:
-        found = self.target.found
-        return found.base_sha if found is not None else self.event.base_sha
+        return self.found.base_sha if self.found is not None else self.event.base_sha
 
     @property
     def base_ref(self) -> str | None:
-        found = self.target.found
-        return found.base_ref if found is not None else self.event.base_ref
+        return self.found.base_ref if self.found is not None else self.event.base_ref
 
     @property
     def check_name(self) -> str:
         """The check's name: the comparison's, with the base when it is not the default branch
         (:func:`evalbot.github.checks.check_name`)."""
-        now = self.target.now
-        return check_name(self.settings.name, self.base_ref, now.default_branch if now else None)
+        default = self.pull.default_branch if self.pull else None
+        return check_name(self.settings.name, self.base_ref, default)
 
     @property
     def pull_number(self) -> int | None:
-        found = self.target.found
-        return found.number if found is not None else self.event.pull_number
+        return self.found.number if self.found is not None else self.event.pull_number
 
     @property
     def commit_url(self) -> str | None:
@@ -654,9 +648,9 @@ def run_action(
         return EXIT_OK
     code = EXIT_OK
     cancelled: Cancelled | None = None
-    for target in targets:  # a workflow_run judges every open pull request of its head
+    for pull in targets:  # a workflow_run judges every open pull request of its head
         run = RunContext(
-            settings=settings, event=event, gh=gh, env=env, files=files, clock=clock, target=target
+            settings=settings, event=event, gh=gh, env=env, files=files, clock=clock, pull=pull
         )
         if event.on_pull_request:
             run = replace(run, status=_publisher(run))
@@ -697,36 +691,32 @@ def _moved_on(pull: PullRequestInfo, event: Event) -> str | None:
     return None
 
 
-def resolve_pulls(gh: GitHubClient, event: Event) -> list[PullTarget] | Skip:
+def resolve_pulls(gh: GitHubClient, event: Event) -> Sequence[PullRequestInfo | None] | Skip:
     """The pull requests a run judges, each checked to have the commit the results are for as
     its head (a run for an older head posts nothing: the run for the new head will). A
     ``pull_request`` run judges its own; a ``workflow_run`` every open one with that head, each
     against its own base, so that no pull request chooses the plan another is judged by."""
     if not event.on_pull_request:
-        return [PullTarget()]
+        return [None]
     if event.mode == "pull_request":
         assert event.pull_number is not None
         pull = gh.get_pull(event.pull_number)
         if (problem := _moved_on(pull, event)) is not None:
             return Skip(problem)
-        return [PullTarget(now=pull)]
+        return [pull]
     owner = event.head_repo.split("/", 1)[0] if event.head_repo else None
     pulls = {p.number: p for p in gh.find_pulls_for_head(event.head_sha, event.head_ref, owner)}
     if event.pull_number is not None and event.pull_number not in pulls:
         pulls[event.pull_number] = gh.get_pull(event.pull_number)  # to say why it is not judged
     problems = [_moved_on(pull, event) for pull in pulls.values()]
-    targets = [
-        PullTarget(found=p, now=p)
-        for p, why in zip(pulls.values(), problems, strict=True)
-        if not why
-    ]
+    targets = [p for p, why in zip(pulls.values(), problems, strict=True) if not why]
     if not targets:
         return Skip(
             next((why for why in problems if why), None)
             or f"no open pull request has head commit {event.head_sha[:12]} (the run "
             f"{event.run_id} that produced the results)"
         )
-    return sorted(targets, key=lambda target: target.found.number if target.found else 0)
+    return sorted(targets, key=lambda pull: pull.number)
 
 
 class _Story:
@@ -752,15 +742,25 @@ class _Story:
         run = self.run
         try:
             outcome = self._tell()
-        except PublishError as error:
-            if not self.writing:
-                return publish_failure(run, error)
-            publish_unpublished(run, error)
-            raise
         except EvalbotError as error:
-            return publish_failure(run, error)
-        except Exception as error:
-            publish_internal_error(run, error)
+            if not (self.writing and isinstance(error, PublishError)):
+                return publish_bad_input(run, error)
+            message = md.format(
+                "{}\n\nInputs, permissions and setup: {}", str(error), Markdown(DOCS)
+            )
+            publish_failed(run, "evalbot could not publish its result", message, log=None)
+            raise
+        except Exception as error:  # a bug of evalbot's: the CLI prints one line and exits 3
+            what = f"{type(error).__name__}: {error}"
+            what = what if len(what) <= 500 else what[:499] + "…"
+            message = md.format(
+                "{}\n\nNothing was published as a verdict. This is a bug of evalbot, not of "
+                "your setup: please report it (set `EVALBOT_DEBUG=1` for the traceback).",
+                md.code_block(what, "text"),
+            )
+            publish_failed(
+                run, "evalbot hit an internal error", message, log=f"internal error ({what})"
+            )
             raise
         return outcome if isinstance(outcome, int) else publish_neutral(run, outcome, self.config)
 
@@ -815,7 +815,7 @@ class _Story:
             status,
             settings=run.settings,
             event=run.event,
-            pull=run.target.now,
+            pull=run.pull,
             clock=run.clock,
         )
 
@@ -1127,79 +1127,51 @@ def fail_check(
         run.env.error(f"could not create a completed check run either: {error}", title="evalbot")
 
 
-def publish_failure(run: RunContext, error: EvalbotError) -> int:
-    """Bad input: the check fails, the summary says what to fix; the comment stays as it was."""
+def publish_failed(
+    run: RunContext, title: str, message: Markdown, *, log: str | None, conclusion: str = "failure"
+) -> None:
+    """No verdict: bad input, GitHub refusing to publish, a stop signal (``conclusion``
+    ``cancelled``) or a bug of evalbot's. The check is completed as ``conclusion`` (a stopped
+    run's only if it does not carry the result already), the summary says what happened and
+    what to do, ``log`` is annotated (``None``: the CLI prints the error); the comment stays as
+    it was."""
+    summary = md.format("### ❌ {}\n\n{}\n", Markdown(title), message)
+    if log is not None:
+        run.env.error(log, title="evalbot")
+    if conclusion != "cancelled" or (run.status is not None and not run.status.completed):
+        fail_check(run, title, summary, conclusion=conclusion)
+    with contextlib.suppress(OSError):
+        run.env.add_summary(summary)
+    _outputs(run, gate="fail", conclusion=conclusion)
+
+
+def publish_bad_input(run: RunContext, error: EvalbotError) -> int:
+    """Bad input: the check fails, the summary says what to fix."""
     message = str(error)  # it quotes input: escaped in Markdown
-    title = Markdown("evalbot could not compare: fix the input")
-    summary = md.format(
-        "### ❌ {}\n\n{}\n\nNothing was compared and the comment was left as it was. Fix "
-        "the problem above and re-run. Inputs and setup: {}\n",
-        title,
+    advice = md.format(
+        "{}\n\nNothing was compared and the comment was left as it was. Fix the problem "
+        "above and re-run. Inputs and setup: {}",
         message,
         Markdown(DOCS),
     )
-    run.env.error(message, title="evalbot")
-    fail_check(run, title, summary)
-    run.env.add_summary(summary)
-    _outputs(run, verdict="", gate="fail", conclusion="failure")
+    publish_failed(run, "evalbot could not compare: fix the input", advice, log=message)
     return EXIT_BAD_INPUT
 
 
 def publish_cancelled(run: RunContext, cancelled: Cancelled) -> int:
-    """SIGTERM or SIGINT (a cancelled job, a newer run of its concurrency group): the check is
-    completed ``cancelled`` (unless it already carries the result) and the summary says so."""
-    signal_name = signal.Signals(cancelled.signum).name
-    status = run.status
-    title = Markdown("evalbot was stopped before it finished")
-    summary = md.format(
-        "### ❌ {}\n\nThe job got {} (cancelled, or replaced by a newer run of its concurrency "
-        "group) before evalbot {}. Re-run the job for a verdict.\n",
-        title,
-        signal_name,
-        Markdown(
-            "had updated its comment"
-            if status is not None and status.completed
-            else "had published a verdict"
-        ),
+    """SIGTERM or SIGINT (a cancelled job, a newer run of its concurrency group)."""
+    name = signal.Signals(cancelled.signum).name
+    done = run.status is not None and run.status.completed
+    message = md.format(
+        "The job got {} (cancelled, or replaced by a newer run of its concurrency group) "
+        "before evalbot {}. Re-run the job for a verdict.",
+        name,
+        Markdown("had updated its comment" if done else "had published a verdict"),
     )
-    run.env.error(f"stopped by {signal_name} before the run finished", title="evalbot")
-    if status is not None and not status.completed:
-        fail_check(run, title, summary, conclusion="cancelled")
-    with contextlib.suppress(OSError):
-        run.env.add_summary(summary)
-    _outputs(run, gate="fail", conclusion="cancelled")
+    title = "evalbot was stopped before it finished"
+    log = f"stopped by {name} before the run finished"
+    publish_failed(run, title, message, log=log, conclusion="cancelled")
     return cancelled.exit_code
-
-
-def publish_internal_error(run: RunContext, error: BaseException) -> None:
-    """A bug of evalbot's: complete the check and say so in the summary; the caller
-    re-raises (the CLI prints one line and exits 3)."""
-    what = f"{type(error).__name__}: {error}"
-    if len(what) > 500:
-        what = what[:499] + "…"
-    title = Markdown("evalbot hit an internal error")
-    summary = md.format(
-        "### ❌ {}\n\n{}\n\nNothing was published as a verdict. This is a bug of evalbot, "
-        "not of your setup: please report it (set `EVALBOT_DEBUG=1` for the traceback).\n",
-        title,
-        md.code_block(what, "text"),
-    )
-    run.env.error(f"internal error ({what})", title="evalbot")
-    fail_check(run, title, summary)
-    with contextlib.suppress(OSError):
-        run.env.add_summary(summary)
-    _outputs(run, gate="fail", conclusion="failure")
-
-
-def publish_unpublished(run: RunContext, error: EvalbotError) -> None:
-    """GitHub refused part of the publishing (say the comment): the check is not left as it
-    was but completed as failure with the reason; the caller re-raises."""
-    title = Markdown("evalbot could not publish its result")
-    summary = md.format("{}\n\nInputs, permissions and setup: {}\n", str(error), Markdown(DOCS))
-    fail_check(run, title, summary)
-    with contextlib.suppress(OSError):
-        run.env.add_summary(md.format("### ❌ {}\n\n{}", title, summary))
-    run.env.set_output("conclusion", "failure")
 
 
 def summarise_only(run: RunContext, candidate: Results, notes: list[Markdown]) -> None:

@@ -623,11 +623,10 @@ def _share(args: argparse.Namespace, config: Config) -> Discordance | BaselineRa
 def run_action(args: argparse.Namespace, out: TextIO) -> int:
     """The GitHub Actions entrypoint: the runner's environment in, the real adapters built here."""
     from evalbot.action import run_action as action  # PyGithub loads only for the action
-    from evalbot.github.client import GitHubClient, make_client
+    from evalbot.github.client import GitHubClient
     from evalbot.github.runner import (
         ActionsEnv,
         LocalWorkspace,
-        Settings,
         cancel_on_signals,
         drop_network_environment,
         parse_settings,
@@ -640,24 +639,11 @@ def run_action(args: argparse.Namespace, out: TextIO) -> int:
         env.info(f"evalbot ignores {', '.join(dropped)}: its requests go to GitHub directly")
     files = LocalWorkspace(settings.workspace, settings.event_path)
 
-    def connect(s: Settings) -> GitHubClient:
-        return make_client(
-            s.api_url,
-            s.token,
-            s.repository,
-            retries=s.retries,
-            backoff=s.backoff,
-            timeout=s.timeout,
-            rate_limit_wait=60.0 if s.throttle else 0.0,
-            seconds_between_requests=0.25 if s.throttle else None,
-            seconds_between_writes=1.0 if s.throttle else None,
-        )
-
     try:
         with cancel_on_signals():
             return action(
                 settings,
-                connect=connect,
+                connect=GitHubClient,
                 env=env,
                 files=files,
                 clock=lambda: datetime.now(UTC),

@@ -1,4 +1,4 @@
-"""The GitHub client of one run (:func:`make_client`): every call evalbot makes, for one
+"""The GitHub client of one run (:class:`GitHubClient`): every call evalbot makes, for one
 repository. What leaves the package is a frozen record (pull requests, comments, artifacts);
 check runs, statuses and workflow runs are read inside ``evalbot.github``.
 """
@@ -43,6 +43,7 @@ from evalbot.github.errors import (
     request_error,
     translated,
 )
+from evalbot.github.runner import Settings
 from evalbot.limits import MAX_CHECK_TEXT_CHARS, MAX_COMMENT_CHARS, MAX_STATUS_DESCRIPTION_CHARS
 
 log = logging.getLogger(__name__)
@@ -145,34 +146,65 @@ def _check_output(title: str, summary: str, text: str | None) -> dict[str, Any]:
 
 
 class GitHubClient:
-    """GitHub, as evalbot needs it, for one repository. Build with :func:`make_client`."""
+    """GitHub, as evalbot needs it, for the repository of ``settings`` on its API.
 
-    def __init__(
-        self,
-        gh: Github,
-        http: requests.Session,
-        *,
-        api_url: str,
-        repository: str,
-        token: str,
-        timeout: float,
-        retries: int = 3,
-        backoff: float = 1.0,
-        max_wait: float = MAX_WAIT_SECONDS,
-    ) -> None:
-        self._gh = gh
-        self.http = http  # the artifact download's session
-        self.api_url = api_url
-        self._secret = token
-        self.timeout = timeout
-        self._retries = retries
-        self._backoff = backoff
-        self._max_wait = max_wait
-        self.repository = repository
-        self._repo = gh.get_repo(repository)  # lazy: Github(lazy=True)
+    PyGithub is built with urllib3's retries (``settings.retries``, 5xx, 429 and a 403
+    secondary rate limit; ``backoff`` between them, 0 in tests): a ``Retry-After`` header is
+    honoured up to :data:`~evalbot.github.errors.MAX_WAIT_SECONDS` (a longer one fails at once,
+    saying so), and without one a secondary rate limit waits 60 s. With ``throttle`` PyGithub
+    spaces requests and writes as GitHub asks integrations to; tests turn every wait off.
+
+    GET, PATCH and DELETE are retried by urllib3. A POST creates something, so it is never
+    sent again blindly: the client retries each kind of POST itself, and a check run only
+    after looking for the one its first try may have created (its ``external_id``).
+    """
+
+    def __init__(self, settings: Settings) -> None:
+        s = self.settings = settings
+        if not s.token:
+            raise PublishError(
+                "no GitHub token: set the `github-token` input (default ${{ github.token }})"
+            )
+        if not re.fullmatch(r"[^/\s]+/[^/\s]+", s.repository):
+            raise PublishError(f"repository must be 'owner/name', got {s.repository!r}")
+        self.api_url, self.timeout = s.api_url.rstrip("/"), s.timeout
+        self._gh = Github(
+            base_url=self.api_url,
+            auth=Auth.Token(s.token),
+            retry=PyGithubRetry(
+                total=s.retries,
+                backoff_factor=s.backoff,
+                secondary_rate_wait=60.0 if s.throttle else 0.0,
+                status_forcelist=[*range(500, 600), 429],
+                allowed_methods=Retry.DEFAULT_ALLOWED_METHODS | {"GET", "PATCH"},
+                raise_on_status=False,
+                respect_retry_after_header=True,
+            ),
+            timeout=max(1, math.ceil(s.timeout)),
+            user_agent=USER_AGENT,
+            per_page=100,
+            seconds_between_requests=0.25 if s.throttle else None,
+            seconds_between_writes=1.0 if s.throttle else None,
+            lazy=True,
+        )
+        self.http = requests.Session()  # the download's: GETs retried on a 5xx, no redirect
+        self.http.trust_env = False  # no proxy, netrc or CA bundle from the environment
+        self.http.headers["User-Agent"] = USER_AGENT
+        retry = DownloadRetry(
+            total=s.retries,
+            backoff_factor=s.backoff,
+            status_forcelist=[500, 502, 503, 504],
+            allowed_methods={"GET"},
+            raise_on_status=False,
+            redirect=False,
+        )
+        for scheme in ("http://", "https://"):
+            self.http.mount(scheme, HTTPAdapter(max_retries=retry))
+        self._repo = self._gh.get_repo(s.repository)  # lazy: Github(lazy=True)
 
     def __repr__(self) -> str:
-        return f"{type(self).__name__}(api_url={self.api_url!r}, repository={self.repository!r})"
+        repository = self.settings.repository
+        return f"{type(self).__name__}(api_url={self.api_url!r}, repository={repository!r})"
 
     def __enter__(self) -> GitHubClient:
         return self
@@ -206,7 +238,8 @@ class GitHubClient:
         )
 
     def _scrub(self, message: str) -> str:
-        return message.replace(self._secret, "***") if len(self._secret) >= 4 else message
+        secret = self.settings.token
+        return message.replace(secret, "***") if len(secret) >= 4 else message
 
     def _post(
         self,
@@ -234,14 +267,14 @@ class GitHubClient:
                     if found is not None:
                         log.info("%s: the earlier try had succeeded", action)
                         return found
-                if attempt >= self._retries:
+                if attempt >= self.settings.retries:
                     raise
                 asked = error.retry_after if isinstance(error, GitHubRequestError) else None
-                wait = asked if asked is not None else self._backoff * (2**attempt)
-                if wait > self._max_wait:
+                wait = asked if asked is not None else self.settings.backoff * (2**attempt)
+                if wait > MAX_WAIT_SECONDS:
                     raise PublishError(
                         f"{action} failed: GitHub asked to wait {wait:.0f} s before retrying, "
-                        f"more than the {self._max_wait:.0f} s evalbot waits; try again later"
+                        f"more than the {MAX_WAIT_SECONDS:.0f} s evalbot waits; try again later"
                     ) from None
                 time.sleep(wait)
                 attempt += 1
@@ -527,83 +560,4 @@ class GitHubClient:
 
     def download_artifact_zip(self, artifact: ArtifactInfo, max_bytes: int) -> bytes:
         """The artifact's zip archive, at most ``max_bytes`` long (:mod:`.download`)."""
-        return download.artifact_zip(self, artifact, max_bytes, token=self._secret)
-
-
-def make_client(
-    api_url: str,
-    token: str,
-    repository: str,
-    *,
-    retries: int = 3,
-    backoff: float = 1.0,
-    timeout: float = 30.0,
-    rate_limit_wait: float = 60.0,
-    seconds_between_requests: float | None = 0.25,
-    seconds_between_writes: float | None = 1.0,
-    max_wait: float = MAX_WAIT_SECONDS,
-) -> GitHubClient:
-    """Build the client for ``repository`` (``owner/name``) on ``api_url``.
-
-    ``retries``: how often a request is retried on 5xx, 429 and a 403 secondary rate limit.
-    ``backoff``: urllib3's ``backoff_factor`` between retries (0 in tests). A ``Retry-After``
-    header is honoured up to ``max_wait`` seconds (a longer one fails at once, saying so);
-    without one a secondary rate limit waits ``rate_limit_wait`` seconds.
-    ``seconds_between_requests``/``seconds_between_writes``: PyGithub's own throttling (GitHub
-    asks integrations to space writes); ``None`` turns it off.
-
-    GET, PATCH and DELETE are retried by urllib3. A POST creates something, so it is never
-    sent again blindly: the client retries each kind of POST itself, and a check run only
-    after looking for the one its first try may have created (its ``external_id``).
-    """
-    if not token:
-        raise PublishError(
-            "no GitHub token: set the `github-token` input (default ${{ github.token }})"
-        )
-    if not re.fullmatch(r"[^/\s]+/[^/\s]+", repository):
-        raise PublishError(f"repository must be 'owner/name', got {repository!r}")
-    gh = Github(
-        base_url=api_url.rstrip("/"),
-        auth=Auth.Token(token),
-        retry=PyGithubRetry(
-            max_wait=max_wait,
-            total=retries,
-            backoff_factor=backoff,
-            secondary_rate_wait=rate_limit_wait,
-            status_forcelist=[*range(500, 600), 429],
-            allowed_methods=Retry.DEFAULT_ALLOWED_METHODS | {"GET", "PATCH"},
-            raise_on_status=False,
-            respect_retry_after_header=True,
-        ),
-        timeout=max(1, math.ceil(timeout)),
-        user_agent=USER_AGENT,
-        per_page=100,
-        seconds_between_requests=seconds_between_requests,
-        seconds_between_writes=seconds_between_writes,
-        lazy=True,
-    )
-    http = requests.Session()  # the download's: GETs retried on a 5xx, no redirect followed
-    http.trust_env = False  # no proxy, netrc or CA bundle from the environment
-    http.headers["User-Agent"] = USER_AGENT
-    retry = DownloadRetry(
-        max_wait=max_wait,
-        total=retries,
-        backoff_factor=backoff,
-        status_forcelist=[500, 502, 503, 504],
-        allowed_methods={"GET"},
-        raise_on_status=False,
-        redirect=False,
-    )
-    for scheme in ("http://", "https://"):
-        http.mount(scheme, HTTPAdapter(max_retries=retry))
-    return GitHubClient(
-        gh,
-        http,
-        api_url=api_url.rstrip("/"),
-        repository=repository,
-        token=token,
-        timeout=timeout,
-        retries=retries,
-        backoff=backoff,
-        max_wait=max_wait,
-    )
+        return download.artifact_zip(self, artifact, max_bytes)

@@ -33,7 +33,7 @@ _DEFAULT_PORTS = {"http": 80, "https": 443}
 _URL_SAFE = re.compile(r"[!-~]+")  # printable ASCII, no spaces or control characters
 
 
-def artifact_zip(gh: GitHubClient, artifact: ArtifactInfo, max_bytes: int, *, token: str) -> bytes:
+def artifact_zip(gh: GitHubClient, artifact: ArtifactInfo, max_bytes: int) -> bytes:
     """The artifact's zip archive, at most ``max_bytes`` long, through ``gh``'s session (it
     follows no redirect and trusts no environment)."""
     label = f"artifact {artifact.name!r} (id {artifact.id})"
@@ -43,7 +43,7 @@ def artifact_zip(gh: GitHubClient, artifact: ArtifactInfo, max_bytes: int, *, to
         with gh.http.get(
             artifact.archive_download_url,
             headers={
-                "Authorization": f"Bearer {token}",
+                "Authorization": f"Bearer {gh.settings.token}",
                 "Accept": "application/vnd.github+json",
                 "X-GitHub-Api-Version": "2022-11-28",
             },

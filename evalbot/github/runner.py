@@ -14,7 +14,7 @@ import secrets
 import signal
 import sys
 import threading
-from collections.abc import Iterator, Mapping, MutableMapping
+from collections.abc import Callable, Iterator, Mapping, MutableMapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
@@ -37,22 +37,7 @@ DEFAULT_SEARCH_COMMITS = 10
 MAX_SEARCH_RUNS = 1000
 MAX_SEARCH_COMMITS = 200
 
-#: Every input and output of action.yml; tests keep these, action.yml and the README in step.
-INPUTS = (
-    "github-token",
-    "candidate",
-    "candidate-artifact",
-    "baseline",
-    "baseline-artifact",
-    "baseline-workflow",
-    "baseline-search-runs",
-    "baseline-search-commits",
-    "config",
-    "name",
-    "holdout",
-    "comment",
-    "app-id",
-)
+#: Every output of action.yml; tests keep these, action.yml and the README in step.
 OUTPUTS = (
     "verdict",
     "gate",
@@ -64,14 +49,6 @@ OUTPUTS = (
     "broken",
     "comment-url",
     "conclusion",
-)
-#: The inputs read as they are given (blank: not given).
-_TEXT_INPUTS = (
-    "candidate",
-    "candidate-artifact",
-    "baseline",
-    "baseline-artifact",
-    "baseline-workflow",
 )
 
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
@@ -87,7 +64,7 @@ class ActionInputError(UsageError):
 
 @dataclass(frozen=True, kw_only=True)
 class Settings:
-    token: str = field(repr=False)
+    token: str = field(default="", repr=False)
     candidate: str | None = None
     candidate_artifact: str | None = None
     baseline: str | None = None
@@ -149,110 +126,133 @@ def read_input(environ: Mapping[str, str], name: str) -> str | None:
     return None
 
 
-def _choice(
-    environ: Mapping[str, str], name: str, choices: tuple[str, ...], default: str = ""
-) -> str:
-    """An input with a closed set of values (any case); the first is the default unless
-    ``default`` is given."""
-    text = read_input(environ, name)
-    if text is None:
-        return default or choices[0]
-    if text.lower() not in choices:
-        listed = f"{', '.join(choices[:-1])} or {choices[-1]}"
-        raise ActionInputError(f"input `{name}` must be {listed}, got {text!r}")
-    return text.lower()
+#: How a given value (stripped, never blank) of an input or a variable named ``name`` is read.
+Reader = Callable[[str, str], Any]
 
 
-def _count_input(environ: Mapping[str, str], name: str, default: int, maximum: int) -> int:
-    """A whole-number input from 1 to ``maximum``."""
-    text = read_input(environ, name)
-    if text is None:
-        return default
-    try:
-        value = int(text)
-    except ValueError:
-        raise ActionInputError(f"input `{name}` must be a whole number, got {text!r}") from None
-    if not 1 <= value <= maximum:
-        raise ActionInputError(f"input `{name}` must be from 1 to {maximum}, got {value}")
-    return value
+def _text(name: str, text: str) -> str:
+    return text
 
 
-def _knob(environ: Mapping[str, str], key: str, default: float, minimum: int = 0) -> Any:
-    """An ``EVALBOT_*`` number, of the type of its ``default``, at least ``minimum``."""
-    text = environ.get(key, "").strip()
-    if not text:
-        return default
-    kind = type(default)
-    try:
-        value = kind(text)
-    except ValueError:
-        what = "an integer" if kind is int else "a number"
-        raise ActionInputError(f"{key} must be {what}, got {text!r}") from None
-    if not value >= minimum:
-        raise ActionInputError(f"{key} must be >= {minimum}, got {value if kind is int else text}")
-    return value
+def _choice(*choices: str) -> Callable[[str, str], str]:
+    """One of a closed set of values, in any case."""
+
+    def read(name: str, text: str) -> str:
+        if text.lower() not in choices:
+            listed = f"{', '.join(choices[:-1])} or {choices[-1]}"
+            raise ActionInputError(f"input `{name}` must be {listed}, got {text!r}")
+        return text.lower()
+
+    return read
 
 
-def _check_inputs(environ: Mapping[str, str], texts: Mapping[str, str | None], name: str) -> None:
-    """The refusals of inputs that cannot be read one by one."""
-    if not _NAME.fullmatch(name):
+def _count(maximum: int) -> Reader:
+    """A whole number from 1 to ``maximum``."""
+
+    def read(name: str, text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise ActionInputError(f"input `{name}` must be a whole number, got {text!r}") from None
+        if not 1 <= value <= maximum:
+            raise ActionInputError(f"input `{name}` must be from 1 to {maximum}, got {value}")
+        return value
+
+    return read
+
+
+def _name(name: str, text: str) -> str:
+    if not _NAME.fullmatch(text):
         raise ActionInputError(
             f"input `name` must be 1-64 letters, digits, '.', '_' or '-' (it becomes the "
-            f"comment marker and the check's name), got {name!r}"
+            f"comment marker and the check's name), got {text!r}"
         )
-    if texts["candidate"] and texts["candidate_artifact"]:
-        raise ActionInputError(
-            "give either input `candidate` (a path in the workspace) or `candidate-artifact` "
-            "(an artifact of the triggering run), not both"
-        )
-    if texts["baseline"] and texts["baseline_artifact"]:
-        raise ActionInputError(
-            "give either input `baseline` (a path in the workspace) or `baseline-artifact` "
-            "(an artifact name from the base branch), not both"
-        )
-    repository = environ.get("GITHUB_REPOSITORY", "").strip()
-    if repository and not re.fullmatch(r"[^/\s]+/[^/\s]+", repository):
-        raise ActionInputError(f"GITHUB_REPOSITORY must be 'owner/name', got {repository!r}")
+    return text
+
+
+def _true(name: str, text: str) -> bool:
+    return _choice("true", "false")(name, text) == "true"
+
+
+def _knob(kind: type[int] | type[float], minimum: int = 0) -> Reader:
+    """An ``EVALBOT_*`` number of ``kind``, at least ``minimum``."""
+
+    def read(key: str, text: str) -> int | float:
+        try:
+            value = kind(text)
+        except ValueError:
+            what = "an integer" if kind is int else "a number"
+            raise ActionInputError(f"{key} must be {what}, got {text!r}") from None
+        if not value >= minimum:
+            shown = value if kind is int else text
+            raise ActionInputError(f"{key} must be >= {minimum}, got {shown}")
+        return value
+
+    return read
+
+
+def _repository(key: str, text: str) -> str:
+    if not re.fullmatch(r"[^/\s]+/[^/\s]+", text):
+        raise ActionInputError(f"{key} must be 'owner/name', got {text!r}")
+    return text
+
+
+#: Every input of action.yml, with the :class:`Settings` field it sets and its reader; tests
+#: keep these, action.yml and the README in step.
+INPUTS: dict[str, tuple[str, Reader]] = {
+    "github-token": ("token", _text),
+    "candidate": ("candidate", _text),
+    "candidate-artifact": ("candidate_artifact", _text),
+    "baseline": ("baseline", _text),
+    "baseline-artifact": ("baseline_artifact", _text),
+    "baseline-workflow": ("baseline_workflow", _text),
+    "baseline-search-runs": ("baseline_search_runs", _count(MAX_SEARCH_RUNS)),
+    "baseline-search-commits": ("baseline_search_commits", _count(MAX_SEARCH_COMMITS)),
+    "config": ("config", _text),
+    "name": ("name", _name),
+    "holdout": ("holdout", _true),
+    "comment": ("comment", _choice(*COMMENT_MODES)),
+    "app-id": ("app_id", _count(2**53)),
+}
+#: The runner's variables (and evalbot's knobs, mostly so tests can turn every wait off), with
+#: the field each sets and its reader; one unset or blank leaves the field's default.
+VARIABLES: dict[str, tuple[str, Reader]] = {
+    "GITHUB_TOKEN": ("token", _text),  # when input `github-token` is not given
+    "GITHUB_EVENT_NAME": ("event_name", _text),
+    "GITHUB_EVENT_PATH": ("event_path", _text),
+    "GITHUB_REPOSITORY": ("repository", _repository),
+    "GITHUB_API_URL": ("api_url", lambda key, text: text.rstrip("/")),
+    "GITHUB_SERVER_URL": ("server_url", lambda key, text: text.rstrip("/")),
+    "GITHUB_SHA": ("sha", _text),
+    "GITHUB_REF": ("ref", _text),
+    "GITHUB_WORKSPACE": ("workspace", _text),
+    "GITHUB_OUTPUT": ("output_path", _text),
+    "GITHUB_STEP_SUMMARY": ("summary_path", _text),
+    "GITHUB_RUN_ID": ("run_id", lambda key, text: int(text) if text.isdigit() else None),
+    "GITHUB_WORKFLOW_REF": ("workflow_ref", _text),
+    "EVALBOT_GITHUB_RETRIES": ("retries", _knob(int)),
+    "EVALBOT_GITHUB_BACKOFF": ("backoff", _knob(float)),
+    "EVALBOT_GITHUB_TIMEOUT": ("timeout", lambda key, text: max(1.0, _knob(float)(key, text))),
+    "EVALBOT_GITHUB_THROTTLE": ("throttle", lambda key, text: text not in ("0", "false")),
+    "EVALBOT_MAX_ARTIFACT_BYTES": ("max_artifact_bytes", _knob(int, 1024)),
+}
 
 
 def parse_settings(environ: Mapping[str, str]) -> Settings:
     """Settings from the runner's environment; an :class:`ActionInputError` says what to fix."""
-    texts = {name.replace("-", "_"): read_input(environ, name) for name in _TEXT_INPUTS}
-    name = read_input(environ, "name") or DEFAULT_NAME
-    _check_inputs(environ, texts, name)
-    run = environ.get("GITHUB_RUN_ID", "").strip()
-    return Settings(
-        token=read_input(environ, "github-token") or environ.get("GITHUB_TOKEN", "").strip(),
-        **texts,
-        baseline_search_runs=_count_input(
-            environ, "baseline-search-runs", DEFAULT_SEARCH_RUNS, MAX_SEARCH_RUNS
-        ),
-        baseline_search_commits=_count_input(
-            environ, "baseline-search-commits", DEFAULT_SEARCH_COMMITS, MAX_SEARCH_COMMITS
-        ),
-        config=read_input(environ, "config") or DEFAULT_CONFIG,
-        name=name,
-        holdout=_choice(environ, "holdout", ("true", "false"), "false") == "true",
-        comment=_choice(environ, "comment", COMMENT_MODES),
-        app_id=_count_input(environ, "app-id", 0, 2**53) or None,
-        event_name=environ.get("GITHUB_EVENT_NAME", "").strip(),
-        event_path=environ.get("GITHUB_EVENT_PATH") or None,
-        repository=environ.get("GITHUB_REPOSITORY", "").strip(),
-        api_url=(environ.get("GITHUB_API_URL") or DEFAULT_API_URL).rstrip("/"),
-        server_url=(environ.get("GITHUB_SERVER_URL") or DEFAULT_SERVER_URL).rstrip("/"),
-        sha=environ.get("GITHUB_SHA", "").strip(),
-        ref=environ.get("GITHUB_REF", "").strip(),
-        workspace=environ.get("GITHUB_WORKSPACE") or ".",
-        output_path=environ.get("GITHUB_OUTPUT") or None,
-        summary_path=environ.get("GITHUB_STEP_SUMMARY") or None,
-        run_id=int(run) if run.isdigit() else None,
-        workflow_ref=environ.get("GITHUB_WORKFLOW_REF") or None,
-        retries=_knob(environ, "EVALBOT_GITHUB_RETRIES", 3),
-        backoff=_knob(environ, "EVALBOT_GITHUB_BACKOFF", 1.0),
-        timeout=max(1.0, _knob(environ, "EVALBOT_GITHUB_TIMEOUT", 30.0)),
-        throttle=environ.get("EVALBOT_GITHUB_THROTTLE", "1").strip() not in ("0", "false"),
-        max_artifact_bytes=_knob(environ, "EVALBOT_MAX_ARTIFACT_BYTES", MAX_ARTIFACT_BYTES, 1024),
-    )
+    given = [(key, environ.get(key, "").strip(), *spec) for key, spec in VARIABLES.items()]
+    given += [(name, read_input(environ, name) or "", *spec) for name, spec in INPUTS.items()]
+    values = {field: read(key, text) for key, text, field, read in given if text}
+    for one, artifact in (
+        ("candidate", "of the triggering run"),
+        ("baseline", "name from the base branch"),
+    ):
+        if one in values and f"{one}_artifact" in values:
+            raise ActionInputError(
+                f"give either input `{one}` (a path in the workspace) or `{one}-artifact` (an "
+                f"artifact {artifact}), not both"
+            )
+    return Settings(**values)
 
 
 def escape_data(text: str) -> str:

@@ -5,6 +5,7 @@ disk do not exist, so anything the action read behind its adapters' backs would 
 from __future__ import annotations
 
 import io
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -14,7 +15,7 @@ from evalbot.formats.merge import merge
 from evalbot.formats.model import Results
 from evalbot.formats.options import ReadOptions
 from evalbot.formats.sources import parse_file
-from evalbot.github.client import GitHubClient, make_client
+from evalbot.github.client import GitHubClient
 from evalbot.github.runner import ActionsEnv, Settings, parse_settings
 from evalbot.plan.ledger import parse_state
 from tests.fakegithub import FakeGitHub
@@ -39,15 +40,7 @@ class MemoryWorkspace:
 
 
 def _connect(settings: Settings) -> GitHubClient:
-    return make_client(
-        settings.api_url,
-        settings.token,
-        settings.repository,
-        retries=0,
-        backoff=0,
-        seconds_between_requests=None,
-        seconds_between_writes=None,
-    )
+    return GitHubClient(replace(settings, retries=0, backoff=0.0, throttle=False))
 
 
 def _run(world: World, tmp_path: Path, files: MemoryWorkspace, now: datetime) -> int:

@@ -41,8 +41,8 @@ def doc_table(section: str) -> dict[str, str]:
 
 def test_inputs_match_everywhere() -> None:
     inputs = action()["inputs"]
-    assert tuple(inputs) == INPUTS
-    assert tuple(doc_table("Inputs")) == INPUTS
+    assert tuple(inputs) == tuple(INPUTS)
+    assert tuple(doc_table("Inputs")) == tuple(INPUTS)
     for name, spec in inputs.items():
         assert spec["description"].strip(), name
         assert spec.get("required") is False, f"{name}: inputs are optional; evalbot validates"
@@ -141,9 +141,10 @@ def test_the_image_needs_no_crypto_packages() -> None:
     assert "--no-deps" in install.group(0)
     run = _WITHOUT + (
         "import io, evalbot.action\n"
-        "from evalbot.github.client import make_client\n"
+        "from evalbot.github.client import GitHubClient\n"
+        "from evalbot.github.runner import Settings\n"
         "from evalbot.cli import main\n"
-        "make_client('http://127.0.0.1:9', 'ghs_x', 'o/r')\n"
+        "GitHubClient(Settings(token='ghs_x', repository='o/r', api_url='http://127.0.0.1:9'))\n"
         "assert main(['compare', '--example', '--format', 'json'], io.StringIO()) == 0\n"
         f"assert not [m for m in sys.modules if m.split('.')[0] in {UNUSED!r}]\n"
     )

@@ -6,12 +6,14 @@ import logging
 import threading
 import time
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 
 from evalbot.errors import PublishError
-from evalbot.github.client import GitHubClient, make_client
+from evalbot.github.client import GitHubClient
 from evalbot.github.errors import DownloadRetry, GitHubRequestError, PyGithubRetry
+from evalbot.github.runner import Settings
 from tests.fakegithub import READ_ALL, FakeGitHub, Pull, Repo, make_zip
 from tests.fakegithub.plugin import APP_TOKEN, REPO
 
@@ -23,17 +25,13 @@ US = {"author": BOT, "author_type": "Bot"}
 
 
 def client_for(fake: FakeGitHub, token: str = APP_TOKEN, retries: int = 2) -> GitHubClient:
-    return make_client(
-        fake.url,
-        token,
-        REPO,
-        retries=retries,
-        backoff=0,
-        timeout=10,
-        rate_limit_wait=0,
-        seconds_between_requests=None,
-        seconds_between_writes=None,
-    )
+    return GitHubClient(settings(fake.url, token, retries=retries, timeout=10))
+
+
+def settings(api_url: str, token: str = APP_TOKEN, **knobs: Any) -> Settings:
+    """The client's settings with every wait turned off."""
+    knobs = {"retries": 2, "backoff": 0.0, "throttle": False} | knobs
+    return Settings(token=token, repository=REPO, api_url=api_url, **knobs)
 
 
 @pytest.fixture
@@ -291,8 +289,8 @@ def test_personal_token_cannot_create_check_runs_but_can_set_statuses(
 
 
 def test_unreachable_server_is_a_publish_error() -> None:
-    client = make_client(
-        "http://127.0.0.1:9", "t0ken-value", REPO, retries=0, backoff=0
+    client = GitHubClient(
+        settings("http://127.0.0.1:9", "t0ken-value", retries=0, throttle=True)
     )  # discard port
     with pytest.raises(PublishError, match=r"no answer from GitHub at http://127.0.0.1:9"):
         client.get_pull(1)
@@ -746,17 +744,7 @@ def test_a_check_run_whose_answer_timed_out_is_found_not_created_twice(
     be sent again, leaving the first run in progress forever."""
     repo, pull = fake_repo
     fake_github.delay("POST", r"/repos/octo/evals/check-runs", 3.0)
-    client = make_client(
-        fake_github.url,
-        APP_TOKEN,
-        REPO,
-        retries=2,
-        backoff=0,
-        timeout=1,
-        rate_limit_wait=0,
-        seconds_between_requests=None,
-        seconds_between_writes=None,
-    )
+    client = GitHubClient(settings(fake_github.url, timeout=1))
     with client:
         made = client.create_check_run(pull.head_sha, "evalbot", title="t", summary="s")
     (run,) = repo.check_runs_for(pull.head_sha)
