@@ -489,7 +489,7 @@ RANGE_FLAGS = ("--pass-rate", "--from-baseline", "--noise-floor")
 def run_plan(args: argparse.Namespace, out: TextIO) -> int:
     from evalbot.plan.config import Config
     from evalbot.plan.sizing import Discordance, plan_items, plan_range, split
-    from evalbot.report.sizing import render_detectable, render_plan
+    from evalbot.report.render import render_detectable, render_plan
     from evalbot.stats.power import mcnemar_minimum_detectable_effect
 
     _exclusive(args, ("--fix-rate", "--break-rate"), ("--difference",), ("--items",))

@@ -1,10 +1,12 @@
 """The View -> GitHub-flavoured Markdown (the comment, the check run, the job summary, the
 CLI's ``--format markdown``) or plain text, with the bundled templates or a user's own
-(``report.template``) in :mod:`evalbot.report.sandbox`, cut to what GitHub accepts."""
+(``report.template``) in :mod:`evalbot.report.sandbox`, cut to what GitHub accepts; and the
+outputs of ``evalbot plan``."""
 
 from __future__ import annotations
 
 import functools
+import json
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -16,11 +18,13 @@ from jinja2.exceptions import SecurityError
 
 from evalbot.errors import ConfigError
 from evalbot.limits import MAX_CHECK_TEXT_CHARS, MAX_COMMENT_CHARS
-from evalbot.report import sandbox
+from evalbot.plan.sizing import PILOT_CONFIDENCE, PLAN_SIMULATIONS, Discordance, ItemsPlan
+from evalbot.report import sandbox, sizing
 from evalbot.report import text as md
 from evalbot.report.numbers import p_clause
 from evalbot.report.text import Markdown
 from evalbot.report.view import HistoryRow, View
+from evalbot.stats.power import DetectableEffectResult
 
 #: What a user's template may use each time it is rendered (docs/comment.md).
 TEMPLATE_LIMITS = sandbox.Limits()
@@ -221,3 +225,31 @@ def render_check(view: View) -> tuple[str, str]:
         title = title[:199] + "…"
     summary = render_comment(view, marker="", max_chars=MAX_CHECK_TEXT_CHARS)
     return title, summary.lstrip("\n")
+
+
+def render_plan(plan: ItemsPlan, form: str) -> str:
+    """``evalbot plan`` as ``form`` (json, markdown or text)."""
+    if form == "json":
+        return json.dumps(sizing.items_json(plan), indent=2) + "\n"
+    return _render_plan(form, plan=plan)
+
+
+def render_detectable(result: DetectableEffectResult, found: Discordance, form: str) -> str:
+    """The minimum detectable effect as ``form`` (json, markdown or text)."""
+    if form == "json":
+        return json.dumps(sizing.detectable_json(result, found), indent=2) + "\n"
+    return _render_plan(form, plan=None, result=result, found=found)
+
+
+def _render_plan(form: str, **context: Any) -> str:
+    markdown = form == "markdown"
+    template = _bundled("markdown" if markdown else "text").get_template(
+        "plan.md.j2" if markdown else "plan.j2"
+    )
+    return template.render(
+        markdown=markdown,
+        confidence=PILOT_CONFIDENCE,
+        simulations=PLAN_SIMULATIONS,
+        assumption=sizing.assumption,
+        **context,
+    )

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import math
+import re
 import signal
 import sys
 import threading
@@ -36,13 +38,15 @@ except ImportError:  # pragma: no cover - not on Windows: no memory limit there
     resource = None  # type: ignore[assignment]
 
 Mode = Literal["markdown", "text"]
+#: A format spec without fill character (whose character would be printed as it is).
+_FORMAT_SPEC = re.compile(r"[<>^=]?[-+ ]?#?0?\d*[,_]?(\.\d+)?[bdeEfFgGnosxX%]?")
 
 #: The one bundled template a user's template may import.
 BUNDLED_MACROS = "macros.md.j2"
-_BUNDLED = frozenset({"comment.md.j2", "macros.md.j2", "notice.md.j2", "text.j2"})
 #: The bundled templates, package data read as files (``importlib.resources`` would load
 #: ``zipfile`` and more on every report).
 BUNDLED_TEMPLATES = Path(__file__).resolve().parent / "templates"
+_BUNDLED = frozenset(path.name for path in BUNDLED_TEMPLATES.glob("*.j2"))
 #: Where their compiled code is kept, as Python keeps a module's beside it.
 BUNDLED_CODE = BUNDLED_TEMPLATES / "__pycache__"
 
@@ -94,9 +98,18 @@ def _finalizer(escape: Callable[[object], md.Markdown], most: int | None) -> Cal
 
 
 def _filters(mode: Mode, escape: Callable[[object], md.Markdown]) -> dict[str, Callable[..., Any]]:
-    """evalbot's filters (``md``, ``html``, ``codeblock``, ``plain``, ``p``) and ``join``,
-    which escapes each part; in plain text also the filters that only move characters around,
-    on escaped arguments."""
+    """evalbot's filters (``md``, ``html``, ``codeblock``, ``plain``, ``p``, ``fmt``) and
+    ``join``, which escapes each part; in plain text also the filters that only move characters
+    around, on escaped arguments."""
+
+    def fmt(value: Any, spec: str = "g") -> md.Markdown:
+        """``value`` as the format spec ``spec`` says (``"+.1f"``, ``","``, ``">12"``; no fill
+        character); only a number's or Markdown's result is trusted."""
+        if not isinstance(spec, str) or not _FORMAT_SPEC.fullmatch(spec):
+            raise ValueError(f"fmt: {spec!r} is not a format spec without a fill character")
+        value = escape(value) if isinstance(value, str) else value
+        shown = format(value, spec)
+        return md.Markdown(shown) if isinstance(value, int | float | md.Markdown) else escape(shown)
 
     @jinja2.pass_environment
     def join(
@@ -112,6 +125,7 @@ def _filters(mode: Mode, escape: Callable[[object], md.Markdown]) -> dict[str, C
         "codeblock": md.code_block,
         "plain": md.plain if mode == "markdown" else _text_escape,
         "p": lambda value: md.Markdown(p_clause(escape(value))),
+        "fmt": fmt,
         "join": join,
     }
     if mode == "text":
@@ -234,6 +248,7 @@ def environment(
         finalize=_finalizer(escape, None if limits is None else limits.output_chars),
     )
     env.filters.update(_filters(mode, escape))
+    env.tests["finite"] = lambda value: isinstance(value, int | float) and math.isfinite(value)
     env.globals.pop("lipsum", None)  # text for nothing, and as much as one asks for
     if code_cache is not None:
         env.bytecode_cache = _KeptCode(code_cache, mode)

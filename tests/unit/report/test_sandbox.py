@@ -91,10 +91,20 @@ def test_evalbots_markdown_and_macros_print_as_they_are() -> None:
         '{{ ["<img src=x>"] | join(" ") }}',
         '{{ "<img src=x>" | replace("x", "y") }}',
         "{% set t %}{{ '<img src=x>' }}{% endset %}{{ t }}",
+        '{{ "<img src=x>" | fmt(">20") }}',
+        '{{ v.lists[0] | fmt("") }}',
     ],
 )
 def test_no_way_to_print_a_string_raw(source: str) -> None:
     assert_inert(render(source))
+
+
+def test_fmt_formats_numbers_and_refuses_a_fill_character() -> None:
+    assert render('{{ 0.0412 | fmt("+.1%") }}|{{ 1234 | fmt(",") }}|{{ 3 | fmt(">3") }}') == (
+        "+4.1%|1,234|  3"
+    )
+    with pytest.raises(ValueError, match="not a format spec without a fill character"):
+        render('{{ 3 | fmt("@>9") }}')
 
 
 def test_join_keeps_markdown_and_escapes_the_rest() -> None:
