@@ -24,7 +24,6 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
 
-import msgspec
 import numpy as np
 from msgspec import UNSET
 
@@ -84,7 +83,7 @@ def parse(data: bytes, *, source: str, options: ReadOptions, kind: str | None = 
     text = decode_text(data, source)
     if kind == "csv" or kind == "tsv":
         records = list(_csv_records(text, source, "," if kind == "csv" else "\t"))
-        return parse_table(_records_table(records, source, strings=True), options)
+        return parse_table(_records_table(records, source, options, strings=True), options)
     return parse_document(parse_json_document(text, source), source=source, options=options)
 
 
@@ -95,7 +94,7 @@ def parse_document(document: object, *, source: str, options: ReadOptions) -> Re
     if not isinstance(document, list):
         raise UnreadableError(f'{source}: expected a JSON array of items (or {{"items": [...]}})')
     records = [(f"{source}: item {number}", r) for number, r in enumerate(document, start=1)]
-    return parse_table(_records_table(records, source, strings=False), options)
+    return parse_table(_records_table(records, source, options, strings=False), options)
 
 
 def parse_probe(probe: Probe, options: ReadOptions) -> Results:
@@ -128,78 +127,69 @@ def detect_kind(source: str, data: bytes) -> str:
 
 # --- records as columns -------------------------------------------------------------------------
 
+_LONG = 10**MAX_NUMBER_DIGITS
+
 
 @dataclass(kw_only=True, eq=False)
 class _Table:
-    """A file's records as columns. ``strings``: values are text (CSV/TSV), so ``"true"`` or
-    ``"0.5"`` count. ``locate``: how :class:`Results` names a row."""
+    """A file's records as columns: each field's values (``UNSET`` where a record lacks it;
+    ``None`` when no record has it) and their types. ``strings``: values are text (CSV/TSV),
+    so ``"true"`` or ``"0.5"`` count. ``locate``: how :class:`Results` names a row. An integer
+    too long to be a value is refused (msgspec reads them; the standard library's parse of a
+    document refuses them)."""
 
     source: str
     count: int
-    raw: Callable[[str], list[Any] | None]
+    values: dict[str, list[Any] | None]
     where: Callable[[int], str]
     record: Callable[[int], Mapping[str, Any]]
     strings: bool
     locate: dict[str, Any]
-    read: dict[str, tuple[list[Any] | None, set[type]]] = field(default_factory=dict)
+    kinds: dict[str, set[type]] = field(init=False)
 
-    def column(self, name: str) -> list[Any] | None:
-        """Every record's value of a field (``UNSET`` where one lacks it), ``None`` when no
-        record has it; an integer too long to be a value is refused (msgspec reads them, the
-        standard library's parse of a document refuses them)."""
-        return self._read(name)[0]
-
-    def kinds(self, name: str) -> set[type]:
-        """The types of a column's values (``UnsetType`` for a missing one)."""
-        return self._read(name)[1]
-
-    def _read(self, name: str) -> tuple[list[Any] | None, set[type]]:
-        if name not in self.read:
-            values = self.raw(name)
-            kinds = set(map(type, values or [UNSET]))
-            for row, value in enumerate(values if int in kinds and values else ()):
+    def __post_init__(self) -> None:
+        self.kinds = {name: set(map(type, v or [UNSET])) for name, v in self.values.items()}
+        for name, values in self.values.items():
+            for row, value in enumerate(values if values and int in self.kinds[name] else ()):
                 if type(value) is int and not -_LONG < value < _LONG:
                     raise InputError(long_number(self.where(row), len(str(abs(value)))))
-            self.read[name] = values, kinds
-        return self.read[name]
+
+    def column(self, name: str) -> list[Any]:
+        """A field's values (``UNSET`` in every row when no record has it)."""
+        return self.values[name] or [UNSET] * self.count
 
 
 def _names(options: ReadOptions) -> list[str]:
     names = options.fields
     fields = [names.id, names.passed, names.score, names.epoch, names.slice, names.cluster]
     fields += [names.cost, names.error, *options.secondary, *options.columns]
-    return list(dict.fromkeys(fields))
+    return list(dict.fromkeys([*fields, *([options.metric] if options.metric else [])]))
 
 
 def _jsonl_table(data: bytes, source: str, options: ReadOptions) -> _Table:
-    """JSON Lines read by :func:`~.jsontext.read_rows`: the fields' keys only."""
-    names = _names(options)
-    metric = options.metric or _first_metric(data, options.fields)
+    """JSON Lines read by :func:`~.jsontext.read_rows`: the fields' keys only (and the first
+    key of a dotted name, whose value is looked up below)."""
+    names, fields = _names(options), options.fields
+    first = [fields.id, *([options.metric] if options.metric else [fields.passed, fields.score])]
     dotted = [name for name in names if "." in name]
-    keys = [*names, *(name.split(".", 1)[0] for name in dotted)]
-    first = [options.fields.id, metric]
     rows = read_rows(
         data,
         source=source,
         keys=[*first, *(name.split(".", 1)[0] for name in first if "." in name)],
-        optional=keys,
+        optional=[*names, *(name.split(".", 1)[0] for name in dotted)],
         paths=[name.split(".") for name in dotted],
         max_line=options.max_line_bytes,
     )
-
-    def column(name: str) -> list[Any] | None:
-        own = rows.columns.get(name)
-        if "." not in name:
-            return own
+    values = {name: rows.columns.get(name) for name in names}
+    for name in dotted:
         top, rest = name.split(".", 1)
-        nested = rows.columns.get(top)
-        if nested is None:
-            return own
-        values = [
-            v if v is not UNSET else lookup(t, rest) if isinstance(t, Mapping) else UNSET
-            for v, t in zip(own or [UNSET] * rows.count, nested, strict=True)
-        ]
-        return values if values.count(UNSET) < len(values) else None
+        if (nested := rows.columns.get(top)) is not None:
+            own = values[name] or [UNSET] * rows.count
+            found = [
+                v if v is not UNSET else lookup(t, rest) if isinstance(t, Mapping) else UNSET
+                for v, t in zip(own, nested, strict=True)
+            ]
+            values[name] = found if found.count(UNSET) < len(found) else None
 
     def record(row: int) -> Mapping[str, Any]:
         start = 0
@@ -214,7 +204,7 @@ def _jsonl_table(data: bytes, source: str, options: ReadOptions) -> _Table:
     return _Table(
         source=source,
         count=rows.count,
-        raw=column,
+        values=values,
         where=rows.where,
         record=record,
         strings=False,
@@ -222,37 +212,23 @@ def _jsonl_table(data: bytes, source: str, options: ReadOptions) -> _Table:
     )
 
 
-def _first_metric(data: bytes, names: FieldNames) -> str:
-    """The field most likely compared, read with the id on every row (``_detected_metric``
-    decides): ``passed`` unless the first line has ``score`` only."""
-    found = _SIGNIFICANT.search(data)
-    start = found.start() if found else 0
-    end = data.find(b"\n", start)
-    try:
-        first = msgspec.json.decode(data[start : len(data) if end < 0 else end])
-    except (msgspec.DecodeError, RecursionError):
-        return names.passed
-    if isinstance(first, dict) and lookup(first, names.passed) is UNSET:
-        return names.score if lookup(first, names.score) is not UNSET else names.passed
-    return names.passed
-
-
-def _records_table(records: list[tuple[str, object]], source: str, *, strings: bool) -> _Table:
+def _records_table(
+    records: list[tuple[str, object]], source: str, options: ReadOptions, *, strings: bool
+) -> _Table:
     """Parsed records (a JSON array's items, CSV rows) as columns."""
     for where, record in records:
         if not isinstance(record, Mapping):
             raise UnreadableError(f"{where}: expected an object per item, got {show(record)}")
     mappings: list[Mapping[str, Any]] = [record for _, record in records]  # type: ignore[misc]
-
-    def column(name: str) -> list[Any] | None:
-        values = [lookup(record, name) for record in mappings]
-        return values if values.count(UNSET) < len(values) else None
-
+    values: dict[str, list[Any] | None] = {}
+    for name in _names(options):
+        column = [lookup(record, name) for record in mappings]
+        values[name] = column if column.count(UNSET) < len(column) else None
     locations = [where for where, _ in records]
     return _Table(
         source=source,
         count=len(records),
-        raw=column,
+        values=values,
         where=locations.__getitem__,
         record=mappings.__getitem__,
         strings=strings,
@@ -272,7 +248,7 @@ def parse_table(table: _Table, options: ReadOptions) -> Results:
         raise InputError(f"{table.source}: no items")
     metric = options.metric or _detected_metric(table, names)
     ids = _ids(table, names)
-    errors = _errors(table.column(names.error))
+    errors = _errors(table.values[names.error])
     scores, kind = _compared(table, metric, names, errors, ids)
     epochs = _epochs(table, names.epoch)
     slices = _labels(table, names.slice)
@@ -302,12 +278,9 @@ def parse_table(table: _Table, options: ReadOptions) -> Results:
     )
 
 
-_LONG = 10**MAX_NUMBER_DIGITS
-
-
 def _detected_metric(table: _Table, names: FieldNames) -> str:
     for name in (names.passed, names.score):
-        values = table.column(name)
+        values = table.values[name]
         if values is not None and values[0] is not UNSET:
             return name
     record = table.record(0)
@@ -318,8 +291,7 @@ def _detected_metric(table: _Table, names: FieldNames) -> str:
 
 
 def _ids(table: _Table, names: FieldNames) -> list[str]:
-    values = table.column(names.id) or [UNSET] * table.count
-    kinds = table.kinds(names.id)
+    values, kinds = table.column(names.id), table.kinds[names.id]
     if kinds == {str} and all(values) and not any(map(str.isspace, values)):
         return values
     if kinds == {int}:
@@ -350,8 +322,7 @@ def _compared(
     table: _Table, metric: str, names: FieldNames, errors: BoolArray | None, ids: list[str]
 ) -> tuple[FloatArray, MetricKind]:
     """The compared field as floats, and whether it is a pass/fail outcome or a score."""
-    values = table.column(metric) or [UNSET] * table.count
-    kinds = table.kinds(metric)
+    values, kinds = table.column(metric), table.kinds[metric]
     scores: FloatArray | None = None
     kind: MetricKind = "binary"
     if kinds == {bool}:
@@ -415,7 +386,7 @@ def _absent(value: Any, strings: bool) -> bool:
 def _each(table: _Table, name: str, read: Callable[[Any, str], Any], absent: Any) -> Any:
     """Each row's value of ``name`` read by ``read(value, where)`` (``absent`` where a row lacks
     it); ``None`` when no row has one."""
-    values = table.column(name)
+    values = table.values[name]
     if values is None:
         return None
     out = [
@@ -427,8 +398,8 @@ def _each(table: _Table, name: str, read: Callable[[Any, str], Any], absent: Any
 
 def _epochs(table: _Table, name: str) -> IntArray | None:
     """Each row's epoch, ``None`` when no row has one; -1 where a row lacks it."""
-    if table.kinds(name) == {int}:
-        epochs = np.array(table.column(name), dtype=np.int64)
+    if table.kinds[name] == {int}:
+        epochs = np.array(table.values[name], dtype=np.int64)
         if (epochs >= 0).all():
             return epochs
     numbers = _each(table, name, partial(_field, parse_epoch, name, table.strings), -1)
@@ -436,16 +407,16 @@ def _epochs(table: _Table, name: str) -> IntArray | None:
 
 
 def _labels(table: _Table, name: str) -> list[str | None] | None:
-    values = table.column(name)
-    if values is not None and table.kinds(name) == {str} and "" not in values:
+    values = table.values[name]
+    if values is not None and table.kinds[name] == {str} and "" not in values:
         return values
     labels: list[str | None] | None = _each(table, name, lambda v, w: parse_label(v, w, name), None)
     return labels
 
 
 def _costs(table: _Table, name: str) -> FloatArray | None:
-    values = table.column(name)
-    if values is not None and table.kinds(name) <= {int, float, type(None), type(UNSET)}:
+    values = table.values[name]
+    if values is not None and table.kinds[name] <= {int, float, type(None), type(UNSET)}:
         present = len(values) - values.count(None) - values.count(UNSET)
         try:
             costs = np.array([math.nan if v is None or v is UNSET else v for v in values], float)
@@ -465,7 +436,7 @@ def _secondary(table: _Table, options: ReadOptions, ids: list[str]) -> dict[str,
     """The secondary metrics (and further named columns): on every row, a number or true/false."""
     metrics: dict[str, FloatArray] = {}
     for name in dict.fromkeys([*options.secondary, *options.columns]):
-        values = table.column(name) or [UNSET] * table.count
+        values = table.column(name)
         column = np.zeros(len(values), dtype=np.float64)
         for row, value in enumerate(values):
             if _absent(value, table.strings):

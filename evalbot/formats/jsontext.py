@@ -5,6 +5,7 @@ file, line and key. How repeats are found cheaply: docs/performance.md.
 
 from __future__ import annotations
 
+import itertools
 import json
 import operator
 import re
@@ -12,7 +13,6 @@ from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from itertools import chain
 from typing import Any, Final
 
 import msgspec
@@ -267,9 +267,21 @@ def read_rows(
     repeats too. Raises :class:`InputError` naming the file and the line."""
     always = tuple(dict.fromkeys(keys))
     names = tuple(dict.fromkeys([*always, *optional]))
-    reader = _Reader(data, source, names, len(always), max_line)
-    reader.paths = [tuple(p) for p in paths if len(p) > 1]
-    return reader.read()
+    reader = _Reader(source, names, len(always), [tuple(p) for p in paths if len(p) > 1], max_line)
+    start, line, ascii_only = len(_BOM) if data.startswith(_BOM) else 0, 1, data.isascii()
+    while start < len(data):
+        end = data.find(b"\n", start + CHUNK) if start + CHUNK < len(data) else -1
+        end = len(data) - data.endswith(b"\n") if end < 0 else end
+        chunk = data[start:end]
+        if not ascii_only:
+            try:
+                chunk.decode("utf-8")
+            except UnicodeDecodeError as error:
+                raise _not_utf8(data, start + error.start, source) from None
+        line = reader.chunk(chunk, line)
+        start = end + 1
+    lines = None if reader.numbers is None else np.concatenate(reader.numbers)
+    return Rows(source=source, columns=reader.columns, count=reader.count, lines=lines)
 
 
 @lru_cache(maxsize=32)
@@ -282,100 +294,91 @@ def _decoder(keys: tuple[str, ...], only: bool) -> msgspec.json.Decoder[Any]:
 
 
 class _Reader:
-    """One file read a chunk at a time into columns (see :func:`read_rows`)."""
+    """Chunks of one file read into columns (see :func:`read_rows`): each decoded in one call
+    when each line holds one object and none is too long, else line by line. Three decoders:
+    rows holding the keys always read and no other (the first tried: nothing else to look at),
+    rows holding the keys read and no other (the ones checked for repeated keys), any rows."""
 
     def __init__(
-        self, data: bytes, source: str, keys: tuple[str, ...], always: int, max_line: int
+        self,
+        source: str,
+        keys: tuple[str, ...],
+        always: int,
+        paths: list[tuple[str, ...]],
+        max_line: int,
     ) -> None:
-        self.data, self.source, self.keys, self.always, self.max_line = (
-            data, source, keys, always, max_line
+        self.source, self.keys, self.always, self.paths, self.max_line = (
+            source, keys, always, paths, max_line
         )  # fmt: skip
-        self.paths: list[tuple[str, ...]] = []
-        # rows holding the keys always read and no other (the first tried: nothing else to
-        # look at), rows holding the keys read and no other (the ones checked for repeated
-        # keys), and any rows
         self.bare, self.only = _decoder(keys[:always], True), _decoder(keys, True)
         self.decoder = _decoder(keys, False)
-        self.getters = [operator.attrgetter(f"f{i}") for i in range(len(keys))]
+        self.getters = [operator.attrgetter(f"f{i}") for i in range(always)]
         rest = [f"f{i}" for i in range(always, len(keys))]
         self.rest = operator.attrgetter(*rest) if rest else None
-        self.chunks: list[tuple[int, list[list[Any] | None]]] = []
+        self.columns: dict[str, list[Any] | None] = dict.fromkeys(keys)
         self.numbers: list[IntArray] | None = None  # None: row i is line i + 1 so far
         self.count = 0
 
-    def read(self) -> Rows:
-        data, view = self.data, memoryview(self.data)
-        start = len(_BOM) if data.startswith(_BOM) else 0
-        ascii_only, line = data.isascii(), 1
-        while start < len(data):
-            end = data.find(b"\n", start + CHUNK) if start + CHUNK < len(data) else -1
-            end = len(data) - data.endswith(b"\n") if end < 0 else end
-            if not ascii_only:
-                try:
-                    str(view[start:end], "utf-8")
-                except UnicodeDecodeError as error:
-                    raise _not_utf8(data, start + error.start, self.source) from None
-            chunk = _Chunk(data, start, end)
-            self._chunk(chunk, line)
-            line += len(chunk.breaks) + 1
-            start = end + 1
-        columns: dict[str, list[Any] | None] = {}
-        for i, key in enumerate(self.keys):
-            parts = [(n, part[i]) for n, part in self.chunks]
-            columns[key] = None
-            if any(column is not None for _, column in parts):
-                columns[key] = list(chain.from_iterable(c or [UNSET] * n for n, c in parts))
-        numbers = None if self.numbers is None else np.concatenate(self.numbers)
-        return Rows(source=self.source, columns=columns, count=self.count, lines=numbers)
-
-    def _chunk(self, chunk: _Chunk, first: int) -> None:
-        """A chunk's rows into the columns: decoded in one call when each line holds one
-        object and none is too long, else line by line."""
-        rows, decoder = self._decode(chunk)
-        if rows is not None and len(rows) == len(chunk.breaks) + 1 and chunk.objects():
-            self._number(None, first, len(rows))  # each line starts an object, and holds one
-        else:  # a blank line, two values on a line, or a line msgspec refuses
-            rows, numbers, decoder = self._line_by_line(chunk, first)
-            self._number(numbers, first, len(rows))
-        columns = self._columns(rows, bare=decoder is self.bare)
+    def chunk(self, chunk: bytes, first: int) -> int:
+        """Read the lines ``first``, ``first + 1``, ... of ``chunk``; the line after them."""
+        octets = np.frombuffer(chunk, dtype=np.uint8)
+        breaks = np.flatnonzero(octets == ord("\n"))
+        decoded = self._decode(chunk, octets, breaks)
+        if decoded is None:  # a blank line, two values on a line, a line too long or refused
+            rows, lines, decoder = self._line_by_line(chunk.split(b"\n"), first)
+        else:
+            (rows, decoder), lines = decoded, np.arange(first, first + len(breaks) + 1)
+        present = self._add(rows, decoder is self.bare)
+        self._number(lines)
         if decoder is not self.decoder:
-            self._check_repeats(chunk, first, columns)
-        self.chunks.append((len(rows), columns))
-        self.count += len(rows)
+            self._check_repeats(chunk, first, present)
+        return first + len(breaks) + 1
 
-    def _decode(self, chunk: _Chunk) -> tuple[list[Any] | None, msgspec.json.Decoder[Any]]:
-        """The chunk's rows and the narrowest decoder that read them; ``None`` when a line is
-        too long or msgspec refuses one."""
-        if chunk.longest() <= self.max_line:
-            for decoder in (self.bare, self.only, self.decoder):
-                try:
-                    return decoder.decode_lines(chunk.view), decoder
-                except (msgspec.DecodeError, RecursionError):
-                    pass
-        return None, self.decoder
+    def _decode(
+        self, chunk: bytes, octets: npt.NDArray[np.uint8], breaks: IntArray
+    ) -> tuple[list[Any], msgspec.json.Decoder[Any]] | None:
+        """The rows and the narrowest decoder that read them, when each line is one object."""
+        longest = np.diff(breaks, prepend=-1, append=len(chunk)).max() - 1
+        starts = octets[np.minimum(breaks + 1, len(octets) - 1)] == ord("{")
+        if longest > self.max_line or octets[:1].tolist() != [ord("{")] or not starts.all():
+            return None
+        for decoder in (self.bare, self.only, self.decoder):
+            try:
+                rows = decoder.decode_lines(chunk)
+            except (msgspec.DecodeError, RecursionError):
+                continue
+            return (rows, decoder) if len(rows) == len(breaks) + 1 else None
+        return None
 
-    def _number(self, numbers: IntArray | None, first: int, rows: int) -> None:
-        """Note the lines of a chunk's rows (``None``: lines ``first``, ``first + 1``, ...)."""
-        if self.numbers is None and numbers is None and first == self.count + 1:
-            return
-        if self.numbers is None:
-            self.numbers = [np.arange(1, self.count + 1, dtype=np.int64)]
-        self.numbers.append(np.arange(first, first + rows) if numbers is None else numbers)
-
-    def _columns(self, rows: list[Any], *, bare: bool) -> list[list[Any] | None]:
-        """Each key's values in these rows; ``None`` for a key no row has (the keys most rows
-        lack are read together). ``bare``: the rows hold the keys always read only."""
-        columns = [list(map(get, rows)) for get in self.getters[: self.always]]
+    def _add(self, rows: list[Any], bare: bool) -> dict[str, int]:
+        """Each key's values in ``rows`` onto its column; how many rows have each key read."""
+        columns: list[list[Any]] = [list(map(get, rows)) for get in self.getters]
         rest = len(self.keys) - self.always
         if not bare and self.rest:
             values: list[Any] = list(map(self.rest, rows))  # the other keys' values, a tuple a row
             if values.count(UNSET if rest == 1 else (UNSET,) * rest) < len(rows):
                 columns += [values] if rest == 1 else [list(c) for c in zip(*values, strict=True)]
-        present = [c if c[:1] != [UNSET] or c.count(UNSET) < len(c) else None for c in columns]
-        return present + [None] * (len(self.keys) - len(present))
+        present: dict[str, int] = {}
+        for key, values in itertools.zip_longest(self.keys, columns):
+            present[key] = 0 if values is None else len(values) - values.count(UNSET)
+            if present[key] and self.columns[key] is None:
+                self.columns[key] = [UNSET] * self.count
+            column = self.columns[key]
+            if column is not None:
+                column.extend(values if present[key] else [UNSET] * len(rows))
+        self.count += len(rows)
+        return present
+
+    def _number(self, lines: IntArray) -> None:
+        """Note the lines of a chunk's rows, unless row i is still line i + 1."""
+        if self.numbers is None and (not len(lines) or lines[-1] == self.count):
+            return
+        if self.numbers is None:
+            self.numbers = [np.arange(1, self.count - len(lines) + 1, dtype=np.int64)]
+        self.numbers.append(lines.astype(np.int64))
 
     def _line_by_line(
-        self, chunk: _Chunk, first: int
+        self, lines: list[bytes], first: int
     ) -> tuple[list[Any], IntArray, msgspec.json.Decoder[Any]]:
         """Each non-blank line decoded alone; a line msgspec refuses is read by the standard
         library (which reads NaN, or names what is wrong). The decoder returned is ``only``
@@ -383,7 +386,7 @@ class _Reader:
         rows: list[Any] = []
         numbers: list[int] = []
         only = True
-        for number, line in enumerate(chunk.lines, start=first):
+        for number, line in enumerate(lines, start=first):
             if not line.strip():
                 continue
             where = f"{self.source}:{number}"
@@ -412,28 +415,25 @@ class _Reader:
             return False
         return True
 
-    def _check_repeats(self, chunk: _Chunk, first: int, columns: list[list[Any] | None]) -> None:
+    def _check_repeats(self, chunk: bytes, first: int, present: dict[str, int]) -> None:
         """Refuse a row (holding the keys read and no other) that repeats one: each key's
         quoted name occurs in the chunk as often as rows have the key when none repeats it,
         unless a line spells a name with an escape; the lines left in doubt are read again by
         the standard library."""
-        escaped: set[int] = set()
-        twice: set[int] = set()
-        pairs = zip(self.keys, columns, strict=True)
-        present = {key: len(c) - c.count(UNSET) for key, c in pairs if c is not None}
-        names = dict.fromkeys(present)
-        names.update(dict.fromkeys(part for p in self.paths if p[0] in present for part in p))
-        if chunk.search(_ESCAPED_ASCII):
-            escaped.update(i for i, line in enumerate(chunk.lines) if _ESCAPED_ASCII.search(line))
+        names = dict.fromkeys(key for key, n in present.items() if n)
+        names.update(dict.fromkeys(part for p in self.paths if present[p[0]] for part in p))
         tokens = [msgspec.json.encode(key) for key in names]
-        for key, token in zip(names, tokens, strict=True):
-            total = chunk.count(token)
-            if total and total != present.get(key):
-                counts = map(operator.methodcaller("count", token), chunk.lines)
-                twice.update(i for i, n in enumerate(counts) if n > 1)
-        for i in sorted(escaped | twice):
-            line = chunk.lines[i]
-            if i in escaped or self.paths or not _once_each(line, tokens):
+        doubtful = [
+            t
+            for t, key in zip(tokens, names, strict=True)
+            if chunk.count(t) not in (0, present.get(key))
+        ]
+        escaped = b"\\" in chunk and _ESCAPED_ASCII.search(chunk) is not None
+        for i, line in enumerate(chunk.split(b"\n") if escaped or doubtful else ()):
+            if (escaped and _ESCAPED_ASCII.search(line)) or (
+                any(line.count(token) > 1 for token in doubtful)
+                and (self.paths or not _once_each(line, tokens))
+            ):
                 self._record(line, f"{self.source}:{first + i}")
 
     def _record(self, line: bytes, where: str) -> Any:
@@ -467,39 +467,3 @@ def _once_each(line: bytes, tokens: list[bytes]) -> bool:
     except (msgspec.DecodeError, RecursionError):
         return False
     return all(line.count(token) - values.count(token) <= 1 for token in tokens)
-
-
-class _Chunk:
-    """Lines ``data[start:end]`` of a file, without copying them (but when split)."""
-
-    def __init__(self, data: bytes, start: int, end: int) -> None:
-        self.data, self.start, self.end = data, start, end
-        self.view = memoryview(data)[start:end]
-        self.breaks = np.flatnonzero(_octets(self.view) == ord("\n"))
-        self._lines: list[bytes] | None = None
-
-    @property
-    def lines(self) -> list[bytes]:
-        if self._lines is None:
-            self._lines = bytes(self.view).split(b"\n")
-        return self._lines
-
-    def objects(self) -> bool:
-        """Whether every line starts with ``{``."""
-        starts = self.data.startswith(b"{", self.start, self.end)
-        return starts and bool((_octets(self.view)[self.breaks + 1] == ord("{")).all())
-
-    def longest(self) -> int:
-        ends = np.concatenate(([-1], self.breaks, [len(self.view)]))
-        return int(np.diff(ends).max()) - 1
-
-    def count(self, token: bytes) -> int:
-        return self.data.count(token, self.start, self.end)
-
-    def search(self, pattern: re.Pattern[bytes]) -> bool:
-        found = self.data.find(b"\\", self.start, self.end) >= 0
-        return found and pattern.search(self.data, self.start, self.end) is not None
-
-
-def _octets(data: bytes | memoryview) -> npt.NDArray[np.uint8]:
-    return np.frombuffer(data, dtype=np.uint8)
