@@ -64,7 +64,13 @@ from evalbot.plan.ledger import Digest, Look, State, distinct_looks, parse_state
 from evalbot.plan.policy import Decision, decide, next_state, prepare
 from evalbot.report import text as md
 from evalbot.report.docs import ACTION_DOCS as DOCS
-from evalbot.report.numbers import format_effect, format_pvalue, format_time, pvalue_output
+from evalbot.report.numbers import (
+    format_effect,
+    format_pvalue,
+    format_time,
+    plural,
+    pvalue_output,
+)
 from evalbot.report.render import (
     UserTemplate,
     render_check,
@@ -510,16 +516,13 @@ def _find_baseline_artifact(run: RunContext, name: str) -> Baseline | Neutral:
     s = run.settings
     branch, target, at = _baseline_branch(run)
     search = Search(
+        settings=s,
         workflow=_baseline_workflow(run),
         branch=branch,
         target=target,
         at=at,
         name=name,
-        repository=s.repository,
         previous_only=not run.event.on_pull_request,  # push: the previous baseline
-        own_run_id=s.run_id,
-        max_runs=s.baseline_search_runs,
-        max_commits=s.baseline_search_commits,
     )
     found = find_baseline_run(run.gh, search)
     if isinstance(found, Found):
@@ -528,16 +531,12 @@ def _find_baseline_artifact(run: RunContext, name: str) -> Baseline | Neutral:
 
 
 def _found_source(
-    found: Found[Any, ArtifactInfo], *, name: str, branch: str, target: str, at: str
+    found: Found, *, name: str, branch: str, target: str, at: str
 ) -> Baseline | Neutral:
     """The artifact found, described (which run, how far behind the target); an expired one
     leaves nothing to compare with."""
     run, artifact = found.run, found.artifact
-    behind = (
-        ""
-        if found.behind == 0
-        else f"{found.behind} commit{'s' if found.behind != 1 else ''} behind "
-    )
+    behind = f"{found.behind} {plural(found.behind, 'commits')} behind " if found.behind else ""
     distance = md.format("{}{} {}", Markdown(behind), Markdown(at), md.code(target[:7]))
     where = md.format(
         "run {} of {} at {}",
@@ -633,19 +632,13 @@ def run_action(
         repository=settings.repository,
     )
     if event.mode == "skip":
-        env.notice(f"evalbot: nothing to do: {event.skip_reason}", title="evalbot")
-        env.add_summary(md.format("### evalbot: nothing to do\n\n{}\n", event.skip_reason))
-        env.set_output("conclusion", "skipped")
-        return EXIT_OK
+        return _skipped(env, "nothing to do", event.skip_reason or "")
     if not settings.repository:
         raise ActionInputError("GITHUB_REPOSITORY is not set (run evalbot inside GitHub Actions)")
     gh = connect(settings)
     targets = resolve_pulls(gh, event)
     if isinstance(targets, Skip):
-        env.notice(f"evalbot: nothing to publish: {targets.reason}", title="evalbot")
-        env.add_summary(md.format("### evalbot: nothing to publish\n\n{}\n", targets.reason))
-        env.set_output("conclusion", "skipped")
-        return EXIT_OK
+        return _skipped(env, "nothing to publish", targets.reason)
     code = EXIT_OK
     cancelled: Cancelled | None = None
     for pull in targets:  # a workflow_run judges every open pull request of its head
@@ -661,6 +654,13 @@ def run_action(
         code = max(code, story.execute())
         cancelled = story.cancelled
     return code
+
+
+def _skipped(env: ActionsEnv, what: str, reason: str) -> int:
+    env.notice(f"evalbot: {what}: {reason}", title="evalbot")
+    env.add_summary(md.format("### evalbot: {}\n\n{}\n", Markdown(what), reason))
+    env.set_output("conclusion", "skipped")
+    return EXIT_OK
 
 
 def _publisher(run: RunContext) -> StatusPublisher:
@@ -798,7 +798,7 @@ class _Story:
         earlier looks (this run's ticket among them), the head's tree and evalbot's comment;
         no pull request, no looks."""
         run, status = self.run, self.run.status
-        if status is None or not run.event.on_pull_request:
+        if status is None:  # not a pull request
             return State(), None, None
         declared = Digest(
             kind="start",
@@ -1176,13 +1176,11 @@ def publish_cancelled(run: RunContext, cancelled: Cancelled) -> int:
 
 def summarise_only(run: RunContext, candidate: Results, notes: list[Markdown]) -> None:
     """No baseline was asked for (a push, a dispatch): the candidate is valid, nothing more."""
-    n = len(set(candidate.ids))
-    if candidate.kind == "binary":
-        rate = float(candidate.scores.mean()) if len(candidate) else 0.0
-        line = f"pass rate {rate * 100:.1f} % over {n} items ({len(candidate)} rows)"
-    else:
-        mean = float(candidate.scores.mean()) if len(candidate) else 0.0
-        line = f"mean score {mean:.3f} over {n} items ({len(candidate)} rows)"
+    mean = float(candidate.scores.mean()) if len(candidate) else 0.0
+    what = (
+        f"pass rate {mean * 100:.1f} %" if candidate.kind == "binary" else f"mean score {mean:.3f}"
+    )
+    line = f"{what} over {len(set(candidate.ids))} items ({len(candidate)} rows)"
     text = md.format("{} is valid: {}.", md.code(run.settings.candidate or ""), Markdown(line))
     extra = md.join("", (md.format("\n{}\n", note) for note in notes))
     run.env.add_summary(

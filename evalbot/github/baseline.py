@@ -11,12 +11,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Generic, Protocol, TypeVar
 
 from github.WorkflowRun import WorkflowRun
 
 from evalbot.github.client import ArtifactInfo, GitHubClient
-from evalbot.github.runner import DEFAULT_SEARCH_COMMITS
+from evalbot.github.runner import DEFAULT_SEARCH_COMMITS, Settings
 from evalbot.report import text as md
 from evalbot.report.numbers import plural
 from evalbot.report.text import Markdown
@@ -25,26 +24,11 @@ from evalbot.report.text import Markdown
 BASELINE_EVENTS = frozenset({"push", "schedule", "workflow_dispatch"})
 
 
-class RunLike(Protocol):
-    @property
-    def id(self) -> int: ...
-
-    @property
-    def head_sha(self) -> str: ...
-
-    @property
-    def event(self) -> str: ...
-
-
-R = TypeVar("R", bound=RunLike)
-A = TypeVar("A")
-
-
 @dataclass(frozen=True, kw_only=True)
-class Found(Generic[R, A]):
-    run: R
+class Found:
+    run: WorkflowRun
     behind: int  # commits from the run's commit to the target (0: the target itself)
-    artifact: A
+    artifact: ArtifactInfo
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -59,8 +43,8 @@ class Missing:
 
 
 def eligible_runs(
-    runs: Iterable[R], *, target: str, previous_only: bool, own_run_id: int | None
-) -> list[R]:
+    runs: Iterable[WorkflowRun], *, target: str, previous_only: bool, own_run_id: int | None
+) -> list[WorkflowRun]:
     """The runs that may provide the baseline, newest first as listed; ``previous_only`` (a
     push) leaves out the run of ``target`` itself and this run."""
     kept = [run for run in runs if run.event in BASELINE_EVENTS]
@@ -70,13 +54,13 @@ def eligible_runs(
 
 
 def search_runs(
-    runs: Iterable[R],
+    runs: Iterable[WorkflowRun],
     *,
     target: str,
     ancestry: Callable[[str], tuple[int, int]],
-    artifact_of: Callable[[R], A | None],
+    artifact_of: Callable[[WorkflowRun], ArtifactInfo | None],
     max_compares: int = DEFAULT_SEARCH_COMMITS,
-) -> Found[R, A] | Missing:
+) -> Found | Missing:
     """The newest run at ``target`` or before it that has the artifact.
 
     ``ancestry(sha)`` gives ``(behind, ahead)``: how many commits ``target`` is ahead of
@@ -119,33 +103,33 @@ def search_runs(
 @dataclass(frozen=True, kw_only=True)
 class Search:
     """Where the baseline is looked for: the runs of ``workflow`` on ``branch`` at ``target``
-    (``at``: that commit in words) or behind it, with an artifact called ``name``."""
+    (``at``: that commit in words) or behind it, with an artifact called ``name``: runs of the
+    repository the settings name (only its own count), as far back as they say."""
 
+    settings: Settings
     workflow: str | int
     branch: str
     target: str
     at: str
     name: str
-    repository: str  # the base repository: only its own runs count
-    previous_only: bool  # a push: not the run of ``target`` itself, nor ``own_run_id``
-    own_run_id: int | None
-    max_runs: int
-    max_commits: int
+    previous_only: bool  # a push: not the run of ``target`` itself, nor this run
 
 
-def find_baseline_run(
-    gh: GitHubClient, search: Search
-) -> Found[WorkflowRun, ArtifactInfo] | tuple[Markdown, Markdown]:
+def find_baseline_run(gh: GitHubClient, search: Search) -> Found | tuple[Markdown, Markdown]:
     """The newest eligible run with the artifact, or why there is none (a title and a
     message). Each allowed event is listed on its own, so that no other run (a fork's pull
     request from its own ``main``, say) can push the branch's runs out of the window."""
     per_event = [
         gh.list_workflow_runs(
-            search.workflow, search.branch, "success", event=event, limit=search.max_runs
+            search.workflow,
+            search.branch,
+            "success",
+            event=event,
+            limit=search.settings.baseline_search_runs,
         )
         for event in sorted(BASELINE_EVENTS)
     ]
-    repository = search.repository.lower()
+    repository = search.settings.repository.lower()
     listed = [
         found
         for runs in per_event
@@ -161,18 +145,18 @@ def find_baseline_run(
         listed,
         target=search.target,
         previous_only=search.previous_only,
-        own_run_id=search.own_run_id,
+        own_run_id=search.settings.run_id,
     )
     found = search_runs(
         runs,
         target=search.target,
         ancestry=lambda sha: gh.compare_commits(sha, search.target),
         artifact_of=lambda candidate: gh.find_artifact(candidate.id, search.name),
-        max_compares=search.max_commits,
+        max_compares=search.settings.baseline_search_commits,
     )
     if isinstance(found, Found):
         return found
-    capped = any(len(runs) >= search.max_runs for runs in per_event)
+    capped = any(len(runs) >= search.settings.baseline_search_runs for runs in per_event)
     return no_baseline_message(search, listed=len(listed), capped=capped, missing=found)
 
 
@@ -209,15 +193,19 @@ def no_baseline_message(
             text,
             md.code(branch),
         )
-    limits = []
-    if capped:
-        limits.append(
-            md.format("the newest {} runs (input `baseline-search-runs`)", search.max_runs)
+    s = search.settings
+    limits = [
+        md.format(text, bound)
+        for hit, text, bound in (
+            (capped, "the newest {} runs (input `baseline-search-runs`)", s.baseline_search_runs),
+            (
+                missing.stopped,
+                "{} commits back (input `baseline-search-commits`)",
+                s.baseline_search_commits,
+            ),
         )
-    if missing.stopped:
-        limits.append(
-            md.format("{} commits back (input `baseline-search-commits`)", search.max_commits)
-        )
+        if hit
+    ]
     return Markdown("No baseline in the runs searched"), md.format(
         "{} Older runs were not searched: the search stops at {}. Raise {} to look further "
         "back, or run the workflow on {} again so it uploads a fresh baseline.",
@@ -233,42 +221,28 @@ def _searched(
 ) -> list[Markdown]:
     """What the baseline search covered, one clause each: the runs listed, the commits
     compared, the runs not used and those without the artifact."""
-    if listed:
-        searched = [
-            md.format(
-                "the {}{} successful {} of {} on {} from push, schedule or workflow_dispatch",
-                Markdown("newest " if capped else ""),
-                listed,
-                Markdown(plural(listed, "runs")),
-                md.code(workflow),
-                md.code(branch),
-            )
-        ]
-    else:
-        searched = [
-            md.format(
-                "the successful runs of {} on {} from push, schedule or workflow_dispatch: "
-                "there are none",
-                md.code(workflow),
-                md.code(branch),
-            )
-        ]
-    if missing.commits_compared:
-        searched.append(
-            md.format(
-                "{} {} checked for being the base commit or one of its ancestors",
-                missing.commits_compared,
-                Markdown(plural(missing.commits_compared, "commits")),
-            )
-        )
-    if missing.not_before:
-        searched.append(
-            md.format(
-                "{} {} of commits newer than that or on another line (never used)",
-                missing.not_before,
-                Markdown(plural(missing.not_before, "runs")),
-            )
-        )
+    of = md.format(
+        "of {} on {} from push, schedule or workflow_dispatch", md.code(workflow), md.code(branch)
+    )
+    newest = Markdown("newest " if capped else "")
+    searched = [
+        md.format("the {}{} successful {} {}", newest, listed, Markdown(plural(listed, "runs")), of)
+        if listed
+        else md.format("the successful runs {}: there are none", of)
+    ]
+    counted = (
+        (
+            missing.commits_compared,
+            "commits",
+            "checked for being the base commit or one of its ancestors",
+        ),
+        (missing.not_before, "runs", "of commits newer than that or on another line (never used)"),
+    )
+    searched += [
+        md.format("{} {} {}", n, Markdown(plural(n, noun)), Markdown(said))
+        for n, noun, said in counted
+        if n
+    ]
     if missing.without_artifact:
         more = len(missing.without_artifact) - 5
         searched.append(

@@ -42,6 +42,7 @@ from evalbot.github.errors import (
     one_line,
     request_error,
     translated,
+    wait_too_long,
 )
 from evalbot.github.runner import Settings
 from evalbot.limits import MAX_CHECK_TEXT_CHARS, MAX_COMMENT_CHARS, MAX_STATUS_DESCRIPTION_CHARS
@@ -49,8 +50,7 @@ from evalbot.limits import MAX_CHECK_TEXT_CHARS, MAX_COMMENT_CHARS, MAX_STATUS_D
 log = logging.getLogger(__name__)
 
 USER_AGENT = "evalbot"
-#: Check runs, statuses and runs listed per call at most (GitHub keeps 1,000 check runs of one
-#: name per check suite).
+#: Items listed per call at most (GitHub keeps 1,000 check runs of one name per check suite).
 MAX_LISTED = 1000
 _TRUNCATED = "\n\n… (truncated by evalbot: GitHub's size limit)"
 T = TypeVar("T")
@@ -94,8 +94,6 @@ class ArtifactInfo:
     size_in_bytes: int
     expired: bool
     archive_download_url: str
-    run_id: int | None
-    head_sha: str | None
 
 
 def _pull(pull: PullRequest) -> PullRequestInfo:
@@ -252,7 +250,7 @@ class GitHubClient:
         """One POST, retried here (urllib3 never resends a POST): after a failure that may
         pass (no answer, 5xx, 429, a rate limit), ``recover`` looks for what the failed try may
         have created; then, if there are tries left, wait (``Retry-After`` or the backoff, at
-        most ``max_wait``) and send again."""
+        most :data:`~evalbot.github.errors.MAX_WAIT_SECONDS`) and send again."""
         attempt = 0
         while True:
             try:
@@ -272,19 +270,27 @@ class GitHubClient:
                 asked = error.retry_after if isinstance(error, GitHubRequestError) else None
                 wait = asked if asked is not None else self.settings.backoff * (2**attempt)
                 if wait > MAX_WAIT_SECONDS:
-                    raise PublishError(
-                        f"{action} failed: GitHub asked to wait {wait:.0f} s before retrying, "
-                        f"more than the {MAX_WAIT_SECONDS:.0f} s evalbot waits; try again later"
-                    ) from None
+                    raise wait_too_long(action, wait) from None
                 time.sleep(wait)
                 attempt += 1
 
-    def _listed(
-        self, kind: type[G], path: str, params: dict[str, Any] | None, *, item: str | None = None
-    ) -> PaginatedList[G]:
-        """Every page of the listing at ``path`` (under the repository's URL)."""
-        url = f"{self._repo.url}{path}"
-        return PaginatedList(kind, self._gh.requester, url, params, list_item=item or "items")
+    def _list(
+        self,
+        what: str,
+        permission: str,
+        kind: type[G],
+        path: str,
+        params: dict[str, Any] | None = None,
+        *,
+        item: str = "items",
+        limit: int = MAX_LISTED,
+    ) -> list[G]:
+        """The first ``limit`` items of the listing at ``path`` (under the repository's URL),
+        every page read as ``listing {what}``."""
+        with self._errors(f"listing {what}", permission):
+            url = f"{self._repo.url}{path}"
+            listed = PaginatedList(kind, self._gh.requester, url, params, list_item=item)
+            return list(islice(listed, limit))
 
     # ---- pull requests and contents ---------------------------------------------------------
 
@@ -319,10 +325,9 @@ class GitHubClient:
 
     def list_pull_commits(self, number: int) -> list[tuple[str, str]]:
         """The pull request's commits and their trees, oldest first (GitHub lists 250 at most)."""
-        action = f"listing the commits of pull request #{number}"
-        with self._errors(action, "pull-requests: read"):
-            found = self._listed(Commit, f"/pulls/{number}/commits", None)
-            return [(commit.sha, commit.commit.tree.sha) for commit in found]
+        what = f"the commits of pull request #{number}"
+        found = self._list(what, "pull-requests: read", Commit, f"/pulls/{number}/commits")
+        return [(commit.sha, commit.commit.tree.sha) for commit in found]
 
     def authenticated_login(self) -> str:
         """The login of a personal token's user (``GET /user``). An App's token has no user:
@@ -492,9 +497,8 @@ class GitHubClient:
         """Every check run on ``head_sha`` (called ``name`` when given; ``filter=all``: GitHub's
         default lists only the latest), whichever App made it, at most :data:`MAX_LISTED`."""
         query = {"filter": "all"} | ({"check_name": name} if name else {})
-        path = f"/commits/{head_sha}/check-runs"
-        with self._errors(f"listing the check runs of commit {head_sha[:12]}", "checks: read"):
-            return list(islice(self._listed(CheckRun, path, query, item="check_runs"), MAX_LISTED))
+        what, path = f"the check runs of commit {head_sha[:12]}", f"/commits/{head_sha}/check-runs"
+        return self._list(what, "checks: read", CheckRun, path, query, item="check_runs")
 
     def create_commit_status(
         self, sha: str, state: str, context: str, description: str, target_url: str | None = None
@@ -512,10 +516,8 @@ class GitHubClient:
 
     def list_commit_statuses(self, sha: str) -> list[CommitStatus]:
         """The statuses of ``sha``, newest first, at most :data:`MAX_LISTED`."""
-        with self._errors(f"listing the statuses of commit {sha[:12]}", "statuses: read"):
-            return list(
-                islice(self._listed(CommitStatus, f"/commits/{sha}/statuses", None), MAX_LISTED)
-            )
+        what, path = f"the statuses of commit {sha[:12]}", f"/commits/{sha}/statuses"
+        return self._list(what, "statuses: read", CommitStatus, path)
 
     # ---- workflow runs and artifacts --------------------------------------------------------
 
@@ -532,31 +534,31 @@ class GitHubClient:
         """Runs of one workflow (its id or file name; ``None``: every workflow's) on ``branch``
         (``None``: any), newest first, at most ``limit``; ``status`` ``None``: any status."""
         which = f"workflow {workflow!r}" if workflow else "every workflow"
-        action = f"listing runs of {which}" + (f" on {branch!r}" if branch else "")
+        what = f"runs of {which}" + (f" on {branch!r}" if branch else "")
         path = f"/actions/workflows/{workflow}/runs" if workflow else "/actions/runs"
         params = {"branch": branch, "status": status, "event": event, "head_sha": head_sha}
-        with self._errors(action, "actions: read"):
-            query = {key: value for key, value in params.items() if value}
-            return list(islice(self._listed(WorkflowRun, path, query, item="workflow_runs"), limit))
+        query = {key: value for key, value in params.items() if value}
+        return self._list(
+            what, "actions: read", WorkflowRun, path, query, item="workflow_runs", limit=limit
+        )
 
     def find_artifact(self, run_id: int, name: str) -> ArtifactInfo | None:
         """The artifact called ``name`` of run ``run_id`` (expired ones included), or ``None``."""
-        with self._errors(f"listing artifacts of run {run_id}", "actions: read"):
-            path = f"/actions/runs/{run_id}/artifacts"
-            found = self._listed(Artifact, path, {"name": name}, item="artifacts")
-            matches = sorted((a for a in found if a.name == name), key=lambda a: (a.expired, -a.id))
-            if not matches:
-                return None
-            artifact, run = matches[0], matches[0].workflow_run
-            return ArtifactInfo(
-                id=artifact.id,
-                name=artifact.name,
-                size_in_bytes=artifact.size_in_bytes,
-                expired=artifact.expired,
-                archive_download_url=artifact.archive_download_url,
-                run_id=run.id if run is not None else None,
-                head_sha=run.head_sha if run is not None else None,
-            )
+        path, query = f"/actions/runs/{run_id}/artifacts", {"name": name}
+        found = self._list(
+            f"artifacts of run {run_id}", "actions: read", Artifact, path, query, item="artifacts"
+        )
+        matches = sorted((a for a in found if a.name == name), key=lambda a: (a.expired, -a.id))
+        if not matches:
+            return None
+        artifact = matches[0]
+        return ArtifactInfo(
+            id=artifact.id,
+            name=artifact.name,
+            size_in_bytes=artifact.size_in_bytes,
+            expired=artifact.expired,
+            archive_download_url=artifact.archive_download_url,
+        )
 
     def download_artifact_zip(self, artifact: ArtifactInfo, max_bytes: int) -> bytes:
         """The artifact's zip archive, at most ``max_bytes`` long (:mod:`.download`)."""

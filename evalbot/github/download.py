@@ -21,7 +21,7 @@ from urllib3.exceptions import LocationParseError
 from urllib3.util import parse_url
 
 from evalbot.errors import PublishError
-from evalbot.github.errors import WaitTooLong
+from evalbot.github.errors import WaitTooLong, wait_too_long
 
 if TYPE_CHECKING:
     from evalbot.github.client import ArtifactInfo, GitHubClient
@@ -61,10 +61,7 @@ def artifact_zip(gh: GitHubClient, artifact: ArtifactInfo, max_bytes: int) -> by
                 gh.raise_http(action, "actions: read", first)
         return _fetch_blob(gh, location, max_bytes, label)
     except WaitTooLong as exc:
-        raise PublishError(
-            f"{action} failed: asked to wait {exc.wait:.0f} s before retrying (Retry-After), "
-            f"more than the {exc.cap:.0f} s evalbot waits; try again later"
-        ) from None
+        raise wait_too_long(action, exc.wait, exc.status) from None
     except requests.RequestException as exc:
         raise PublishError(f"{action} failed: {type(exc).__name__} talking to GitHub") from None
 

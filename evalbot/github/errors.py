@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from datetime import datetime
 from types import TracebackType
-from typing import Any, Self
+from typing import Any
 
 import requests
 from github import GithubException, GithubRetry
@@ -52,11 +52,22 @@ class GitHubUnreachable(PublishError):
 class WaitTooLong(GithubException):
     """GitHub asked to wait longer than evalbot waits before retrying."""
 
-    def __init__(self, status: int, wait: float, cap: float, headers: Mapping[str, str]) -> None:
+    def __init__(self, status: int, wait: float, headers: Mapping[str, str]) -> None:
         message = f"GitHub asked to wait {wait:.0f} s before retrying"
         super().__init__(status, {"message": message}, dict(headers))
         self.wait = wait
-        self.cap = cap
+
+
+def wait_too_long(action: str, wait: float, status: int = 0) -> GitHubRequestError:
+    """The error of a request whose retry GitHub asked to wait more than
+    :data:`MAX_WAIT_SECONDS` for."""
+    return GitHubRequestError(
+        f"{action} failed: GitHub asked to wait {wait:.0f} s before retrying (Retry-After or "
+        f"a rate limit's reset), more than the {MAX_WAIT_SECONDS:.0f} s evalbot waits; try "
+        "again later",
+        status,
+        kind="wait_too_long",
+    )
 
 
 def retry_after(headers: Mapping[str, str] | None) -> float | None:
@@ -157,13 +168,7 @@ def translated(
     try:
         yield missing
     except WaitTooLong as exc:
-        raise GitHubRequestError(
-            f"{action} failed: GitHub asked to wait {exc.wait:.0f} s before retrying "
-            f"(Retry-After or a rate limit's reset), more than the {exc.cap:.0f} s evalbot "
-            "waits; try again later",
-            exc.status,
-            kind="wait_too_long",
-        ) from None
+        raise wait_too_long(action, exc.wait, exc.status) from None
     except GithubException as exc:
         if missing_ok and exc.status == 404:
             missing.append(True)
@@ -192,16 +197,9 @@ def one_line(text: str, limit: int = 300) -> str:
 
 class _CappedWaits(Retry):
     """urllib3's :class:`~urllib3.util.retry.Retry` whose ``Retry-After`` or backoff beyond
-    ``max_wait`` fails at once (:class:`WaitTooLong`), and which never sends again a POST that
-    got no answer (the server may have acted on it: a second check run would be an orphan)."""
-
-    def __init__(self, max_wait: float = MAX_WAIT_SECONDS, **kwargs: Any) -> None:
-        self.max_wait = max_wait
-        super().__init__(**kwargs)
-
-    def new(self, **kw: Any) -> Self:
-        kw["max_wait"] = self.max_wait
-        return super().new(**kw)
+    :data:`MAX_WAIT_SECONDS` fails at once (:class:`WaitTooLong`), and which never sends again
+    a POST that got no answer (the server may have acted on it: a second check run would be an
+    orphan)."""
 
     def increment(  # type: ignore[override]
         self,
@@ -217,16 +215,16 @@ class _CappedWaits(Retry):
         if error is not None and read_error and (method or "").upper() == "POST":
             raise error.with_traceback(_stacktrace)
         asked = retry_after(dict(response.headers)) if response is not None else None
-        if asked is None or asked <= self.max_wait:
+        if asked is None or asked <= MAX_WAIT_SECONDS:
             retry = super().increment(method, url, response, error, _pool, _stacktrace)
             asked = retry.get_backoff_time()
-            if asked <= self.max_wait:
+            if asked <= MAX_WAIT_SECONDS:
                 return retry
         status = response.status if response is not None else 0
         headers = dict(response.headers) if response is not None else {}
         if response is not None:
             _release(response)
-        raise WaitTooLong(status, asked, self.max_wait, headers)
+        raise WaitTooLong(status, asked, headers)
 
 
 def _release(response: Any) -> None:

@@ -378,15 +378,12 @@ def cancel_on_signals() -> Iterator[None]:
             signal.signal(number, handler)
 
 
+@dataclass(frozen=True)
 class LocalWorkspace:
     """The workspace at ``root`` and the event payload at ``event_path`` (``None``: none)."""
 
-    def __init__(self, root: str, event_path: str | None) -> None:
-        self.root = root
-        self.event_path = event_path
-
-    def __repr__(self) -> str:
-        return f"LocalWorkspace(root={self.root!r}, event_path={self.event_path!r})"
+    root: str
+    event_path: str | None
 
     def read_event(self) -> dict[str, Any]:
         """The event's payload (``{}`` without an event file, or for one that is not an object)."""
@@ -404,10 +401,7 @@ class LocalWorkspace:
             ) from None
         return data if isinstance(data, dict) else {}
 
-    def path(self, spec: str) -> str:
-        """Where ``spec`` (a path or glob) lies: in the workspace unless it is absolute."""
-        return spec if os.path.isabs(spec) else os.path.join(self.root, spec)
-
     def load_results(self, spec: str, options: ReadOptions) -> Results:
-        """Every result file ``spec`` names, parsed and merged."""
-        return load_results(self.path(spec), options)
+        """Every result file ``spec`` (a path or glob) names, parsed and merged: in the
+        workspace unless it is absolute."""
+        return load_results(os.path.join(self.root, spec), options)
