@@ -28,10 +28,14 @@ from evalbot.plan.ledger import UNKNOWN_FINGERPRINT, Look, State, distinct_looks
 from evalbot.stats.agreement import Agreement, interval_agreement
 from evalbot.stats.clusters import ClusteredMeanResult
 from evalbot.stats.mcnemar import mcnemar_min_discordant
-from evalbot.stats.power import mcnemar_minimum_detectable_effect, mcnemar_sample_size
+from evalbot.stats.power import (
+    SampleSizeResult,
+    mcnemar_minimum_detectable_effect,
+    mcnemar_sample_size,
+)
 from evalbot.stats.pvalue import PValue
 from evalbot.stats.sequential import mixture_sprt
-from evalbot.vocabulary import ALPHA, POWER, McNemarMethod, Missing, Mode
+from evalbot.vocabulary import ALPHA, POWER, Missing
 
 # ---- reasons -------------------------------------------------------------------------------
 
@@ -79,12 +83,46 @@ KINDS: dict[ReasonCode, Kind] = {code: kind for kind, codes in _BY_KIND.items() 
 Unit = Literal["pp", "score", "items", "looks", "uses", "p", "share", "sha256"]
 
 
+#: The unit, config key and flag of each code's reasons, where a reason does not give its own.
+_USUAL: dict[ReasonCode, tuple[Unit | None, str | None, str | None]] = {
+    "significant": ("p", "alpha", None),
+    "not_significant": ("p", "alpha", None),
+    "unresolved": ("p", "bootstrap.resamples", "--resamples"),
+    "powerless": ("p", "alpha", None),
+    "underpowered_gain": ("pp", "policy.min_effect", None),
+    "tripwire": ("pp", "policy.min_effect", None),
+    "sample_size": ("items", None, None),
+    "sequential_cap": ("items", None, None),
+    "item_set": ("sha256", None, None),
+    "fixed_items_not_evaluated": ("items", None, "--errors"),
+    "holdout_unconfigured": (None, "holdout.ids_file", "--holdout"),
+    "holdout_missing": ("items", "holdout.ids_file", "--holdout"),
+    "item_shopping": ("sha256", None, None),
+    "too_many_looks": ("looks", "policy.max_looks", None),
+    "sequential_score": (None, "policy.mode: sequential", None),
+    "clusters_sequential": (None, "policy.mode: sequential", None),
+    "gate_regression": (None, "gate.fail_on: significant_regression", None),
+    "gate_not_improvement": (None, "gate.fail_on: not_significant_improvement", None),
+    "gate_max_broken": ("items", "gate.max_broken", None),
+    "gate_margin": (None, "gate.margin", None),
+    "bonferroni": ("p", "policy.looks: bonferroni", None),
+    "dropped_missing": ("items", "policy.missing: drop", "--missing"),
+    "filled_missing": ("items", "policy.missing: fail", "--missing"),
+    "not_evaluated": ("items", None, "--errors"),
+    "clusters_mcnemar": (None, "test", None),
+    "identical_runs": ("items", None, None),
+    "items_file_unread": (None, "policy.items_file", None),
+    "holdout_overused": ("uses", "holdout.max_uses", None),
+}
+
+
 @dataclass(frozen=True, kw_only=True)
 class Reason:
     """One reason of a decision: its ``code``, the value ``observed`` and the ``threshold`` it
     was held against in ``unit``, the config key (``rule``, with its value where the key is a
-    choice: ``gate.fail_on: significant_regression``) and command-line ``flag`` it comes from,
-    the test's ``pvalue``, and plain ``details`` (a test's name, a short sha, items needed)."""
+    choice: ``gate.fail_on: significant_regression``) and command-line ``flag`` it comes from
+    (those not given are the code's usual ones), the test's ``pvalue``, and plain ``details``
+    (a test's name, a short sha, items needed)."""
 
     code: ReasonCode
     observed: float | str | None = None
@@ -94,6 +132,12 @@ class Reason:
     flag: str | None = None
     pvalue: PValue | None = None
     details: Mapping[str, float | int | str | None] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        usual = _USUAL.get(self.code, (None, None, None))
+        for name, value in zip(("unit", "rule", "flag"), usual, strict=True):
+            if getattr(self, name) is None:
+                object.__setattr__(self, name, value)
 
     @property
     def kind(self) -> Kind:
@@ -110,19 +154,16 @@ Conclusion = Literal["success", "failure", "neutral"]
 @dataclass(frozen=True, kw_only=True)
 class PlannedSize:
     """The pre-registered item count: ``policy.sample_size`` as given, or computed from
-    ``plan:`` (the smallest size whose exact power with the plan's McNemar test reaches the
-    plan's power, at the alpha each look is tested at, times the design effect)."""
+    ``plan:`` (``result``: the smallest size whose exact power with the plan's McNemar test
+    reaches the plan's power, at the alpha each look is tested at, times the design effect)."""
 
     items: int
     source: Literal["policy.sample_size", "plan"]
-    discordant_pairs: int | None = None
-    fix_rate: float | None = None
-    break_rate: float | None = None
-    power: float | None = None
-    alpha: float | None = None
-    exact_power: float | None = None
-    method: McNemarMethod | None = None
-    design_effect: float = 1.0
+    result: SampleSizeResult | None = None
+
+    @property
+    def design_effect(self) -> float:
+        return 1.0 if self.result is None else self.result.design_effect
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -154,33 +195,40 @@ class Decision:
     gate: Gate
     reasons: list[Reason]
     violations: list[Reason]
-    conclusion: Conclusion = "success"  # the check run: failure = gate fail, neutral = inconclusive
     alpha: Alpha = field(default_factory=lambda: Alpha(level=ALPHA, effective=ALPHA))
     test: str = ""  # the test whose p-value decided
     pvalue: PValue | None = None  # the p-value that decided
     agreement: Agreement | None = None  # the test and the interval about zero
-    mode: Mode = "fixed"
     items: int = 0
     planned: PlannedSize | None = None
     fingerprint: str = ""  # sha256 of the sorted item ids, as in policy.items_sha256
-    planned_fingerprint: str | None = None
     head_sha: str | None = None
     tree: str | None = None  # the head commit's tree: the change judged
     looks: LookCount = field(default_factory=LookCount)
-    max_looks: int | None = None
-    min_effect: float | None = None
     minimum_detectable_effect: float | None = None  # at this size and discordance (inf: none)
     underpowered: bool = False
-    powerless: bool = False  # no outcome of these items could have reached alpha
     identical: bool = False  # both runs gave every item the same value
     holdout: bool = False  # the analysis was restricted to the sealed holdout
     holdout_uses: int = 0  # uses of the holdout including this run
-    holdout_max_uses: int | None = None
-    margin: float | None = None
     noninferior: bool | None = None  # CI lower bound > -margin (None: no margin configured)
     broken: int = 0
     broken_limit: float | None = None  # gate.max_broken resolved to an item count
     warnings: list[Reason] = field(default_factory=list)
+    config: Config = field(default_factory=Config)  # the plan it was judged under
+
+    @property
+    def conclusion(self) -> Conclusion:
+        """The check run's: ``failure`` when the gate fails, ``neutral`` for an inconclusive
+        result that is nobody's violation (an underpowered gain) or a refusal under
+        ``gate.on_refused: neutral``."""
+        if self.gate == "fail":
+            return "failure"
+        return "neutral" if self.outcome == "inconclusive" else "success"
+
+    @property
+    def powerless(self) -> bool:
+        """No outcome of these items could have reached alpha."""
+        return any(reason.code == "powerless" for reason in self.reasons)
 
     @property
     def policy_ok(self) -> bool:
@@ -214,27 +262,16 @@ def plan_sample_size(config: Config) -> PlannedSize | None:
         return PlannedSize(items=config.policy.sample_size, source="policy.sample_size")
     if config.plan is None:
         return None
-    plan, alpha = config.plan, plan_alpha(config).effective
+    plan = config.plan
     result = mcnemar_sample_size(
         plan.fix_rate,
         plan.break_rate,
-        alpha=alpha,
+        alpha=plan_alpha(config).effective,
         power=plan.power,
         method=config.mcnemar,
         design_effect=plan.design_effect,
     )
-    return PlannedSize(
-        items=result.items,
-        source="plan",
-        discordant_pairs=result.discordant_pairs,
-        fix_rate=plan.fix_rate,
-        break_rate=plan.break_rate,
-        power=plan.power,
-        alpha=alpha,
-        exact_power=result.exact_power,
-        method=config.mcnemar,
-        design_effect=plan.design_effect,
-    )
+    return PlannedSize(items=result.items, source="plan", result=result)
 
 
 def _items_rule(config: Config) -> str:
@@ -251,37 +288,25 @@ def size_violations(
     skipped = comparison.paired.not_evaluated
     fixed = planned is not None and policy.mode == "fixed"
     if skipped is not None and skipped.rule == "drop" and (fixed or policy.items_sha256):
+        rule = planned.source if fixed and planned is not None else _items_rule(config)
+        details = {"baseline": skipped.baseline, "candidate": skipped.candidate}
         found.append(
             Reason(
-                code="fixed_items_not_evaluated",
-                observed=skipped.items,
-                unit="items",
-                rule=planned.source if fixed and planned is not None else _items_rule(config),
-                flag="--errors",
-                details={"baseline": skipped.baseline, "candidate": skipped.candidate},
+                code="fixed_items_not_evaluated", observed=skipped.items, rule=rule, details=details
             )
         )
     sequential = policy.mode == "sequential"
     if planned is not None and (items > planned.items if sequential else items != planned.items):
+        code: ViolationCode = "sequential_cap" if sequential else "sample_size"
         found.append(
-            Reason(
-                code="sequential_cap" if sequential else "sample_size",
-                observed=items,
-                threshold=planned.items,
-                unit="items",
-                rule=planned.source,
-            )
+            Reason(code=code, observed=items, threshold=planned.items, rule=planned.source)
         )
     registered = policy.items_sha256
     if registered is not None and ids_hash != registered:
+        rule, details = _items_rule(config), {"items": items}
         found.append(
             Reason(
-                code="item_set",
-                observed=ids_hash,
-                threshold=registered,
-                unit="sha256",
-                rule=_items_rule(config),
-                details={"items": items},
+                code="item_set", observed=ids_hash, threshold=registered, rule=rule, details=details
             )
         )
     return found
@@ -291,20 +316,12 @@ def holdout_violations(comparison: Comparison, config: Config) -> list[Reason]:
     """The sealed holdout must be analysed whole."""
     section = config.holdout
     if section is None or section.ids is None:
-        return [Reason(code="holdout_unconfigured", rule="holdout.ids_file", flag="--holdout")]
+        return [Reason(code="holdout_unconfigured")]
     present = set(comparison.paired.ids)
     if set(section.ids) == present:
         return []
-    return [
-        Reason(
-            code="holdout_missing",
-            observed=len(set(section.ids) - present),
-            threshold=len(section.ids),
-            unit="items",
-            rule="holdout.ids_file",
-            flag="--holdout",
-        )
-    ]
+    missing = len(set(section.ids) - present)
+    return [Reason(code="holdout_missing", observed=missing, threshold=len(section.ids))]
 
 
 def sequential_violations(comparison: Comparison, config: Config) -> list[Reason]:
@@ -313,11 +330,10 @@ def sequential_violations(comparison: Comparison, config: Config) -> list[Reason
     if config.policy.mode != "sequential":
         return []
     if comparison.table is None:
-        return [Reason(code="sequential_score", rule="policy.mode: sequential")]
+        return [Reason(code="sequential_score")]
     if has_clusters(comparison.paired.clusters):
         clusters = comparison.clusters.clusters if comparison.clusters is not None else None
-        details = {"clusters": clusters}
-        return [Reason(code="clusters_sequential", rule="policy.mode: sequential", details=details)]
+        return [Reason(code="clusters_sequential", details={"clusters": clusters})]
     return []
 
 
@@ -353,7 +369,6 @@ def count_this_look(
                 code="item_shopping",
                 observed=current,
                 threshold=other.fingerprint if known else None,
-                unit="sha256",
                 details={
                     "commit": other.head_sha[:7],
                     "items": items,
@@ -363,15 +378,7 @@ def count_this_look(
         )
     most = config.policy.max_looks
     if not holdout and most is not None and number > most:
-        violations.append(
-            Reason(
-                code="too_many_looks",
-                observed=number,
-                threshold=most,
-                unit="looks",
-                rule="policy.max_looks",
-            )
-        )
+        violations.append(Reason(code="too_many_looks", observed=number, threshold=most))
     return LookCount(
         number=number, rerun_of=rerun_of, earlier=tuple(earlier), violations=tuple(violations)
     )
@@ -385,14 +392,7 @@ def holdout_uses(
     most = config.holdout.max_uses if config.holdout is not None else None
     if not holdout or most is None or uses <= most:
         return uses, None
-    overused = Reason(
-        code="holdout_overused",
-        observed=uses,
-        threshold=most,
-        unit="uses",
-        rule="holdout.max_uses",
-    )
-    return uses, overused
+    return uses, Reason(code="holdout_overused", observed=uses, threshold=most)
 
 
 # ---- the test and what the eval could show -------------------------------------------------
@@ -417,9 +417,6 @@ def test_reason(comparison: Comparison, config: Config) -> Reason:
         code=_TEST_CODES[judged],
         observed=p.reportable,
         threshold=alpha.effective,
-        unit="p",
-        rule="bootstrap.resamples" if judged == "unresolved" else "alpha",
-        flag="--resamples" if judged == "unresolved" else None,
         pvalue=p,
         details=details,
     )
@@ -459,8 +456,6 @@ def powerless_reason(comparison: Comparison, config: Config) -> Reason | None:
         code="powerless",
         observed=smallest.reportable,
         threshold=comparison.alpha.effective,
-        unit="p",
-        rule="alpha",
         pvalue=smallest,
         details={"test": comparison.test, "counted": what, "have": have, "needed": need},
     )
@@ -506,85 +501,59 @@ def power_check(comparison: Comparison, config: Config) -> tuple[float | None, R
         "items_needed": needed,
         "design_effect": deff,
     }
-    tripwire = Reason(
-        code="tripwire",
-        observed=mde,
-        threshold=min_effect,
-        unit="pp",
-        rule="policy.min_effect",
-        details=details,
-    )
-    return mde, tripwire
+    return mde, Reason(code="tripwire", observed=mde, threshold=min_effect, details=details)
 
 
 # ---- the gate ------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, kw_only=True)
-class GateResult:
-    gate: Gate
-    reasons: tuple[Reason, ...]
-    broken: int
-    broken_limit: float | None
-    noninferior: bool | None
-
-
 def judge_gate(
     comparison: Comparison, config: Config, outcome: Outcome, *, refused: bool, tampered: bool
-) -> GateResult:
+) -> list[Reason]:
     """``gate.on_refused``, ``gate.fail_on``, ``gate.max_broken`` and ``gate.margin``: each
-    condition that fails is a reason. A refusal fails under ``gate.on_refused: fail``, and
-    always when the records of the looks disagree (``tampered``)."""
+    condition that fails is a reason (the gate fails with any). A refusal fails under
+    ``gate.on_refused: fail``, and always when the records of the looks disagree (``tampered``)."""
     gate, reasons = config.gate, []
     if tampered:
         reasons.append(Reason(code="gate_refused", rule="the records of the looks disagree"))
     elif refused and gate.on_refused == "fail":
         reasons.append(Reason(code="gate_refused", rule="gate.on_refused: fail"))
     if gate.fail_on == "significant_regression" and outcome == "regression":
-        reasons.append(Reason(code="gate_regression", rule="gate.fail_on: significant_regression"))
+        reasons.append(Reason(code="gate_regression"))
     elif gate.fail_on == "not_significant_improvement" and outcome != "improvement":
-        rule = "gate.fail_on: not_significant_improvement"
-        reasons.append(Reason(code="gate_not_improvement", rule=rule))
-    broken, limit = len(comparison.broken_ids), None
-    if gate.max_broken is not None:
-        limit = float(gate.max_broken)
-    elif gate.max_broken_rate is not None:
-        limit = gate.max_broken_rate * comparison.items
+        reasons.append(Reason(code="gate_not_improvement"))
+    broken, limit = len(comparison.broken_ids), broken_limit(comparison, config)
     if limit is not None and broken > limit:
+        details = {"rate": gate.max_broken_rate, "items": comparison.items}
+        reasons.append(
+            Reason(code="gate_max_broken", observed=broken, threshold=limit, details=details)
+        )
+    if noninferior(comparison, config) is False:
+        assert gate.margin is not None
         reasons.append(
             Reason(
-                code="gate_max_broken",
-                observed=broken,
-                threshold=limit,
-                unit="items",
-                rule="gate.max_broken",
-                details={"rate": gate.max_broken_rate, "items": comparison.items},
+                code="gate_margin",
+                observed=comparison.difference.confidence_interval.low,
+                threshold=-gate.margin,
+                unit="pp" if comparison.metric == "pass_rate" else "score",
+                details={"confidence": comparison.difference.confidence_level},
             )
         )
-    noninferior: bool | None = None
-    if gate.margin is not None:
-        difference = comparison.difference
-        low = difference.confidence_interval.low
-        noninferior = low > -gate.margin
-        if not noninferior:
-            reasons.append(
-                Reason(
-                    code="gate_margin",
-                    observed=low,
-                    threshold=-gate.margin,
-                    unit="pp" if comparison.metric == "pass_rate" else "score",
-                    rule="gate.margin",
-                    details={"confidence": difference.confidence_level},
-                )
-            )
-    verdict: Gate = "fail" if reasons else "pass"
-    return GateResult(
-        gate=verdict,
-        reasons=tuple(reasons),
-        broken=broken,
-        broken_limit=limit,
-        noninferior=noninferior,
-    )
+    return reasons
+
+
+def broken_limit(comparison: Comparison, config: Config) -> float | None:
+    """``gate.max_broken`` as an item count (a share of the items times the items)."""
+    gate = config.gate
+    if gate.max_broken is not None:
+        return float(gate.max_broken)
+    return None if gate.max_broken_rate is None else gate.max_broken_rate * comparison.items
+
+
+def noninferior(comparison: Comparison, config: Config) -> bool | None:
+    """Whether the interval's lower bound is above ``-gate.margin`` (None: no margin)."""
+    margin = config.gate.margin
+    return None if margin is None else comparison.difference.confidence_interval.low > -margin
 
 
 # ---- disclosures and warnings --------------------------------------------------------------
@@ -596,14 +565,10 @@ def disclosures(comparison: Comparison) -> list[Reason]:
     clustered test."""
     paired, alpha, found = comparison.paired, comparison.alpha, []
     if alpha.corrected:
+        details = {"looks": alpha.looks}
         found.append(
             Reason(
-                code="bonferroni",
-                observed=alpha.effective,
-                threshold=alpha.level,
-                unit="p",
-                rule="policy.looks: bonferroni",
-                details={"looks": alpha.looks},
+                code="bonferroni", observed=alpha.effective, threshold=alpha.level, details=details
             )
         )
     baseline_only, candidate_only = paired.dropped_baseline_only, paired.dropped_candidate_only
@@ -612,9 +577,6 @@ def disclosures(comparison: Comparison) -> list[Reason]:
             Reason(
                 code="dropped_missing",
                 observed=len(baseline_only) + len(candidate_only),
-                unit="items",
-                rule="policy.missing: drop",
-                flag="--missing",
                 details={
                     "baseline_only": len(baseline_only),
                     "candidate_only": len(candidate_only),
@@ -622,24 +584,14 @@ def disclosures(comparison: Comparison) -> list[Reason]:
             )
         )
     if paired.filled_as_failures:
-        found.append(
-            Reason(
-                code="filled_missing",
-                observed=paired.filled_as_failures,
-                unit="items",
-                rule="policy.missing: fail",
-                flag="--missing",
-            )
-        )
+        found.append(Reason(code="filled_missing", observed=paired.filled_as_failures))
     skipped = paired.not_evaluated
     if skipped is not None:
         found.append(
             Reason(
                 code="not_evaluated",
                 observed=skipped.items,
-                unit="items",
                 rule=f"policy.errors: {skipped.rule}",
-                flag="--errors",
                 details={
                     "baseline_only": skipped.baseline - skipped.both,
                     "candidate_only": skipped.candidate - skipped.both,
@@ -650,7 +602,7 @@ def disclosures(comparison: Comparison) -> list[Reason]:
         )
     if comparison.table is not None and isinstance(comparison.difference, ClusteredMeanResult):
         clusters = comparison.clusters.clusters if comparison.clusters is not None else None
-        found.append(Reason(code="clusters_mcnemar", rule="test", details={"clusters": clusters}))
+        found.append(Reason(code="clusters_mcnemar", details={"clusters": clusters}))
     return found
 
 
@@ -661,15 +613,12 @@ def warnings_of(comparison: Comparison, config: Config, state: State) -> list[Re
     if comparison.identical:  # a file compared with itself?
         same = "yes" if paired.baseline_source == paired.candidate_source else "no"
         details = {"same_source": same}
-        found.append(
-            Reason(code="identical_runs", observed=comparison.items, unit="items", details=details)
-        )
+        found.append(Reason(code="identical_runs", observed=comparison.items, details=details))
     if state.warning:
         found.append(Reason(code="state_ignored", details={"why": state.warning}))
     policy = config.policy
     if policy.items_sha256 is None and policy.items_file is not None:
-        details = {"file": policy.items_file}
-        found.append(Reason(code="items_file_unread", rule="policy.items_file", details=details))
+        found.append(Reason(code="items_file_unread", details={"file": policy.items_file}))
     return found
 
 
@@ -698,102 +647,64 @@ def evaluate(
             "the comparison was computed at another alpha than this plan judges it at; "
             f"compute it with compute_comparison(paired, config, holdout={holdout})"
         )
-    policy = config.policy
-    head = head_sha.lower() if head_sha else None
-    change = (tree or head).lower() if head else None
-    found = _apply_plan(comparison, config, state, head=change, holdout=holdout)
-    violations = found.violations
-    reasons = disclosures(comparison)
-    outcome, mde, underpowered = _outcome(comparison, config, violations, reasons)
-    tampered = any(reason.code == "records_disagree" for reason in violations)
-    gate = judge_gate(comparison, config, outcome, refused=bool(violations), tampered=tampered)
-    reasons.extend(gate.reasons)
-    # neutral only for an inconclusive result that is nobody's violation (an underpowered
-    # gain), or for a refusal under ``gate.on_refused: neutral``
-    conclusion: Conclusion = (
-        "failure" if gate.gate == "fail" else "neutral" if outcome == "inconclusive" else "success"
-    )
-    return Decision(
-        outcome=outcome,
-        gate=gate.gate,
-        reasons=reasons,
-        violations=violations,
-        conclusion=conclusion,
-        alpha=comparison.alpha,
-        test=comparison.test,
-        pvalue=comparison.pvalue,
-        agreement=_agreement(comparison),
-        mode=policy.mode,
-        items=comparison.items,
-        planned=found.planned,
-        fingerprint=found.ids_hash,
-        planned_fingerprint=policy.items_sha256,
-        head_sha=head,
-        tree=tree.lower() if head and tree else None,
-        looks=found.looks,
-        max_looks=policy.max_looks,
-        min_effect=policy.min_effect,
-        minimum_detectable_effect=mde,
-        underpowered=underpowered,
-        powerless=any(r.code == "powerless" for r in reasons),
-        identical=comparison.identical,
-        holdout=holdout,
-        holdout_uses=found.uses,
-        holdout_max_uses=config.holdout.max_uses if config.holdout is not None else None,
-        margin=config.gate.margin,
-        noninferior=gate.noninferior,
-        broken=gate.broken,
-        broken_limit=gate.broken_limit,
-        warnings=found.warnings,
-    )
-
-
-@dataclass(frozen=True, kw_only=True)
-class _Findings:
-    """What the plan's rules find before the outcome: the planned size, the item set as judged,
-    the refusals, the looks counted, the warnings and the holdout's uses."""
-
-    planned: PlannedSize | None
-    ids_hash: str
-    violations: list[Reason]
-    looks: LookCount
-    warnings: list[Reason]
-    uses: int
-
-
-def _apply_plan(
-    comparison: Comparison, config: Config, state: State, *, head: str | None, holdout: bool
-) -> _Findings:
-    """The plan's rules on size, items and looks (the refusals), and its warnings."""
     paired = comparison.paired
-    planned = plan_sample_size(config)
-    # pairing already hashed these ids (with content hashes it hashed more: recompute then)
-    ids_hash = paired.fingerprint
-    if not ids_hash or paired.content_hashes is not None:
-        ids_hash = fingerprint(paired.ids)
+    head = head_sha.lower() if head_sha else None
+    planned, ids_hash = plan_sample_size(config), _item_set(paired)
     violations = (
         holdout_violations(comparison, config)
         if holdout
         else size_violations(comparison, config, planned, ids_hash)
     )
-    current = paired.fingerprint or ids_hash
     looks = count_this_look(
-        state, config, head=head, current=current, items=comparison.items, holdout=holdout
+        state,
+        config,
+        head=(tree or head).lower() if head else None,
+        current=paired.fingerprint or ids_hash,
+        items=comparison.items,
+        holdout=holdout,
     )
-    violations.extend(looks.violations)
-    violations.extend(sequential_violations(comparison, config))
+    violations += [*looks.violations, *sequential_violations(comparison, config)]
     warnings = warnings_of(comparison, config, state)
     uses, overused = holdout_uses(state, config, holdout=holdout, rerun=looks.rerun)
-    if overused is not None:
-        warnings.append(overused)
-    return _Findings(
-        planned=planned,
-        ids_hash=ids_hash,
+    warnings += [overused] if overused is not None else []
+    reasons = disclosures(comparison)
+    outcome, mde, underpowered = _outcome(comparison, config, violations, reasons)
+    tampered = any(reason.code == "records_disagree" for reason in violations)
+    gate = judge_gate(comparison, config, outcome, refused=bool(violations), tampered=tampered)
+    reasons.extend(gate)
+    return Decision(
+        outcome=outcome,
+        gate="fail" if gate else "pass",
+        reasons=reasons,
         violations=violations,
+        alpha=comparison.alpha,
+        test=comparison.test,
+        pvalue=comparison.pvalue,
+        agreement=_agreement(comparison),
+        items=comparison.items,
+        planned=planned,
+        fingerprint=ids_hash,
+        head_sha=head,
+        tree=tree.lower() if head and tree else None,
         looks=looks,
+        minimum_detectable_effect=mde,
+        underpowered=underpowered,
+        identical=comparison.identical,
+        holdout=holdout,
+        holdout_uses=uses,
+        noninferior=noninferior(comparison, config),
+        broken=len(comparison.broken_ids),
+        broken_limit=broken_limit(comparison, config),
         warnings=warnings,
-        uses=uses,
+        config=config,
     )
+
+
+def _item_set(paired: Paired) -> str:
+    """The fingerprint of the item set judged: pairing's, unless content hashes made it more."""
+    if not paired.fingerprint or paired.content_hashes is not None:
+        return fingerprint(paired.ids)
+    return paired.fingerprint
 
 
 def _agreement(comparison: Comparison) -> Agreement | None:
@@ -834,8 +745,6 @@ def _outcome(
                         code="underpowered_gain",
                         observed=estimate,
                         threshold=mde,
-                        unit="pp",
-                        rule="policy.min_effect",
                         details={"min_effect": config.policy.min_effect},
                     )
                 )

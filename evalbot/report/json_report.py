@@ -331,6 +331,7 @@ def reason_json(reason: Reason) -> JSONObject:
 def decision_json(decision: Decision, comparison: Comparison | None = None) -> JSONObject:
     """Everything in the Decision as JSON-ready values."""
     d, agreement, planned = decision, decision.agreement, decision.planned
+    policy, plan = d.config.policy, d.config
     return {
         **_pick(d, "outcome", "gate", "conclusion"),
         "reasons": [reason_json(r) for r in d.reasons],
@@ -342,7 +343,8 @@ def decision_json(decision: Decision, comparison: Comparison | None = None) -> J
         "alpha": d.alpha.level,
         "effective_alpha": d.alpha.effective,
         "rule": "p <= alpha",
-        **_pick(d, "mode", "identical"),
+        "mode": policy.mode,
+        "identical": d.identical,
         "agreement": None
         if agreement is None
         else _pick(agreement, "case", "agree", "excludes_null", "levels_match"),
@@ -353,21 +355,28 @@ def decision_json(decision: Decision, comparison: Comparison | None = None) -> J
             "note": word_plan(planned),
             "source": None if planned is None else planned.source,
             "design_effect": None if planned is None else planned.design_effect,
-            "items_sha256": d.planned_fingerprint,
+            "items_sha256": policy.items_sha256,
             "observed_items_sha256": d.fingerprint,
         },
         "looks": {
-            **_pick(d, "head_sha", "look", "max_looks", "rerun"),
+            **_pick(d, "head_sha", "look"),
+            "max_looks": policy.max_looks,
+            "rerun": d.rerun,
             "disclosure": word_disclosure(d),
         },
         "power": {
-            **_pick(d, "min_effect"),
+            "min_effect": policy.min_effect,
             "minimum_detectable_effect": finite(d.minimum_detectable_effect),
             **_pick(d, "underpowered", "powerless"),
             "note": next((word_reason(r) for r in d.reasons if r.code == "tripwire"), None),
         },
-        "holdout": {"used": d.holdout, "uses": d.holdout_uses, "max_uses": d.holdout_max_uses},
-        "gate_details": _pick(d, "margin", "noninferior", "broken", "broken_limit"),
+        "holdout": {
+            "used": d.holdout,
+            "uses": d.holdout_uses,
+            "max_uses": None if plan.holdout is None else plan.holdout.max_uses,
+        },
+        "gate_details": {"margin": plan.gate.margin}
+        | _pick(d, "noninferior", "broken", "broken_limit"),
     }
 
 

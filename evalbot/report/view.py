@@ -438,15 +438,16 @@ def _repeats_row(side: str, rep: RepeatsSide, scale: Scale) -> RepeatsRow:
 def _plan(decision: Decision, config: Config | None, scale: Scale) -> dict[str, Any]:
     """The plan's rows (pre-registered size, looks, alpha for this look, the sealed set, the
     non-inferiority margin), its warnings (which may quote input) and its disclosure."""
-    d, rows = decision, _plan_rows(decision, config)
+    d, rows, margin = decision, _plan_rows(decision, config), decision.config.gate.margin
     if d.holdout:
-        uses, most = d.holdout_uses, d.holdout_max_uses
+        uses, holdout = d.holdout_uses, d.config.holdout
+        most = None if holdout is None else holdout.max_uses
         text = "this analysis uses the sealed holdout"
         if uses:
             text += f", use {uses}" + (f" of {most}" if most else "")
         rows.append(Row(label=Markdown("sealed set"), value=text))
-    if d.margin is not None:
-        shown = f"{d.margin * 100:g} pp" if scale.percent else f"{d.margin:g}"
+    if margin is not None:
+        shown = f"{margin * 100:g} pp" if scale.percent else f"{margin:g}"
         met = "" if d.noninferior is None else (": met" if d.noninferior else ": not met")
         rows.append(Row(label=Markdown("non-inferiority margin"), value=shown + met))
     tripwires = [reason for reason in d.reasons if reason.code == "tripwire"]
@@ -467,11 +468,9 @@ def _plan_rows(d: Decision, config: Config | None) -> list[Row]:
         note = words.word_plan(d.planned)
         value = f"{planned:,}" + (f" ({note})" if note else "")
         rows.append(Row(label=Markdown("pre-registered items"), value=value))
-    if d.mode == "sequential":
+    if d.config.policy.mode == "sequential":
         rows.append(Row(label=Markdown("mode"), value="sequential"))
-    max_looks = d.max_looks
-    if max_looks is None and config is not None:
-        max_looks = config.policy.max_looks
+    max_looks = d.config.policy.max_looks
     if max_looks is not None or d.look > 1:
         text = f"{d.look}" + (f" of {max_looks}" if max_looks is not None else "")
         rows.append(Row(label=Markdown("look"), value=text))

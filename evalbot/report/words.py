@@ -279,21 +279,17 @@ def word_reasons(reasons: list[Reason]) -> list[str]:
 
 def word_plan(planned: PlannedSize | None) -> str | None:
     """How the planned size was computed (``plan:``); ``None`` for a size given as is."""
-    if planned is None or planned.source != "plan":
+    if planned is None or planned.result is None:
         return None
-    assert planned.fix_rate is not None and planned.break_rate is not None
-    effect = (planned.fix_rate - planned.break_rate) * 100
-    clustered = (
-        f", times the design effect {planned.design_effect:g}"
-        if planned.design_effect != 1.0
-        else ""
-    )
+    r = planned.result
+    effect = (r.fix_rate - r.break_rate) * 100
+    clustered = f", times the design effect {r.design_effect:g}" if r.design_effect != 1.0 else ""
     return (
-        f"{planned.items} {plural(planned.items, 'items')} ({planned.discordant_pairs} "
+        f"{planned.items} {plural(planned.items, 'items')} ({r.discordant_pairs} "
         f"discordant pairs expected) planned to detect {effect:+.1f} pp (fix rate "
-        f"{planned.fix_rate:g}, break rate {planned.break_rate:g}) with power "
-        f"{planned.power:g} at alpha {planned.alpha:.4g} (exact power of McNemar's "
-        f"{planned.method} test: {planned.exact_power:.3f}{clustered})"
+        f"{r.fix_rate:g}, break rate {r.break_rate:g}) with power "
+        f"{r.power:g} at alpha {r.alpha:.4g} (exact power of McNemar's "
+        f"{r.method} test: {r.exact_power:.3f}{clustered})"
     )
 
 

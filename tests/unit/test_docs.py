@@ -62,8 +62,9 @@ def test_the_example_plan_is_coherent() -> None:
     assert decision.violations == []
     assert decision.alpha.effective == config.alpha  # no looks correction the plan ignored
     assert not decision.underpowered, decision.reasons
-    assert decision.min_effect is not None and decision.minimum_detectable_effect is not None
-    assert decision.minimum_detectable_effect <= decision.min_effect
+    min_effect = decision.config.policy.min_effect
+    assert min_effect is not None and decision.minimum_detectable_effect is not None
+    assert decision.minimum_detectable_effect <= min_effect
     # McNemar exact, 29 fixed / 11 broken: 2 * P(Binomial(40, 1/2) <= 11) = 0.0064 < 0.05
     assert decision.outcome == "improvement" and decision.gate == "pass"
 

@@ -467,7 +467,7 @@ def test_underpowered_fields(tmp_path: Path) -> None:
     assert mde is not None
     share = (mde / 0.18 + 1) / 2
     assert scipy_power(0.18 * share, 0.18 * (1 - share), 50) == pytest.approx(0.8, abs=1e-9)
-    assert decision.min_effect == 0.02
+    assert decision.config.policy.min_effect == 0.02
     assert decision.violations == []  # not a plan violation: a limit of the eval
 
 

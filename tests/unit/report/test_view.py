@@ -217,9 +217,11 @@ def test_policy_fields_are_rendered_when_present() -> None:
     from dataclasses import replace
 
     from evalbot.compare.records import Alpha
+    from evalbot.plan.config import GateConfig, HoldoutConfig, PolicyConfig
     from evalbot.plan.ledger import Look
     from evalbot.plan.policy import LookCount, PlannedSize, Reason
     from evalbot.report.render import render_comment
+    from evalbot.stats.power import mcnemar_sample_size
 
     scenario = SCENARIOS["improvement"]()
     comparison, plain = scenario.comparison()
@@ -234,24 +236,25 @@ def test_policy_fields_are_rendered_when_present() -> None:
     decision = replace(
         plain,
         alpha=Alpha(level=0.05, effective=0.025, looks=2),
-        mode="sequential",
         planned=PlannedSize(
             items=400,
             source="plan",
-            discordant_pairs=44,
-            fix_rate=0.08,
-            break_rate=0.03,
-            power=0.8,
-            alpha=0.025,
-            exact_power=0.81234,
-            method="exact",
+            result=replace(
+                mcnemar_sample_size(0.08, 0.03, alpha=0.025, power=0.8, method="exact"),
+                items=400,
+                discordant_pairs=44,
+                exact_power=0.81234,
+            ),
         ),
         looks=LookCount(number=2, earlier=(earlier,)),
-        max_looks=3,
         holdout=True,
         holdout_uses=2,
-        holdout_max_uses=5,
-        margin=0.02,
+        config=replace(
+            plain.config,
+            policy=PolicyConfig(mode="sequential", max_looks=3),
+            holdout=HoldoutConfig(ids_file="holdout.txt", max_uses=5),
+            gate=GateConfig(margin=0.02),
+        ),
         noninferior=True,
         reasons=[
             *plain.reasons,
