@@ -35,10 +35,9 @@ from evalbot.errors import (
     PublishError,
 )
 from evalbot.formats.archive import ArchiveBudget
-from evalbot.formats.merge import merge
 from evalbot.formats.model import Paired, Results
 from evalbot.formats.options import ReadOptions
-from evalbot.formats.sources import parse_zip
+from evalbot.formats.sources import merge, parse_zip
 from evalbot.github.baseline import Found, Search, find_baseline_run
 from evalbot.github.checks import (
     FORK_WARNING,
@@ -414,7 +413,7 @@ def load_results_from_zip(
         max_archive_members=MAX_ARTIFACT_MEMBERS,
         archive_budget=budget,
     )
-    return merge(parse_zip(label, data, limited), label)
+    return merge(parse_zip(label, data, limited))
 
 
 def _artifact_results(

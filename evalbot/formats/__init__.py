@@ -1,22 +1,21 @@
 """Parsers: bytes of one result file -> :class:`evalbot.formats.model.Results`.
 
-Each format module exposes ``sniff(probe: Probe) -> bool`` and ``parse(data: bytes, *, source,
-options) -> Results`` or, for a file of one JSON document, ``parse_document(document, *, source,
-options)``; ``parse_probe(probe, options)`` may reuse what detection parsed. They are pure.
+Each format module exposes ``sniff(probe: Probe) -> bool`` and ``parse_probe(probe, options) ->
+Results``, pure; a :class:`.probe.Probe` holds the file and what detection learnt of it.
 
-:func:`detect` picks a format by the file's *structure* (:class:`.probe.Probe`: the keys of the
-JSON document or of the first JSON line, XML, ZIP), never by a window of bytes; harness formats
-are tried first, evalbot's own format last. ``format:`` in the config or ``--format-in NAME``
-forces one by name (:func:`resolve`). When a detected file cannot be read, the message says which
-formats were tried and how to force one.
+:func:`detect` picks a format by the file's *structure* (the keys of the JSON document or of the
+first JSON line, XML, ZIP), never by a window of bytes; harness formats are tried first,
+evalbot's own format last. ``format:`` in the config or ``--format-in NAME`` forces one by name
+(:func:`resolve`). When a detected file cannot be read, the message says which formats were
+tried and how to force one.
 """
 
 from __future__ import annotations
 
 import difflib
 import gc
-from dataclasses import dataclass
 from types import ModuleType
+from typing import NamedTuple
 
 from evalbot.errors import InputError
 from evalbot.formats import (
@@ -31,7 +30,7 @@ from evalbot.formats import (
     swebench,
 )
 from evalbot.formats.builder import show
-from evalbot.formats.jsontext import NOTHING, UnreadableError, decode_text, parse_json_document
+from evalbot.formats.jsontext import UnreadableError
 from evalbot.formats.model import Results
 from evalbot.formats.options import ReadOptions
 from evalbot.formats.probe import Probe
@@ -40,47 +39,21 @@ from evalbot.formats.probe import Probe
 FORCE_HINT = "--format-in NAME (config `format: NAME`)"
 
 
-@dataclass(frozen=True, kw_only=True)
-class Format:
-    """A named parser and the structural test that recognises its files."""
+class Format(NamedTuple):
+    """A named parser; ``kind`` reads evalbot's own format as jsonl, json, csv or tsv."""
 
     name: str
     module: ModuleType
-    kind: str | None = None  # evalbot's own format read as this kind (jsonl, json, csv, tsv)
+    kind: str | None = None
 
-    def sniff(self, probe: Probe) -> bool:
-        return self.kind is None and bool(self.module.sniff(probe))
-
-    def parse(self, data: bytes, source: str, options: ReadOptions) -> Results:
-        """The file's bytes parsed (a module without ``parse`` reads one JSON document)."""
-        module = self.module
-        if self.kind is not None:
-            return default.parse(data, source=source, options=options, kind=self.kind)
-        if hasattr(module, "parse"):
-            result: Results = module.parse(data, source=source, options=options)
-            return result
-        document = parse_json_document(decode_text(data, source), source)
-        return self.document(document, source, options)
-
-    def document(self, document: object, source: str, options: ReadOptions) -> Results:
-        result: Results = self.module.parse_document(document, source=source, options=options)
+    def parse(self, probe: Probe, options: ReadOptions) -> Results:
+        result: Results = self.module.parse_probe(probe, options)
         return result
-
-    def parse_probe(self, probe: Probe, options: ReadOptions) -> Results:
-        """A detected file parsed, reusing what detection parsed."""
-        if self.kind is not None:
-            return self.parse(probe.data, probe.name, options)
-        if hasattr(self.module, "parse_probe"):
-            result: Results = self.module.parse_probe(probe, options)
-            return result
-        if hasattr(self.module, "parse_document") and probe.document is not NOTHING:
-            return self.document(probe.document, probe.name, options)
-        return self.parse(probe.data, probe.name, options)
 
 
 #: Detection order: most specific first; ``default`` accepts anything.
 DETECTED: tuple[Format, ...] = tuple(
-    Format(name=module.NAME, module=module)
+    Format(module.NAME, module)
     for module in (
         inspect_ai,
         lm_eval,
@@ -93,12 +66,10 @@ DETECTED: tuple[Format, ...] = tuple(
         default,
     )
 )
-HARNESS_NAMES: tuple[str, ...] = tuple(f.name for f in DETECTED if f.name != "default")
+HARNESS_NAMES: tuple[str, ...] = tuple(f.name for f in DETECTED if f.module is not default)
 
 FORMATS: dict[str, Format] = {f.name: f for f in DETECTED}
-FORMATS.update(
-    {kind: Format(name=kind, module=default, kind=kind) for kind in ("jsonl", "json", "csv", "tsv")}
-)
+FORMATS.update({kind: Format(kind, default, kind) for kind in ("jsonl", "json", "csv", "tsv")})
 
 #: Other names of each format.
 _OTHER_NAMES = {
@@ -129,10 +100,7 @@ def resolve(name: str) -> Format:
 
 def detect_probe(probe: Probe) -> Format:
     """The first format whose ``sniff`` recognises this file's structure."""
-    for candidate in DETECTED:
-        if candidate.sniff(probe):
-            return candidate
-    return FORMATS["default"]  # pragma: no cover - default.sniff accepts everything
+    return next(f for f in DETECTED if f.module.sniff(probe))
 
 
 def detect(name: str, data: bytes) -> Format:
@@ -150,21 +118,16 @@ def tried_hint(chosen: str) -> str:
     return f"; read as {chosen} (detected); if it is another format, force it with {FORCE_HINT}"
 
 
-def _first_item(probe: Probe) -> object:
-    """The first record of a file read as evalbot's own format, as detection saw it."""
+def _starts_with_an_item(probe: Probe) -> bool:
+    """Whether a file read as evalbot's own format starts with an item object, as detection
+    saw it: then a "could not read" error is not a question of format (a broken line 2 of a
+    JSONL file), and does not say which formats were tried."""
     if probe.kind == "jsonl":
-        return probe.record
-    document = probe.document
-    if isinstance(document, dict) and isinstance(document.get("items"), list):
-        document = document["items"]
-    return document[0] if isinstance(document, list) and document else None
-
-
-def _format_in_doubt(probe: Probe, chosen: str) -> bool:
-    """Whether a "could not read" error should say which formats were tried: always for a
-    detected harness format; for evalbot's own format, unless the file does start with an item
-    object (a broken line 2 of a JSONL file is not a question of format)."""
-    return chosen != "default" or not isinstance(_first_item(probe), dict)
+        return isinstance(probe.record, dict)
+    items = probe.document
+    if isinstance(items, dict):
+        items = items.get("items")
+    return isinstance(items, list) and bool(items) and isinstance(items[0], dict)
 
 
 def parse_any(name: str, data: bytes, options: ReadOptions) -> Results:
@@ -185,12 +148,15 @@ def parse_any(name: str, data: bytes, options: ReadOptions) -> Results:
 
 def _parse_any(name: str, data: bytes, options: ReadOptions) -> Results:
     if options.format:
-        return resolve(options.format).parse(data, name, options)
+        forced = resolve(options.format)
+        if forced.module is default:
+            return default.parse(data, source=name, options=options, kind=forced.kind)
+        return forced.parse(Probe(name, data), options)
     probe = Probe(name, data)
     chosen = detect_probe(probe)
     try:
-        return chosen.parse_probe(probe, options)
+        return chosen.parse(probe, options)
     except UnreadableError as error:
-        if not _format_in_doubt(probe, chosen.name):
+        if chosen.module is default and _starts_with_an_item(probe):
             raise
         raise UnreadableError(f"{error}{tried_hint(chosen.name)}") from None

@@ -164,16 +164,8 @@ class Archive:
     def members(self) -> list[zipfile.ZipInfo]:
         return list(self._members)
 
-    def names(self) -> list[str]:
-        return [m.filename for m in self._members]
-
-    def read(self, member: zipfile.ZipInfo | str) -> bytes:
+    def read(self, member: zipfile.ZipInfo) -> bytes:
         """A member's bytes; the inflated bytes are counted against the budget."""
-        if isinstance(member, str):
-            found = next((m for m in self._members if m.filename == member), None)
-            if found is None:
-                raise InputError(f"{self.source}: has no member {show(member)}")
-            member = found
         import zipfile  # loaded already, by __init__
 
         where = f"{self.source}: member {show(member.filename)}"
@@ -185,8 +177,6 @@ class Archive:
                     self.budget.add_inflated(where, len(chunk))
                     if len(out) > member.file_size:
                         raise InputError(f"{where}: inflates beyond its declared size")
-        except InputError:
-            raise
         except NotImplementedError as error:
             raise InputError(f"{where}: unsupported compression ({error})") from None
         except (zipfile.BadZipFile, zlib.error, EOFError, OSError, ValueError) as error:

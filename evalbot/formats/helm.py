@@ -146,8 +146,9 @@ def _value(entry: Mapping[str, Any], metric: str, where: str) -> float | None:
     return total / parse_score(stat["count"], where, f"{metric}.count", strings=False)
 
 
-def parse_document(document: object, *, source: str, options: ReadOptions) -> Results:
-    """Results from a parsed ``per_instance_stats.json``."""
+def parse_probe(probe: Probe, options: ReadOptions) -> Results:
+    """Results from a ``per_instance_stats.json``."""
+    source, document = probe.name, probe.json()
     if _sidecar(document) or not isinstance(document, list):
         raise InputError(
             f"{source}: is not HELM's per-item output; give the run's per_instance_stats.json "

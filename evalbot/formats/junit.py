@@ -77,9 +77,10 @@ def _root(data: bytes, source: str) -> ET.Element:
     return roots[0]
 
 
-def parse(data: bytes, *, source: str, options: ReadOptions) -> Results:
+def parse_probe(probe: Probe, options: ReadOptions) -> Results:
     """Parse a JUnit XML report."""
-    root = _root(data, source)
+    source = probe.name
+    root = _root(probe.data, source)
     if root.tag not in ("testsuites", "testsuite", "testcase"):
         raise UnreadableError(f"{source}: root element is <{show(root.tag, 30)}>, not <testsuites>")
     builder = ResultsBuilder(source)

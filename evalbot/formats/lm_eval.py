@@ -7,13 +7,13 @@ from __future__ import annotations
 
 import math
 import re
-import shlex
 from collections.abc import Mapping
 from typing import Any
 
 from evalbot.errors import InputError
 from evalbot.formats.builder import ResultsBuilder, show
-from evalbot.formats.jsontext import decode_text, jsonl_records
+from evalbot.formats.harness import choose, number_or_flag
+from evalbot.formats.jsontext import jsonl_records
 from evalbot.formats.model import Results
 from evalbot.formats.options import ReadOptions
 from evalbot.formats.probe import Probe, base_name
@@ -28,10 +28,6 @@ BINARY_METRICS = frozenset(
 )
 #: Aggregate results files that sit beside the samples: not per-item, skipped in directories.
 AGGREGATE = re.compile(r"(^|/)results_\d{4}-\d{2}-\d{2}T[0-9.:\-]+\.json$")
-_AGGREGATE_MESSAGE = (
-    "{source}: is lm-eval's aggregate results file; use the per-item "
-    "samples_<task>_<date>.jsonl written with --log_samples"
-)
 _AGGREGATE_BASE = re.compile(r"results_\d{4}-\d{2}-\d{2}T[0-9.:\-]+\.json")
 
 
@@ -39,18 +35,14 @@ def task_of(source: str) -> str:
     """The task name in ``samples_<task>_<date>.jsonl``, or the file's stem."""
     base = base_name(source)
     match = _FILE.fullmatch(base)
-    if match:
-        return match.group("task")
-    return base.rsplit(".", 1)[0]
+    return match.group("task") if match else base.rsplit(".", 1)[0]
 
 
-def is_aggregate(source: str) -> bool:
-    """Whether a file is lm-eval's aggregate ``results_<date>.json`` (not per item)."""
-    return _AGGREGATE_BASE.fullmatch(base_name(source)) is not None
-
-
-def _aggregate_document(document: object) -> bool:
-    return (
+def _aggregate(probe: Probe) -> bool:
+    """Whether a file is lm-eval's aggregate ``results_<date>.json`` (not per item), by its
+    name or its keys."""
+    document = probe.document
+    return _AGGREGATE_BASE.fullmatch(probe.base) is not None or (
         isinstance(document, Mapping)
         and isinstance(document.get("results"), Mapping)
         and "configs" in document
@@ -59,19 +51,43 @@ def _aggregate_document(document: object) -> bool:
 
 
 def sniff(probe: Probe) -> bool:
-    if _FILE.fullmatch(probe.base) or _AGGREGATE_BASE.fullmatch(probe.base):
-        return True
     record = probe.record
+    if _FILE.fullmatch(probe.base) or _aggregate(probe):
+        return True
     if isinstance(record, Mapping) and "doc_id" in record:
         return "filter" in record or "doc_hash" in record or "metrics" in record
-    return _aggregate_document(probe.document)
+    return False
 
 
 def parse_probe(probe: Probe, options: ReadOptions) -> Results:
-    """Parse a detected file; an aggregate results file under any name is refused."""
-    if _aggregate_document(probe.document):
-        raise InputError(_AGGREGATE_MESSAGE.format(source=probe.name))
-    return parse(probe.data, source=probe.name, options=options)
+    """Parse one lm-eval samples file."""
+    source = probe.name
+    if _aggregate(probe):
+        raise InputError(
+            f"{source}: is lm-eval's aggregate results file; use the per-item "
+            "samples_<task>_<date>.jsonl written with --log_samples"
+        )
+    rows = list(jsonl_records(probe.text(), source, options.max_line_bytes, what="document"))
+    if not rows:
+        raise InputError(f"{source}: no items")
+    filters = list(dict.fromkeys(_filter_of(r, w) for w, r in rows))
+    several, unknown = "holds several filters ({})", "no rows with filter {}; the file has {}"
+    chosen = choose(filters, options.filter, source, "filter", several=several, unknown=unknown)
+    file_task = task_of(source)
+    builder = ResultsBuilder(source)
+    # `passed` (evalbot's own default name) means "the row's only metric".
+    metric = None if options.metric == "passed" else options.metric
+    for where, record in rows:
+        if _filter_of(record, where) != chosen:
+            continue
+        names = _metric_names(record, where)
+        if metric is None and not names:
+            raise InputError(f"{where}: lists no metrics (its `metrics` list is empty)")
+        if metric is None:
+            metric = choose(names, None, where, "metric", several="lists metrics {}")
+        item_id = _item_id(record, where, file_task, several_files=options.several_files)
+        _add(builder, record, where, item_id, metric, names)
+    return builder.build()
 
 
 def _filter_of(record: Mapping[str, Any], where: str) -> str:
@@ -91,77 +107,19 @@ def _metric_names(record: Mapping[str, Any], where: str) -> list[str]:
 
 
 def _value(value: object, where: str, metric: str) -> tuple[float, bool]:
-    if isinstance(value, bool):
-        return (1.0 if value else 0.0), True
-    if isinstance(value, int | float):
-        number = float(value)
-        if not math.isfinite(number):
-            raise InputError(f"{where}: `{metric}` must be finite, got {show(value)}")
-        if metric in BINARY_METRICS:
-            if number not in (0.0, 1.0):
-                raise InputError(f"{where}: `{metric}` must be 0 or 1, got {show(value)}")
-            return number, True
-        return number, False
+    read = number_or_flag(value, where, f"`{metric}`")
+    if read is not None and metric in BINARY_METRICS and not read[1]:
+        if read[0] not in (0.0, 1.0):
+            raise InputError(f"{where}: `{metric}` must be 0 or 1, got {show(value)}")
+        return read[0], True
+    if read is not None:
+        return read
     if isinstance(value, list | dict):
         raise InputError(
             f"{where}: `{metric}` is not a per-item number (lm-eval aggregates it over the "
             "task); choose another metric with --metric NAME (config `metric:`)"
         )
     raise InputError(f"{where}: `{metric}` must be a number, got {show(value)}")
-
-
-def parse(data: bytes, *, source: str, options: ReadOptions) -> Results:
-    """Parse one lm-eval samples file."""
-    if is_aggregate(source):
-        raise InputError(_AGGREGATE_MESSAGE.format(source=source))
-    text = decode_text(data, source)
-    rows = list(jsonl_records(text, source, options.max_line_bytes, what="document"))
-    if not rows:
-        raise InputError(f"{source}: no items")
-    chosen = _chosen_filter(rows, options.filter, source)
-    file_task = task_of(source)
-    builder = ResultsBuilder(source)
-    # `passed` (evalbot's own default name) means "the row's only metric".
-    metric = None if options.metric == "passed" else options.metric
-    for where, record in rows:
-        if _filter_of(record, where) != chosen:
-            continue
-        names = _metric_names(record, where)
-        if metric is None:
-            metric = _only_metric(names, where)
-        item_id = _item_id(record, where, file_task, several_files=options.several_files)
-        _add(builder, record, where, item_id, metric, names)
-    return builder.build()
-
-
-def _chosen_filter(rows: list[tuple[str, dict[str, Any]]], wanted: str | None, source: str) -> str:
-    """The filter whose rows are read: the one asked for, or the file's only one."""
-    filters = list(dict.fromkeys(_filter_of(r, w) for w, r in rows))
-    if wanted is None:
-        if len(filters) > 1:
-            raise InputError(
-                f"{source}: holds several filters ({', '.join(filters)}); choose one, e.g. "
-                f"--filter {shlex.quote(filters[0])} (config `filter:`)"
-            )
-        return filters[0]
-    if wanted not in filters:
-        raise InputError(
-            f"{source}: no rows with filter {show(wanted)}; the file has {', '.join(filters)} "
-            f"(choose one with --filter NAME, config `filter:`)"
-        )
-    return wanted
-
-
-def _only_metric(names: list[str], where: str) -> str:
-    """The row's one metric, when none was asked for."""
-    if not names:
-        raise InputError(f"{where}: lists no metrics (its `metrics` list is empty)")
-    if len(names) > 1:
-        raise InputError(
-            f"{where}: lists metrics {', '.join(names)}; choose one, e.g. "
-            f"--metric {shlex.quote(names[0])} (config `metric:`)"
-        )
-    return names[0]
 
 
 def _item_id(record: Mapping[str, Any], where: str, file_task: str, *, several_files: bool) -> str:

@@ -6,21 +6,13 @@ the value one assessment by name. What is read and why: docs/formats.md.
 from __future__ import annotations
 
 import hashlib
-import math
-import shlex
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from evalbot.errors import InputError
 from evalbot.formats.builder import ResultsBuilder, parse_item_id, show
-from evalbot.formats.jsontext import (
-    NOTHING,
-    UnreadableError,
-    decode_text,
-    jsonl_records,
-    parse_json_document,
-    parse_json_line,
-)
+from evalbot.formats.harness import choose, number_or_flag
+from evalbot.formats.jsontext import NOTHING, UnreadableError, jsonl_records, parse_json_line
 from evalbot.formats.model import Results
 from evalbot.formats.options import FieldNames, ReadOptions
 from evalbot.formats.probe import Probe
@@ -28,8 +20,6 @@ from evalbot.formats.probe import Probe
 NAME = "mlflow"
 
 REQUEST_ID_TAG = "mlflow.eval.requestId"
-_YES = frozenset({"yes", "true"})
-_NO = frozenset({"no", "false"})
 _DEFAULT_ID = FieldNames().id
 
 
@@ -44,31 +34,39 @@ def sniff(probe: Probe) -> bool:
     return isinstance(document, list) and bool(document) and _is_trace(document[0])
 
 
-def parse_document(document: object, *, source: str, options: ReadOptions) -> Results:
-    """Results from a parsed JSON array of trace records."""
-    return parse_records(_array(document, source), source=source, options=options)
-
-
-def parse(data: bytes, *, source: str, options: ReadOptions) -> Results:
+def parse_probe(probe: Probe, options: ReadOptions) -> Results:
     """Parse an exported evaluation run: a JSON array of trace records, or JSON Lines."""
-    text = decode_text(data, source)
-    stripped = text.lstrip()
-    if stripped.startswith("["):
-        return parse_document(parse_json_document(text, source), source=source, options=options)
-    if not stripped.startswith("{"):
+    source = probe.name
+    text = probe.text()
+    first = text.lstrip()[:1]
+    records: Iterable[tuple[str, object]]
+    if first == "[":
+        records = ((f"{source}: row {n}", r) for n, r in enumerate(probe.json(), start=1))
+    elif first == "{":
+        records = jsonl_records(text, source, options.max_line_bytes)
+    else:
         raise UnreadableError(
             f"{source}: expected the JSON export of mlflow.search_traces (a JSON array of "
             "trace records, or one record per line)"
         )
-    records = jsonl_records(text, source, options.max_line_bytes)
-    return parse_records(records, source=source, options=options)
-
-
-def _array(document: object, source: str) -> Iterator[tuple[str, object]]:
-    if not isinstance(document, list):
-        raise UnreadableError(f"{source}: expected a JSON array of trace records")
-    for number, record in enumerate(document, start=1):
-        yield f"{source}: row {number}", record
+    rows: list[tuple[str, Mapping[str, Any], list[Any]]] = []
+    for where, record in records:
+        if not isinstance(record, Mapping):
+            raise UnreadableError(f"{where}: expected a trace record object, got {show(record)}")
+        if "trace_id" not in record and "assessments" not in record:
+            raise UnreadableError(
+                f"{where}: not a trace record (no `trace_id`, no `assessments`); export the "
+                'run with mlflow.search_traces(run_id=...).to_json(orient="records")'
+            )
+        rows.append((where, record, _feedbacks(record, where)))
+    if not rows:
+        raise InputError(f"{source}: no items")
+    scorer = _scorer(source, rows, options.scorer or options.metric)
+    builder = ResultsBuilder(source, repeats_in_order=True)
+    for where, record, feedbacks in rows:
+        item_id, number, binary, errored = _outcome(where, record, feedbacks, scorer, options)
+        builder.add(where, item_id, number, binary=binary, error=errored)
+    return builder.build()
 
 
 def _json_field(value: object, where: str, name: str) -> object:
@@ -141,70 +139,29 @@ def _feedbacks(record: Mapping[str, Any], where: str) -> list[tuple[str, Mapping
 
 def _value(value: object, where: str, scorer: str) -> tuple[float, bool]:
     """(value, is_binary) of one feedback value."""
-    if isinstance(value, bool):
-        return (1.0 if value else 0.0), True
-    if isinstance(value, int | float):
-        number = float(value)
-        if not math.isfinite(number):
-            raise InputError(f"{where}: assessment `{scorer}` must be finite, got {show(value)}")
-        return number, False
-    if isinstance(value, str):
-        lowered = value.strip().lower()
-        if lowered in _YES:
-            return 1.0, True
-        if lowered in _NO:
-            return 0.0, True
-    raise InputError(
-        f"{where}: assessment `{scorer}` must be a boolean, yes/no or a number, got {show(value)}"
-    )
+    read = number_or_flag(value, where, f"assessment `{scorer}`")
+    lowered = value.strip().lower() if isinstance(value, str) else None
+    if read is None and lowered in ("yes", "true", "no", "false"):
+        return float(lowered in ("yes", "true")), True
+    if read is None:
+        raise InputError(
+            f"{where}: assessment `{scorer}` must be a boolean, yes/no or a number, "
+            f"got {show(value)}"
+        )
+    return read
 
 
-def _choose(
+def _scorer(
     source: str, rows: list[tuple[str, Mapping[str, Any], list[Any]]], wanted: str | None
 ) -> str:
     names: list[str] = list(dict.fromkeys(n for _, _, feedbacks in rows for n, _ in feedbacks))
-    if wanted is not None:
-        if names and wanted not in names:
-            raise InputError(
-                f"{source}: no assessment named {show(wanted)}; the run has {', '.join(names)} "
-                "(choose one with --scorer NAME, config `scorer:`)"
-            )
-        return wanted
-    if not names:
+    if not names and wanted is None:
         raise InputError(
             f"{source}: no row has a feedback assessment; was the run made with scorers "
             "(mlflow.genai.evaluate(..., scorers=[...]))?"
         )
-    if len(names) > 1:
-        raise InputError(
-            f"{source}: the run has several scorers ({', '.join(names)}); choose one, e.g. "
-            f"--scorer {shlex.quote(names[0])} (config `scorer:`)"
-        )
-    return names[0]
-
-
-def parse_records(
-    records: Iterator[tuple[str, object]], *, source: str, options: ReadOptions
-) -> Results:
-    """Results from (where, trace record) pairs."""
-    rows: list[tuple[str, Mapping[str, Any], list[Any]]] = []
-    for where, record in records:
-        if not isinstance(record, Mapping):
-            raise UnreadableError(f"{where}: expected a trace record object, got {show(record)}")
-        if "trace_id" not in record and "assessments" not in record:
-            raise UnreadableError(
-                f"{where}: not a trace record (no `trace_id`, no `assessments`); export the "
-                'run with mlflow.search_traces(run_id=...).to_json(orient="records")'
-            )
-        rows.append((where, record, _feedbacks(record, where)))
-    if not rows:
-        raise InputError(f"{source}: no items")
-    scorer = _choose(source, rows, options.scorer or options.metric)
-    builder = ResultsBuilder(source, repeats_in_order=True)
-    for where, record, feedbacks in rows:
-        item_id, number, binary, errored = _outcome(where, record, feedbacks, scorer, options)
-        builder.add(where, item_id, number, binary=binary, error=errored)
-    return builder.build()
+    several, unknown = "the run has several scorers ({})", "no assessment named {}; the run has {}"
+    return choose(names, wanted, source, "scorer", several=several, unknown=unknown)
 
 
 def _outcome(

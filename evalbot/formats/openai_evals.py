@@ -15,13 +15,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from evalbot.errors import InputError
-from evalbot.formats.builder import (
-    ResultsBuilder,
-    parse_item_id,
-    parse_score,
-    show,
-)
-from evalbot.formats.jsontext import NOTHING, decode_text, jsonl_records
+from evalbot.formats.builder import ResultsBuilder, parse_item_id, show
+from evalbot.formats.harness import number_or_flag
+from evalbot.formats.jsontext import NOTHING, jsonl_records
 from evalbot.formats.model import Results
 from evalbot.formats.options import ReadOptions
 from evalbot.formats.probe import Probe
@@ -36,13 +32,12 @@ def sniff(probe: Probe) -> bool:
     return "spec" in first or ("sample_id" in first and "event_id" in first)
 
 
-def parse(data: bytes, *, source: str, options: ReadOptions) -> Results:
+def parse_probe(probe: Probe, options: ReadOptions) -> Results:
     """Parse an OpenAI evals record log."""
-    text = decode_text(data, source)
     # `passed` (evalbot's own name for a pass/fail outcome) means `match` events' `correct`.
     metric = None if options.metric in (None, "passed", "correct") else options.metric
-    events, samples = _events(text, source, options.max_line_bytes, metric)
-    builder = ResultsBuilder(source, repeats_in_order=True)
+    events, samples = _events(probe.text(), probe.name, options.max_line_bytes, metric)
+    builder = ResultsBuilder(probe.name, repeats_in_order=True)
     for where, event in events:
         item_id, value, binary = _row(where, event, metric)
         builder.add(where, item_id, value, binary=binary)
@@ -102,8 +97,9 @@ def _row(where: str, event: Mapping[str, Any], metric: str | None) -> tuple[str,
     if field not in data_:
         raise InputError(f"{where}: item {show(item_id)} has no `data.{field}`")
     value = data_[field]
-    if isinstance(value, bool):
-        return item_id, 1.0 if value else 0.0, True
-    if metric is None:
+    if metric is None and not isinstance(value, bool):
         raise InputError(f"{where}: `data.correct` must be true/false, got {show(value)}")
-    return item_id, parse_score(value, where, f"data.{field}", strings=False), False
+    read = number_or_flag(value, where, f"`data.{field}`")
+    if read is None:
+        raise InputError(f"{where}: `data.{field}` must be a number, got {show(value)}")
+    return item_id, *read

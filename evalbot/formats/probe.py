@@ -1,6 +1,6 @@
-"""What format detection learns about one file, once and in linear time: its kind by the first
-significant byte (zip, xml, json document, jsonl, text) and, for JSON, the parsed document or
-first record that each format's ``sniff`` tests.
+"""One file as every parser sees it: what format detection learns about it, once and in linear
+time (its kind by the first significant byte: zip, xml, json document, jsonl, text; for JSON,
+the parsed document or first record that each format's ``sniff`` tests), and its text.
 """
 
 from __future__ import annotations
@@ -9,7 +9,8 @@ import re
 from typing import Any, Final, Literal
 
 from evalbot.errors import InputError
-from evalbot.formats.jsontext import NOTHING, parse_json_prefix
+from evalbot.formats.archive import is_zip
+from evalbot.formats.jsontext import NOTHING, decode_text, parse_json_document, parse_json_prefix
 
 Kind = Literal["zip", "xml", "json", "jsonl", "text"]
 
@@ -48,9 +49,19 @@ class Probe:
         self.record: Any = NOTHING
         self.kind: Kind = self._classify()
 
+    def text(self) -> str:
+        """The file as UTF-8 text."""
+        return decode_text(self.data, self.name)
+
+    def json(self) -> Any:
+        """The JSON document; parsed here when detection could not (its error is the file's)."""
+        if self.document is NOTHING:
+            return parse_json_document(self.text(), self.name)
+        return self.document
+
     def _classify(self) -> Kind:
         data = self.data
-        if data.startswith((b"PK\x03\x04", b"PK\x05\x06")):
+        if is_zip(data):
             return "zip"
         start_at = len(_BOM) if data.startswith(_BOM) else 0
         found = _SIGNIFICANT.search(data, start_at)

@@ -7,15 +7,14 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections import Counter
 from collections.abc import Mapping
 from typing import Any
 
 from evalbot.errors import InputError
 from evalbot.formats.builder import ResultsBuilder, parse_score, show
-from evalbot.formats.jsontext import (
-    UnreadableError,
-)
-from evalbot.formats.model import MetricKind, Results
+from evalbot.formats.jsontext import UnreadableError
+from evalbot.formats.model import Results
 from evalbot.formats.options import ReadOptions
 from evalbot.formats.probe import Probe
 
@@ -106,49 +105,34 @@ def _named(variables: object) -> str:
     )
 
 
-def _rows(document: object, source: str) -> list[Any]:
-    if not isinstance(document, Mapping):
-        raise UnreadableError(f"{source}: expected a promptfoo results object")
-    results = _results(document)
-    if not isinstance(results, list):
-        raise UnreadableError(
-            f"{source}: no `results.results` list of rows (is this promptfoo output?)"
-        )
-    return results
-
-
-def _value(row: Mapping[str, Any], where: str, metric: str) -> tuple[bool, float, MetricKind]:
-    """(present, value, kind) of the compared field."""
+def _value(row: Mapping[str, Any], where: str, metric: str) -> tuple[bool, float, bool]:
+    """(present, value, whether it is pass/fail) of the compared field."""
     if metric == "success":
         value = row.get("success")
-        if value is None:
-            return False, 0.0, "binary"
-        if not isinstance(value, bool):
+        if value is not None and not isinstance(value, bool):
             raise InputError(f"{where}: `success` must be true/false, got {show(value)}")
-        return True, (1.0 if value else 0.0), "binary"
+        return value is not None, float(value or False), True
     if metric == "score":
         value = row.get("score")
-        if value is None:
-            return False, 0.0, "score"
-        return True, parse_score(value, where, "score", strings=False), "score"
-    named = row.get("namedScores")
-    if not isinstance(named, Mapping) or metric not in named:
-        return False, 0.0, "score"
-    return True, parse_score(named[metric], where, f"namedScores.{metric}", strings=False), "score"
+        present, field = value is not None, "score"
+    else:
+        named = row.get("namedScores")
+        named = named if isinstance(named, Mapping) else {}
+        present, value, field = metric in named, named.get(metric), f"namedScores.{metric}"
+    return present, parse_score(value, where, field, strings=False) if present else 0.0, False
 
 
 def _apart(
-    keyed: list[tuple[str, str, Mapping[str, Any]]], counts: dict[str, int]
+    keyed: list[tuple[str, str, Mapping[str, Any]]],
 ) -> list[tuple[str, str, Mapping[str, Any]]]:
     """Rows that share a key but are different test cases (other asserts, options, metadata)
     keyed apart by a digest of their test case; rows of one test case (``--repeat``) stay one
     item."""
+    counts = Counter(key for _, key, _ in keyed)
     cases: dict[str, set[str]] = {}
     for _, key, row in keyed:
         if counts[key] > 1:
             cases.setdefault(key, set()).add(_digest(row.get("testCase")))
-    if all(len(found) == 1 for found in cases.values()):
-        return keyed
     return [
         (
             where,
@@ -159,36 +143,44 @@ def _apart(
     ]
 
 
-def parse_document(document: object, *, source: str, options: ReadOptions) -> Results:
-    """Results from parsed promptfoo output."""
-    rows = _rows(document, source)
-    checked: list[tuple[str, Mapping[str, Any]]] = []
-    for number, row in enumerate(rows, start=1):
+def parse_probe(probe: Probe, options: ReadOptions) -> Results:
+    """Results from promptfoo output."""
+    source = probe.name
+    document = probe.json()
+    if not isinstance(document, Mapping):
+        raise UnreadableError(f"{source}: expected a promptfoo results object")
+    results = _results(document)
+    if not isinstance(results, list):
+        raise UnreadableError(
+            f"{source}: no `results.results` list of rows (is this promptfoo output?)"
+        )
+    rows: list[tuple[str, Mapping[str, Any]]] = []
+    for number, row in enumerate(results, start=1):
         where = f"{source}: result {number}"
         if not isinstance(row, Mapping):
             raise InputError(f"{where}: expected an object per result, got {show(row)}")
-        checked.append((where, row))
-    providers = {_provider(r) for _, r in checked}
-    prompts = {_prompt(r) for _, r in checked}
+        rows.append((where, row))
+    several_providers = len({_provider(r) for _, r in rows}) > 1
+    several_prompts = len({_prompt(r) for _, r in rows}) > 1
+    keyed = [
+        (
+            where,
+            test_key(row, where)
+            + (f" | {_provider(row)}" if several_providers else "")
+            + (f" | {_prompt(row)}" if several_prompts else ""),
+            row,
+        )
+        for where, row in rows
+    ]
     # `passed` (evalbot's own name for a pass/fail outcome) means promptfoo's `success`.
     metric = "success" if options.metric in (None, "passed", "success") else options.metric
     builder = ResultsBuilder(source, repeats_in_order=True)
-    keyed: list[tuple[str, str, Mapping[str, Any]]] = []
-    counts: dict[str, int] = {}
-    for where, row in checked:
-        key = test_key(row, where)
-        if len(providers) > 1:
-            key += f" | {_provider(row)}"
-        if len(prompts) > 1:
-            key += f" | {_prompt(row)}"
-        counts[key] = counts.get(key, 0) + 1
-        keyed.append((where, key, row))
-    for where, key, row in _apart(keyed, counts):
+    for where, key, row in _apart(keyed):
         errored = row.get("failureReason") == ERROR_REASON
-        present, value, kind = _value(row, where, metric)
+        present, value, binary = _value(row, where, metric)
         if not present and not errored:
             raise InputError(f"{where}: item {show(key)} has no `{metric}`")
         cost = row.get("cost")
         cost = None if cost is None else parse_score(cost, where, "cost", strings=False)
-        builder.add(where, key, value, binary=kind == "binary", cost=cost, error=errored)
+        builder.add(where, key, value, binary=binary, cost=cost, error=errored)
     return builder.build()

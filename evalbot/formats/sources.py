@@ -2,7 +2,7 @@
 
 ``load_results`` reads every file a spec names, parses each with its format (forced by
 ``format:`` or detected from the name and first bytes), and merges the shards into one
-:class:`Results` (:mod:`.merge`). Archives are read in memory as untrusted input
+:class:`Results` (:func:`merge`). Archives are read in memory as untrusted input
 (:mod:`.archive`). This is the IO edge of ``evalbot.formats``.
 """
 
@@ -11,14 +11,18 @@ from __future__ import annotations
 import glob
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
 
 from evalbot.errors import InputError
 from evalbot.formats import parse_any
 from evalbot.formats.archive import Archive, budget_of
+from evalbot.formats.builder import check_unique
 from evalbot.formats.helm import SIDECARS
 from evalbot.formats.ids import parse_id_list
 from evalbot.formats.lm_eval import AGGREGATE
-from evalbot.formats.merge import merge
 from evalbot.formats.model import Results
 from evalbot.formats.options import ReadOptions
 
@@ -80,10 +84,9 @@ def parse_file(name: str, data: bytes, options: ReadOptions) -> list[Results]:
     """Parse one file's bytes with the format it is written in; a ``.zip`` (not an inspect
     ``.eval`` log) gives one shard per result file inside it. The file and every archive nested
     in it spend from one budget (a fresh one unless ``options`` carries one)."""
-    options = replace(options, archive_budget=budget_of(options))
     if name.lower().endswith(".zip"):
         return parse_zip(name, data, options)
-    return [parse_any(name, data, options)]
+    return [parse_any(name, data, replace(options, archive_budget=budget_of(options)))]
 
 
 def parse_zip(name: str, data: bytes, options: ReadOptions) -> list[Results]:
@@ -93,7 +96,7 @@ def parse_zip(name: str, data: bytes, options: ReadOptions) -> list[Results]:
     budget = budget_of(options)
     options = replace(options, archive_budget=budget)
     archive = Archive(data, source=name, budget=budget)
-    kept = set(results_among(archive.names()))
+    kept = set(results_among([m.filename for m in archive.members()]))
     members = [m for m in archive.members() if m.filename in kept]
     if not members:
         raise InputError(f"{name}: archive holds no result files ({', '.join(RESULT_SUFFIXES)})")
@@ -129,4 +132,61 @@ def load_results(spec: str, options: ReadOptions) -> Results:
     if len(paths) > 1:
         options = replace(options, several_files=True)
     shards = [shard for path in paths for shard in parse_file(str(path), read_bytes(path), options)]
-    return merge(shards, spec)
+    return merge(shards)
+
+
+def merge(shards: list[Results]) -> Results:
+    """One ``Results`` from the shards of one run (several files, an archive's members): one
+    kind of metric, epochs on every shard or none, and no (id, epoch) twice across them."""
+    if len(shards) == 1:
+        return shards[0]
+    if len({s.kind for s in shards}) > 1:
+        first = next(s for s in shards if s.kind == "binary")
+        other = next(s for s in shards if s.kind == "score")
+        raise InputError(
+            f"{other.source}: has a score metric but {first.source} has pass/fail; "
+            "shards of one run must use one kind"
+        )
+    without = [s for s in shards if s.epochs is None]
+    if without and len(without) < len(shards):
+        raise InputError(f"{without[0].source}: rows have no `epoch` but other shards do")
+    ids = [i for s in shards for i in s.ids]
+    locations = [
+        loc
+        for s in shards
+        for loc in (s.locations if s.locations is not None else map(s.location, range(len(s))))
+    ]
+    epochs = _column(shards, "epochs", np.int64, 0)
+    return Results(
+        source=", ".join(s.source for s in shards),
+        ids=ids,
+        scores=np.concatenate([s.scores for s in shards]),
+        kind=shards[0].kind,
+        epochs=epochs,
+        slices=_column(shards, "slices", object, None),
+        clusters=_column(shards, "clusters", object, None),
+        costs=_column(shards, "costs", np.float64, np.nan),
+        errors=_column(shards, "errors", np.bool_, False),
+        metrics={
+            name: np.concatenate([s.metrics.get(name, np.full(len(s), np.nan)) for s in shards])
+            for name in dict.fromkeys(name for s in shards for name in s.metrics)
+        },
+        locations=locations,
+        content_hashes=_column(shards, "content_hashes", object, None),
+        id_hashes=check_unique(ids, epochs, locations.__getitem__),
+    )
+
+
+def _column(shards: list[Results], name: str, dtype: npt.DTypeLike, fill: object) -> Any:
+    """A column across the shards (``fill`` where a shard has none; a list of labels for
+    ``object``), ``None`` when no shard has it."""
+    columns = [getattr(s, name) for s in shards]
+    if all(c is None for c in columns):
+        return None
+    joined = np.concatenate(
+        [
+            np.full(len(s), fill, dtype) if c is None else np.asarray(c, dtype)
+            for s, c in zip(shards, columns, strict=True)
+        ]
+    )
+    return joined.tolist() if dtype is object else joined

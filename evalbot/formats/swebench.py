@@ -86,8 +86,9 @@ def _outcomes(document: Mapping[str, Any], source: str) -> tuple[list[str], list
     return resolved, errors, named
 
 
-def parse_document(document: object, *, source: str, options: ReadOptions) -> Results:
-    """Results from a parsed resolved-id report."""
+def parse_probe(probe: Probe, options: ReadOptions) -> Results:
+    """Results from a resolved-id report."""
+    source, document = probe.name, probe.json()
     if not isinstance(document, Mapping):
         raise UnreadableError(f"{source}: expected a JSON object with a `resolved_ids` list")
     resolved, errors, named = _outcomes(document, source)

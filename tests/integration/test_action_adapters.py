@@ -11,10 +11,9 @@ from pathlib import Path
 from typing import Any
 
 from evalbot.action import run_action
-from evalbot.formats.merge import merge
 from evalbot.formats.model import Results
 from evalbot.formats.options import ReadOptions
-from evalbot.formats.sources import parse_file
+from evalbot.formats.sources import merge, parse_file
 from evalbot.github.client import GitHubClient
 from evalbot.github.runner import ActionsEnv, Settings, parse_settings
 from evalbot.plan.ledger import parse_state
@@ -36,7 +35,7 @@ class MemoryWorkspace:
 
     def load_results(self, spec: str, options: ReadOptions) -> Results:
         self.read.append(spec)
-        return merge(parse_file(spec, self.files[spec], options), spec)
+        return merge(parse_file(spec, self.files[spec], options))
 
 
 def _connect(settings: Settings) -> GitHubClient:

@@ -54,7 +54,6 @@ LAYERS = (
             "formats/builder.py",
             "formats/archive.py",
             "formats/ids.py",
-            "formats/merge.py",
             "formats/sources.py",
             "formats/*.py",
         ),

@@ -137,7 +137,7 @@ def test_duplicates_across_shards_in_a_zip() -> None:
     shards = parse_zip("a.zip", data, ReadOptions())
     assert len(shards) == 2
     with pytest.raises(InputError) as caught:
-        merge(shards, "a.zip")
+        merge(shards)
     assert str(caught.value) == (
         "a.zip!two.jsonl:1: duplicate item 'a' (first seen at a.zip!one.jsonl:1); repeats need "
         "an `epoch` field"

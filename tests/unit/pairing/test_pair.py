@@ -11,9 +11,9 @@ import pytest
 
 from evalbot.errors import InputError, PairingError
 from evalbot.formats.default import parse
-from evalbot.formats.merge import merge
 from evalbot.formats.model import Paired, Results
 from evalbot.formats.options import ReadOptions
+from evalbot.formats.sources import merge
 from evalbot.pairing.fingerprint import fingerprint
 from evalbot.pairing.pair import group_rows, pair
 
@@ -104,17 +104,17 @@ def test_fingerprint_is_sha256_of_sorted_ids() -> None:
 def test_merge_shards_and_refuse_duplicates_across_shards() -> None:
     one = results('{"id": "a", "passed": true}\n', "s1.jsonl")
     two = results('{"id": "b", "passed": false}\n', "s2.jsonl")
-    merged = merge([one, two], "shards")
+    merged = merge([one, two])
     assert merged.ids == ["a", "b"]
     duplicate = r"^s2\.jsonl:1: duplicate item 'a' \(first seen at s1\.jsonl:1\)"
     with pytest.raises(InputError, match=duplicate):
-        merge([one, results('{"id": "a", "passed": true}\n', "s2.jsonl")], "shards")
+        merge([one, results('{"id": "a", "passed": true}\n', "s2.jsonl")])
 
 
 def test_merge_distinct_epochs_across_shards() -> None:
     one = results('{"id": "a", "passed": true, "epoch": 1}\n', "s1.jsonl")
     two = results('{"id": "a", "passed": false, "epoch": 2}\n', "s2.jsonl")
-    merged = merge([one, two], "shards")
+    merged = merge([one, two])
     assert merged.epochs is not None
     assert merged.epochs.tolist() == [1, 2]
 
