@@ -18,12 +18,12 @@ instance without the chosen stat (or with a count of 0) was not evaluated.
 from __future__ import annotations
 
 import json
-import shlex
 from collections.abc import Mapping
 from typing import Any
 
 from evalbot.errors import InputError
 from evalbot.formats.builder import ResultsBuilder, parse_item_id, parse_score, show
+from evalbot.formats.harness import how_to_choose
 from evalbot.formats.model import Results
 from evalbot.formats.options import ReadOptions
 from evalbot.formats.probe import Probe
@@ -55,10 +55,6 @@ def _first(document: object) -> Mapping[str, Any]:
     return first if isinstance(first, Mapping) else {}
 
 
-def _is_per_instance(document: object) -> bool:
-    return "instance_id" in _first(document) and isinstance(_first(document).get("stats"), list)
-
-
 def _sidecar(document: object) -> bool:
     """``run_spec.json``, ``scenario_state.json`` or ``stats.json`` by their keys."""
     if isinstance(document, Mapping):
@@ -72,19 +68,9 @@ def _sidecar(document: object) -> bool:
 
 
 def sniff(probe: Probe) -> bool:
-    return _is_per_instance(probe.document) or _sidecar(probe.document)
-
-
-def metric_names(entries: list[Any]) -> list[str]:
-    """The run's metrics of quality, in the order they first appear (bookkeeping left out)."""
-    names: dict[str, None] = {}
-    for entry in entries:
-        stats = entry.get("stats") if isinstance(entry, Mapping) else None
-        for stat in stats if isinstance(stats, list) else ():
-            name = _stat_name(stat)
-            if name and not name.startswith(_BOOKKEEPING_PREFIXES) and name not in _BOOKKEEPING:
-                names.setdefault(name, None)
-    return list(names)
+    first = _first(probe.document)
+    per_instance = "instance_id" in first and isinstance(first.get("stats"), list)
+    return per_instance or _sidecar(probe.document)
 
 
 def _stat_name(stat: object) -> str | None:
@@ -94,10 +80,14 @@ def _stat_name(stat: object) -> str | None:
 
 
 def _choose(entries: list[Any], source: str, metric: str | None) -> str:
-    names = metric_names(entries)
+    """The stat compared: the one asked for, or the run's only metric of quality (HELM's
+    bookkeeping stats left out)."""
+    stats = (e.get("stats") if isinstance(e, Mapping) else None for e in entries)
+    found = dict.fromkeys(n for s in stats if isinstance(s, list) for n in map(_stat_name, s) if n)
+    names = [n for n in found if not n.startswith(_BOOKKEEPING_PREFIXES) and n not in _BOOKKEEPING]
     listed = ", ".join(names) if names else "none"
     if metric is not None and metric != "passed":
-        if metric not in names and not any(_has(e, metric) for e in entries):
+        if metric not in found:
             raise InputError(
                 f"{source}: no stat named {show(metric)} in this HELM run; its metrics: {listed}"
             )
@@ -106,14 +96,8 @@ def _choose(entries: list[Any], source: str, metric: str | None) -> str:
         return names[0]
     example = "exact_match" if "exact_match" in names else (names[0] if names else "NAME")
     raise InputError(
-        f"{source}: a HELM run has several metrics ({listed}); choose one, e.g. "
-        f"--metric {shlex.quote(example)} (config `metric:`)"
+        f"{source}: a HELM run has several metrics ({listed}); {how_to_choose('metric', example)}"
     )
-
-
-def _has(entry: object, metric: str) -> bool:
-    stats = entry.get("stats") if isinstance(entry, Mapping) else None
-    return isinstance(stats, list) and any(_stat_name(s) == metric for s in stats)
 
 
 def _item(entry: Mapping[str, Any], where: str) -> str:

@@ -184,9 +184,8 @@ def _outcome(
     feedback = chosen[0].get("feedback") if chosen else None
     if feedback is not None and not isinstance(feedback, Mapping):
         raise InputError(f"{where}: `feedback` must be an object, got {show(feedback)}")
-    scorer_failed = feedback is not None and bool(feedback.get("error"))
-    value = None if feedback is None else feedback.get("value")
-    if app_failed or scorer_failed:
+    value = feedback.get("value") if feedback else None
+    if app_failed or (feedback and feedback.get("error")):  # the app's or the scorer's error
         return item_id, 0.0, True, True
     if not chosen:
         raise InputError(f"{where}: item {show(item_id)} has no `{scorer}` assessment")

@@ -77,14 +77,9 @@ def _events(
             "results; rerun oaieval with --record_path"
         )
     wanted = "`match` events" if metric is None else f"`metrics` events (for `{metric}`)"
-    raise InputError(
-        f"{source}: no {wanted}; the log has {', '.join(types)} events"
-        + (
-            "; compare a key of `metrics` events with --metric NAME (config `metric:`)"
-            if metric is None
-            else ""
-        )
-    )
+    hint = "; compare a key of `metrics` events with --metric NAME (config `metric:`)"
+    hint = hint if metric is None else ""
+    raise InputError(f"{source}: no {wanted}; the log has {', '.join(types)} events{hint}")
 
 
 def _row(where: str, event: Mapping[str, Any], metric: str | None) -> tuple[str, float, bool]:

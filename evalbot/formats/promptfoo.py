@@ -45,30 +45,24 @@ def _canonical(value: object) -> str:
     return json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
 
 
+def _label(value: object) -> str | None:
+    """A provider's or a prompt's non-empty ``label``."""
+    label = value.get("label") if isinstance(value, Mapping) else None
+    return label if isinstance(label, str) and label else None
+
+
 def _provider(row: Mapping[str, Any]) -> str:
     provider = row.get("provider")
     if isinstance(provider, Mapping):
-        label = provider.get("label")
-        if isinstance(label, str) and label:
-            return label
         ident = provider.get("id")
-        return ident if isinstance(ident, str) else _canonical(ident)
-    if isinstance(provider, str):
-        return provider
-    return ""
+        return _label(provider) or (ident if isinstance(ident, str) else _canonical(ident))
+    return provider if isinstance(provider, str) else ""
 
 
 def _prompt(row: Mapping[str, Any]) -> str:
-    prompt = row.get("prompt")
-    if isinstance(prompt, Mapping):
-        label = prompt.get("label")
-        if isinstance(label, str) and label:
-            return label
-        raw = prompt.get("raw")
-        if isinstance(raw, str):
-            return raw
-    prompt_id = row.get("promptId")
-    return prompt_id if isinstance(prompt_id, str) else ""
+    prompt, prompt_id = row.get("prompt"), row.get("promptId")
+    raw = prompt.get("raw") if isinstance(prompt, Mapping) else None
+    return _label(prompt) or next((t for t in (raw, prompt_id) if isinstance(t, str)), "")
 
 
 def test_key(row: Mapping[str, Any], where: str) -> str:

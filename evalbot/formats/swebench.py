@@ -40,50 +40,33 @@ def sniff(probe: Probe) -> bool:
 def _ids(value: object, where: str) -> list[str]:
     if not isinstance(value, list):
         raise InputError(f"{where}: must be a list of instance ids, got {show(value)}")
-    out = []
     for number, item in enumerate(value, start=1):
         if not isinstance(item, str) or not item.strip():
             raise InputError(f"{where}: entry {number} must be an instance id, got {show(item)}")
-        out.append(item)
-    return out
+    return value
 
 
 def _outcomes(document: Mapping[str, Any], source: str) -> tuple[list[str], list[str], list[str]]:
     """(resolved ids, error ids, every id the report names)."""
-    per_instance = [
-        (key, value)
-        for key, value in document.items()
-        if isinstance(value, Mapping) and "resolved" in value
-    ]
-    resolved: list[str] = []
-    named: list[str] = []
-    if per_instance and len(per_instance) == len(document):
-        for key, value in per_instance:
-            flag = value["resolved"]
-            if not isinstance(flag, bool):
+    if document and all(isinstance(v, Mapping) and "resolved" in v for v in document.values()):
+        for key, value in document.items():
+            if not isinstance(value["resolved"], bool):
                 raise InputError(
                     f"{source}: instance {show(key)}: `resolved` must be true/false, "
-                    f"got {show(flag)}"
+                    f"got {show(value['resolved'])}"
                 )
-            named.append(key)
-            if flag:
-                resolved.append(key)
-        return resolved, [], named
+        return [key for key, value in document.items() if value["resolved"]], [], list(document)
     found = next((k for k in RESOLVED_KEYS if k in document), None)
     if found is None:
         raise UnreadableError(f"{source}: no `resolved_ids` (or `resolved`) list")
-    key = found
-    resolved = _ids(document[key], f"{source}: `{key}`")
-    errors = [
-        i
-        for k in NOT_EVALUATED_KEYS
-        if k in document
-        for i in _ids(document[k], f"{source}: `{k}`")
-    ]
-    for name, value in document.items():
-        if isinstance(value, list) and (name.endswith("_ids") or key == "resolved"):
-            named.extend(_ids(value, f"{source}: `{name}`"))
-    return resolved, errors, named
+    lists = {
+        name: _ids(value, f"{source}: `{name}`")
+        for name, value in document.items()
+        if name in (found, *NOT_EVALUATED_KEYS)
+        or (isinstance(value, list) and (name.endswith("_ids") or found == "resolved"))
+    }
+    errors = [i for k in NOT_EVALUATED_KEYS for i in lists.get(k, ())]
+    return lists[found], errors, [i for ids in lists.values() for i in ids]
 
 
 def parse_probe(probe: Probe, options: ReadOptions) -> Results:
