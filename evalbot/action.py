@@ -5,8 +5,8 @@ parameters; :mod:`evalbot.cli` builds the real ones. It finds the pull requests 
 ``.evalbot.yml`` at the base commit, looks the baseline up before the candidate is parsed,
 takes a ticket (the check run) before reading the earlier looks, decides, and publishes the
 check first, then evalbot's own comment, the job summary and the outputs. A run ends in one
-outcome, a value: :class:`Skip`, :class:`Neutral`, :class:`Refused`, :class:`EvalFailed` or a
-:class:`Verdict`; errors complete the check as failure. See docs/action.md.
+outcome, a value: :class:`Skip`, :class:`Neutral` or a :class:`Verdict`; errors complete the
+check as failure. See docs/action.md.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ import signal
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
-from typing import Any, ClassVar, Protocol
+from typing import Any, Protocol
 
 from evalbot.compare.records import Comparison
 from evalbot.errors import (
@@ -166,36 +166,14 @@ class Skip:
 
 @dataclass(frozen=True)
 class Neutral:
-    """No verdict: nothing to compare with (no baseline yet, an expired artifact). On a pull
-    request the check fails, so that no baseline is never a way past a required check, unless
-    the plan says ``gate.on_no_baseline: neutral``."""
+    """No verdict: nothing to compare with (no baseline yet, an expired artifact), a refusal
+    (the pull request changed the item set) or a failed eval run. ``fails``: the check fails
+    (:func:`no_baseline`; a refusal unless the plan says ``gate.on_refused: neutral``; a
+    failed eval run whatever the plan says), else it is left neutral."""
 
     title: Markdown
     message: Markdown  # built with evalbot.report.text: what it quotes is escaped
-    #: The plan's key that leaves the check neutral, which the failing check names.
-    opt_out: ClassVar[str | None] = "gate.on_no_baseline"
-
-    def fails(self, config: Config | None, *, pull_request: bool) -> bool:
-        return pull_request and (config is None or config.gate.on_no_baseline == "fail")
-
-
-class Refused(Neutral):
-    """No verdict because of what someone did (the pull request changed the item set): the check
-    fails unless the plan says ``gate.on_refused: neutral`` (its message says so)."""
-
-    opt_out = None
-
-    def fails(self, config: Config | None, *, pull_request: bool) -> bool:
-        return config is None or config.gate.on_refused == "fail"
-
-
-class EvalFailed(Neutral):
-    """The eval's run failed, so there are no results: the check fails whatever the plan says."""
-
-    opt_out = None
-
-    def fails(self, config: Config | None, *, pull_request: bool) -> bool:
-        return True
+    fails: bool
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -458,7 +436,7 @@ def load_candidate(run: RunContext, options: ReadOptions) -> Results:
     return run.files.load_results(s.candidate, options)
 
 
-def find_baseline(run: RunContext) -> Baseline | Neutral | None:
+def find_baseline(run: RunContext, config: Config) -> Baseline | Neutral | None:
     """Where the baseline comes from, looked up before the candidate is parsed. ``None`` when
     no baseline was asked for (push, dispatch)."""
     s = run.settings
@@ -473,7 +451,7 @@ def find_baseline(run: RunContext) -> Baseline | Neutral | None:
                 "workflow uploads) or `baseline` (a path in the workspace)"
             )
         return None
-    return _find_baseline_artifact(run, s.baseline_artifact)
+    return _find_baseline_artifact(run, s.baseline_artifact, config)
 
 
 def _baseline_workflow(run: RunContext) -> str | int:
@@ -509,7 +487,7 @@ def _baseline_branch(run: RunContext) -> tuple[str, str, str]:
     return branch, target, at
 
 
-def _find_baseline_artifact(run: RunContext, name: str) -> Baseline | Neutral:
+def _find_baseline_artifact(run: RunContext, name: str, config: Config) -> Baseline | Neutral:
     """The artifact ``name`` of the newest eligible run of the baseline's workflow at (or
     nearest behind) the target commit; none found, or expired, is :class:`Neutral`."""
     s = run.settings
@@ -525,13 +503,31 @@ def _find_baseline_artifact(run: RunContext, name: str) -> Baseline | Neutral:
     )
     found = find_baseline_run(run.gh, search)
     if isinstance(found, Found):
-        return _found_source(found, name=name, branch=branch, target=target, at=at)
-    return Neutral(*found)
+        source = _found_source(found, name=name, branch=branch, target=target, at=at)
+        if isinstance(source, Baseline):
+            return source
+        found = source
+    return no_baseline(run, config, *found)
+
+
+def no_baseline(run: RunContext, config: Config, title: Markdown, message: Markdown) -> Neutral:
+    """Nothing to compare with: on a pull request the check fails, so that no baseline is
+    never a way past a required check, unless the plan says ``gate.on_no_baseline: neutral``
+    (the failing check says so)."""
+    fails = run.event.on_pull_request and config.gate.on_no_baseline == "fail"
+    if fails:
+        message = md.format(
+            "{} Until then the check fails, so that a pull request without a baseline is "
+            "never a way past a required check ({} in the plan leaves it neutral).",
+            message,
+            md.code("gate.on_no_baseline: neutral"),
+        )
+    return Neutral(title, message, fails)
 
 
 def _found_source(
     found: Found, *, name: str, branch: str, target: str, at: str
-) -> Baseline | Neutral:
+) -> Baseline | tuple[Markdown, Markdown]:
     """The artifact found, described (which run, how far behind the target); an expired one
     leaves nothing to compare with."""
     run, artifact = found.run, found.artifact
@@ -544,7 +540,7 @@ def _found_source(
         md.code(run.head_sha[:7]),
     )
     if artifact.expired:
-        return Neutral(
+        return (
             Markdown("Baseline artifact expired"),
             md.format(
                 "The baseline artifact {} of {} has expired, so there is nothing to "
@@ -573,15 +569,15 @@ def load_baseline(run: RunContext, baseline: Baseline, options: ReadOptions) -> 
 
 def pair_sides(
     run: RunContext, baseline: Baseline, results: Results, candidate: Results, config: Config
-) -> Paired | Refused:
+) -> Paired | Neutral:
     """The two sides paired (the analysis' items): a baseline artifact with another item set
-    than the candidate's is :class:`Refused` (the pull request changed the eval set)."""
+    than the candidate's is a refusal (the pull request changed the eval set)."""
     try:
         return prepare(results, candidate, config, holdout=run.settings.holdout)
     except PairingError as error:
         if baseline.artifact is None or not _item_sets_differ(results, candidate, config):
             raise
-        return Refused(
+        return Neutral(
             Markdown("Baseline has another item set"),
             md.format(
                 "{} Its items differ from the candidate's, so the paired comparison is "
@@ -593,6 +589,7 @@ def pair_sides(
                 baseline.description,
                 str(error),  # quotes ids and file names: escaped
             ),
+            fails=config.gate.on_refused == "fail",
         )
 
 
@@ -724,7 +721,6 @@ class _Story:
 
     def __init__(self, run: RunContext) -> None:
         self.run = run
-        self.config: Config | None = None  # the plan, once read: its gate.on_refused
         # writing to GitHub (the ticket, then the verdict): a refusal there is GitHub's, not the
         # input's, and ends the run with its own message (the CLI prints it) after the check
         self.writing = False
@@ -761,19 +757,19 @@ class _Story:
                 run, "evalbot hit an internal error", message, log=f"internal error ({what})"
             )
             raise
-        return outcome if isinstance(outcome, int) else publish_neutral(run, outcome, self.config)
+        return outcome if isinstance(outcome, int) else publish_neutral(run, outcome)
 
     def _tell(self) -> int | Neutral:
         run = self.run
         if run.event.failed is not None:
             return _eval_failed(run)
         plan = load_plan(run)
-        self.config = config = plan.config
+        config = plan.config
         # how both sides are read: ``all_ids`` was read with the plan, at its commit, so the
         # baseline and the candidate, from files or artifacts, are read against the same ids
         # (and a ``workflow_run`` job needs no checkout)
         options = config.read_options()
-        baseline = find_baseline(run)
+        baseline = find_baseline(run, config)
         if isinstance(baseline, Neutral):
             return baseline
         candidate = load_candidate(run, options)
@@ -782,7 +778,7 @@ class _Story:
             return EXIT_OK
         results = load_baseline(run, baseline, options)
         paired = pair_sides(run, baseline, results, candidate, config)
-        if isinstance(paired, Refused):
+        if isinstance(paired, Neutral):
             return paired
         earlier, tree, comment = self._take_ticket(paired)
         verdict = _judge(
@@ -819,11 +815,11 @@ class _Story:
         )
 
 
-def _eval_failed(run: RunContext) -> EvalFailed:
+def _eval_failed(run: RunContext) -> Neutral:
     """The failing check of a ``workflow_run`` whose triggering run failed: no results."""
     s, event = run.settings, run.event
     url = f"{s.server_url}/{s.repository}/actions/runs/{event.run_id}"
-    return EvalFailed(
+    return Neutral(
         Markdown("The eval run failed"),
         md.format(
             "The eval's run {} for {} concluded {}, so there are no results to compare. Fix "
@@ -833,6 +829,7 @@ def _eval_failed(run: RunContext) -> EvalFailed:
             md.code(event.head_sha[:7]),
             md.code(event.failed or "unknown"),
         ),
+        fails=True,
     )
 
 
@@ -1041,22 +1038,15 @@ def publish_verdict(run: RunContext, verdict: Verdict, rendered: Rendered) -> in
     return EXIT_GATE_FAILED if d.gate == "fail" else EXIT_OK
 
 
-def publish_neutral(run: RunContext, neutral: Neutral, config: Config | None) -> int:
-    """No verdict: nothing to compare, a refusal or a failed eval run; the check fails unless
-    the plan, when it was read, says otherwise (:meth:`Neutral.fails`)."""
-    fail = neutral.fails(config, pull_request=run.event.on_pull_request)
+def publish_neutral(run: RunContext, neutral: Neutral) -> int:
+    """No verdict: nothing to compare, a refusal or a failed eval run; the check fails or is
+    neutral as :attr:`Neutral.fails` says."""
+    fail = neutral.fails
     conclusion = "failure" if fail else "neutral"
     name = run.settings.name
     title = md.format("evalbot: {}", name) if name != "evalbot" else "evalbot"
     headline = md.format("{} {}", Markdown("❌" if fail else "➖"), neutral.title)
     message = neutral.message
-    if fail and neutral.opt_out:
-        message = md.format(
-            "{} Until then the check fails, so that a pull request without a baseline is "
-            "never a way past a required check ({} in the plan leaves it neutral).",
-            message,
-            md.code(f"{neutral.opt_out}: neutral"),
-        )
     if run.status is not None:
         run.status.finish(conclusion, title=neutral.title, summary=message, digest=run.no_look())
     comment = None
