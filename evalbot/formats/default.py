@@ -21,7 +21,6 @@ import re
 import shlex
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
-from functools import partial
 from typing import Any
 
 import numpy as np
@@ -402,7 +401,7 @@ def _epochs(table: _Table, name: str) -> IntArray | None:
         epochs = np.array(table.values[name], dtype=np.int64)
         if (epochs >= 0).all():
             return epochs
-    numbers = _each(table, name, partial(_field, parse_epoch, name, table.strings), -1)
+    numbers = _each(table, name, lambda v, w: parse_epoch(v, w, name, strings=table.strings), -1)
     return None if numbers is None else np.array(numbers, dtype=np.int64)
 
 
@@ -424,12 +423,10 @@ def _costs(table: _Table, name: str) -> FloatArray | None:
             costs = np.zeros(0)
         if int(np.isfinite(costs).sum()) == present:  # no NaN or infinity given
             return costs if present else None
-    parsed = _each(table, name, partial(_field, parse_score, name, table.strings), math.nan)
+    parsed = _each(
+        table, name, lambda v, w: parse_score(v, w, name, strings=table.strings), math.nan
+    )
     return None if parsed is None else np.array(parsed, dtype=np.float64)
-
-
-def _field(read: Callable[..., Any], name: str, strings: bool, value: Any, where: str) -> Any:
-    return read(value, where, name, strings=strings)
 
 
 def _secondary(table: _Table, options: ReadOptions, ids: list[str]) -> dict[str, FloatArray]:

@@ -31,37 +31,33 @@ Labels = list[str | None] | None
 @dataclass(frozen=True, kw_only=True, eq=False)
 class Alignment:
     """Paired item i is ``ids[i]``, row ``pos_base[i]`` of the baseline and ``pos_cand[i]`` of
-    the candidate (-1: that side lacks it). ``identity``: item i is row i of both sides."""
+    the candidate (-1: that side lacks it)."""
 
     ids: Sequence[str]
     pos_base: IntArray
     pos_cand: IntArray
-    identity: bool
 
     def baseline(self, column: npt.NDArray[Any]) -> FloatArray:
         """The baseline's ``column`` in the paired order (0 where the baseline lacks an item)."""
-        return _gather(column, self.pos_base, self.identity)
+        return _gather(column, self.pos_base)
 
     def candidate(self, column: npt.NDArray[Any]) -> FloatArray:
         """The candidate's ``column`` in the paired order (0 where it lacks an item)."""
-        return _gather(column, self.pos_cand, self.identity)
+        return _gather(column, self.pos_cand)
 
     def labels(self, base: Labels, cand: Labels) -> Labels:
         """The candidate's label of each paired item, else the baseline's."""
         if base is None and cand is None:
             return None
-        if self.identity and (base is None or cand is None or None not in cand):
-            return list(cand if cand is not None else base or [])
         out = np.full(len(self.ids), None, dtype=object)
-        if cand is not None:
-            present = self.pos_cand >= 0
-            out[present] = objects(cand)[self.pos_cand[present]]
-        if base is not None:
-            fill = np.equal(out, None) & (self.pos_base >= 0)  # type: ignore[call-overload]
-            if fill.any():
-                out[fill] = objects(base)[self.pos_base[fill]]
-        taken: list[str | None] = out.tolist()
-        return taken
+        for labels, positions in ((base, self.pos_base), (cand, self.pos_cand)):
+            if labels is not None:
+                rows = np.flatnonzero(positions >= 0)
+                taken = objects(labels)[positions[rows]]
+                given = ~np.equal(taken, None)  # type: ignore[call-overload]
+                out[rows[given]] = taken[given]
+        found: list[str | None] = out.tolist()
+        return found
 
 
 def objects(values: Sequence[str | None]) -> npt.NDArray[np.object_]:
@@ -76,7 +72,7 @@ def pair(baseline: Results, candidate: Results, *, missing: Missing = "error") -
     if missing not in MISSING_RULES:
         raise ValueError(f"`missing` must be one of {MISSING_RULES}, got {missing!r}")
     (base, base_epochs), (cand, cand_epochs) = reduce_per_item(baseline), reduce_per_item(candidate)
-    in_base, same_order = _join(base, cand)
+    in_base = _join(base, cand)
     cand_found = in_base >= 0
     hit = np.zeros(len(base.ids), dtype=np.bool_)
     hit[in_base[cand_found]] = True
@@ -85,11 +81,7 @@ def pair(baseline: Results, candidate: Results, *, missing: Missing = "error") -
     base_only, cand_only = _lacking(base.ids, hit), _lacking(cand.ids, cand_found)
     if missing == "error" and (base_only or cand_only):
         raise PairingError(_one_sided(base_only, cand_only, baseline, candidate))
-    if same_order:
-        aligned = Alignment(ids=base.ids, pos_base=in_base, pos_cand=in_base, identity=True)
-    else:
-        aligned = _kept(base, cand, in_base, hit, missing)
-    aligned = _by_id(aligned)
+    aligned = _by_id(_kept(base, cand, in_base, hit, missing))
     if baseline.kind != candidate.kind:
         raise PairingError(
             f"{candidate.source}: compares a {candidate.kind} metric but the baseline "
@@ -183,13 +175,12 @@ def _mean_per_item(rows: IntArray, column: FloatArray, n: int) -> FloatArray:
 # --- the join ---------------------------------------------------------------------------------
 
 
-def _join(base: Results, cand: Results) -> tuple[IntArray, bool]:
-    """The baseline index of each candidate item (-1: absent), and whether both list the same
+def _join(base: Results, cand: Results) -> IntArray:
+    """The baseline index of each candidate item (-1: absent); no join when both list the same
     ids in the same order."""
     if len(base.ids) == len(cand.ids) and base.ids == cand.ids:
-        return np.arange(len(base.ids), dtype=np.int64), True
-    found = locate(base.ids, cand.ids, key_hashes=base.id_hashes, query_hashes=cand.id_hashes)
-    return found, False
+        return np.arange(len(base.ids), dtype=np.int64)
+    return locate(base.ids, cand.ids, key_hashes=base.id_hashes, query_hashes=cand.id_hashes)
 
 
 def _lacking(ids: Sequence[str], found: BoolArray) -> list[str]:
@@ -261,39 +252,29 @@ def _kept(
             ids=[*base.ids, *objects(cand.ids)[extra].tolist()],
             pos_base=np.concatenate([np.arange(n_base), np.full(extra.size, -1)]),
             pos_cand=np.concatenate([in_cand, extra]).astype(np.int64),
-            identity=False,
         )
     common = np.flatnonzero(hit)
     return Alignment(
         ids=base.ids if common.size == n_base else objects(base.ids)[common].tolist(),
         pos_base=common,
         pos_cand=in_cand[common],
-        identity=False,
     )
 
 
 def _by_id(aligned: Alignment) -> Alignment:
     """``aligned`` sorted by id (free when it already is)."""
     ids = aligned.ids
-    pos_base = aligned.pos_base.astype(np.int64, copy=False)
     if all(map(operator.le, ids, itertools.islice(ids, 1, None))):
-        return Alignment(
-            ids=ids, pos_base=pos_base, pos_cand=aligned.pos_cand, identity=aligned.identity
-        )
+        return aligned
     order = np.array(sorted(range(len(ids)), key=ids.__getitem__), dtype=np.int64)
     return Alignment(
         ids=objects(ids)[order].tolist(),
-        pos_base=pos_base[order],
+        pos_base=aligned.pos_base[order],
         pos_cand=aligned.pos_cand[order],
-        identity=False,
     )
 
 
-def _gather(column: npt.NDArray[Any], positions: IntArray, identity: bool) -> FloatArray:
-    if identity:
-        return np.ascontiguousarray(column, dtype=np.float64)
-    if positions.size == column.size and (positions >= 0).all():
-        return np.ascontiguousarray(column[positions], dtype=np.float64)
+def _gather(column: npt.NDArray[Any], positions: IntArray) -> FloatArray:
     out = np.zeros(len(positions), dtype=np.float64)
     present = positions >= 0
     out[present] = column[positions[present]]
