@@ -70,19 +70,13 @@ class ArchiveBudget:
         self.check_count(source, count)
         self.members += count
 
-    def add_declared(self, source: str, member: str, size: int) -> None:
-        self.declared += size
-        if self.declared > self.max_bytes:
+    def spend(self, where: str, *, declared: int = 0, inflated: int = 0, at: str = "") -> None:
+        """Count the bytes a member declares (before it is read) or inflates (while read)."""
+        self.declared += declared
+        self.inflated += inflated
+        if max(self.declared, self.inflated) > self.max_bytes:
             raise InputError(
-                f"{source}: archive expands to more than {self.max_bytes} bytes{self.why} "
-                f"(at member {show(member)})"
-            )
-
-    def add_inflated(self, where: str, size: int) -> None:
-        self.inflated += size
-        if self.inflated > self.max_bytes:
-            raise InputError(
-                f"{where}: archive expands to more than {self.max_bytes} bytes{self.why}"
+                f"{where}: archive expands to more than {self.max_bytes} bytes{self.why}{at}"
             )
 
 
@@ -158,7 +152,8 @@ class Archive:
                 raise InputError(f"{source}: member {show(info.filename)} is encrypted")
             if info.is_dir():
                 continue
-            budget.add_declared(source, info.filename, info.file_size)
+            at = f" (at member {show(info.filename)})"
+            budget.spend(source, declared=info.file_size, at=at)
             self._members.append(info)
 
     def members(self) -> list[zipfile.ZipInfo]:
@@ -174,7 +169,7 @@ class Archive:
             with self._zip.open(member) as stream:
                 for chunk in iter(lambda: stream.read(_CHUNK), b""):
                     out += chunk
-                    self.budget.add_inflated(where, len(chunk))
+                    self.budget.spend(where, inflated=len(chunk))
                     if len(out) > member.file_size:
                         raise InputError(f"{where}: inflates beyond its declared size")
         except NotImplementedError as error:

@@ -23,10 +23,9 @@ from typing import Any
 
 from evalbot.errors import InputError
 from evalbot.formats.builder import ResultsBuilder, parse_item_id, parse_score, show
-from evalbot.formats.harness import how_to_choose
 from evalbot.formats.model import Results
 from evalbot.formats.options import ReadOptions
-from evalbot.formats.probe import Probe
+from evalbot.formats.probe import Probe, how_to_choose
 
 NAME = "helm"
 

@@ -29,11 +29,10 @@ from evalbot.formats.builder import (
     parse_item_id,
     show,
 )
-from evalbot.formats.harness import choose, number_or_flag
 from evalbot.formats.jsontext import UnreadableError, decode_text, parse_json_document
 from evalbot.formats.model import Results
 from evalbot.formats.options import ReadOptions
-from evalbot.formats.probe import Probe
+from evalbot.formats.probe import Probe, choose, number_or_flag
 
 NAME = "inspect"
 

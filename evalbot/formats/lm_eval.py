@@ -12,11 +12,10 @@ from typing import Any
 
 from evalbot.errors import InputError
 from evalbot.formats.builder import ResultsBuilder, show
-from evalbot.formats.harness import choose, number_or_flag
 from evalbot.formats.jsontext import jsonl_records
 from evalbot.formats.model import Results
 from evalbot.formats.options import ReadOptions
-from evalbot.formats.probe import Probe, base_name
+from evalbot.formats.probe import Probe, base_name, choose, number_or_flag
 
 NAME = "lm-eval"
 

@@ -107,8 +107,7 @@ def parse_zip(name: str, data: bytes, options: ReadOptions) -> list[Results]:
         inner = f"{name}!{member.filename}"
         if member.filename.lower().endswith(".zip"):
             raise InputError(f"{inner}: archives inside archives are not read")
-        raw = archive.read(member)
-        shards.append(parse_any(inner, raw, options))
+        shards.append(parse_any(inner, archive.read(member), options))
     return shards
 
 
