@@ -145,8 +145,7 @@ class Archive:
         self._members: list[zipfile.ZipInfo] = []
         for info in infos:
             _check_name(source, info.filename)
-            mode = info.external_attr >> 16
-            if stat.S_ISLNK(mode):
+            if stat.S_ISLNK(info.external_attr >> 16):
                 raise InputError(f"{source}: member {show(info.filename)} is a symlink")
             if info.flag_bits & 0x1:
                 raise InputError(f"{source}: member {show(info.filename)} is encrypted")

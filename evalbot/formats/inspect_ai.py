@@ -16,7 +16,6 @@ means) is not used: pairing averages epochs itself.
 
 from __future__ import annotations
 
-import shlex
 from collections.abc import Mapping
 from typing import Any
 
@@ -32,7 +31,7 @@ from evalbot.formats.builder import (
 from evalbot.formats.jsontext import UnreadableError, decode_text, parse_json_document
 from evalbot.formats.model import Results
 from evalbot.formats.options import ReadOptions
-from evalbot.formats.probe import Probe, choose, number_or_flag
+from evalbot.formats.probe import Probe, choose, how_to_choose, number_or_flag
 
 NAME = "inspect"
 
@@ -103,11 +102,8 @@ def to_float(value: object, where: str, scorer: str) -> tuple[float, bool]:
             return float(lowered), False
     if isinstance(value, Mapping):
         keys = ", ".join(str(k) for k in list(value)[:6])
-        first = shlex.quote(f"{scorer}.{next(iter(value), '')}")
-        raise InputError(
-            f"{where}: score `{scorer}` holds several values ({keys}); choose one, e.g. "
-            f"--scorer {first} (config `scorer:`)"
-        )
+        choice = how_to_choose("scorer", f"{scorer}.{next(iter(value), '')}")
+        raise InputError(f"{where}: score `{scorer}` holds several values ({keys}); {choice}")
     raise InputError(
         f"{where}: score `{scorer}` must be C/I/P/N, a boolean or a number, got {show(value)}"
     )

@@ -25,9 +25,9 @@ _FILE = re.compile(r"samples_(?P<task>.+?)_(?P<date>\d{4}-\d{2}-\d{2}T[0-9.:\-]+
 BINARY_METRICS = frozenset(
     {"acc", "acc_norm", "acc_mutual_info", "exact_match", "em", "exact", "is_greedy"}
 )
-#: Aggregate results files that sit beside the samples: not per-item, skipped in directories.
-AGGREGATE = re.compile(r"(^|/)results_\d{4}-\d{2}-\d{2}T[0-9.:\-]+\.json$")
-_AGGREGATE_BASE = re.compile(r"results_\d{4}-\d{2}-\d{2}T[0-9.:\-]+\.json")
+#: The base name of the aggregate results file beside the samples: not per-item, skipped in
+#: directories.
+AGGREGATE = re.compile(r"results_\d{4}-\d{2}-\d{2}T[0-9.:\-]+\.json")
 
 
 def task_of(source: str) -> str:
@@ -41,7 +41,7 @@ def _aggregate(probe: Probe) -> bool:
     """Whether a file is lm-eval's aggregate ``results_<date>.json`` (not per item), by its
     name or its keys."""
     document = probe.document
-    return _AGGREGATE_BASE.fullmatch(probe.base) is not None or (
+    return AGGREGATE.fullmatch(probe.base) is not None or (
         isinstance(document, Mapping)
         and isinstance(document.get("results"), Mapping)
         and "configs" in document

@@ -25,6 +25,7 @@ from evalbot.formats.ids import parse_id_list
 from evalbot.formats.lm_eval import AGGREGATE
 from evalbot.formats.model import Results
 from evalbot.formats.options import ReadOptions
+from evalbot.formats.probe import base_name
 
 RESULT_SUFFIXES = (".jsonl", ".ndjson", ".json", ".csv", ".tsv", ".eval", ".xml", ".zip")
 
@@ -32,8 +33,7 @@ RESULT_SUFFIXES = (".jsonl", ".ndjson", ".json", ".csv", ".tsv", ".eval", ".xml"
 def is_result_name(name: str) -> bool:
     """Whether a file in a directory or archive is read as results (lm-eval's aggregate
     ``results_<date>.json`` beside the samples files is not)."""
-    lowered = name.lower()
-    return lowered.endswith(RESULT_SUFFIXES) and not AGGREGATE.search(name.replace("\\", "/"))
+    return name.lower().endswith(RESULT_SUFFIXES) and not AGGREGATE.fullmatch(base_name(name))
 
 
 def results_among(names: list[str]) -> list[str]:
