@@ -44,7 +44,6 @@ from evalbot.github.checks import (
     StatusPublisher,
     check_name,
     earlier_looks,
-    own_comment,
 )
 from evalbot.github.client import ArtifactInfo, CommentInfo, GitHubClient, PullRequestInfo
 from evalbot.github.errors import GitHubRequestError
@@ -665,12 +664,11 @@ def _publisher(run: RunContext) -> StatusPublisher:
     return StatusPublisher(
         run.gh,
         run.env,
+        run.settings,
         sha=run.event.head_sha,
         name=run.check_name,
-        details_url=run.settings.run_url,
         fork=run.fork_pull_request,
         tag=f":{run.base_sha or ''}:{run.base_ref or ''}",
-        app_id=run.settings.app_id,
     )
 
 
@@ -805,14 +803,7 @@ class _Story:
         self.writing = True
         status.start(declared)
         self.writing = False
-        return earlier_looks(
-            run.gh,
-            status,
-            settings=run.settings,
-            event=run.event,
-            pull=run.pull,
-            clock=run.clock,
-        )
+        return earlier_looks(status, event=run.event, pull=run.pull, clock=run.clock)
 
 
 def _eval_failed(run: RunContext) -> Neutral:
@@ -973,7 +964,7 @@ def _upsert(run: RunContext, body: str, says: str) -> CommentInfo | None:
     if mode == "never":
         return None
     if mode == "on-change":
-        own = own_comment(run.gh, number, status.identity, run.settings.marker)
+        own = status.own_comment(number)
         if own is not None and says in own.body:
             run.env.info("evalbot: comment left as it is (comment: on-change, nothing changed)")
             return own
@@ -1069,9 +1060,7 @@ def _notice_comment(
 ) -> str:
     """The comment saying why there is no verdict; not a look: the earlier ones stay as they
     were (an unreadable block is kept as is)."""
-    own = own_comment(
-        run.gh, run.pull_number, run.status.identity if run.status else None, run.settings.marker
-    )
+    own = run.status.own_comment(run.pull_number) if run.status else None
     state = parse_state(own.body) if own is not None else State()
     return render_notice(
         title,

@@ -82,17 +82,15 @@ class StatusPublisher:
         self,
         gh: GitHubClient,
         env: ActionsEnv,
+        settings: Settings,
         *,
         sha: str,
         name: str,
-        details_url: str | None,
         fork: bool,
         tag: str = "",
-        app_id: int | None = None,
     ) -> None:
-        self._gh, self._env = gh, env
-        self._sha, self._name, self._tag = sha, name, tag
-        self._details_url, self._fork, self._app_id = details_url, fork, app_id
+        self.gh, self._env, self.settings = gh, env, settings
+        self._sha, self._name, self._tag, self._fork = sha, name, tag, fork
         self._check_id: int | None = None
         self.ticket: int | None = None
         self.identity: Identity | None = None
@@ -113,32 +111,32 @@ class StatusPublisher:
             self.ticket = self._status("pending", "evalbot is comparing…").id
 
     def _status(self, state: str, description: str) -> CommitStatus:
-        return self._gh.create_commit_status(
-            self._sha, state, self._name, description, target_url=self._details_url
+        return self.gh.create_commit_status(
+            self._sha, state, self._name, description, target_url=self.settings.run_url
         )
 
     def _open(self, *, title: str, summary: str, digest: Digest, conclusion: str | None) -> bool:
         """Create the check run (completed when ``conclusion`` is given); ``False`` when the
         run went the commit status way or the token is read-only."""
         try:
-            check = self._gh.create_check_run(
+            check = self.gh.create_check_run(
                 self._sha,
                 self._name,
                 title=title,
                 summary=summary,
                 text=render_digest(digest),
                 conclusion=conclusion,
-                details_url=self._details_url,
+                details_url=self.settings.run_url,
                 tag=self._tag,
             )
         except GitHubRequestError as error:
-            if error.kind == "checks_need_app" and self._app_id is None:
+            if error.kind == "checks_need_app" and self.settings.app_id is None:
                 self._env.info(
                     "check runs need the Actions token; a personal token was given, so evalbot "
                     "sets a commit status instead"
                 )
                 self.use_status = True
-                self.identity = Identity(login=self._gh.authenticated_login(), user_type="User")
+                self.identity = Identity(login=self.gh.authenticated_login(), user_type="User")
                 return False
             if self._fork and error.status in (401, 403, 404):
                 self.read_only = True
@@ -147,10 +145,10 @@ class StatusPublisher:
             raise
         self._check_id = self.ticket = check.id
         app_id, slug = (check.app.id, check.app.slug) if check.app else (None, None)
-        if self._app_id is not None and app_id != self._app_id:
+        if self.settings.app_id is not None and app_id != self.settings.app_id:
             raise UsageError(
                 f"the check run evalbot created is the {slug or 'unknown'} App's "
-                f"({app_id}), not the App that input `app-id` names ({self._app_id}): "
+                f"({app_id}), not the App that input `app-id` names ({self.settings.app_id}): "
                 "pass that App's installation token as `github-token` (made with "
                 "actions/create-github-app-token)"
             )
@@ -177,10 +175,24 @@ class StatusPublisher:
             )
         else:
             assert self._check_id is not None
-            self._gh.complete_check_run(
+            self.gh.complete_check_run(
                 self._check_id, conclusion, title=title, summary=summary, text=render_digest(digest)
             )
         self.completed = True
+
+    def own_comment(self, number: int | None) -> CommentInfo | None:
+        """evalbot's own sticky comment on pull request ``number``: the oldest comment with the
+        marker written by evalbot's identity. Anyone can post the marker; only this one is
+        read."""
+        if number is None or self.identity is None:
+            return None
+        login, user_type, marker = (
+            self.identity.login,
+            self.identity.user_type,
+            self.settings.marker,
+        )
+        found = self.gh.own_comments(number, marker, author=login, author_type=user_type)
+        return found[0] if found else None
 
     def replace(self, *, title: str, summary: str, digest: Digest) -> bool:
         """The last resort when the check run cannot be completed: a new check run of the same
@@ -281,34 +293,18 @@ def status_tickets(
 # ---- the earlier looks at a change ------------------------------------------------------------
 
 
-def own_comment(
-    gh: GitHubClient, number: int | None, identity: Identity | None, marker: str
-) -> CommentInfo | None:
-    """evalbot's own sticky comment on pull request ``number``: the oldest comment with the
-    marker written by evalbot's identity. Anyone can post the marker; only this one is read."""
-    if number is None or identity is None:
-        return None
-    login, user_type = identity.login, identity.user_type
-    found = gh.own_comments(number, marker, author=login, author_type=user_type)
-    return found[0] if found else None
-
-
 @dataclass(frozen=True, kw_only=True)
 class _Change:
     """What the readers of one change's looks share."""
 
-    gh: GitHubClient
     status: StatusPublisher
-    settings: Settings
     event: Event
     pull: PullRequestInfo
 
 
 def earlier_looks(
-    gh: GitHubClient,
     status: StatusPublisher,
     *,
-    settings: Settings,
     event: Event,
     pull: PullRequestInfo | None,
     clock: Callable[[], datetime],
@@ -317,7 +313,8 @@ def earlier_looks(
     id of evalbot's comment on ``pull``; ``status`` holds this run's ticket."""
     if pull is None:
         return State(), None, None
-    change = _Change(gh=gh, status=status, settings=settings, event=event, pull=pull)
+    gh = status.gh
+    change = _Change(status=status, event=event, pull=pull)
     owner = pull.head_repo.split("/", 1)[0] if pull.head_repo else ""
     others = gh.list_pulls_of_head(owner, pull.head_ref) if owner and pull.head_ref else []
     pulls = [pull, *[p for p in others if p.number != pull.number and not p.merged]][:MAX_PULLS]
@@ -336,7 +333,7 @@ def earlier_looks(
             )
         trees.update((sha.lower(), tree) for sha, tree in commits)
         shas += [sha.lower() for sha, _ in reversed(commits)]
-        own = own_comment(gh, each.number, status.identity, settings.marker)
+        own = status.own_comment(each.number)
         comments[each.number] = own.id if own is not None else None
         state = parse_state(own.body) if own is not None else State()
         claims += [replace(look, pull=look.pull or each.number) for look in state.looks]
@@ -365,7 +362,7 @@ def earlier_looks(
 def _tickets(change: _Change, shas: list[str]) -> tuple[list[Ticket], list[str]]:
     """The tickets evalbot's identity left on these commits: its check runs, or (a personal
     token) its commit statuses; and the records of the same names another App wrote."""
-    s, identity, gh = change.settings, change.status.identity, change.gh
+    s, identity, gh = change.status.settings, change.status.identity, change.status.gh
     tickets: list[Ticket] = []
     ignored: list[str] = []
     for sha in shas:
@@ -404,7 +401,7 @@ def _gone(
     judged = {look.head_sha: look for look in state.looks if look.run is not None}
     for sha, look in judged.items():
         try:
-            runs = change.gh.list_workflow_runs(None, None, None, head_sha=sha, limit=1000)
+            runs = change.status.gh.list_workflow_runs(None, None, None, head_sha=sha, limit=1000)
         except PublishError as error:
             return found, f"the runs of the earlier looks could not be listed ({error})"
         if look.run not in {listed.id for listed in runs}:
@@ -428,11 +425,11 @@ def _commits_the_workflow_ran_on(
     force-pushed away, and those of runs going on right now, which a force push race can
     hide from both the pull request's commits and evalbot's comment. Best effort: the list
     needs ``actions: read``; without it the other sources stand, with a note."""
-    pull, workflow = change.pull, workflow_file(change.settings, change.event)
+    pull, workflow = change.pull, workflow_file(change.status.settings, change.event)
     if workflow is None or not pull.head_ref:
         return [], None
     try:
-        runs = change.gh.list_workflow_runs(workflow, pull.head_ref, None, limit=100)
+        runs = change.status.gh.list_workflow_runs(workflow, pull.head_ref, None, limit=100)
     except PublishError as error:
         return [], (
             f"the runs of workflow {workflow} could not be listed ({error}); commits "
