@@ -206,23 +206,16 @@ def check_unique(ids: list[str], epochs: Any, where: Callable[[int], str]) -> In
     if epochs is None and all(map(operator.lt, ids, islice(ids, 1, None))):
         return None
     hashed = np.fromiter(map(hash, ids), dtype=np.int64, count=len(ids))
-    if len(hashed) < 2:
-        return hashed
-    if epochs is None:
-        ordered = np.sort(hashed)
-        if (ordered[1:] != ordered[:-1]).all():
-            return hashed
-    else:
-        # one int64 key per (id, epoch): equal keys are the only candidates for a repeat
-        epoch_column = np.asarray(epochs, dtype=np.uint64)
+    keys = hashed.view(np.uint64)
+    if epochs is not None:  # one key per (id, epoch): equal keys are the only candidates
         with np.errstate(over="ignore"):
-            mixed = hashed.view(np.uint64) ^ (epoch_column * np.uint64(0x9E3779B97F4A7C15))
-        ordered = np.sort(mixed)
-        if (ordered[1:] != ordered[:-1]).all():
-            return hashed
-    keys: Any = ids if epochs is None else list(zip(ids, epochs.tolist(), strict=True))
+            keys = keys ^ (np.asarray(epochs, dtype=np.uint64) * np.uint64(0x9E3779B97F4A7C15))
+    ordered = np.sort(keys)
+    if (ordered[1:] != ordered[:-1]).all():
+        return hashed
+    exact: Any = ids if epochs is None else list(zip(ids, epochs.tolist(), strict=True))
     seen: dict[object, int] = {}
-    for index, key in enumerate(keys):
+    for index, key in enumerate(exact):
         first = seen.setdefault(key, index)
         if first != index:
             what = f"item {show(ids[index])}"

@@ -6,6 +6,10 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Sequence
+from typing import Final
+
+#: Lines hashed at a time.
+_LINES: Final = 1 << 16
 
 
 def fingerprint(
@@ -17,9 +21,13 @@ def fingerprint(
     none), so two runs over different documents under the same ids differ. ``ids_sorted``
     says the caller has sorted ``ids`` (the sort is skipped).
     """
+    lines: Sequence[str]
     if hashes is None or list(hashes).count(None) == len(hashes):
-        lines = list(ids) if ids_sorted else sorted(ids)
+        lines = ids if ids_sorted else sorted(ids)
     else:
         lines = sorted(f"{item_id}\t{h or ''}" for item_id, h in zip(ids, hashes, strict=True))
-    text = "\n".join(lines) + "\n" if lines else ""
-    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+    digest = hashlib.sha256()
+    for start in range(0, len(lines), _LINES):  # a few lines at a time: no copy of the whole text
+        text = "\n".join(lines[start : start + _LINES]) + "\n"
+        digest.update(text.encode("utf-8", "surrogatepass"))
+    return digest.hexdigest()
