@@ -7,6 +7,7 @@ infinity: an undefined or unbounded number is ``null``."""
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from typing import Any
 
 from evalbot import __version__
@@ -23,13 +24,16 @@ SCHEMA_VERSION = 1
 JSONObject = dict[str, Any]
 
 
-def finite(value: float | None) -> float | None:
-    """``value``, or ``None`` when it is NaN or infinite (undefined, or unbounded)."""
-    return None if value is None or not math.isfinite(value) else float(value)
-
-
-def _finite_pair(pair: tuple[float, float]) -> list[float | None]:
-    return [finite(pair[0]), finite(pair[1])]
+def _json(value: Any) -> Any:
+    """``value`` as JSON holds it: a NaN or infinite number as ``None`` (undefined, or
+    unbounded), a tuple as a list."""
+    if isinstance(value, float):
+        return float(value) if math.isfinite(value) else None
+    if isinstance(value, Mapping):
+        return {key: _json(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [_json(item) for item in value]
+    return value
 
 
 def _pick(record: object, *names: str) -> JSONObject:
@@ -46,7 +50,7 @@ def pvalue_json(p: PValue) -> JSONObject:
     return {
         "pvalue": p.reportable,
         "pvalue_kind": p.kind,
-        "pvalue_log10": finite(p.log10),
+        "pvalue_log10": p.log10,
         "pvalue_resolution": p.resolution,
         "pvalue_text": word_pvalue(p),
     }
@@ -54,7 +58,12 @@ def pvalue_json(p: PValue) -> JSONObject:
 
 def build_json(comparison: Comparison, decision: Decision) -> JSONObject:
     """The ``--format json`` report, its keys in this order."""
-    c, paired = comparison, comparison.paired
+    report: JSONObject = _json(_report(comparison, decision))
+    return report
+
+
+def _report(c: Comparison, decision: Decision) -> JSONObject:
+    paired = c.paired
     return {
         "schema_version": SCHEMA_VERSION,
         "evalbot_version": __version__,
@@ -78,8 +87,7 @@ def build_json(comparison: Comparison, decision: Decision) -> JSONObject:
         if paired.not_evaluated is None
         else {
             **_pick(paired.not_evaluated, "rule", "items", "baseline", "candidate", "both"),
-            "baseline_ids": list(paired.not_evaluated.baseline_ids),
-            "candidate_ids": list(paired.not_evaluated.candidate_ids),
+            **_pick(paired.not_evaluated, "baseline_ids", "candidate_ids"),
         },
         "policy": {"ok": decision.policy_ok, "violations": word_reasons(decision.violations)},
         "verdict": {
@@ -113,7 +121,7 @@ def build_json(comparison: Comparison, decision: Decision) -> JSONObject:
 def _side(side: Side, source: str, epochs: int) -> JSONObject:
     return {
         **_pick(side, "rate", "passed"),
-        "ci": list(side.confidence_interval),
+        "ci": side.confidence_interval,
         "ci_method": side.interval_method,
         "source": source,
         "epochs": epochs,
@@ -130,20 +138,20 @@ def _difference(c: Comparison) -> JSONObject:
     settings (used when ``interval`` is ``bootstrap``)."""
     diff, size = c.difference, c.effect_size
     return {
-        "estimate": finite(diff.statistic),
-        "ci": _finite_pair(diff.confidence_interval),
+        "estimate": diff.statistic,
+        "ci": diff.confidence_interval,
         **_pick(c, "method", "interval"),
         "confidence": diff.confidence_level,
         **_pick(c, "resamples", "seed"),
-        "standard_error": finite(diff.standard_error),
+        "standard_error": diff.standard_error,
         **pvalue_json(diff.pvalue),
         "clusters": None if c.clusters is None else c.clusters.clusters,
         "clustered_standard_error": None if c.clusters is None else c.clusters.standard_error,
         "effect_size": None
         if size is None
         else {
-            "d_z": finite(size.statistic),
-            "ci": _finite_pair(size.confidence_interval),
+            "d_z": size.statistic,
+            "ci": size.confidence_interval,
             "confidence": size.confidence_level,
             "method": f"Cohen's d_z, {size.method} interval",
         },
@@ -157,16 +165,15 @@ def _bootstrap(c: Comparison) -> JSONObject | None:
     if boot is None:
         return None
     return {
-        "estimate": finite(boot.statistic),
-        "ci": _finite_pair(boot.confidence_interval),
+        "estimate": boot.statistic,
+        "ci": boot.confidence_interval,
         "confidence": boot.confidence_level,
         "method": records.describe(boot)[1],
         "resampled": boot.resampled,
         "units": boot.n_units,
         "resamples": boot.n_resamples,
         "seed": boot.seed,
-        "share_above_zero": finite(boot.share_above_zero),
-        "standard_error": finite(boot.standard_error),
+        **_pick(boot, "share_above_zero", "standard_error"),
         "decides": c.interval == "bootstrap",
     }
 
@@ -220,8 +227,8 @@ def _secondary(c: Comparison) -> list[JSONObject]:
         {
             "metric": m.name,
             **_pick(m, "baseline", "candidate"),
-            "estimate": finite(m.difference.statistic),
-            "ci": _finite_pair(m.difference.confidence_interval),
+            "estimate": m.difference.statistic,
+            "ci": m.difference.confidence_interval,
             **_pick(m, "method", "interval"),
             "confidence": m.difference.confidence_level,
             "resamples": m.difference.n_resamples or None,
@@ -241,9 +248,9 @@ def _power(c: Comparison) -> JSONObject | None:
     return {
         **_pick(c.power, "method", "power", "alpha", "discordant_rate"),
         **_pick(c.power, "minimum_detectable_effect", "items_needed"),
-        "design_effect": None if design is None else finite(design.design_effect),
+        "design_effect": None if design is None else design.design_effect,
         "design_effect_method": None if design is None else design.method,
-        "intraclass_correlation": None if design is None else finite(design.intraclass_correlation),
+        "intraclass_correlation": None if design is None else design.intraclass_correlation,
     }
 
 
@@ -252,11 +259,8 @@ def _repeats(rep: RepeatsSide | None) -> JSONObject | None:
         return None
     r, budget = rep.result, rep.budget
     return {
-        **_pick(r, "repeats", "flaky", "always_pass", "always_fail"),
-        "within_item_variance": finite(r.within_item_variance),
-        "between_item_variance": finite(r.between_item_variance),
-        "intraclass_correlation": finite(r.intraclass_correlation),
-        "majority_vote_accuracy": finite(r.majority_vote_accuracy),
+        **_pick(r, "repeats", "flaky", "always_pass", "always_fail", "within_item_variance"),
+        **_pick(r, "between_item_variance", "intraclass_correlation", "majority_vote_accuracy"),
         "flaky_ids": rep.flaky_ids,
         "items": r.items,
         "pass_at_k": {str(k): value for k, value in rep.pass_at_k},
@@ -278,7 +282,7 @@ def _resampled_difference(diff: BootstrapResult | None) -> JSONObject | None:
         return None
     return {
         "estimate": diff.statistic,
-        "ci": list(diff.confidence_interval),
+        "ci": diff.confidence_interval,
         "method": records.describe(diff)[1],
         "standard_error": diff.standard_error,
         **pvalue_json(diff.pvalue),
@@ -311,26 +315,24 @@ def _f1(f1: F1Result | None) -> JSONObject | None:
 # ---- the decision ---------------------------------------------------------------------------
 
 
-def _plain(value: object) -> object:
-    return finite(value) if isinstance(value, float) else value
-
-
 def reason_json(reason: Reason) -> JSONObject:
     """A reason as data with its words: ``code`` (a closed vocabulary), ``kind``, ``text``,
     ``observed`` and ``threshold`` in ``unit``, the config key (``rule``) and ``flag``."""
     return {
         **_pick(reason, "code", "kind"),
         "text": word_reason(reason),
-        "observed": _plain(reason.observed),
-        "threshold": _plain(reason.threshold),
-        **_pick(reason, "unit", "rule", "flag"),
-        "details": {key: _plain(value) for key, value in reason.details.items()},
+        **_pick(reason, "observed", "threshold", "unit", "rule", "flag", "details"),
     }
 
 
 def decision_json(decision: Decision, comparison: Comparison | None = None) -> JSONObject:
     """Everything in the Decision as JSON-ready values."""
-    d, agreement, planned = decision, decision.agreement, decision.planned
+    data: JSONObject = _json(_decision(decision, comparison))
+    return data
+
+
+def _decision(d: Decision, comparison: Comparison | None) -> JSONObject:
+    agreement, planned = d.agreement, d.planned
     policy, plan = d.config.policy, d.config
     return {
         **_pick(d, "outcome", "gate", "conclusion"),
@@ -366,7 +368,7 @@ def decision_json(decision: Decision, comparison: Comparison | None = None) -> J
         },
         "power": {
             "min_effect": policy.min_effect,
-            "minimum_detectable_effect": finite(d.minimum_detectable_effect),
+            "minimum_detectable_effect": d.minimum_detectable_effect,
             **_pick(d, "underpowered", "powerless"),
             "note": next((word_reason(r) for r in d.reasons if r.code == "tripwire"), None),
         },

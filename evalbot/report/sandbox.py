@@ -10,7 +10,6 @@ import contextlib
 import hashlib
 import math
 import re
-import signal
 import sys
 import threading
 import time
@@ -416,50 +415,18 @@ def render_limited(
         return "".join(chunks)
 
     with _memory_limit(limits.memory_bytes):
-        main = threading.current_thread() is threading.main_thread()
-        if main and hasattr(signal, "setitimer") and signal.getitimer(signal.ITIMER_REAL)[0] == 0:
-            return _with_alarm(limits.seconds, stream)
         return _with_trace(limits.seconds, stream)
 
 
-#: After the deadline the timeout is raised again this often until the rendering ends: Python
-#: ignores an exception raised in a finaliser or a weakref callback, and the next one lands.
-_AGAIN = 0.25
-#: Lines between two looks at the clock off the main thread (a look costs a system call).
+#: Lines between two looks at the clock (a look costs a system call).
 _LINES_PER_CHECK = 256
 
 
-def _with_alarm(seconds: float, work: Callable[[], str]) -> str:
-    """On the main thread: ``SIGALRM`` after ``seconds``, then every :data:`_AGAIN` seconds;
-    its handler raises :class:`TemplateTimeout` until the work is over."""
-    armed = [True]
-
-    def ring(signum: int, frame: object) -> None:
-        if armed[0]:
-            raise TemplateTimeout
-
-    def disarm() -> None:
-        armed[0] = False  # from here on a pending alarm is a no-op
-        signal.setitimer(signal.ITIMER_REAL, 0)
-
-    previous = signal.signal(signal.SIGALRM, ring)
-    try:
-        signal.setitimer(signal.ITIMER_REAL, seconds, _AGAIN)
-        try:
-            return work()
-        finally:
-            disarm()
-    finally:
-        disarm()  # again: the alarm may have gone off inside the first disarm()
-        signal.signal(signal.SIGALRM, previous)
-
-
 def _with_trace(seconds: float, work: Callable[[], str]) -> str:
-    """Off the main thread (no signal can reach it): a trace function of this thread's own
-    raises :class:`TemplateTimeout` from the rendering's next line once ``seconds`` have
-    passed, and again on every later line until the work is over. Nothing runs in another
-    thread, so nothing lands after the work ends; the earlier tracer (a coverage tool's) is
-    put back."""
+    """``work()``, stopped by a trace function of this thread's own that raises
+    :class:`TemplateTimeout` from the rendering's next line once ``seconds`` have passed (on any
+    thread: no signal, no timer). Nothing runs in another thread, so nothing lands after the
+    work ends; the earlier tracer (a coverage tool's) is put back."""
     deadline = time.monotonic() + seconds
     lines = 0
 
