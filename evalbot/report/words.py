@@ -8,6 +8,8 @@ in the metric's unit and a p-value never reads 0. See docs/comment.md."""
 from __future__ import annotations
 
 import math
+import string
+from collections import defaultdict
 from collections.abc import Callable
 from typing import Any
 
@@ -175,7 +177,25 @@ def _identical(r: Reason) -> str:
     )
 
 
-_WORDS: dict[str, Callable[[Reason], str]] = {
+#: How a value of a reason reads in :data:`_WORDS`' sentences (``{observed:n}``); none: ``str``.
+_SPECS: dict[str, Callable[[Any], str]] = {
+    "": str,
+    "n": number_text,
+    "items": lambda value: count(value, "items"),
+    "alpha": alpha_text,
+    "sha": lambda value: str(value)[:12],
+    "text": _text,
+}
+
+
+class _Fill(string.Formatter):
+    def format_field(self, value: Any, format_spec: str) -> str:
+        return _SPECS[format_spec](value)
+
+
+#: Each reason code's sentence: a function of the reason, or a format string of its
+#: ``observed``, ``threshold``, ``rule``, ``flag`` and details (a missing one is ``None``).
+_WORDS: dict[str, str | Callable[[Reason], str]] = {
     "significant": _test,
     "not_significant": _test,
     "unresolved": _test,
@@ -183,94 +203,64 @@ _WORDS: dict[str, Callable[[Reason], str]] = {
     "tripwire": _tripwire,
     "powerless": _powerless,
     "sample_size": _sample_size,
-    "sequential_cap": lambda r: (
-        f"the eval has {number_text(r.observed)} paired items, more than the "
-        f"{number_text(r.threshold)} the plan allows in sequential mode ({r.rule}): judge at "
-        f"most {count(r.threshold, 'items')}"
-    ),
-    "item_set": lambda r: (
-        f"the eval's item set (sha256 {str(r.observed)[:12]}) is not the pre-registered one "
-        f"({str(r.threshold)[:12]}, {r.rule}): run exactly the registered items (a verdict on "
-        "other items is refused)"
-    ),
-    "fixed_items_not_evaluated": lambda r: (
-        f"the plan fixes the item set ({r.rule}), but {number_text(r.observed)} items were not "
-        f"evaluated (the baseline did not evaluate {number_text(r.details.get('baseline'))}, "
-        f"the candidate {number_text(r.details.get('candidate'))}): evaluate every item, or "
-        f"count those as failures with policy.errors: fail ({r.flag} fail)"
-    ),
-    "holdout_unconfigured": lambda r: (
-        "the holdout was requested (--holdout) but the plan has no readable holdout.ids_file: "
-        "add one to the base branch's plan"
-    ),
-    "holdout_missing": lambda r: (
-        f"{number_text(r.observed)} of the {number_text(r.threshold)} sealed holdout items are "
-        f"missing from the results ({r.rule}, {r.flag}): run every holdout item (a verdict on "
-        "part of the holdout is refused)"
-    ),
+    "sequential_cap": "the eval has {observed:n} paired items, more than the {threshold:n} the "
+    "plan allows in sequential mode ({rule}): judge at most {threshold:items}",
+    "item_set": "the eval's item set (sha256 {observed:sha}) is not the pre-registered one "
+    "({threshold:sha}, {rule}): run exactly the registered items (a verdict on other items is "
+    "refused)",
+    "fixed_items_not_evaluated": "the plan fixes the item set ({rule}), but {observed:n} items "
+    "were not evaluated (the baseline did not evaluate {baseline:n}, the candidate "
+    "{candidate:n}): evaluate every item, or count those as failures with policy.errors: fail "
+    "({flag} fail)",
+    "holdout_unconfigured": "the holdout was requested (--holdout) but the plan has no readable "
+    "holdout.ids_file: add one to the base branch's plan",
+    "holdout_missing": "{observed:n} of the {threshold:n} sealed holdout items are missing from "
+    "the results ({rule}, {flag}): run every holdout item (a verdict on part of the holdout is "
+    "refused)",
     "item_shopping": _item_shopping,
-    "too_many_looks": lambda r: (
-        f"this is look {number_text(r.observed)} at this pull request, more than "
-        f"policy.max_looks = {number_text(r.threshold)}; a verdict is refused: re-runs of a "
-        "judged commit are free, a new verdict needs a plan with more looks (policy.looks: "
-        "bonferroni, or policy.mode: sequential) on the base branch"
-    ),
-    "records_disagree": lambda r: (
-        f"the records of this change's earlier looks disagree or are gone: "
-        f"{r.details.get('findings')}; a verdict is refused and the check fails whatever the "
-        "plan says (records that change or disappear are taken for tampering: a maintainer "
-        "decides)"
-    ),
-    "sequential_score": lambda r: (
-        "policy.mode: sequential tests the discordant pairs of a pass/fail metric, but this "
-        "metric is a score: use policy.mode: fixed"
-    ),
-    "gate_refused": lambda r: f"gate: a verdict the plan refused fails ({r.rule})",
-    "gate_regression": lambda r: f"gate: a significant regression fails ({r.rule})",
-    "gate_not_improvement": lambda r: (
-        f"gate: anything but a significant improvement fails ({r.rule})"
-    ),
+    "too_many_looks": "this is look {observed:n} at this pull request, more than "
+    "policy.max_looks = {threshold:n}; a verdict is refused: re-runs of a judged commit are "
+    "free, a new verdict needs a plan with more looks (policy.looks: bonferroni, or policy.mode: "
+    "sequential) on the base branch",
+    "records_disagree": "the records of this change's earlier looks disagree or are gone: "
+    "{findings}; a verdict is refused and the check fails whatever the plan says (records that "
+    "change or disappear are taken for tampering: a maintainer decides)",
+    "sequential_score": "policy.mode: sequential tests the discordant pairs of a pass/fail "
+    "metric, but this metric is a score: use policy.mode: fixed",
+    "gate_refused": "gate: a verdict the plan refused fails ({rule})",
+    "gate_regression": "gate: a significant regression fails ({rule})",
+    "gate_not_improvement": "gate: anything but a significant improvement fails ({rule})",
     "gate_max_broken": _max_broken,
     "gate_margin": _margin,
-    "bonferroni": lambda r: (
-        f"every look is tested at alpha / max_looks = {alpha_text(r.threshold)} / "
-        f"{r.details.get('looks')} = {alpha_text(r.observed)} ({r.rule})"
-    ),
-    "dropped_missing": lambda r: (
-        f"{number_text(r.details.get('baseline_only'))} baseline-only and "
-        f"{number_text(r.details.get('candidate_only'))} candidate-only items were dropped "
-        f"({r.rule}, {r.flag})"
-    ),
-    "filled_missing": lambda r: (
-        f"{number_text(r.observed)} items present on one side only were counted as failures "
-        f"of the other ({r.rule}, {r.flag})"
-    ),
+    "bonferroni": "every look is tested at alpha / max_looks = {threshold:alpha} / {looks} = "
+    "{observed:alpha} ({rule})",
+    "dropped_missing": "{baseline_only:n} baseline-only and {candidate_only:n} candidate-only "
+    "items were dropped ({rule}, {flag})",
+    "filled_missing": "{observed:n} items present on one side only were counted as failures of "
+    "the other ({rule}, {flag})",
     "not_evaluated": lambda r: f"not evaluated: {not_evaluated_words(r)}",
     "identical_runs": _identical,
-    "state_ignored": lambda r: _text(r.details.get("why")),
-    "items_file_unread": lambda r: f"`policy.items_file` ({r.details.get('file')}) was not read",
-    "holdout_overused": lambda r: (
-        f"the sealed holdout has now been used {number_text(r.observed)} times, more than "
-        f"holdout.max_uses = {number_text(r.threshold)}: it no longer gives an unbiased check; "
-        "refresh it"
-    ),
-    "clusters_mcnemar": lambda r: (
-        f"items share clusters ({number_text(r.details.get('clusters'))} clusters): the test "
-        "and its interval take each cluster as one unit (the sign-flip test of the clusters' "
-        "totals), since clustered items move together; McNemar's test, which counts items as "
-        "independent, does not decide"
-    ),
-    "clusters_sequential": lambda r: (
-        f"sequential mode cannot account for clusters ({number_text(r.details.get('clusters'))} "
-        "clusters): its test counts items as independent, and a cluster's items arrive over "
-        "several looks; use policy.mode: fixed, which tests whole clusters"
-    ),
+    "state_ignored": "{why:text}",
+    "items_file_unread": "`policy.items_file` ({file}) was not read",
+    "holdout_overused": "the sealed holdout has now been used {observed:n} times, more than "
+    "holdout.max_uses = {threshold:n}: it no longer gives an unbiased check; refresh it",
+    "clusters_mcnemar": "items share clusters ({clusters:n} clusters): the test and its interval "
+    "take each cluster as one unit (the sign-flip test of the clusters' totals), since clustered "
+    "items move together; McNemar's test, which counts items as independent, does not decide",
+    "clusters_sequential": "sequential mode cannot account for clusters ({clusters:n} clusters): "
+    "its test counts items as independent, and a cluster's items arrive over several looks; use "
+    "policy.mode: fixed, which tests whole clusters",
 }
 
 
 def word_reason(reason: Reason) -> str:
     """One reason as a sentence (no final full stop)."""
-    return _WORDS[reason.code](reason)
+    words = _WORDS[reason.code]
+    if callable(words):
+        return words(reason)
+    fields = {"observed": reason.observed, "threshold": reason.threshold}
+    fields |= {"rule": reason.rule, "flag": reason.flag}
+    return _Fill().vformat(words, (), defaultdict(lambda: None, reason.details, **fields))
 
 
 def word_reasons(reasons: list[Reason]) -> list[str]:
