@@ -81,7 +81,7 @@ def _lookup(record: Mapping[str, Any], dotted: str, where: str) -> Any:
         return record[dotted]
     value: Any = record
     for part in dotted.split("."):
-        value = _json_field(value, where, part) if value is not record else value
+        value = _json_field(value, where, part)
         if not isinstance(value, Mapping) or part not in value:
             return NOTHING
         value = value[part]
