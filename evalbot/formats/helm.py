@@ -25,7 +25,7 @@ from evalbot.errors import InputError
 from evalbot.formats.builder import ResultsBuilder, parse_item_id, parse_score, show
 from evalbot.formats.model import Results
 from evalbot.formats.options import ReadOptions
-from evalbot.formats.probe import Probe, how_to_choose
+from evalbot.formats.probe import Probe, first_object, how_to_choose
 
 NAME = "helm"
 
@@ -48,26 +48,20 @@ _BOOKKEEPING = frozenset({"batch_size", "prompt_truncated", "logprob", "max_prob
 _PERTURBATION_FLAGS = frozenset({"name", "robustness", "fairness", "computed_on"})
 
 
-def _first(document: object) -> Mapping[str, Any]:
-    """The first entry of a list of objects (empty when it is not one)."""
-    first = document[0] if isinstance(document, list) and document else None
-    return first if isinstance(first, Mapping) else {}
-
-
 def _sidecar(document: object) -> bool:
     """``run_spec.json``, ``scenario_state.json`` or ``stats.json`` by their keys."""
     if isinstance(document, Mapping):
         return {"scenario_spec", "adapter_spec", "metric_specs"} <= document.keys() or (
             "request_states" in document and "adapter_spec" in document
         )
-    first = _first(document)
+    first = first_object(document)
     return (
         isinstance(first.get("name"), Mapping) and "count" in first and "instance_id" not in first
     )
 
 
 def sniff(probe: Probe) -> bool:
-    first = _first(probe.document)
+    first = first_object(probe.document)
     per_instance = "instance_id" in first and isinstance(first.get("stats"), list)
     return per_instance or _sidecar(probe.document)
 

@@ -28,7 +28,7 @@ from evalbot.formats.builder import (
     parse_item_id,
     show,
 )
-from evalbot.formats.jsontext import UnreadableError, decode_text, parse_json_document
+from evalbot.formats.jsontext import NOTHING, UnreadableError, decode_text, parse_json_document
 from evalbot.formats.model import Results
 from evalbot.formats.options import ReadOptions
 from evalbot.formats.probe import Probe, choose, how_to_choose, number_or_flag
@@ -120,19 +120,17 @@ def _scorer(names: list[str], wanted: str | None, source: str) -> str:
 
 
 def _value(sample: Mapping[str, Any], scorer: str) -> tuple[bool, object]:
-    """Whether the sample has a value from ``scorer``, and that value."""
+    """Whether the sample has a value from ``scorer`` (``name.key``: a key of a dict value), and
+    that value."""
     scores = sample.get("scores")
-    if not isinstance(scores, Mapping):
-        return False, None
+    scores = scores if isinstance(scores, Mapping) else {}
     head, _, key = scorer.partition(".")
     name = scorer if not key or scorer in scores else head
-    if name not in scores:
-        return False, None
-    score = scores[name]
+    score = scores.get(name, NOTHING)
     value = score.get("value") if isinstance(score, Mapping) else score
-    if name == scorer:
-        return True, value
-    return (True, value[key]) if isinstance(value, Mapping) and key in value else (False, None)
+    if name != scorer:
+        value = value.get(key, NOTHING) if isinstance(value, Mapping) else NOTHING
+    return value is not NOTHING, value
 
 
 def _get(value: object, *keys: str) -> Any:

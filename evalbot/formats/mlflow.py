@@ -14,7 +14,7 @@ from evalbot.formats.builder import ResultsBuilder, parse_item_id, show
 from evalbot.formats.jsontext import NOTHING, UnreadableError, jsonl_records, parse_json_line
 from evalbot.formats.model import Results
 from evalbot.formats.options import FieldNames, ReadOptions
-from evalbot.formats.probe import Probe, choose, number_or_flag
+from evalbot.formats.probe import Probe, choose, first_object, number_or_flag
 
 NAME = "mlflow"
 
@@ -27,10 +27,7 @@ def _is_trace(record: object) -> bool:
 
 
 def sniff(probe: Probe) -> bool:
-    if _is_trace(probe.record):
-        return True
-    document = probe.document
-    return isinstance(document, list) and bool(document) and _is_trace(document[0])
+    return _is_trace(probe.record) or _is_trace(first_object(probe.document))
 
 
 def parse_probe(probe: Probe, options: ReadOptions) -> Results:

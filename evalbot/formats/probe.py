@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 import re
 import shlex
+from collections.abc import Mapping
 from typing import Any, Final, Literal
 
 from evalbot.errors import InputError
@@ -107,6 +108,12 @@ def _decode(data: bytes, start: int, end: int) -> str | None:
         return str(memoryview(data)[start:end], "utf-8")
     except UnicodeDecodeError:
         return None
+
+
+def first_object(value: object) -> Mapping[str, Any]:
+    """The first entry of a list when it is an object, else an empty object."""
+    first = value[0] if isinstance(value, list) and value else None
+    return first if isinstance(first, Mapping) else {}
 
 
 def how_to_choose(flag: str, example: str) -> str:

@@ -16,7 +16,7 @@ from evalbot.formats.builder import ResultsBuilder, parse_score, show
 from evalbot.formats.jsontext import UnreadableError
 from evalbot.formats.model import Results
 from evalbot.formats.options import ReadOptions
-from evalbot.formats.probe import Probe
+from evalbot.formats.probe import Probe, first_object
 
 NAME = "promptfoo"
 
@@ -27,12 +27,8 @@ def sniff(probe: Probe) -> bool:
     document = probe.document
     if not isinstance(document, Mapping):
         return False
-    if "evalId" in document:
-        return True
-    results = _results(document)
-    if not isinstance(results, list) or not results or not isinstance(results[0], Mapping):
-        return False
-    return "promptIdx" in results[0] or "testIdx" in results[0]
+    first = first_object(_results(document))
+    return "evalId" in document or "promptIdx" in first or "testIdx" in first
 
 
 def _results(document: Mapping[str, Any]) -> object:
