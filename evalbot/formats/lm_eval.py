@@ -67,8 +67,6 @@ def parse_probe(probe: Probe, options: ReadOptions) -> Results:
             "samples_<task>_<date>.jsonl written with --log_samples"
         )
     rows = list(jsonl_records(probe.text(), source, options.max_line_bytes, what="document"))
-    if not rows:
-        raise InputError(f"{source}: no items")
     filters = list(dict.fromkeys(_filter_of(r, w) for w, r in rows))
     several, unknown = "holds several filters ({})", "no rows with filter {}; the file has {}"
     chosen = choose(filters, options.filter, source, "filter", several=several, unknown=unknown)
