@@ -149,12 +149,6 @@ class RunContext:
         """A ``pull_request`` run from a fork: its token may be read-only."""
         return self.event.is_fork and self.event.mode == "pull_request"
 
-    def no_look(self) -> Digest:
-        """The record of a run that compared nothing: not a look."""
-        return Digest(
-            kind="none", head_sha=self.event.head_sha.lower(), holdout=self.settings.holdout
-        )
-
 
 @dataclass(frozen=True)
 class Skip:
@@ -994,12 +988,11 @@ def publish_verdict(run: RunContext, verdict: Verdict, rendered: Rendered) -> in
     """The check (first: its digest is the look's record), the comment, the job summary and
     the outputs; the exit code of the gate."""
     c, d, status = verdict.comparison, verdict.decision, run.status
-    digest = verdict.record or run.no_look()
     finish = {"title": rendered.check_title, "summary": rendered.check_summary}
     if status is not None:
-        status.finish(d.conclusion, digest=digest, **finish)
+        status.finish(d.conclusion, digest=verdict.record or status.no_look(), **finish)
     comment = _upsert(run, rendered.comment, _verdict_says(verdict))
-    look = digest.look
+    look = verdict.record.look if verdict.record else None
     if status and not status.use_status and comment and look and look.comment != comment.id:
         try:  # the record names the comment it was published in
             named = Digest.of_look(replace(look, comment=comment.id))
@@ -1039,7 +1032,9 @@ def publish_neutral(run: RunContext, neutral: Neutral) -> int:
     headline = md.format("{} {}", Markdown("❌" if fail else "➖"), neutral.title)
     message = neutral.message
     if run.status is not None:
-        run.status.finish(conclusion, title=neutral.title, summary=message, digest=run.no_look())
+        run.status.finish(
+            conclusion, title=neutral.title, summary=message, digest=run.status.no_look()
+        )
     comment = None
     if run.pull_number is not None and run.settings.comment != "never":
         says = _says("notice", fail, neutral.title.plain)
@@ -1075,36 +1070,6 @@ def _notice_comment(
     )
 
 
-def fail_check(
-    run: RunContext, title: str, summary: Markdown, *, conclusion: str = "failure"
-) -> None:
-    """Complete the check as failure, keeping its record (a look already shown, or being
-    sent, stays a look). When GitHub keeps refusing that, a new check run is created completed
-    as failure in its place. An error on the way is annotated, never raised over the original
-    one."""
-    status = run.status
-    if status is None:
-        return
-    digest = status.recorded if status.recorded is not None else run.no_look()
-    try:
-        status.finish(conclusion, title=title, summary=summary, digest=digest)
-        return
-    except Exception as error:  # the original error says more
-        run.env.error(f"could not complete the check: {error}", title="evalbot")
-        why = str(error)
-    instead = md.format(
-        "{}\n\nevalbot could not complete its check run ({}), so this one, created completed, "
-        "takes its place.\n",
-        summary,
-        why,
-    )
-    try:
-        if status.replace(title=title, summary=instead, digest=digest):
-            run.env.warning("created a completed check run in place of the one GitHub kept open")
-    except Exception as error:
-        run.env.error(f"could not create a completed check run either: {error}", title="evalbot")
-
-
 def publish_failed(
     run: RunContext, title: str, message: Markdown, *, log: str | None, conclusion: str = "failure"
 ) -> None:
@@ -1116,8 +1081,9 @@ def publish_failed(
     summary = md.format("### ❌ {}\n\n{}\n", Markdown(title), message)
     if log is not None:
         run.env.error(log, title="evalbot")
-    if conclusion != "cancelled" or (run.status is not None and not run.status.completed):
-        fail_check(run, title, summary, conclusion=conclusion)
+    status = run.status
+    if status is not None and (conclusion != "cancelled" or not status.completed):
+        status.fail(title, summary, conclusion=conclusion)
     with contextlib.suppress(OSError):
         run.env.add_summary(summary)
     _outputs(run, gate="fail", conclusion=conclusion)

@@ -30,7 +30,9 @@ from evalbot.plan.ledger import (
     parse_state,
     render_digest,
 )
+from evalbot.report import text as md
 from evalbot.report.docs import ACTION_DOCS as DOCS
+from evalbot.report.text import Markdown
 
 #: The start of a commit status's description when the run compared nothing (not a look).
 NO_VERDICT = "No verdict: "
@@ -194,15 +196,39 @@ class StatusPublisher:
         found = self.gh.own_comments(number, marker, author=login, author_type=user_type)
         return found[0] if found else None
 
-    def replace(self, *, title: str, summary: str, digest: Digest) -> bool:
-        """The last resort when the check run cannot be completed: a new check run of the same
-        name, created completed as failure with ``digest`` (GitHub shows the newest of a name;
-        the old one stays in progress). ``False`` when there is no check run to replace."""
+    def no_look(self) -> Digest:
+        """The record of a run that compared nothing: not a look."""
+        return Digest(kind="none", head_sha=self._sha.lower(), holdout=self.settings.holdout)
+
+    def fail(self, title: str, summary: str, *, conclusion: str = "failure") -> None:
+        """Complete the check as ``conclusion``, keeping its record (a look already shown, or
+        being sent, stays a look). When GitHub keeps refusing that, the last resort is a new
+        check run of the same name created completed as failure (GitHub shows the newest of a
+        name; the old one stays in progress). An error on the way is annotated, never raised
+        over the one that ended the run."""
+        digest = self.recorded if self.recorded is not None else self.no_look()
+        try:
+            self.finish(conclusion, title=title, summary=summary, digest=digest)
+            return
+        except Exception as error:  # the original error says more
+            self._env.error(f"could not complete the check: {error}", title="evalbot")
+            why = str(error)
         if self.read_only or self.use_status or self._check_id is None:
-            return False
+            return
         self._check_id = None
-        self.finish("failure", title=title, summary=summary, digest=digest)
-        return True
+        instead = md.format(
+            "{}\n\nevalbot could not complete its check run ({}), so this one, created "
+            "completed, takes its place.\n",
+            Markdown(summary),
+            why,
+        )
+        try:
+            self.finish("failure", title=title, summary=instead, digest=digest)
+            self._env.warning("created a completed check run in place of the one GitHub kept open")
+        except Exception as error:
+            self._env.error(
+                f"could not create a completed check run either: {error}", title="evalbot"
+            )
 
 
 def check_name(name: str, base_ref: str | None, default_branch: str | None) -> str:
