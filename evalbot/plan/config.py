@@ -15,7 +15,7 @@ import math
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, fields, replace
-from typing import Any, TypeVar
+from typing import Any, Literal, TypeVar, cast, get_args, get_origin, get_type_hints
 
 from evalbot import vocabulary as vocab
 from evalbot.errors import ConfigError, InputError
@@ -28,14 +28,25 @@ from evalbot.plan.rates import DIFFERENCE_HINT, parse_difference, parse_rate, sp
 
 ReadText = Callable[[str], str]
 
+
+def _at_least(minimum: int, default: int | None = None, *, most: int | None = None) -> Any:
+    """A field read as an integer from ``minimum`` (to ``most``)."""
+    return field(default=default, metadata={"minimum": minimum, "most": most})
+
+
+def _rate(default: float | None = None, *, low: float = 0.0, high: float = 1.0) -> Any:
+    """A field read as a rate strictly between ``low`` and ``high`` (:mod:`evalbot.plan.rates`)."""
+    return field(default=default, metadata={"low": low, "high": high})
+
+
 # ---- the plan, one frozen record per section -----------------------------------------------
 
 
 @dataclass(frozen=True, kw_only=True)
 class BootstrapConfig:
-    resamples: int = vocab.RESAMPLES
-    seed: int = vocab.SEED
-    confidence: float = vocab.CONFIDENCE
+    resamples: int = _at_least(100, vocab.RESAMPLES, most=MAX_RESAMPLES)
+    seed: int = _at_least(0, vocab.SEED)
+    confidence: float = _rate(vocab.CONFIDENCE, low=0.5)
     # percentile, or bias-corrected and accelerated (BCa)
     method: vocab.BootstrapMethod = vocab.BOOTSTRAP_METHODS[0]
 
@@ -63,20 +74,20 @@ class PlanConfig:
 
     fix_rate: float
     break_rate: float
-    power: float = vocab.POWER
+    power: float = _rate(vocab.POWER, low=0.5)
     design_effect: float = 1.0
 
 
 @dataclass(frozen=True, kw_only=True)
 class PolicyConfig:
-    sample_size: int | None = None
-    max_looks: int | None = None
+    sample_size: int | None = _at_least(1)
+    max_looks: int | None = _at_least(1)
     missing: vocab.Missing = vocab.MISSING_RULES[0]
     mode: vocab.Mode = vocab.MODES[0]
     looks: vocab.LooksRule = vocab.LOOKS_RULES[0]
     items_sha256: str | None = None
     items_file: str | None = None
-    min_effect: float | None = None
+    min_effect: float | None = _rate()
     errors: vocab.ErrorsRule = vocab.ERRORS_RULES[0]
 
 
@@ -85,7 +96,7 @@ class HoldoutConfig:
     """``holdout:`` a sealed set of item ids, analysed only on request and counted per use."""
 
     ids_file: str
-    max_uses: int | None = None
+    max_uses: int | None = _at_least(1)
     ids: tuple[str, ...] | None = None  # the ids read from ``ids_file`` (None: not read)
 
 
@@ -94,7 +105,7 @@ class GateConfig:
     fail_on: vocab.FailOn = vocab.FAIL_ON_CHOICES[0]
     max_broken: int | None = None  # an item count
     max_broken_rate: float | None = None  # or a share of the items (``5%`` or ``0.05``)
-    margin: float | None = None  # non-inferiority margin, in the metric's units
+    margin: float | None = _rate()  # non-inferiority margin, in the metric's units
     # a verdict the plan refused: ``fail`` the check (the default) or leave it ``neutral``
     on_refused: vocab.OnRefused = vocab.ON_REFUSED_CHOICES[0]
     on_no_baseline: vocab.OnNoBaseline = vocab.ON_NO_BASELINE_CHOICES[0]
@@ -113,7 +124,7 @@ class Config:
     """The whole plan; every field has the default a user gets without a config file."""
 
     metric: str | None = None
-    alpha: float = vocab.ALPHA
+    alpha: float = _rate(vocab.ALPHA, high=0.5)
     test: vocab.PrimaryTest = vocab.PRIMARY_TESTS[0]
     mcnemar: vocab.McNemarMethod = vocab.MCNEMAR_METHODS[0]
     format: str | None = None
@@ -259,6 +270,7 @@ def load_yaml(text: str, source: str) -> Mapping[str, Any]:
 # ---- one mapping, read with its dotted path -------------------------------------------------
 
 _Choice = TypeVar("_Choice", bound=str)
+_Record = TypeVar("_Record")
 _SHA256 = re.compile(r"[0-9a-f]{64}")
 
 
@@ -297,23 +309,45 @@ class Reader:
             raise self.fail(key, "a mapping")
         return Reader(self.source, value, self.dotted(key))
 
-    def integer(self, key: str, default: int | None, minimum: int) -> int | None:
+    def record(self, kind: Callable[..., _Record], **given: Any) -> _Record:
+        """``kind`` read from this mapping, the fields in ``given`` as given and each other key
+        by its field: a ``Literal`` one of its values, an integer or a rate within the field's
+        bounds, else a non-empty string; an absent key keeps the field's default."""
+        hints = get_type_hints(kind)
+        values = dict(given)
+        for item in fields(kind):  # type: ignore[arg-type]
+            key, meta, default = item.name, item.metadata, cast(Any, item.default)
+            if key in values or key not in KEYS[self.path]:
+                continue
+            if get_origin(hints[key]) is Literal:
+                values[key] = self.choice(key, get_args(hints[key]))
+            elif "minimum" in meta:
+                values[key] = self.integer(key, default, meta["minimum"], meta["most"])
+            elif "low" in meta:
+                values[key] = self.prob(key, default, low=meta["low"], high=meta["high"])
+            else:
+                values[key] = self.text(key, default)
+        return kind(**values)
+
+    def integer(
+        self, key: str, default: int | None, minimum: int, most: int | None = None
+    ) -> int | None:
         if not self.given(key):
             return default
         value = self.data[key]
         if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
             raise self.fail(key, f"an integer >= {minimum}")
+        if most is not None and value > most:
+            raise self.fail(key, f"an integer from {minimum} to {most:,} (more adds no precision)")
         return value
 
-    def prob(self, key: str, default: float, *, low: float = 0.0, high: float = 1.0) -> float:
-        """A rate strictly between ``low`` and ``high``, read as the flags read it."""
-        if key not in self.data:
-            return default
+    def prob(self, key: str, default: Any, *, low: float = 0.0, high: float = 1.0) -> float:
+        """A rate strictly between ``low`` and ``high``, read as the flags read it; ``default``
+        when absent (or null, for a rate without one)."""
+        if key not in self.data or (default is None and self.data[key] is None):
+            return cast(float, default)
         expected = f"a number strictly between {low:g} and {high:g} (a fraction or a percentage)"
         return self._read(key, parse_rate, lambda value: low < value < high, expected)
-
-    def optional_prob(self, key: str) -> float | None:
-        return self.prob(key, 0.0) if self.given(key) else None
 
     def difference(self, key: str) -> float:
         """A signed difference in pass rate (``3pp``, ``+3%``, ``0.03``), not 0."""
@@ -413,7 +447,7 @@ def parse_config(text: str, source: str, *, read_text: ReadText | None = None) -
     section = top.section("fields")
     given = {key: value for key in KEYS["fields"] if (value := section.text(key))}
     names = field_names(given, f"{source}: `fields`")
-    boot = top.section("bootstrap")
+    bootstrap = top.section("bootstrap")
     gate = top.section("gate")
     max_broken, max_broken_rate = gate.count_or_rate("max_broken")
     plan = _plan(top)
@@ -423,42 +457,23 @@ def parse_config(text: str, source: str, *, read_text: ReadText | None = None) -
             f"{source}: give either `policy.sample_size` or `plan` (from which the sample "
             "size is computed), not both"
         )
-    test = top.choice("test", vocab.PRIMARY_TESTS)
-    if test == "bootstrap" and policy.mode == "sequential":
+    if top.choice("test", vocab.PRIMARY_TESTS) == "bootstrap" and policy.mode == "sequential":
         raise ConfigError(
             f"{source}: `policy.mode: sequential` tests the discordant pairs, so it needs "
             "`test: mcnemar`, got `test: bootstrap`"
         )
-    return Config(
-        metric=top.text("metric"),
-        alpha=top.prob("alpha", vocab.ALPHA, high=0.5),
-        mcnemar=top.choice("mcnemar", vocab.MCNEMAR_METHODS),
-        test=test,
+    return top.record(
+        Config,
         format=_format(top),
-        scorer=top.text("scorer"),
-        filter=top.text("filter"),
-        all_ids=top.text("all_ids"),
         all_ids_list=top.ids_file("all_ids", read_text),
         secondary_metrics=_secondary(top),
         f1=_f1(top),
         fields=names,
-        bootstrap=BootstrapConfig(
-            resamples=_resamples(boot),
-            seed=boot.integer("seed", vocab.SEED, 0) or vocab.SEED,
-            confidence=boot.prob("confidence", vocab.CONFIDENCE, low=0.5),
-            method=boot.choice("method", vocab.BOOTSTRAP_METHODS),
-        ),
+        bootstrap=bootstrap.record(BootstrapConfig),
         plan=plan,
         policy=policy,
         holdout=_holdout(top, read_text),
-        gate=GateConfig(
-            fail_on=gate.choice("fail_on", vocab.FAIL_ON_CHOICES),
-            max_broken=max_broken,
-            max_broken_rate=max_broken_rate,
-            margin=gate.optional_prob("margin"),
-            on_refused=gate.choice("on_refused", vocab.ON_REFUSED_CHOICES),
-            on_no_baseline=gate.choice("on_no_baseline", vocab.ON_NO_BASELINE_CHOICES),
-        ),
+        gate=gate.record(GateConfig, max_broken=max_broken, max_broken_rate=max_broken_rate),
         report=_report(top),
         source=source,
     )
@@ -513,7 +528,6 @@ def _plan(top: Reader) -> PlanConfig | None:
             f"{top.source}: `plan.fix_rate` equals `plan.break_rate` ({fix_rate:g}), "
             "so there is no change to detect"
         )
-    power = plan.prob("power", vocab.POWER, low=0.5)
     design_effect = plan.data.get("design_effect")
     if design_effect is not None and (
         isinstance(design_effect, bool)
@@ -521,10 +535,10 @@ def _plan(top: Reader) -> PlanConfig | None:
         or not 1.0 <= design_effect < math.inf
     ):
         raise plan.fail("design_effect", "a number >= 1 (1 + (m - 1) ICC for clusters of m)")
-    return PlanConfig(
+    return plan.record(
+        PlanConfig,
         fix_rate=fix_rate,
         break_rate=break_rate,
-        power=power,
         design_effect=1.0 if design_effect is None else float(design_effect),
     )
 
@@ -555,17 +569,7 @@ def _policy(top: Reader, read_text: ReadText | None) -> PolicyConfig:
                 f"`policy.items_file` hash to {computed[:12]}...; keep one, or make them agree"
             )
         items_sha256 = computed
-    config = PolicyConfig(
-        sample_size=policy.integer("sample_size", None, 1),
-        max_looks=policy.integer("max_looks", None, 1),
-        missing=policy.choice("missing", vocab.MISSING_RULES),
-        mode=policy.choice("mode", vocab.MODES),
-        looks=policy.choice("looks", vocab.LOOKS_RULES),
-        items_sha256=items_sha256,
-        items_file=policy.text("items_file"),
-        min_effect=policy.optional_prob("min_effect"),
-        errors=policy.choice("errors", vocab.ERRORS_RULES),
-    )
+    config = policy.record(PolicyConfig, items_sha256=items_sha256)
     if config.looks == "bonferroni" and config.max_looks is None:
         raise ConfigError(
             f"{top.source}: `policy.looks: bonferroni` divides alpha by `policy.max_looks`, "
@@ -583,23 +587,9 @@ def _holdout(top: Reader, read_text: ReadText | None) -> HoldoutConfig | None:
     if not top.given("holdout"):
         return None
     holdout = top.section("holdout")
-    ids_file = holdout.text("ids_file")
-    if ids_file is None:
+    if holdout.text("ids_file") is None:
         raise ConfigError(f"{top.source}: `holdout.ids_file` is required when `holdout` is given")
-    return HoldoutConfig(
-        ids_file=ids_file,
-        max_uses=holdout.integer("max_uses", None, 1),
-        ids=holdout.ids_file("ids_file", read_text),
-    )
-
-
-def _resamples(boot: Reader) -> int:
-    value = boot.integer("resamples", vocab.RESAMPLES, 100) or vocab.RESAMPLES
-    if value > MAX_RESAMPLES:
-        raise boot.fail(
-            "resamples", f"an integer from 100 to {MAX_RESAMPLES:,} (more adds no precision)"
-        )
-    return value
+    return holdout.record(HoldoutConfig, ids=holdout.ids_file("ids_file", read_text))
 
 
 def _format(top: Reader) -> str | None:
@@ -632,7 +622,7 @@ def _f1(top: Reader) -> F1Config | None:
     if not top.given("f1"):
         return None
     f1 = top.section("f1")
-    config = replace(F1Config(), **{key: name for key in KEYS["f1"] if (name := f1.text(key))})
+    config = f1.record(F1Config)
     if len(set(config.columns)) != 3:
         raise ConfigError(
             f"{top.source}: `f1.tp`, `f1.fp` and `f1.fn` must name three different fields, "
@@ -643,12 +633,11 @@ def _f1(top: Reader) -> F1Config | None:
 
 def _report(top: Reader) -> ReportConfig:
     report = top.section("report")
-    item_url = report.text("item_url")
-    if item_url is not None and (
-        "{id}" not in item_url or not item_url.startswith(("https://", "http://"))
-    ):
+    config = report.record(ReportConfig)
+    url = config.item_url
+    if url is not None and ("{id}" not in url or not url.startswith(("https://", "http://"))):
         raise report.fail("item_url", 'an http(s) URL containing "{id}"')
-    return ReportConfig(item_url=item_url, template=report.text("template"))
+    return config
 
 
 # ---- the command line over the plan ---------------------------------------------------------
