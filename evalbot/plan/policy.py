@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Literal, get_args
+from typing import Literal
 
 from evalbot.compare import compute_comparison
 from evalbot.compare.primary import has_clusters
@@ -39,81 +39,52 @@ from evalbot.vocabulary import ALPHA, POWER, Missing
 
 # ---- reasons -------------------------------------------------------------------------------
 
-#: The codes of each kind of reason: the test's result, a limit of the eval's power, a refusal
-#: of the plan (no verdict), a condition of the gate, a disclosure of how the data were
-#: handled, a warning.
-TestCode = Literal["significant", "not_significant", "unresolved"]
-PowerCode = Literal["underpowered_gain", "tripwire", "powerless"]
-ViolationCode = Literal[
-    "sample_size",
-    "sequential_cap",
-    "item_set",
-    "fixed_items_not_evaluated",
-    "holdout_unconfigured",
-    "holdout_missing",
-    "item_shopping",
-    "too_many_looks",
-    "records_disagree",
-    "sequential_score",
-    "clusters_sequential",
-]
-GateCode = Literal[
-    "gate_refused", "gate_regression", "gate_not_improvement", "gate_max_broken", "gate_margin"
-]
-NoteCode = Literal[
-    "bonferroni", "dropped_missing", "filled_missing", "not_evaluated", "clusters_mcnemar"
-]
-WarningCode = Literal["identical_runs", "state_ignored", "items_file_unread", "holdout_overused"]
-ReasonCode = Literal[TestCode, PowerCode, ViolationCode, GateCode, NoteCode, WarningCode]
-REASON_CODES: tuple[ReasonCode, ...] = get_args(ReasonCode)
 Kind = Literal["test", "power", "violation", "gate", "note", "warning"]
-_BY_KIND: dict[Kind, tuple[ReasonCode, ...]] = {
-    "test": get_args(TestCode),
-    "power": get_args(PowerCode),
-    "violation": get_args(ViolationCode),
-    "gate": get_args(GateCode),
-    "note": get_args(NoteCode),
-    "warning": get_args(WarningCode),
-}
-KINDS: dict[ReasonCode, Kind] = {code: kind for kind, codes in _BY_KIND.items() for code in codes}
-
 #: The unit of ``observed`` and ``threshold``: ``pp`` a difference in pass rate (a fraction),
 #: ``score`` one in the metric's own unit, ``p`` a p-value or level, ``share`` a fraction of
 #: the items, ``sha256`` an item set's fingerprint.
 Unit = Literal["pp", "score", "items", "looks", "uses", "p", "share", "sha256"]
+#: A reason's code: one of :data:`CODES`.
+ReasonCode = str
 
-
-#: The unit, config key and flag of each code's reasons, where a reason does not give its own.
-_USUAL: dict[ReasonCode, tuple[Unit | None, str | None, str | None]] = {
-    "significant": ("p", "alpha", None),
-    "not_significant": ("p", "alpha", None),
-    "unresolved": ("p", "bootstrap.resamples", "--resamples"),
-    "powerless": ("p", "alpha", None),
-    "underpowered_gain": ("pp", "policy.min_effect", None),
-    "tripwire": ("pp", "policy.min_effect", None),
-    "sample_size": ("items", None, None),
-    "sequential_cap": ("items", None, None),
-    "item_set": ("sha256", None, None),
-    "fixed_items_not_evaluated": ("items", None, "--errors"),
-    "holdout_unconfigured": (None, "holdout.ids_file", "--holdout"),
-    "holdout_missing": ("items", "holdout.ids_file", "--holdout"),
-    "item_shopping": ("sha256", None, None),
-    "too_many_looks": ("looks", "policy.max_looks", None),
-    "sequential_score": (None, "policy.mode: sequential", None),
-    "clusters_sequential": (None, "policy.mode: sequential", None),
-    "gate_regression": (None, "gate.fail_on: significant_regression", None),
-    "gate_not_improvement": (None, "gate.fail_on: not_significant_improvement", None),
-    "gate_max_broken": ("items", "gate.max_broken", None),
-    "gate_margin": (None, "gate.margin", None),
-    "bonferroni": ("p", "policy.looks: bonferroni", None),
-    "dropped_missing": ("items", "policy.missing: drop", "--missing"),
-    "filled_missing": ("items", "policy.missing: fail", "--missing"),
-    "not_evaluated": ("items", None, "--errors"),
-    "clusters_mcnemar": (None, "test", None),
-    "identical_runs": ("items", None, None),
-    "items_file_unread": (None, "policy.items_file", None),
-    "holdout_overused": ("uses", "holdout.max_uses", None),
+#: Every reason's code, its kind (the test's result, a limit of the eval's power, a refusal of
+#: the plan: no verdict, a condition of the gate, a disclosure of how the data were handled, a
+#: warning), and the unit, config key and flag of its reasons where a reason gives none.
+CODES: dict[ReasonCode, tuple[Kind, Unit | None, str | None, str | None]] = {
+    "significant": ("test", "p", "alpha", None),
+    "not_significant": ("test", "p", "alpha", None),
+    "unresolved": ("test", "p", "bootstrap.resamples", "--resamples"),
+    "underpowered_gain": ("power", "pp", "policy.min_effect", None),
+    "tripwire": ("power", "pp", "policy.min_effect", None),
+    "powerless": ("power", "p", "alpha", None),
+    "sample_size": ("violation", "items", None, None),
+    "sequential_cap": ("violation", "items", None, None),
+    "item_set": ("violation", "sha256", None, None),
+    "fixed_items_not_evaluated": ("violation", "items", None, "--errors"),
+    "holdout_unconfigured": ("violation", None, "holdout.ids_file", "--holdout"),
+    "holdout_missing": ("violation", "items", "holdout.ids_file", "--holdout"),
+    "item_shopping": ("violation", "sha256", None, None),
+    "too_many_looks": ("violation", "looks", "policy.max_looks", None),
+    "records_disagree": ("violation", None, None, None),
+    "sequential_score": ("violation", None, "policy.mode: sequential", None),
+    "clusters_sequential": ("violation", None, "policy.mode: sequential", None),
+    "gate_refused": ("gate", None, None, None),
+    "gate_regression": ("gate", None, "gate.fail_on: significant_regression", None),
+    "gate_not_improvement": ("gate", None, "gate.fail_on: not_significant_improvement", None),
+    "gate_max_broken": ("gate", "items", "gate.max_broken", None),
+    "gate_margin": ("gate", None, "gate.margin", None),
+    "bonferroni": ("note", "p", "policy.looks: bonferroni", None),
+    "dropped_missing": ("note", "items", "policy.missing: drop", "--missing"),
+    "filled_missing": ("note", "items", "policy.missing: fail", "--missing"),
+    "not_evaluated": ("note", "items", None, "--errors"),
+    "clusters_mcnemar": ("note", None, "test", None),
+    "identical_runs": ("warning", "items", None, None),
+    "state_ignored": ("warning", None, None, None),
+    "items_file_unread": ("warning", None, "policy.items_file", None),
+    "holdout_overused": ("warning", "uses", "holdout.max_uses", None),
 }
+REASON_CODES: tuple[ReasonCode, ...] = tuple(CODES)
+KINDS: dict[ReasonCode, Kind] = {code: row[0] for code, row in CODES.items()}
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -121,8 +92,8 @@ class Reason:
     """One reason of a decision: its ``code``, the value ``observed`` and the ``threshold`` it
     was held against in ``unit``, the config key (``rule``, with its value where the key is a
     choice: ``gate.fail_on: significant_regression``) and command-line ``flag`` it comes from
-    (those not given are the code's usual ones), the test's ``pvalue``, and plain ``details``
-    (a test's name, a short sha, items needed)."""
+    (those not given are the code's usual ones, :data:`CODES`), the test's ``pvalue``, and
+    plain ``details`` (a test's name, a short sha, items needed)."""
 
     code: ReasonCode
     observed: float | str | None = None
@@ -134,8 +105,9 @@ class Reason:
     details: Mapping[str, float | int | str | None] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        usual = _USUAL.get(self.code, (None, None, None))
-        for name, value in zip(("unit", "rule", "flag"), usual, strict=True):
+        if self.code not in CODES:
+            raise ValueError(f"unknown reason code {self.code!r}")
+        for name, value in zip(("unit", "rule", "flag"), CODES[self.code][1:], strict=True):
             if getattr(self, name) is None:
                 object.__setattr__(self, name, value)
 
@@ -297,7 +269,7 @@ def size_violations(
         )
     sequential = policy.mode == "sequential"
     if planned is not None and (items > planned.items if sequential else items != planned.items):
-        code: ViolationCode = "sequential_cap" if sequential else "sample_size"
+        code = "sequential_cap" if sequential else "sample_size"
         found.append(
             Reason(code=code, observed=items, threshold=planned.items, rule=planned.source)
         )
@@ -397,7 +369,7 @@ def holdout_uses(
 
 # ---- the test and what the eval could show -------------------------------------------------
 
-_TEST_CODES: dict[Significance, TestCode] = {
+_TEST_CODES: dict[Significance, ReasonCode] = {
     "below": "significant",
     "not_below": "not_significant",
     "unresolved": "unresolved",
