@@ -170,7 +170,6 @@ def _outcome(
     """(item id, value, whether it is pass/fail, whether it errored) of one trace: the app's or
     the scorer's error is a harness error (value 0)."""
     item_id = _item_id(record, where, options.fields)
-    app_failed = record.get("state") == "ERROR"
     chosen = [a for name, a in feedbacks if name == scorer]
     if len(chosen) > 1:
         raise InputError(
@@ -181,7 +180,7 @@ def _outcome(
     if feedback is not None and not isinstance(feedback, Mapping):
         raise InputError(f"{where}: `feedback` must be an object, got {show(feedback)}")
     value = feedback.get("value") if feedback else None
-    if app_failed or (feedback and feedback.get("error")):  # the app's or the scorer's error
+    if record.get("state") == "ERROR" or (feedback and feedback.get("error")):
         return item_id, 0.0, True, True
     if not chosen:
         raise InputError(f"{where}: item {show(item_id)} has no `{scorer}` assessment")
