@@ -247,7 +247,7 @@ def parse_table(table: _Table, options: ReadOptions) -> Results:
         raise InputError(f"{table.source}: no items")
     metric = options.metric or _detected_metric(table, names)
     ids = _ids(table, names)
-    errors = _errors(table.values[names.error])
+    errors = _errors(table.values[names.error], table.kinds[names.error])
     scores, kind = _compared(table, metric, names, errors, ids)
     epochs = _epochs(table, names.epoch)
     slices = _labels(table, names.slice)
@@ -307,9 +307,9 @@ def _ids(table: _Table, names: FieldNames) -> list[str]:
     return ids
 
 
-def _errors(values: list[Any] | None) -> BoolArray | None:
+def _errors(values: list[Any] | None, kinds: set[type]) -> BoolArray | None:
     """The harness-error flag of each row, ``None`` when no row errored."""
-    if values is None:
+    if values is None or kinds <= {type(None), type(UNSET)}:
         return None
     flags = np.fromiter(
         (value is not UNSET and parse_error_flag(value) for value in values), np.bool_, len(values)
