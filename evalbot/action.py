@@ -902,7 +902,6 @@ def render_verdict(run: RunContext, verdict: Verdict) -> Rendered:
         verdict.decision,
         max_ids=MAX_IDS,
         item_url=plan.config.report.item_url,
-        config=plan.config,
         config_change=plan.config_change,
         config_path=s.config,
         provenance=Provenance(

@@ -467,9 +467,7 @@ def _view(
         baseline_items=len(set(runs[0].ids)),
         candidate_items=len(set(runs[1].ids)),
     )
-    view = build_view(
-        comparison, decision, item_url=config.report.item_url, config=config, inputs=inputs
-    )
+    view = build_view(comparison, decision, item_url=config.report.item_url, inputs=inputs)
     if form != "markdown":
         return render_text(view)
     template = config.report.template

@@ -16,7 +16,6 @@ from urllib.parse import quote
 
 from evalbot import __version__
 from evalbot.compare.records import Comparison, RepeatsSide
-from evalbot.plan.config import Config
 from evalbot.plan.policy import Decision
 from evalbot.report import text as md
 from evalbot.report import words
@@ -238,7 +237,6 @@ def build_view(
     *,
     max_ids: int = 1000,
     item_url: str | None = None,
-    config: Config | None = None,
     config_change: str | None = None,
     config_path: str = ".evalbot.yml",
     provenance: Provenance | None = None,
@@ -248,11 +246,11 @@ def build_view(
 ) -> View:
     """The view of one comparison.
 
-    ``max_ids`` caps the ids kept per list; ``item_url`` is ``report.item_url``; ``config``
-    fills the plan rows the decision leaves open; ``config_change`` is the pull request's diff
-    of ``config_path``; ``provenance``, ``history`` and ``notes`` (Markdown; a plain ``str`` is
-    escaped) come from the action, ``inputs`` (the files compared) from the CLI.
-    """
+    ``max_ids`` caps the ids kept per list; ``item_url`` is ``report.item_url``;
+    ``config_change`` is the pull request's diff of ``config_path``; ``provenance``,
+    ``history`` and ``notes`` (Markdown; a plain ``str`` is escaped) come from the action,
+    ``inputs`` (the files compared) from the CLI. The plan rows come from the decision and the
+    plan it was judged under."""
     c, scale = comparison, PERCENT if comparison.metric == "pass_rate" else SCORES
     verdict = words.verdict_words(c, decision, scale)
     symbol, label = OUTCOME_LABELS[decision.outcome]
@@ -300,7 +298,7 @@ def build_view(
         repeats=[_repeats_row(side, rep, scale) for side, rep in words.repeat_sides(c)],
         flaky=_flaky(c, max_ids=max_ids, item_url=item_url),
         power=words.power_lines(c, scale),
-        **_plan(decision, config, scale),
+        **_plan(decision, scale),
         config_change=config_change or None,
         config_path=config_path,
         provenance=_provenance_rows(provenance),
@@ -435,10 +433,10 @@ def _repeats_row(side: str, rep: RepeatsSide, scale: Scale) -> RepeatsRow:
     )
 
 
-def _plan(decision: Decision, config: Config | None, scale: Scale) -> dict[str, Any]:
+def _plan(decision: Decision, scale: Scale) -> dict[str, Any]:
     """The plan's rows (pre-registered size, looks, alpha for this look, the sealed set, the
     non-inferiority margin), its warnings (which may quote input) and its disclosure."""
-    d, rows, margin = decision, _plan_rows(decision, config), decision.config.gate.margin
+    d, rows, margin = decision, _plan_rows(decision), decision.config.gate.margin
     if d.holdout:
         uses, holdout = d.holdout_uses, d.config.holdout
         most = None if holdout is None else holdout.max_uses
@@ -458,12 +456,10 @@ def _plan(decision: Decision, config: Config | None, scale: Scale) -> dict[str, 
     }
 
 
-def _plan_rows(d: Decision, config: Config | None) -> list[Row]:
-    """The size and look rows, from the decision (the config fills what it leaves open)."""
+def _plan_rows(d: Decision) -> list[Row]:
+    """The size and look rows, from the decision and the plan it was judged under."""
     rows: list[Row] = []
     planned = d.planned_items
-    if planned is None and config is not None:
-        planned = config.policy.sample_size
     if planned is not None:
         note = words.word_plan(d.planned)
         value = f"{planned:,}" + (f" ({note})" if note else "")

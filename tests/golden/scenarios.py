@@ -84,7 +84,6 @@ class Scenario:
             comparison,
             decision,
             item_url=self.item_url,
-            config=self.config,
             config_change=self.config_change,
             provenance=self.provenance,
             history=self.history,
