@@ -167,13 +167,9 @@ def _parse_log(
             f"{source}: log has no samples (status: {log.get('status') or 'unknown'}); "
             "was it written with --no-log-samples?"
         )
+    scored = [s.get("scores") for _, s in samples if isinstance(s, Mapping)]
     names = list(
-        dict.fromkeys(
-            str(key)
-            for _, sample in samples
-            if isinstance(sample, Mapping) and isinstance(sample.get("scores"), Mapping)
-            for key in sample["scores"]
-        )
+        dict.fromkeys(str(k) for scores in scored if isinstance(scores, Mapping) for k in scores)
     )
     scorer = _scorer(names, options.scorer, source)
     builder = ResultsBuilder(source)

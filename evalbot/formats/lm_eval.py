@@ -145,12 +145,10 @@ def _add(
     doc_hash = record.get("doc_hash")
     if doc_hash is not None and not isinstance(doc_hash, str):
         raise InputError(f"{where}: `doc_hash` must be a string, got {show(doc_hash)}")
+    others = {name: record.get(name) for name in names if name != metric}
     extra = {
-        name: float(record[name])
-        for name in names
-        if name != metric
-        and isinstance(record.get(name), int | float)
-        and not isinstance(record.get(name), bool)
-        and math.isfinite(record[name])
+        name: float(value)
+        for name, value in others.items()
+        if isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
     }
     builder.add(where, item_id, number, binary=binary, content_hash=doc_hash, metrics=extra)

@@ -149,10 +149,7 @@ def number_or_flag(value: object, where: str, label: str) -> tuple[float, bool] 
         return float(value), True
     if not isinstance(value, int | float):
         return None
-    try:
-        number = float(value)
-    except OverflowError:  # an integer beyond the float range
-        number = math.inf
+    number = float(value)  # the JSON reader refuses integers beyond the float range
     if not math.isfinite(number):
         raise InputError(f"{where}: {label} must be finite, got {show(value)}")
     return number, False

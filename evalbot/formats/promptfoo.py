@@ -152,16 +152,12 @@ def parse_probe(probe: Probe, options: ReadOptions) -> Results:
         rows.append((where, row))
     several_providers = len({_provider(r) for _, r in rows}) > 1
     several_prompts = len({_prompt(r) for _, r in rows}) > 1
-    keyed = [
-        (
-            where,
-            test_key(row, where)
-            + (f" | {_provider(row)}" if several_providers else "")
-            + (f" | {_prompt(row)}" if several_prompts else ""),
-            row,
-        )
-        for where, row in rows
-    ]
+    keyed = []
+    for where, row in rows:
+        key = test_key(row, where)
+        key += f" | {_provider(row)}" if several_providers else ""
+        key += f" | {_prompt(row)}" if several_prompts else ""
+        keyed.append((where, key, row))
     # `passed` (evalbot's own name for a pass/fail outcome) means promptfoo's `success`.
     metric = "success" if options.metric in (None, "passed", "success") else options.metric
     builder = ResultsBuilder(source, repeats_in_order=True)
