@@ -205,15 +205,20 @@ def look_json(look: Look) -> dict[str, Any]:
     return data
 
 
-def decode_payload(compact: str) -> Any:
-    """The JSON value in a base64 payload; non-finite numbers refused (``LookError``)."""
+def _decode(compact: str) -> dict[str, Any]:
+    """The JSON object of this version in a base64 payload; ``LookError`` for another value
+    or version, or non-finite numbers."""
 
     def refuse(name: str) -> float:
         raise LookError(f"non-finite number {name}")
 
-    return json.loads(
-        base64.b64decode(compact, validate=True).decode("utf-8"), parse_constant=refuse
-    )
+    text = base64.b64decode(compact, validate=True).decode("utf-8")
+    data = json.loads(text, parse_constant=refuse)
+    if not isinstance(data, dict):
+        raise LookError("the payload is not an object")
+    if data.get("v") != VERSION or isinstance(data.get("v"), bool):
+        raise LookError("unknown version")
+    return data
 
 
 def _encode(data: dict[str, Any]) -> str:
@@ -266,18 +271,11 @@ def _decode_state(payload: str) -> State:
     compact = "".join(payload.split())
     if len(compact) > MAX_BLOCK_CHARS:
         raise LookError("the block is too large")
-    data = decode_payload(compact)
-    if not isinstance(data, dict):
-        raise LookError("the payload is not an object")
-    if data.get("v") != VERSION or isinstance(data.get("v"), bool):
-        raise LookError("unknown version")
-    raw_looks, uses = data.get("looks"), data.get("holdout_uses", 0)
-    if not isinstance(raw_looks, list):
-        raise LookError("`looks` is missing or has the wrong type")
+    data = _decode(compact)
+    raw_looks = _get(data, "looks", list)
     if len(raw_looks) > MAX_LOOKS:
         raise LookError("too many looks")
-    if not isinstance(uses, int) or isinstance(uses, bool):
-        raise LookError("`holdout_uses` is missing or has the wrong type")
+    uses = _get({"holdout_uses": 0, **data}, "holdout_uses", int)
     if uses < 0:
         raise LookError("`holdout_uses` is negative")
     return State(looks=tuple(look_from_json(raw) for raw in raw_looks), holdout_uses=uses)
@@ -408,10 +406,7 @@ def parse_digest(text: str | None) -> Digest | None:
     if match is None:
         return None
     try:
-        data = decode_payload(match.group(1))
-        version = data.get("v") if isinstance(data, dict) else None
-        if version != VERSION or isinstance(version, bool):
-            return None
+        data = _decode(match.group(1))
         kind, conclusion = data.get("kind"), data.pop("conclusion", None)
         if conclusion is not None and conclusion not in CONCLUSIONS:
             return None
