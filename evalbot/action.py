@@ -44,6 +44,7 @@ from evalbot.github.checks import (
     StatusPublisher,
     check_name,
     earlier_looks,
+    eval_workflow,
 )
 from evalbot.github.client import ArtifactInfo, CommentInfo, GitHubClient, PullRequestInfo
 from evalbot.github.errors import GitHubRequestError
@@ -448,16 +449,9 @@ def find_baseline(run: RunContext, config: Config) -> Baseline | Neutral | None:
 
 
 def _baseline_workflow(run: RunContext) -> str | int:
-    """The workflow whose runs upload the baseline, by its file (never its ``name:``, which a
-    pull request's new workflow can copy): ``baseline-workflow``, else the triggering run's
-    (``workflow_run``) or this run's workflow file."""
-    workflow: str | int | None = run.settings.baseline_workflow
-    if workflow is None:
-        if run.event.mode == "workflow_run":
-            path = run.event.workflow_path or ""
-            workflow = path.rsplit("/", 1)[-1] or run.event.workflow_id
-        else:
-            workflow = run.settings.workflow_file
+    """The workflow whose runs upload the baseline: ``baseline-workflow``, else the eval's
+    (:func:`evalbot.github.checks.eval_workflow`)."""
+    workflow = run.settings.baseline_workflow or eval_workflow(run.settings, run.event)
     if workflow is None:
         raise ActionInputError(
             "cannot tell which workflow uploads the baseline: set input `baseline-workflow` "

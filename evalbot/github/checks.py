@@ -437,10 +437,12 @@ def _gone(
     return found, None
 
 
-def workflow_file(settings: Settings, event: Event) -> str | None:
-    """The eval workflow's file name: the triggering run's (``workflow_run``), else this run's."""
+def eval_workflow(settings: Settings, event: Event) -> str | int | None:
+    """The eval's workflow, by its file (never its ``name:``, which a pull request's new
+    workflow can copy): the triggering run's (``workflow_run``; its id when the payload names
+    no file), else this run's."""
     if event.mode == "workflow_run":
-        return (event.workflow_path or "").rsplit("/", 1)[-1] or settings.workflow_file
+        return (event.workflow_path or "").rsplit("/", 1)[-1] or event.workflow_id
     return settings.workflow_file
 
 
@@ -451,7 +453,7 @@ def _commits_the_workflow_ran_on(
     force-pushed away, and those of runs going on right now, which a force push race can
     hide from both the pull request's commits and evalbot's comment. Best effort: the list
     needs ``actions: read``; without it the other sources stand, with a note."""
-    pull, workflow = change.pull, workflow_file(change.status.settings, change.event)
+    pull, workflow = change.pull, eval_workflow(change.status.settings, change.event)
     if workflow is None or not pull.head_ref:
         return [], None
     try:
