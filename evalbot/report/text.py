@@ -96,6 +96,11 @@ def html(text: object) -> Markdown:
     return Markdown(_html.escape(_defuse(value), quote=True), plain=plain(value))
 
 
+def _fence(value: str, least: int) -> str:
+    """Backticks, at least ``least``, one more than the longest run of them in ``value``."""
+    return "`" * max(least, 1 + max(map(len, _BACKTICKS.findall(value)), default=0))
+
+
 def code(text: object) -> Markdown:
     """``text`` as inline code that its own backticks cannot close (not for table cells: a
     ``|`` there still splits the cell). Non-printable characters become spaces (a newline
@@ -103,8 +108,7 @@ def code(text: object) -> Markdown:
     pose as one of evalbot's hidden markers."""
     value = "".join(ch if ch.isprintable() else " " for ch in str(text))
     value = value.replace("<!--", "<!" + _WORD_JOINER + "--")
-    longest = max((len(run) for run in _BACKTICKS.findall(value)), default=0)
-    fence = "`" * (longest + 1)
+    fence = _fence(value, 1)
     pad = " " if value.startswith("`") or value.endswith("`") or not value.strip() else ""
     return Markdown(f"{fence}{pad}{value}{pad}{fence}", plain=f"`{plain(text)}`")
 
@@ -119,8 +123,7 @@ def code_block(text: object, lang: str = "") -> Markdown:
     value = str(text).replace("\r\n", "\n").replace("\r", "\n").rstrip("\n")
     value = "".join(ch if ch.isprintable() or ch in "\n\t" else "?" for ch in value)
     value = value.replace("<!--", "<!" + _WORD_JOINER + "--")
-    longest = max((len(run) for run in _BACKTICKS.findall(value)), default=0)
-    fence = "`" * max(3, longest + 1)
+    fence = _fence(value, 3)
     return Markdown(f"{fence}{lang}\n{value}\n{fence}", plain=plain(text))
 
 
