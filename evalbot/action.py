@@ -35,8 +35,7 @@ from evalbot.errors import (
     PublishError,
 )
 from evalbot.formats.archive import ArchiveBudget
-from evalbot.formats.model import Paired, Results
-from evalbot.formats.options import ReadOptions
+from evalbot.formats.model import Paired, ReadOptions, Results
 from evalbot.formats.sources import merge, parse_zip
 from evalbot.github.baseline import Found, Search, find_baseline_run
 from evalbot.github.checks import (

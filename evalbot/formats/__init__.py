@@ -31,8 +31,7 @@ from evalbot.formats import (
 )
 from evalbot.formats.builder import show
 from evalbot.formats.jsontext import UnreadableError
-from evalbot.formats.model import Results
-from evalbot.formats.options import ReadOptions
+from evalbot.formats.model import ReadOptions, Results
 from evalbot.formats.probe import Probe
 
 #: How to force a format, as every "could not read" message says it.

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING
 
 from evalbot.errors import InputError
 from evalbot.formats.builder import show
-from evalbot.formats.options import ReadOptions
+from evalbot.formats.model import ReadOptions
 
 if TYPE_CHECKING:
     import zipfile

@@ -5,7 +5,7 @@ One record per item (or per item and epoch)::
     {"id": "q-0001", "passed": true}
     {"id": "q-0002", "score": 0.73, "epoch": 1, "slice": "math", "cluster": "doc-7", "cost": 0.002}
 
-Field names are configurable (:class:`evalbot.formats.options.FieldNames`); a dotted name such
+Field names are configurable (:class:`evalbot.formats.model.FieldNames`); a dotted name such
 as ``metrics.exact_match`` reaches into nested objects. Records are read as columns, one per
 field: a column of clean values (every outcome ``true``/``false``, every id a string...) is
 taken in one C-level pass; any other is read value by value, which names the first bad one.
@@ -46,8 +46,15 @@ from evalbot.formats.jsontext import (
     parse_json_line,
     read_rows,
 )
-from evalbot.formats.model import BoolArray, FloatArray, IntArray, MetricKind, Results
-from evalbot.formats.options import FieldNames, ReadOptions
+from evalbot.formats.model import (
+    BoolArray,
+    FieldNames,
+    FloatArray,
+    IntArray,
+    MetricKind,
+    ReadOptions,
+    Results,
+)
 from evalbot.formats.probe import Probe
 from evalbot.limits import MAX_NUMBER_DIGITS
 

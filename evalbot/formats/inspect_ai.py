@@ -29,8 +29,7 @@ from evalbot.formats.builder import (
     show,
 )
 from evalbot.formats.jsontext import NOTHING, UnreadableError, decode_text, parse_json_document
-from evalbot.formats.model import Results
-from evalbot.formats.options import ReadOptions
+from evalbot.formats.model import ReadOptions, Results
 from evalbot.formats.probe import Probe, choose, how_to_choose, number_or_flag
 
 NAME = "inspect"

@@ -18,8 +18,7 @@ from typing import TYPE_CHECKING
 from evalbot.errors import InputError
 from evalbot.formats.builder import ResultsBuilder, show
 from evalbot.formats.jsontext import UnreadableError, decode_text
-from evalbot.formats.model import Results
-from evalbot.formats.options import ReadOptions
+from evalbot.formats.model import ReadOptions, Results
 from evalbot.formats.probe import Probe
 
 if TYPE_CHECKING:

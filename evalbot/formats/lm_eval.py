@@ -13,8 +13,7 @@ from typing import Any
 from evalbot.errors import InputError
 from evalbot.formats.builder import ResultsBuilder, show
 from evalbot.formats.jsontext import jsonl_records
-from evalbot.formats.model import Results
-from evalbot.formats.options import ReadOptions
+from evalbot.formats.model import ReadOptions, Results
 from evalbot.formats.probe import Probe, base_name, choose, number_or_flag
 
 NAME = "lm-eval"

@@ -12,8 +12,7 @@ from typing import Any
 from evalbot.errors import InputError
 from evalbot.formats.builder import ResultsBuilder, parse_item_id, show
 from evalbot.formats.jsontext import NOTHING, UnreadableError, jsonl_records, parse_json_line
-from evalbot.formats.model import Results
-from evalbot.formats.options import FieldNames, ReadOptions
+from evalbot.formats.model import FieldNames, ReadOptions, Results
 from evalbot.formats.probe import Probe, choose, first_object, number_or_flag
 
 NAME = "mlflow"

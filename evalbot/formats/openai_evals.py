@@ -17,8 +17,7 @@ from typing import Any
 from evalbot.errors import InputError
 from evalbot.formats.builder import ResultsBuilder, parse_item_id, show
 from evalbot.formats.jsontext import NOTHING, jsonl_records
-from evalbot.formats.model import Results
-from evalbot.formats.options import ReadOptions
+from evalbot.formats.model import ReadOptions, Results
 from evalbot.formats.probe import Probe, number_or_flag
 
 NAME = "openai-evals"

@@ -23,8 +23,7 @@ from evalbot.formats.builder import check_unique
 from evalbot.formats.helm import SIDECARS
 from evalbot.formats.ids import parse_id_list
 from evalbot.formats.lm_eval import AGGREGATE
-from evalbot.formats.model import Results
-from evalbot.formats.options import ReadOptions
+from evalbot.formats.model import ReadOptions, Results
 from evalbot.formats.probe import base_name
 
 RESULT_SUFFIXES = (".jsonl", ".ndjson", ".json", ".csv", ".tsv", ".eval", ".xml", ".zip")

@@ -13,8 +13,7 @@ from evalbot.formats.builder import ResultsBuilder, show
 from evalbot.formats.jsontext import (
     UnreadableError,
 )
-from evalbot.formats.model import Results
-from evalbot.formats.options import ReadOptions
+from evalbot.formats.model import ReadOptions, Results
 from evalbot.formats.probe import Probe
 
 NAME = "swebench"

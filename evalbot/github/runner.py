@@ -20,8 +20,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from evalbot.errors import Cancelled, UsageError
-from evalbot.formats.model import Results
-from evalbot.formats.options import ReadOptions
+from evalbot.formats.model import ReadOptions, Results
 from evalbot.formats.sources import load_results
 from evalbot.limits import MAX_ARTIFACT_BYTES
 from evalbot.report.text import plain

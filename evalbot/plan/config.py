@@ -21,7 +21,7 @@ from evalbot import vocabulary as vocab
 from evalbot.errors import ConfigError, InputError
 from evalbot.formats.builder import show
 from evalbot.formats.ids import parse_id_list
-from evalbot.formats.options import FieldNames, ReadOptions
+from evalbot.formats.model import FieldNames, ReadOptions
 from evalbot.limits import MAX_NUMBER_DIGITS, MAX_RESAMPLES
 from evalbot.pairing.fingerprint import fingerprint
 from evalbot.plan.rates import DIFFERENCE_HINT, parse_difference, parse_rate, split

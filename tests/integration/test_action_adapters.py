@@ -11,8 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from evalbot.action import run_action
-from evalbot.formats.model import Results
-from evalbot.formats.options import ReadOptions
+from evalbot.formats.model import ReadOptions, Results
 from evalbot.formats.sources import merge, parse_file
 from evalbot.github.client import GitHubClient
 from evalbot.github.runner import ActionsEnv, Settings, parse_settings

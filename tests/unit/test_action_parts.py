@@ -12,7 +12,7 @@ import pytest
 
 from evalbot.action import history_rows, load_results_from_zip
 from evalbot.errors import InputError
-from evalbot.formats.options import ReadOptions
+from evalbot.formats.model import ReadOptions
 from evalbot.plan.ledger import Look, State, render_state
 from evalbot.report.render import render_notice
 

@@ -12,8 +12,7 @@ import pytest
 
 from evalbot.errors import InputError
 from evalbot.formats import FORMATS, detect, parse_any
-from evalbot.formats.model import Results
-from evalbot.formats.options import ReadOptions
+from evalbot.formats.model import ReadOptions, Results
 from evalbot.formats.sources import is_result_name
 
 N = 100_000

@@ -50,7 +50,6 @@ LAYERS = (
         (
             "pairing/__init__.py",
             "formats/model.py",
-            "formats/options.py",
             "formats/builder.py",
             "formats/archive.py",
             "formats/ids.py",

@@ -21,8 +21,7 @@ from hypothesis import strategies as st
 from evalbot.errors import InputError
 from evalbot.formats import FORMATS, parse_any
 from evalbot.formats.ids import parse_id_list
-from evalbot.formats.model import Results
-from evalbot.formats.options import ReadOptions
+from evalbot.formats.model import ReadOptions, Results
 from evalbot.formats.sources import parse_zip
 from evalbot.pairing.pair import pair
 

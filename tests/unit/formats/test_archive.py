@@ -12,7 +12,7 @@ import pytest
 
 from evalbot.errors import InputError
 from evalbot.formats.archive import Archive, ArchiveBudget
-from evalbot.formats.options import ReadOptions
+from evalbot.formats.model import ReadOptions
 from evalbot.formats.sources import load_results, merge, parse_zip
 
 DATA = Path(__file__).resolve().parents[2] / "data"

@@ -7,7 +7,7 @@ import pytest
 
 from evalbot.errors import InputError
 from evalbot.formats.default import parse
-from evalbot.formats.options import FieldNames, ReadOptions
+from evalbot.formats.model import FieldNames, ReadOptions
 
 OPTIONS = ReadOptions()
 

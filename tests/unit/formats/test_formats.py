@@ -12,8 +12,7 @@ import pytest
 from evalbot import formats
 from evalbot.errors import InputError, PairingError
 from evalbot.formats import detect, parse_any, resolve
-from evalbot.formats.model import Results
-from evalbot.formats.options import FieldNames, ReadOptions
+from evalbot.formats.model import FieldNames, ReadOptions, Results
 from evalbot.formats.sources import load_results
 from evalbot.pairing.pair import pair
 from scripts.make_swebench_reports import harness_report, matrix

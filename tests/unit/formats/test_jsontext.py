@@ -18,8 +18,7 @@ import pytest
 from evalbot.errors import InputError
 from evalbot.formats import jsontext
 from evalbot.formats.default import parse
-from evalbot.formats.model import Results
-from evalbot.formats.options import ReadOptions
+from evalbot.formats.model import ReadOptions, Results
 
 OPTIONS = ReadOptions(max_line_bytes=200)
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from evalbot.errors import InputError
-from evalbot.formats.options import ReadOptions
+from evalbot.formats.model import ReadOptions
 from evalbot.github.runner import (
     ActionInputError,
     ActionsEnv,

@@ -11,8 +11,7 @@ import pytest
 
 from evalbot.errors import InputError, PairingError
 from evalbot.formats.default import parse
-from evalbot.formats.model import Paired, Results
-from evalbot.formats.options import ReadOptions
+from evalbot.formats.model import Paired, ReadOptions, Results
 from evalbot.formats.sources import merge
 from evalbot.pairing.fingerprint import fingerprint
 from evalbot.pairing.pair import group_rows, pair

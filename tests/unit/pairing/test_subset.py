@@ -7,8 +7,7 @@ import pytest
 
 from evalbot.errors import ConfigError, PairingError
 from evalbot.formats.default import parse
-from evalbot.formats.model import Paired, Results
-from evalbot.formats.options import ReadOptions
+from evalbot.formats.model import Paired, ReadOptions, Results
 from evalbot.pairing.fingerprint import fingerprint
 from evalbot.pairing.pair import pair
 from evalbot.pairing.subset import restrict_items

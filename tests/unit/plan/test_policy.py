@@ -17,7 +17,7 @@ import pytest
 from evalbot.compare import compute_comparison
 from evalbot.compare.records import Comparison
 from evalbot.errors import ConfigError
-from evalbot.formats.options import ReadOptions
+from evalbot.formats.model import ReadOptions
 from evalbot.formats.sources import load_results
 from evalbot.pairing.fingerprint import fingerprint
 from evalbot.pairing.pair import pair
