@@ -17,7 +17,7 @@ from typing import Literal
 
 from evalbot.compare import compute_comparison
 from evalbot.compare.primary import has_clusters
-from evalbot.compare.records import Alpha, Comparison, Significance, plan_alpha
+from evalbot.compare.records import Comparison, Significance, plan_alpha
 from evalbot.errors import ConfigError
 from evalbot.formats.model import Paired, Results
 from evalbot.pairing.fingerprint import fingerprint
@@ -35,7 +35,7 @@ from evalbot.stats.power import (
 )
 from evalbot.stats.pvalue import PValue
 from evalbot.stats.sequential import mixture_sprt
-from evalbot.vocabulary import ALPHA, POWER, Missing
+from evalbot.vocabulary import POWER, Missing
 
 # ---- reasons -------------------------------------------------------------------------------
 
@@ -160,18 +160,15 @@ class Decision:
 
     ``reasons`` holds every reason in the order the report lists them (disclosures, the test,
     power, refusals, the gate); ``violations`` the refusals among them; ``warnings`` what the
-    report shows as warnings; ``alpha`` the plan's and the effective alpha.
+    report shows as warnings. What the comparison holds (its items, test, p-value and
+    alpha) the report reads from the comparison.
     """
 
     outcome: Outcome
     gate: Gate
     reasons: list[Reason]
     violations: list[Reason]
-    alpha: Alpha = field(default_factory=lambda: Alpha(level=ALPHA, effective=ALPHA))
-    test: str = ""  # the test whose p-value decided
-    pvalue: PValue | None = None  # the p-value that decided
     agreement: Agreement | None = None  # the test and the interval about zero
-    items: int = 0
     planned: PlannedSize | None = None
     fingerprint: str = ""  # sha256 of the sorted item ids, as in policy.items_sha256
     head_sha: str | None = None
@@ -179,7 +176,6 @@ class Decision:
     looks: LookCount = field(default_factory=LookCount)
     minimum_detectable_effect: float | None = None  # at this size and discordance (inf: none)
     underpowered: bool = False
-    identical: bool = False  # both runs gave every item the same value
     holdout: bool = False  # the analysis was restricted to the sealed holdout
     holdout_uses: int = 0  # uses of the holdout including this run
     noninferior: bool | None = None  # CI lower bound > -margin (None: no margin configured)
@@ -205,18 +201,6 @@ class Decision:
     @property
     def policy_ok(self) -> bool:
         return not self.violations
-
-    @property
-    def planned_items(self) -> int | None:
-        return None if self.planned is None else self.planned.items
-
-    @property
-    def look(self) -> int:
-        return self.looks.number
-
-    @property
-    def rerun(self) -> bool:
-        return self.looks.rerun
 
     def of_kind(self, *kinds: str) -> list[Reason]:
         """The reasons of these kinds, in order."""
@@ -649,11 +633,7 @@ def evaluate(
         gate="fail" if gate else "pass",
         reasons=reasons,
         violations=violations,
-        alpha=comparison.alpha,
-        test=comparison.test,
-        pvalue=comparison.pvalue,
         agreement=_agreement(comparison),
-        items=comparison.items,
         planned=planned,
         fingerprint=ids_hash,
         head_sha=head,
@@ -661,7 +641,6 @@ def evaluate(
         looks=looks,
         minimum_detectable_effect=mde,
         underpowered=underpowered,
-        identical=comparison.identical,
         holdout=holdout,
         holdout_uses=uses,
         noninferior=noninferior(comparison, config),
@@ -744,9 +723,9 @@ def next_state(state: State, comparison: Comparison, decision: Decision, *, at: 
     known = all(math.isfinite(value) for value in effect)  # else unknown: JSON has no NaN
     look = Look(
         head_sha=decision.head_sha,
-        items=decision.items,
+        items=comparison.items,
         fingerprint=comparison.paired.fingerprint or decision.fingerprint,
-        pvalue=1.0 if decision.pvalue is None else decision.pvalue.reportable,
+        pvalue=comparison.pvalue.reportable,
         outcome=decision.outcome,
         at=at,
         holdout=decision.holdout,
@@ -754,9 +733,9 @@ def next_state(state: State, comparison: Comparison, decision: Decision, *, at: 
         effect=effect[0] if known else None,
         effect_ci=(effect[1], effect[2]) if known else None,
         tree=decision.tree,
-        number=None if decision.holdout else decision.look,
+        number=None if decision.holdout else decision.looks.number,
     )
-    return with_look(state, look, holdout_use=decision.holdout and not decision.rerun)
+    return with_look(state, look, holdout_use=decision.holdout and not decision.looks.rerun)
 
 
 def prepare(

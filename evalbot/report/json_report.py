@@ -325,13 +325,13 @@ def reason_json(reason: Reason) -> JSONObject:
     }
 
 
-def decision_json(decision: Decision, comparison: Comparison | None = None) -> JSONObject:
-    """Everything in the Decision as JSON-ready values."""
+def decision_json(decision: Decision, comparison: Comparison) -> JSONObject:
+    """Everything in the Decision on this comparison as JSON-ready values."""
     data: JSONObject = _json(_decision(decision, comparison))
     return data
 
 
-def _decision(d: Decision, comparison: Comparison | None) -> JSONObject:
+def _decision(d: Decision, c: Comparison) -> JSONObject:
     agreement, planned = d.agreement, d.planned
     policy, plan = d.config.policy, d.config
     return {
@@ -340,20 +340,20 @@ def _decision(d: Decision, comparison: Comparison | None) -> JSONObject:
         "violations": [reason_json(r) for r in d.violations],
         "policy_ok": d.policy_ok,
         "warnings": [reason_json(r) for r in d.warnings],
-        "test": d.test,
-        **(pvalue_json(d.pvalue) if d.pvalue is not None else {"pvalue": None}),
-        "alpha": d.alpha.level,
-        "effective_alpha": d.alpha.effective,
+        "test": c.test,
+        **pvalue_json(c.pvalue),
+        "alpha": c.alpha.level,
+        "effective_alpha": c.alpha.effective,
         "rule": "p <= alpha",
         "mode": policy.mode,
-        "identical": d.identical,
+        "identical": c.identical,
         "agreement": None
         if agreement is None
         else _pick(agreement, "case", "agree", "excludes_null", "levels_match"),
-        "rules_out": _rules_out(d, comparison),
+        "rules_out": _rules_out(d, c),
         "plan": {
-            "items": d.planned_items,
-            "observed_items": d.items,
+            "items": None if planned is None else planned.items,
+            "observed_items": c.items,
             "note": word_plan(planned),
             "source": None if planned is None else planned.source,
             "design_effect": None if planned is None else planned.design_effect,
@@ -361,10 +361,11 @@ def _decision(d: Decision, comparison: Comparison | None) -> JSONObject:
             "observed_items_sha256": d.fingerprint,
         },
         "looks": {
-            **_pick(d, "head_sha", "look"),
+            "head_sha": d.head_sha,
+            "look": d.looks.number,
             "max_looks": policy.max_looks,
-            "rerun": d.rerun,
-            "disclosure": word_disclosure(d),
+            "rerun": d.looks.rerun,
+            "disclosure": word_disclosure(d, c.items),
         },
         "power": {
             "min_effect": policy.min_effect,
@@ -382,10 +383,10 @@ def _decision(d: Decision, comparison: Comparison | None) -> JSONObject:
     }
 
 
-def _rules_out(decision: Decision, comparison: Comparison | None) -> JSONObject | None:
+def _rules_out(decision: Decision, comparison: Comparison) -> JSONObject | None:
     """For a null verdict: the effects outside the interval are ruled out at its level."""
     null = decision.outcome == "no_significant_difference"
-    if comparison is None or not null or not comparison.finite:
+    if not null or not comparison.finite:
         return None
     ci = comparison.difference.confidence_interval
     return {

@@ -15,7 +15,7 @@ from typing import Any
 from urllib.parse import quote
 
 from evalbot import __version__
-from evalbot.compare.records import Comparison, RepeatsSide
+from evalbot.compare.records import Alpha, Comparison, RepeatsSide
 from evalbot.plan.policy import Decision
 from evalbot.report import text as md
 from evalbot.report import words
@@ -298,7 +298,7 @@ def build_view(
         repeats=[_repeats_row(side, rep, scale) for side, rep in words.repeat_sides(c)],
         flaky=_flaky(c, max_ids=max_ids, item_url=item_url),
         power=words.power_lines(c, scale),
-        **_plan(decision, scale),
+        **_plan(c, decision, scale),
         config_change=config_change or None,
         config_path=config_path,
         provenance=_provenance_rows(provenance),
@@ -433,10 +433,10 @@ def _repeats_row(side: str, rep: RepeatsSide, scale: Scale) -> RepeatsRow:
     )
 
 
-def _plan(decision: Decision, scale: Scale) -> dict[str, Any]:
+def _plan(c: Comparison, decision: Decision, scale: Scale) -> dict[str, Any]:
     """The plan's rows (pre-registered size, looks, alpha for this look, the sealed set, the
     non-inferiority margin), its warnings (which may quote input) and its disclosure."""
-    d, rows, margin = decision, _plan_rows(decision), decision.config.gate.margin
+    d, rows, margin = decision, _plan_rows(decision, c.alpha), decision.config.gate.margin
     if d.holdout:
         uses, holdout = d.holdout_uses, d.config.holdout
         most = None if holdout is None else holdout.max_uses
@@ -452,26 +452,26 @@ def _plan(decision: Decision, scale: Scale) -> dict[str, Any]:
     return {
         "plan": rows,
         "warnings": [words.word_reason(reason) for reason in [*d.warnings, *tripwires]],
-        "disclosure": words.word_disclosure(d),
+        "disclosure": words.word_disclosure(d, c.items),
     }
 
 
-def _plan_rows(d: Decision) -> list[Row]:
-    """The size and look rows, from the decision and the plan it was judged under."""
+def _plan_rows(d: Decision, alpha: Alpha) -> list[Row]:
+    """The size and look rows, from the decision, the plan it was judged under and the alpha
+    the comparison was tested at."""
     rows: list[Row] = []
-    planned = d.planned_items
-    if planned is not None:
+    if d.planned is not None:
         note = words.word_plan(d.planned)
-        value = f"{planned:,}" + (f" ({note})" if note else "")
+        value = f"{d.planned.items:,}" + (f" ({note})" if note else "")
         rows.append(Row(label=Markdown("pre-registered items"), value=value))
     if d.config.policy.mode == "sequential":
         rows.append(Row(label=Markdown("mode"), value="sequential"))
     max_looks = d.config.policy.max_looks
-    if max_looks is not None or d.look > 1:
-        text = f"{d.look}" + (f" of {max_looks}" if max_looks is not None else "")
+    if max_looks is not None or d.looks.number > 1:
+        text = f"{d.looks.number}" + (f" of {max_looks}" if max_looks is not None else "")
         rows.append(Row(label=Markdown("look"), value=text))
-    if d.alpha.effective != d.alpha.level:
-        value = f"{d.alpha.effective:.4g} (of {d.alpha.level:g}, policy.looks: bonferroni)"
+    if alpha.effective != alpha.level:
+        value = f"{alpha.effective:.4g} (of {alpha.level:g}, policy.looks: bonferroni)"
         rows.append(Row(label=Markdown("alpha for this look"), value=value))
     return rows
 

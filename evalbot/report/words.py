@@ -283,8 +283,8 @@ def word_plan(planned: PlannedSize | None) -> str | None:
     )
 
 
-def word_disclosure(decision: Decision) -> str | None:
-    """Re-runs and earlier looks, said plainly."""
+def word_disclosure(decision: Decision, items: int) -> str | None:
+    """Re-runs and earlier looks at ``items`` items, said plainly."""
     looks = decision.looks
     if looks.rerun_of is not None:
         earlier = looks.rerun_of
@@ -296,7 +296,7 @@ def word_disclosure(decision: Decision) -> str | None:
         )
         return (
             f"re-run of look {looks.number} (commit {(decision.head_sha or '')[:7]}, the same "
-            f"{decision.items} {plural(decision.items, 'items')}): not a new look; {said}"
+            f"{items} {plural(items, 'items')}): not a new look; {said}"
         )
     if looks.earlier:
         shas = ", ".join(look.head_sha[:7] for look in looks.earlier[-5:])
@@ -314,9 +314,9 @@ def verdict_words(c: Comparison, decision: Decision, scale: Scale) -> dict[str, 
     the numbers: the test judged ``p <= alpha``, the interval's agreement with it)."""
     ci = c.difference.confidence_interval
     effect = format_effect(c.difference.statistic, ci.low, ci.high, percent=scale.percent)
-    test = Markdown(decision.test or c.test)  # evalbot's own label
-    pvalue = format_pvalue(decision.pvalue if decision.pvalue is not None else c.pvalue)
-    alpha = decision.alpha
+    test = Markdown(c.test)  # evalbot's own label
+    pvalue = format_pvalue(c.pvalue)
+    alpha = c.alpha
     shown_alpha = Markdown(
         f"{alpha.effective:.4g} ({alpha.level:g} / {alpha.looks} looks)"
         if alpha.corrected
@@ -340,7 +340,7 @@ def verdict_words(c: Comparison, decision: Decision, scale: Scale) -> dict[str, 
         }
     flags = [
         ("no outcome could be significant", decision.powerless),
-        ("identical runs", decision.identical),
+        ("identical runs", c.identical),
     ]
     return words | {
         "headline": Markdown(
@@ -354,7 +354,7 @@ def verdict_words(c: Comparison, decision: Decision, scale: Scale) -> dict[str, 
 def _explanation(c: Comparison, decision: Decision, scale: Scale, words: dict[str, Any]) -> str:
     p, alpha, confidence = p_clause(words["pvalue"]), words["alpha"], words["confidence"]
     moved = _what_moved(c, scale.difference(c.difference.statistic))
-    if decision.identical:
+    if c.identical:
         return (
             f"{moved}: the two runs are identical item for item, so there is no change to "
             "test (a file compared with itself?)."
@@ -393,7 +393,7 @@ def _about_interval(c: Comparison, decision: Decision, confidence: str, scale: S
     if agreement is None:
         return ""
     if not agreement.levels_match:
-        level = f"{(1.0 - decision.alpha.effective) * 100:.4g} %"
+        level = f"{(1.0 - c.alpha.effective) * 100:.4g} %"
         return f"; the {confidence} interval {where} zero (it is not at the test's level, {level})"
     differ = f"{c.method} and {c.test} differ at this boundary"
     if agreement.case == "test_only":

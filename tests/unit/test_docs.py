@@ -60,7 +60,7 @@ def test_the_example_plan_is_coherent() -> None:
     comparison = compute_comparison(paired_from_cells(cells), config)
     decision = evaluate(comparison, config)
     assert decision.violations == []
-    assert decision.alpha.effective == config.alpha  # no looks correction the plan ignored
+    assert comparison.alpha.effective == config.alpha  # no looks correction the plan ignored
     assert not decision.underpowered, decision.reasons
     min_effect = decision.config.policy.min_effect
     assert min_effect is not None and decision.minimum_detectable_effect is not None

@@ -449,7 +449,7 @@ def test_plan_note_and_numbers(tmp_path: Path) -> None:
     decision = evaluate(comparison, config)
     # 367: the exact test's size for fix 8 % / break 3 % (tests/power_reference.py shows
     # 366 items fall short); 41 = ceil(367 * 0.11) discordant pairs expected
-    assert decision.planned_items == 367
+    assert decision.planned is not None and decision.planned.items == 367
     assert scipy_power(0.08, 0.03, 366) < 0.8 <= scipy_power(0.08, 0.03, 367)
     note = word_plan(decision.planned)
     assert note is not None and note.startswith(
@@ -621,8 +621,8 @@ def test_looks_truth_table(row: LookRow, tmp_path: Path) -> None:
     comparison, config = build(tmp_path, WORKED, row.plan)
     decision = evaluate(comparison, config, state=State(looks=row.earlier), head_sha=row.head)
     assert decision.outcome == row.outcome, word_reasons(decision.reasons)
-    assert (decision.look, decision.rerun) == (row.look, row.rerun)
-    texts = [*word_reasons(decision.reasons), word_disclosure(decision) or ""]
+    assert (decision.looks.number, decision.looks.rerun) == (row.look, row.rerun)
+    texts = [*word_reasons(decision.reasons), word_disclosure(decision, comparison.items) or ""]
     assert any(row.text in text for text in texts), texts
 
 
@@ -632,13 +632,13 @@ def test_state_round_trip_through_the_comment(tmp_path: Path) -> None:
     state = next_state(State(), comparison, first, at="2026-11-30T09:00:00Z")
     body = "### ✅ Improvement\n\n...\n" + render_state(state) + "\n"
     again = evaluate(comparison, config, state=parse_state(body), head_sha=SHA_A)
-    assert again.rerun and again.outcome == "improvement"
-    disclosure = word_disclosure(again)
+    assert again.looks.rerun and again.outcome == "improvement"
+    disclosure = word_disclosure(again, comparison.items)
     assert disclosure is not None and "that run said improvement (p = 0.01609)" in disclosure
     later = next_state(parse_state(body), comparison, again, at="2026-11-30T10:00:00Z")
     assert len(later.looks) == 2
     other = evaluate(comparison, config, state=later, head_sha=SHA_B)
-    assert other.outcome == "inconclusive" and other.look == 2
+    assert other.outcome == "inconclusive" and other.looks.number == 2
 
 
 def test_tampered_state_is_a_warning(tmp_path: Path) -> None:
@@ -809,7 +809,7 @@ def test_reasons_carry_their_numbers(
         assert reason.observed == pytest.approx(observed)
     assert reason.threshold == pytest.approx(threshold)
     assert (reason.unit, reason.rule) == (unit, rule)
-    assert decision.alpha is comparison.alpha  # one object holds alpha
+    assert not hasattr(decision, "alpha")  # the comparison alone holds alpha
 
 
 def test_refusals_say_which_rule_refused_and_what_would_satisfy_it(tmp_path: Path) -> None:

@@ -225,6 +225,7 @@ def test_policy_fields_are_rendered_when_present() -> None:
 
     scenario = SCENARIOS["improvement"]()
     comparison, plain = scenario.comparison()
+    comparison = replace(comparison, alpha=Alpha(level=0.05, effective=0.025, looks=2))
     earlier = Look(
         head_sha="a" * 40,
         items=400,
@@ -235,7 +236,6 @@ def test_policy_fields_are_rendered_when_present() -> None:
     )
     decision = replace(
         plain,
-        alpha=Alpha(level=0.05, effective=0.025, looks=2),
         planned=PlannedSize(
             items=400,
             source="plan",
