@@ -37,14 +37,6 @@ class Alignment:
     pos_base: IntArray
     pos_cand: IntArray
 
-    def baseline(self, column: npt.NDArray[Any]) -> FloatArray:
-        """The baseline's ``column`` in the paired order (0 where the baseline lacks an item)."""
-        return _gather(column, self.pos_base)
-
-    def candidate(self, column: npt.NDArray[Any]) -> FloatArray:
-        """The candidate's ``column`` in the paired order (0 where it lacks an item)."""
-        return _gather(column, self.pos_cand)
-
     def labels(self, base: Labels, cand: Labels) -> Labels:
         """The candidate's label of each paired item, else the baseline's."""
         if base is None and cand is None:
@@ -90,12 +82,12 @@ def pair(baseline: Results, candidate: Results, *, missing: Missing = "error") -
     if base.content_hashes is not None and cand.content_hashes is not None:
         _check_same_content(aligned, base.content_hashes, cand.content_hashes, baseline, candidate)
     hashes = aligned.labels(base.content_hashes, cand.content_hashes)
-    baseline_errors = None if base.errors is None else aligned.baseline(base.errors) > 0
-    candidate_errors = None if cand.errors is None else aligned.candidate(cand.errors) > 0
+    baseline_errors = None if base.errors is None else _gather(aligned.pos_base, base.errors) > 0
+    candidate_errors = None if cand.errors is None else _gather(aligned.pos_cand, cand.errors) > 0
     return Paired(
         ids=aligned.ids,
-        baseline=aligned.baseline(base.scores),
-        candidate=aligned.candidate(cand.scores),
+        baseline=_gather(aligned.pos_base, base.scores),
+        candidate=_gather(aligned.pos_cand, cand.scores),
         kind="binary" if baseline.kind == "binary" and base_epochs == cand_epochs == 1 else "score",
         pass_fail=baseline.kind == "binary",
         baseline_source=baseline.source,
@@ -104,8 +96,8 @@ def pair(baseline: Results, candidate: Results, *, missing: Missing = "error") -
         epochs_candidate=cand_epochs,
         slices=aligned.labels(base.slices, cand.slices),
         clusters=aligned.labels(base.clusters, cand.clusters),
-        baseline_costs=None if base.costs is None else aligned.baseline(base.costs),
-        candidate_costs=None if cand.costs is None else aligned.candidate(cand.costs),
+        baseline_costs=None if base.costs is None else _gather(aligned.pos_base, base.costs),
+        candidate_costs=None if cand.costs is None else _gather(aligned.pos_cand, cand.costs),
         baseline_errors=baseline_errors,
         candidate_errors=candidate_errors,
         errors_baseline=0 if baseline_errors is None else int(np.count_nonzero(baseline_errors)),
@@ -115,8 +107,8 @@ def pair(baseline: Results, candidate: Results, *, missing: Missing = "error") -
         filled_as_failures=len(base_only) + len(cand_only) if missing == "fail" else 0,
         fingerprint=fingerprint(aligned.ids, hashes, ids_sorted=True),
         content_hashes=hashes,
-        baseline_metrics={name: aligned.baseline(c) for name, c in base.metrics.items()},
-        candidate_metrics={name: aligned.candidate(c) for name, c in cand.metrics.items()},
+        baseline_metrics={name: _gather(aligned.pos_base, c) for name, c in base.metrics.items()},
+        candidate_metrics={name: _gather(aligned.pos_cand, c) for name, c in cand.metrics.items()},
     )
 
 
@@ -274,7 +266,9 @@ def _by_id(aligned: Alignment) -> Alignment:
     )
 
 
-def _gather(column: npt.NDArray[Any], positions: IntArray) -> FloatArray:
+def _gather(positions: IntArray, column: npt.NDArray[Any]) -> FloatArray:
+    """``column`` at ``positions`` (an :class:`Alignment`'s side; 0 where that side lacks an
+    item)."""
     out = np.zeros(len(positions), dtype=np.float64)
     present = positions >= 0
     out[present] = column[positions[present]]
