@@ -959,8 +959,7 @@ def _upsert(run: RunContext, body: str, says: str) -> CommentInfo | None:
             number,
             run.settings.marker,
             body,
-            author=status.identity.login,
-            author_type=status.identity.user_type,
+            author=status.identity,
         )
     except GitHubRequestError as error:
         if run.fork_pull_request and error.status == 403:

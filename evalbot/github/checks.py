@@ -16,7 +16,7 @@ from github.CheckRun import CheckRun
 from github.CommitStatus import CommitStatus
 
 from evalbot.errors import PublishError, UsageError
-from evalbot.github.client import CommentInfo, GitHubClient, PullRequestInfo
+from evalbot.github.client import CommentInfo, GitHubClient, Identity, PullRequestInfo
 from evalbot.github.errors import GitHubRequestError
 from evalbot.github.events import PR_EVENTS, Event
 from evalbot.github.runner import ActionsEnv, Settings
@@ -55,20 +55,6 @@ _STATUS_STATES = {
     "failure": "failure",
     "cancelled": "error",
 }
-
-
-@dataclass(frozen=True, kw_only=True)
-class Identity:
-    """Who evalbot is on GitHub: whose comments are its own and whose records count.
-
-    With an App's token (the Actions token is the ``github-actions`` App) it is the App that
-    created the check run (``app_id``) and its bot user ``<slug>[bot]`` of type ``Bot``; with a
-    personal token (commit statuses) the token's user, from ``GET /user``.
-    """
-
-    login: str
-    user_type: str  # "Bot" or "User"
-    app_id: int | None = None
 
 
 class StatusPublisher:
@@ -188,12 +174,7 @@ class StatusPublisher:
         read."""
         if number is None or self.identity is None:
             return None
-        login, user_type, marker = (
-            self.identity.login,
-            self.identity.user_type,
-            self.settings.marker,
-        )
-        found = self.gh.own_comments(number, marker, author=login, author_type=user_type)
+        found = self.gh.own_comments(number, self.settings.marker, self.identity)
         return found[0] if found else None
 
     def no_look(self) -> Digest:

@@ -79,6 +79,20 @@ class PullRequestInfo:
 
 
 @dataclass(frozen=True, kw_only=True)
+class Identity:
+    """Who evalbot is on GitHub: whose comments are its own and whose records count.
+
+    With an App's token (the Actions token is the ``github-actions`` App) it is the App that
+    created the check run (``app_id``) and its bot user ``<slug>[bot]`` of type ``Bot``; with a
+    personal token (commit statuses) the token's user, from ``GET /user``.
+    """
+
+    login: str
+    user_type: str  # "Bot" or "User"
+    app_id: int | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
 class CommentInfo:
     id: int
     body: str
@@ -366,15 +380,13 @@ class GitHubClient:
         with self._errors(action, "pull-requests: read"):
             return [_comment(c) for c in self._repo.get_issue(number).get_comments()]
 
-    def own_comments(
-        self, number: int, marker: str, *, author: str, author_type: str
-    ) -> list[CommentInfo]:
-        """The comments carrying ``marker`` that ``author`` (of ``author_type``) wrote, oldest
-        first: anyone can post the marker's text, and someone else's comment is theirs."""
+    def own_comments(self, number: int, marker: str, author: Identity) -> list[CommentInfo]:
+        """The comments carrying ``marker`` that ``author`` wrote, oldest first: anyone can
+        post the marker's text, and someone else's comment is theirs."""
         return [
             c
             for c in self.list_comments(number)
-            if marker in c.body and c.author == author and c.author_type == author_type
+            if marker in c.body and (c.author, c.author_type) == (author.login, author.user_type)
         ]
 
     def create_comment(self, number: int, body: str) -> CommentInfo:
@@ -402,12 +414,12 @@ class GitHubClient:
                 raise
 
     def upsert_sticky_comment(
-        self, number: int, marker: str, body: str, *, author: str, author_type: str
+        self, number: int, marker: str, body: str, *, author: Identity
     ) -> CommentInfo:
         """Publish ``body`` as the one comment of ``author`` carrying ``marker``.
 
-        Only comments written by ``author`` (of ``author_type``: ``Bot`` for an App's bot user
-        such as ``github-actions[bot]``, ``User`` for a personal token's) are ever edited or
+        Only comments written by ``author`` (its login and user type: ``Bot`` for an App's bot
+        user such as ``github-actions[bot]``, ``User`` for a personal token's) are ever edited or
         deleted: anyone can post the marker's text, and someone else's comment is theirs. The
         oldest of ours holding ``marker`` is edited in place; if there is none, one is created,
         and the comments are listed again: when a concurrent run created one too, the oldest
@@ -417,7 +429,7 @@ class GitHubClient:
             body = f"{marker}\n{body}"
 
         def ours() -> list[CommentInfo]:
-            return self.own_comments(number, marker, author=author, author_type=author_type)
+            return self.own_comments(number, marker, author)
 
         existing, created = ours(), None
         if not existing:

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from evalbot.errors import PublishError
-from evalbot.github.client import GitHubClient
+from evalbot.github.client import GitHubClient, Identity
 from evalbot.github.errors import DownloadRetry, GitHubRequestError, PyGithubRetry
 from evalbot.github.runner import Settings
 from tests.fakegithub import READ_ALL, FakeGitHub, Pull, Repo, make_zip
@@ -21,7 +21,7 @@ MARKER = "<!-- evalbot:evalbot -->"
 COMMENTS = r"/repos/octo/evals/issues/1/comments"
 BOT = "github-actions[bot]"
 #: the Actions token's identity: its comments are the bot user's
-US = {"author": BOT, "author_type": "Bot"}
+US = {"author": Identity(login=BOT, user_type="Bot")}
 
 
 def client_for(fake: FakeGitHub, token: str = APP_TOKEN, retries: int = 2) -> GitHubClient:
