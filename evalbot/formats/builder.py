@@ -67,10 +67,7 @@ def parse_score(value: object, where: str, field: str = "score", *, strings: boo
     if isinstance(value, bool):
         raise InputError(f"{where}: `{field}` must be a number, got {show(value)}")
     if isinstance(value, int | float):
-        try:
-            number = float(value)
-        except OverflowError:  # an integer beyond the float range
-            number = math.inf
+        number = float(value)  # the JSON readers refuse integers beyond MAX_NUMBER_DIGITS
     elif strings and isinstance(value, str):
         try:
             number = float(value.strip())

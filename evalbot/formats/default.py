@@ -334,11 +334,8 @@ def _compared(
     if kinds == {bool}:
         scores = np.array(values, dtype=np.float64)
     elif metric != names.passed and kinds <= {int, float}:
-        try:
-            scores, kind = np.array(values, dtype=np.float64), "score"
-        except OverflowError:
-            scores = None
-        if scores is not None and not np.isfinite(scores).all():
+        scores, kind = np.array(values, dtype=np.float64), "score"  # _Table refused long integers
+        if not np.isfinite(scores).all():
             scores = None
     if scores is None:
         scores, kind = _compared_one_by_one(table, metric, names, errors, ids, values)
@@ -424,10 +421,7 @@ def _costs(table: _Table, name: str) -> FloatArray | None:
     values = table.values[name]
     if values is not None and table.kinds[name] <= {int, float, type(None), type(UNSET)}:
         present = len(values) - values.count(None) - values.count(UNSET)
-        try:
-            costs = np.array([math.nan if v is None or v is UNSET else v for v in values], float)
-        except OverflowError:
-            costs = np.zeros(0)
+        costs = np.array([math.nan if v is None or v is UNSET else v for v in values], float)
         if int(np.isfinite(costs).sum()) == present:  # no NaN or infinity given
             return costs if present else None
     parsed = _each(
