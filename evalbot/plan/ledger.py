@@ -10,7 +10,7 @@ import base64
 import json
 import math
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 from typing import Any, Literal
@@ -124,13 +124,21 @@ _OPTIONAL: dict[str, tuple[type, re.Pattern[str] | None]] = {
 }
 
 
+def _required(raw: dict[str, Any], keys: Collection[str] = tuple(_REQUIRED)) -> dict[str, Any]:
+    """These of the keys every look has, each checked by the ``_REQUIRED`` table (the commit
+    in lower case)."""
+    for key in keys:
+        kind, test, what = _REQUIRED[key]
+        if not test(_get(raw, key, kind)):
+            raise LookError(f"`{key}` {what}")
+    return {key: raw[key] for key in keys} | {"head_sha": raw["head_sha"].lower()}
+
+
 def look_from_json(raw: object) -> Look:
     """A look from its JSON object; :class:`LookError` says what is wrong with it."""
     if not isinstance(raw, dict):
         raise LookError("a look is not an object")
-    for key, (kind, test, what) in _REQUIRED.items():
-        if not test(_get(raw, key, kind)):
-            raise LookError(f"`{key}` {what}")
+    required = _required(raw)
     pvalue = _get(raw, "pvalue", (int, float))
     if isinstance(pvalue, int) and pvalue not in (0, 1):  # float() of a huge int overflows
         raise LookError("`pvalue` is not in [0, 1]")
@@ -142,7 +150,6 @@ def look_from_json(raw: object) -> Look:
         if not isinstance(flag, bool):
             raise LookError(f"`{key}` is not a boolean")
     metric, effect, effect_ci = _effect(raw)
-    required = {key: raw[key] for key in _REQUIRED} | {"head_sha": raw["head_sha"].lower()}
     return Look(
         pvalue=pvalue,
         metric=metric,
@@ -412,17 +419,10 @@ def parse_digest(text: str | None) -> Digest | None:
         if kind == "look":
             look = look_from_json({k: v for k, v in data.items() if k not in ("v", "kind")})
             return Digest.of_look(look, conclusion) if look.recorded else None
-        head_sha, holdout = _optional(data, "head_sha", str, SHA), _get(data, "holdout", bool)
-        if kind not in ("start", "none") or head_sha is None:
+        if kind not in ("start", "none"):
             return None
-        if kind == "none":
-            return Digest(kind="none", head_sha=head_sha, holdout=holdout)
-        fingerprint, items = _get(data, "fingerprint", str), _get(data, "items", int)
-        if not FINGERPRINT.fullmatch(fingerprint) or items < 0:
-            return None
-        return Digest(
-            kind="start", head_sha=head_sha, holdout=holdout, fingerprint=fingerprint, items=items
-        )
+        keys = ("head_sha", "fingerprint", "items") if kind == "start" else ("head_sha",)
+        return Digest(kind=kind, holdout=_get(data, "holdout", bool), **_required(data, keys))
     except (ValueError, RecursionError, MemoryError):  # binascii.Error is a ValueError
         return None
 
