@@ -540,16 +540,11 @@ def outcome_hint(record: Mapping[str, Any], names: FieldNames, *, strings: bool)
             "column per item?); evalbot reads one row per item: an id column and a `passed` or "
             "`score` column"
         )
-    ranked = sorted(
-        candidates,
-        key=lambda key: (
-            kinds[key] != "outcome",
-            key.lower() not in _OUTCOME_NAMES,
-            _OUTCOME_NAMES.index(key.lower()) if key.lower() in _OUTCOME_NAMES else 0,
-        ),
-    )
-    if ranked:
-        best = ranked[0]
+    rank = {name: number for number, name in enumerate(_OUTCOME_NAMES)}
+    if candidates:  # outcomes first, then the names in the order listed
+        best = min(
+            candidates, key=lambda k: (kinds[k] != "outcome", rank.get(k.lower(), len(rank)))
+        )
         if kinds[best] == "outcome":
             return f"if `{best}` is the pass/fail outcome, add {field_flag('passed', best)}"
         return f"if `{best}` is the score, add {field_flag('score', best)}"
