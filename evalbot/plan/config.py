@@ -208,13 +208,11 @@ def _strict_loader() -> type[Any]:
                 for key_node, _ in node.value:
                     if not isinstance(key_node, yaml.ScalarNode) or key_node.tag.endswith(":merge"):
                         continue
+                    # a scalar is a str, int, float, bool, None, bytes or date (all hashable),
+                    # or its constructor raises: a collection tag on a scalar is refused
                     key = self.construct_object(key_node, deep=True)
                     line = key_node.start_mark.line + 1
-                    try:
-                        first = seen.get(key)
-                    except TypeError:
-                        continue  # unhashable: the base constructor reports it
-                    if first is not None:
+                    if (first := seen.get(key)) is not None:
                         raise ConfigError(
                             f"{self.source}:{line}: duplicate key {show(key)} (first given on line "
                             f"{first}); which one counts?"

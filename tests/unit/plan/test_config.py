@@ -636,6 +636,23 @@ def test_yaml_strictness(text: str, message: str) -> None:
     assert str(caught.value) == message
 
 
+@pytest.mark.parametrize(
+    ("tag", "expected"),
+    [
+        ("set", "a mapping node"),
+        ("map", "a mapping node"),
+        ("seq", "a sequence node"),
+        ("omap", "a sequence"),
+        ("pairs", "a sequence"),
+    ],
+)
+def test_a_collection_tag_on_a_scalar_key_is_not_valid_yaml(tag: str, expected: str) -> None:
+    """A scalar key never constructs to an unhashable value: a collection's tag on it raises."""
+    with pytest.raises(ConfigError) as caught:
+        parse_config(f"? !!{tag} alpha\n: 0.05\n", "c.yml")
+    assert str(caught.value) == f"c.yml:1: not valid YAML (expected {expected}, but found scalar)"
+
+
 def billion_laughs(levels: int = 9, width: int = 10) -> str:
     """Each anchor a list of ``width`` aliases of the previous: 10**9 strings once expanded."""
     lines = [f"a0: &a0 [{', '.join(['lol'] * width)}]"]
