@@ -40,13 +40,12 @@ from evalbot.formats.sources import merge, parse_zip
 from evalbot.github.baseline import Found, Search, find_baseline_run
 from evalbot.github.checks import (
     FORK_WARNING,
-    StatusPublisher,
+    PullRequestSide,
     check_name,
     earlier_looks,
     eval_workflow,
 )
-from evalbot.github.client import ArtifactInfo, CommentInfo, GitHubClient, PullRequestInfo
-from evalbot.github.errors import GitHubRequestError
+from evalbot.github.client import ArtifactInfo, GitHubClient, PullRequestInfo
 from evalbot.github.events import Event, parse_event
 from evalbot.github.runner import ActionInputError, ActionsEnv, Settings
 from evalbot.limits import (
@@ -100,8 +99,8 @@ class RunContext:
     """One run's givens: settings, event, IO ports, the pull request and the check.
 
     ``pull`` is the pull request judged as GitHub has it now (both pull request modes);
-    ``status`` publishes the check run (a commit status with a personal token) on the head
-    commit in pull request modes; ``None`` on a push or a dispatch.
+    ``side`` writes the check run (a commit status with a personal token) on its head commit
+    and evalbot's comment in pull request modes; ``None`` on a push or a dispatch.
     """
 
     settings: Settings
@@ -111,7 +110,7 @@ class RunContext:
     files: Workspace
     clock: Clock
     pull: PullRequestInfo | None = None
-    status: StatusPublisher | None = None
+    side: PullRequestSide | None = None
 
     @property
     def found(self) -> PullRequestInfo | None:
@@ -143,11 +142,6 @@ class RunContext:
         """``https://github.com/o/r/commit/``: the earlier looks' commits link to it."""
         s = self.settings
         return f"{s.server_url}/{s.repository}/commit/" if s.repository else None
-
-    @property
-    def fork_pull_request(self) -> bool:
-        """A ``pull_request`` run from a fork: its token may be read-only."""
-        return self.event.is_fork and self.event.mode == "pull_request"
 
 
 @dataclass(frozen=True)
@@ -627,8 +621,8 @@ def run_action(
         run = RunContext(
             settings=settings, event=event, gh=gh, env=env, files=files, clock=clock, pull=pull
         )
-        if event.on_pull_request:
-            run = replace(run, status=_publisher(run))
+        if pull is not None:
+            run = replace(run, side=_side(run, pull))
         if cancelled is not None:  # stopped while judging an earlier one: not judged at all
             code = max(code, publish_cancelled(run, cancelled))
             continue
@@ -645,16 +639,16 @@ def _skipped(env: ActionsEnv, what: str, reason: str) -> int:
     return EXIT_OK
 
 
-def _publisher(run: RunContext) -> StatusPublisher:
-    """The check of one pull request: named for its base, its ``external_id`` naming the base
-    and the plan it is judged against."""
-    return StatusPublisher(
+def _side(run: RunContext, pull: PullRequestInfo) -> PullRequestSide:
+    """What is written on one pull request: its check named for its base, its ``external_id``
+    naming the base and the plan it is judged against."""
+    return PullRequestSide(
         run.gh,
         run.env,
         run.settings,
-        sha=run.event.head_sha,
+        event=run.event,
+        pull=pull,
         name=run.check_name,
-        fork=run.fork_pull_request,
         tag=f":{run.base_sha or ''}:{run.base_ref or ''}",
     )
 
@@ -777,8 +771,8 @@ class _Story:
         """Create the check run declaring the commit and the item set judged, then read the
         earlier looks (this run's ticket among them), the head's tree and evalbot's comment;
         no pull request, no looks."""
-        run, status = self.run, self.run.status
-        if status is None:  # not a pull request
+        run, side = self.run, self.run.side
+        if side is None:  # not a pull request
             return State(), None, None
         declared = Digest(
             kind="start",
@@ -788,9 +782,9 @@ class _Story:
             items=len(paired.ids),
         )
         self.writing = True
-        status.start(declared)
+        side.start(declared)
         self.writing = False
-        return earlier_looks(status, event=run.event, pull=run.pull, clock=run.clock)
+        return earlier_looks(side, run.clock)
 
 
 def _eval_failed(run: RunContext) -> Neutral:
@@ -940,35 +934,6 @@ def _hidden(state: State, says: str) -> str:
     return f"{render_state(state)}\n{says}" if state.looks else says
 
 
-def _upsert(run: RunContext, body: str, says: str) -> CommentInfo | None:
-    """Write evalbot's own sticky comment as input ``comment`` asks (never; on a change of what
-    it says; always); ``None`` where none is written (no pull request, a fork's read-only
-    token: then a warning says why)."""
-    number, status, mode = run.pull_number, run.status, run.settings.comment
-    if number is None or status is None or status.read_only or status.identity is None:
-        return None
-    if mode == "never":
-        return None
-    if mode == "on-change":
-        own = status.own_comment(number)
-        if own is not None and says in own.body:
-            run.env.info("evalbot: comment left as it is (comment: on-change, nothing changed)")
-            return own
-    try:
-        return run.gh.upsert_sticky_comment(
-            number,
-            run.settings.marker,
-            body,
-            author=status.identity,
-        )
-    except GitHubRequestError as error:
-        if run.fork_pull_request and error.status == 403:
-            run.env.warning(FORK_WARNING, title="evalbot: read-only token")
-            status.read_only = True
-            return None
-        raise
-
-
 def _outputs(run: RunContext, **outputs: str) -> None:
     """The step's outputs, in order (``p_value`` is output ``p-value``)."""
     for key, value in outputs.items():
@@ -978,21 +943,22 @@ def _outputs(run: RunContext, **outputs: str) -> None:
 def publish_verdict(run: RunContext, verdict: Verdict, rendered: Rendered) -> int:
     """The check (first: its digest is the look's record), the comment, the job summary and
     the outputs; the exit code of the gate."""
-    c, d, status = verdict.comparison, verdict.decision, run.status
+    c, d, side = verdict.comparison, verdict.decision, run.side
     finish = {"title": rendered.check_title, "summary": rendered.check_summary}
-    if status is not None:
-        status.finish(d.conclusion, digest=verdict.record or status.no_look(), **finish)
-    comment = _upsert(run, rendered.comment, _verdict_says(verdict))
+    comment = None
+    if side is not None:
+        side.finish(d.conclusion, digest=verdict.record or side.no_look(), **finish)
+        comment = side.comment(rendered.comment, _verdict_says(verdict))
     look = verdict.record.look if verdict.record else None
-    if status and not status.use_status and comment and look and look.comment != comment.id:
+    if side and not side.use_status and comment and look and look.comment != comment.id:
         try:  # the record names the comment it was published in
             named = Digest.of_look(replace(look, comment=comment.id))
-            status.finish(d.conclusion, digest=named, **finish)
+            side.finish(d.conclusion, digest=named, **finish)
         except EvalbotError as error:
             run.env.warning(f"the check's record does not name the comment ({error})")
     comment_url = comment.html_url if comment is not None else ""
     summary = rendered.summary
-    if status is not None and status.read_only:
+    if side is not None and side.read_only:
         summary = f"> [!WARNING]\n> {FORK_WARNING}\n\n{summary}"
     run.env.add_summary(summary)
     ci = c.difference.confidence_interval
@@ -1022,15 +988,13 @@ def publish_neutral(run: RunContext, neutral: Neutral) -> int:
     title = md.format("evalbot: {}", name) if name != "evalbot" else "evalbot"
     headline = md.format("{} {}", Markdown("❌" if fail else "➖"), neutral.title)
     message = neutral.message
-    if run.status is not None:
-        run.status.finish(
-            conclusion, title=neutral.title, summary=message, digest=run.status.no_look()
-        )
-    comment = None
-    if run.pull_number is not None and run.settings.comment != "never":
-        says = _says("notice", fail, neutral.title.plain)
-        notice = _notice_comment(run, neutral.title, message, failed=fail, says=says)
-        comment = _upsert(run, notice, says)
+    comment, side = None, run.side
+    if side is not None:
+        side.finish(conclusion, title=neutral.title, summary=message, digest=side.no_look())
+        if run.settings.comment != "never":  # the notice reads the comment it replaces
+            says = _says("notice", fail, neutral.title.plain)
+            notice = _notice_comment(run, side, neutral.title, message, failed=fail, says=says)
+            comment = side.comment(notice, says)
     url = comment.html_url if comment is not None else ""
     report = run.env.error if fail else run.env.warning
     report(message.plain, title=f"evalbot: {neutral.title.plain}")
@@ -1042,11 +1006,17 @@ def publish_neutral(run: RunContext, neutral: Neutral) -> int:
 
 
 def _notice_comment(
-    run: RunContext, title: Markdown, message: Markdown, *, failed: bool, says: str
+    run: RunContext,
+    side: PullRequestSide,
+    title: Markdown,
+    message: Markdown,
+    *,
+    failed: bool,
+    says: str,
 ) -> str:
     """The comment saying why there is no verdict; not a look: the earlier ones stay as they
     were (an unreadable block is kept as is)."""
-    own = run.status.own_comment(run.pull_number) if run.status else None
+    own = side.own_comment()
     state = parse_state(own.body) if own is not None else State()
     return render_notice(
         title,
@@ -1072,9 +1042,9 @@ def publish_failed(
     summary = md.format("### ❌ {}\n\n{}\n", Markdown(title), message)
     if log is not None:
         run.env.error(log, title="evalbot")
-    status = run.status
-    if status is not None and (conclusion != "cancelled" or not status.completed):
-        status.fail(title, summary, conclusion=conclusion)
+    side = run.side
+    if side is not None and (conclusion != "cancelled" or not side.completed):
+        side.fail(title, summary, conclusion=conclusion)
     with contextlib.suppress(OSError):
         run.env.add_summary(summary)
     _outputs(run, gate="fail", conclusion=conclusion)
@@ -1096,7 +1066,7 @@ def publish_bad_input(run: RunContext, error: EvalbotError) -> int:
 def publish_cancelled(run: RunContext, cancelled: Cancelled) -> int:
     """SIGTERM or SIGINT (a cancelled job, a newer run of its concurrency group)."""
     name = signal.Signals(cancelled.signum).name
-    done = run.status is not None and run.status.completed
+    done = run.side is not None and run.side.completed
     message = md.format(
         "The job got {} (cancelled, or replaced by a newer run of its concurrency group) "
         "before evalbot {}. Re-run the job for a verdict.",

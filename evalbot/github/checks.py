@@ -1,7 +1,8 @@
 """The check run on the pull request's head commit, and the earlier looks GitHub holds.
 
-:class:`StatusPublisher` writes the check run (a commit status with a personal token): this run's
-ticket in the looks ledger (:mod:`evalbot.plan.ledger`), ending with its record, the look digest.
+:class:`PullRequestSide` is what a run writes on the pull request it judges: the check run (a
+commit status with a personal token) on its head, this run's ticket in the looks ledger
+(:mod:`evalbot.plan.ledger`) ending with its record, the look digest; and evalbot's own comment.
 :func:`earlier_looks` reads a change's looks from evalbot's own records only (check runs of its
 App, its own comments); a record that existed and is gone is a finding. See docs/threat-model.md.
 """
@@ -9,7 +10,7 @@ App, its own comments); a record that existed and is gone is a finding. See docs
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from datetime import datetime
 
 from github.CheckRun import CheckRun
@@ -57,13 +58,16 @@ _STATUS_STATES = {
 }
 
 
-class StatusPublisher:
-    """A check run (an App's token) or, when check runs are refused (a personal token), a commit
-    status, named after the comparison. ``read_only`` when a fork's token may not write.
+class PullRequestSide:
+    """The pull request ``pull`` one run judges, as that run writes on it: a check run (an App's
+    token) or, when check runs are refused (a personal token), a commit status, named after the
+    comparison, on the head commit; and evalbot's sticky comment. ``read_only`` when a fork's
+    token may not write.
 
     :meth:`start` takes the run's ticket (the in-progress check run, or a pending status) and
     learns evalbot's :class:`Identity`; :meth:`finish` completes it with the run's record, the
-    look digest, creating it first when the run ended before it started (bad input, neutral).
+    look digest, creating it first when the run ended before it started (bad input, neutral);
+    :meth:`comment` writes the comment.
     """
 
     def __init__(
@@ -72,13 +76,16 @@ class StatusPublisher:
         env: ActionsEnv,
         settings: Settings,
         *,
-        sha: str,
+        event: Event,
+        pull: PullRequestInfo,
         name: str,
-        fork: bool,
         tag: str = "",
     ) -> None:
         self.gh, self._env, self.settings = gh, env, settings
-        self._sha, self._name, self._tag, self._fork = sha, name, tag, fork
+        self.event, self.pull = event, pull
+        self._sha, self._name, self._tag = event.head_sha, name, tag
+        # a ``pull_request`` run from a fork: its token may be read-only
+        self._fork = event.is_fork and event.mode == "pull_request"
         self._check_id: int | None = None
         self.ticket: int | None = None
         self.identity: Identity | None = None
@@ -127,9 +134,7 @@ class StatusPublisher:
                 self.identity = Identity(login=self.gh.authenticated_login(), user_type="User")
                 return False
             if self._fork and error.status in (401, 403, 404):
-                self.read_only = True
-                self._env.warning(FORK_WARNING, title="evalbot: read-only token")
-                return False
+                return self._read_only()
             raise
         self._check_id = self.ticket = check.id
         app_id, slug = (check.app.id, check.app.slug) if check.app else (None, None)
@@ -168,14 +173,46 @@ class StatusPublisher:
             )
         self.completed = True
 
-    def own_comment(self, number: int | None) -> CommentInfo | None:
-        """evalbot's own sticky comment on pull request ``number``: the oldest comment with the
-        marker written by evalbot's identity. Anyone can post the marker; only this one is
-        read."""
-        if number is None or self.identity is None:
+    def _read_only(self) -> bool:
+        """A fork's token refused a write: say so once, write nothing more."""
+        self.read_only = True
+        self._env.warning(FORK_WARNING, title="evalbot: read-only token")
+        return False
+
+    def own_comment(self, number: int | None = None) -> CommentInfo | None:
+        """evalbot's own sticky comment on pull request ``number`` (this one's by default): the
+        oldest comment with the marker written by evalbot's identity. Anyone can post the
+        marker; only this one is read."""
+        if self.identity is None:
             return None
-        found = self.gh.own_comments(number, self.settings.marker, self.identity)
+        found = self.gh.own_comments(
+            number or self.pull.number, self.settings.marker, self.identity
+        )
         return found[0] if found else None
+
+    def comment(self, body: str, says: str) -> CommentInfo | None:
+        """Write evalbot's own sticky comment as input ``comment`` asks (never; on a change of
+        what it says, the hidden line ``says``; always); ``None`` where none is written (a
+        fork's read-only token: then a warning says why)."""
+        mode = self.settings.comment
+        if self.read_only or self.identity is None or mode == "never":
+            return None
+        if mode == "on-change":
+            own = self.own_comment()
+            if own is not None and says in own.body:
+                self._env.info(
+                    "evalbot: comment left as it is (comment: on-change, nothing changed)"
+                )
+                return own
+        try:
+            return self.gh.upsert_sticky_comment(
+                self.pull.number, self.settings.marker, body, author=self.identity
+            )
+        except GitHubRequestError as error:
+            if self._fork and error.status == 403:
+                self._read_only()
+                return None
+            raise
 
     def no_look(self) -> Digest:
         """The record of a run that compared nothing: not a look."""
@@ -300,28 +337,12 @@ def status_tickets(
 # ---- the earlier looks at a change ------------------------------------------------------------
 
 
-@dataclass(frozen=True, kw_only=True)
-class _Change:
-    """What the readers of one change's looks share."""
-
-    status: StatusPublisher
-    event: Event
-    pull: PullRequestInfo
-
-
 def earlier_looks(
-    status: StatusPublisher,
-    *,
-    event: Event,
-    pull: PullRequestInfo | None,
-    clock: Callable[[], datetime],
+    side: PullRequestSide, clock: Callable[[], datetime]
 ) -> tuple[State, str | None, int | None]:
     """The earlier looks at the change (see the module), the tree of the head commit and the
-    id of evalbot's comment on ``pull``; ``status`` holds this run's ticket."""
-    if pull is None:
-        return State(), None, None
-    gh = status.gh
-    change = _Change(status=status, event=event, pull=pull)
+    id of evalbot's comment on the pull request; ``side`` holds this run's ticket."""
+    gh, event, pull = side.gh, side.event, side.pull
     owner = pull.head_repo.split("/", 1)[0] if pull.head_repo else ""
     others = gh.list_pulls_of_head(owner, pull.head_ref) if owner and pull.head_ref else []
     pulls = [pull, *[p for p in others if p.number != pull.number and not p.merged]][:MAX_PULLS]
@@ -340,19 +361,19 @@ def earlier_looks(
             )
         trees.update((sha.lower(), tree) for sha, tree in commits)
         shas += [sha.lower() for sha, _ in reversed(commits)]
-        own = status.own_comment(each.number)
+        own = side.own_comment(each.number)
         comments[each.number] = own.id if own is not None else None
         state = parse_state(own.body) if own is not None else State()
         claims += [replace(look, pull=look.pull or each.number) for look in state.looks]
         uses = max(uses, state.holdout_uses)
         if state.warning:
             warnings.append(f"#{each.number}: {state.warning}")
-    ran_on, problem = _commits_the_workflow_ran_on(change, pulls)
+    ran_on, problem = _commits_the_workflow_ran_on(side, pulls)
     warnings += [problem] if problem else []
     before = [event.before.lower()] if event.before else []
     shas += before + [look.head_sha for look in claims] + ran_on
-    tickets, ignored = _tickets(change, list(dict.fromkeys(shas)))
-    mine = status.ticket
+    tickets, ignored = _tickets(side, list(dict.fromkeys(shas)))
+    mine = side.ticket
     if mine is not None and not any(t.id == mine for t in tickets):
         warnings.append(
             "this run's own check run was not listed by GitHub yet; the looks were counted "
@@ -360,20 +381,20 @@ def earlier_looks(
         )
     claimed = State(looks=tuple(claims), holdout_uses=uses, warning="; ".join(warnings) or None)
     state = count_looks(tickets, mine=mine, claims=claimed, now=clock(), trees=trees)
-    gone, problem = _gone(change, state, comments)
+    gone, problem = _gone(side, state, comments)
     warning = "; ".join(w for w in (state.warning, problem, *ignored) if w) or None
     state = replace(state, warning=warning, findings=(*state.findings, *gone))
     return state, trees.get(head), comments.get(pull.number)
 
 
-def _tickets(change: _Change, shas: list[str]) -> tuple[list[Ticket], list[str]]:
+def _tickets(side: PullRequestSide, shas: list[str]) -> tuple[list[Ticket], list[str]]:
     """The tickets evalbot's identity left on these commits: its check runs, or (a personal
     token) its commit statuses; and the records of the same names another App wrote."""
-    s, identity, gh = change.status.settings, change.status.identity, change.status.gh
+    s, identity, gh = side.settings, side.identity, side.gh
     tickets: list[Ticket] = []
     ignored: list[str] = []
     for sha in shas:
-        if change.status.use_status:
+        if side.use_status:
             assert identity is not None
             tickets += status_tickets(
                 gh.list_commit_statuses(sha),
@@ -393,7 +414,7 @@ def _tickets(change: _Change, shas: list[str]) -> tuple[list[Ticket], list[str]]
 
 
 def _gone(
-    change: _Change, state: State, comments: dict[int, int | None]
+    side: PullRequestSide, state: State, comments: dict[int, int | None]
 ) -> tuple[list[str], str | None]:
     """Records the earlier looks name that are gone: the workflow run whose results a look
     judged (listed by its head commit), the comment a look was published in."""
@@ -408,7 +429,7 @@ def _gone(
     judged = {look.head_sha: look for look in state.looks if look.run is not None}
     for sha, look in judged.items():
         try:
-            runs = change.status.gh.list_workflow_runs(None, None, None, head_sha=sha, limit=1000)
+            runs = side.gh.list_workflow_runs(None, None, None, head_sha=sha, limit=1000)
         except PublishError as error:
             return found, f"the runs of the earlier looks could not be listed ({error})"
         if look.run not in {listed.id for listed in runs}:
@@ -428,17 +449,17 @@ def eval_workflow(settings: Settings, event: Event) -> str | int | None:
 
 
 def _commits_the_workflow_ran_on(
-    change: _Change, pulls: list[PullRequestInfo]
+    side: PullRequestSide, pulls: list[PullRequestInfo]
 ) -> tuple[list[str], str | None]:
     """The head commits the pull request's workflow ran on (newest first): with those
     force-pushed away, and those of runs going on right now, which a force push race can
     hide from both the pull request's commits and evalbot's comment. Best effort: the list
     needs ``actions: read``; without it the other sources stand, with a note."""
-    pull, workflow = change.pull, eval_workflow(change.status.settings, change.event)
+    pull, workflow = side.pull, eval_workflow(side.settings, side.event)
     if workflow is None or not pull.head_ref:
         return [], None
     try:
-        runs = change.status.gh.list_workflow_runs(workflow, pull.head_ref, None, limit=100)
+        runs = side.gh.list_workflow_runs(workflow, pull.head_ref, None, limit=100)
     except PublishError as error:
         return [], (
             f"the runs of workflow {workflow} could not be listed ({error}); commits "
