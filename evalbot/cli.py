@@ -41,8 +41,8 @@ if TYPE_CHECKING:
     from evalbot.formats.model import Results
     from evalbot.plan.config import Config
     from evalbot.plan.ledger import State
-    from evalbot.plan.policy import Decision
-    from evalbot.plan.sizing import BaselineRate, Discordance, Pair, Sizing
+    from evalbot.plan.policy import Decision, Sizing
+    from evalbot.plan.sizing import BaselineRate, Discordance, Pair
 
 T = TypeVar("T", int, float)
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Literal, TypedDict
 
 from evalbot.compare import compute_comparison
 from evalbot.compare.primary import has_clusters
@@ -210,6 +210,23 @@ class Decision:
 # ---- the registered size and items ---------------------------------------------------------
 
 
+class Sizing(TypedDict):
+    """The test a plan is sized for: McNemar's ``method`` at ``alpha`` with ``power``; the
+    keywords of :func:`~evalbot.stats.power.mcnemar_sample_size` and its minimum detectable
+    effect."""
+
+    alpha: float
+    power: float
+    method: str
+    design_effect: float
+
+
+def sizing(config: Config, alpha: float, design_effect: float) -> Sizing:
+    """The plan's McNemar test (its power, else the default) at ``alpha`` and ``design_effect``."""
+    power = config.plan.power if config.plan is not None else POWER
+    return Sizing(alpha=alpha, power=power, method=config.mcnemar, design_effect=design_effect)
+
+
 def plan_sample_size(config: Config) -> PlannedSize | None:
     """The pre-registered item count: ``policy.sample_size``, or computed from ``plan:`` by the
     exact power of the plan's McNemar test at the alpha every look is tested at, times
@@ -219,14 +236,8 @@ def plan_sample_size(config: Config) -> PlannedSize | None:
     if config.plan is None:
         return None
     plan = config.plan
-    result = mcnemar_sample_size(
-        plan.fix_rate,
-        plan.break_rate,
-        alpha=plan_alpha(config).effective,
-        power=plan.power,
-        method=config.mcnemar,
-        design_effect=plan.design_effect,
-    )
+    test = sizing(config, plan_alpha(config).effective, plan.design_effect)
+    result = mcnemar_sample_size(plan.fix_rate, plan.break_rate, **test)
     return PlannedSize(items=result.items, source="plan", result=result)
 
 
@@ -430,30 +441,20 @@ def power_check(comparison: Comparison, config: Config) -> tuple[float | None, R
         rate = min(1.0, config.plan.fix_rate + config.plan.break_rate)
     if rate == 0.0:
         return None, None
-    power = config.plan.power if config.plan is not None else POWER
     design = comparison.power.design if comparison.power is not None else None
     deff = 1.0 if design is None else design.design_effect
-    alpha = comparison.alpha.effective
-    found = mcnemar_minimum_detectable_effect(
-        items, rate, alpha=alpha, power=power, method=config.mcnemar, design_effect=deff
-    )
+    test = sizing(config, comparison.alpha.effective, deff)
+    found = mcnemar_minimum_detectable_effect(items, rate, **test)
     mde = found.effect if found.detectable else math.inf
     if mde <= min_effect:
         return mde, None
     needed: int | None = None
     if min_effect < rate:  # the split of the changed items that nets min_effect
-        needed = mcnemar_sample_size(
-            (rate + min_effect) / 2,
-            (rate - min_effect) / 2,
-            alpha=alpha,
-            power=power,
-            method=config.mcnemar,
-            design_effect=deff,
-        ).items
+        needed = mcnemar_sample_size((rate + min_effect) / 2, (rate - min_effect) / 2, **test).items
     details = {
         "items": items,
         "discordant_rate": rate,
-        "power": power,
+        "power": test["power"],
         "items_needed": needed,
         "design_effect": deff,
     }

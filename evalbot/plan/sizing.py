@@ -7,13 +7,13 @@ takes from files (a pilot, one run of the baseline, an A/A pair). Its outputs ar
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Literal, TypedDict
+from typing import Literal
 
 from evalbot.errors import UsageError
 from evalbot.formats.model import Results
 from evalbot.plan import rates
 from evalbot.plan.config import Config
-from evalbot.plan.policy import prepare
+from evalbot.plan.policy import Sizing, prepare
 from evalbot.stats.intervals import wilson_interval
 from evalbot.stats.power import SampleSizeResult, mcnemar_sample_size, simulate_mcnemar_power
 from evalbot.stats.table import PairedTable, compute_paired_table
@@ -27,17 +27,6 @@ PLAN_SIMULATIONS = 10_000
 #: The assumption behind a row of the range: the least discordance the change allows
 #: (|difference|), evenly between, the A/A pair's noise floor plus the change, independent runs.
 Assumption = Literal["least", "between", "noise_floor", "independent"]
-
-
-class Sizing(TypedDict):
-    """The test a plan is sized for: McNemar's ``method`` at ``alpha`` with ``power``; the
-    keywords of :func:`~evalbot.stats.power.mcnemar_sample_size` and its minimum detectable
-    effect."""
-
-    alpha: float
-    power: float
-    method: str
-    design_effect: float
 
 
 @dataclass(frozen=True, kw_only=True)
