@@ -220,6 +220,15 @@ def _strict_loader() -> type[Any]:
                     seen[key] = line
             return super().construct_mapping(node, deep=deep)
 
+        def construct_object(self, node: Any, deep: bool = False) -> Any:
+            try:
+                return super().construct_object(node, deep=deep)
+            except (KeyError, IndexError, ValueError, AttributeError):  # PyYAML's own, unwrapped
+                raise ConfigError(
+                    f"{self.source}:{node.start_mark.line + 1}: not valid YAML (its tag "
+                    f"{show(node.tag)} does not read {show(node.value)})"
+                ) from None
+
         def construct_yaml_int(self, node: Any) -> Any:
             digits = sum(c.isdigit() for c in node.value)
             if digits > MAX_NUMBER_DIGITS:

@@ -653,6 +653,25 @@ def test_a_collection_tag_on_a_scalar_key_is_not_valid_yaml(tag: str, expected: 
     assert str(caught.value) == f"c.yml:1: not valid YAML (expected {expected}, but found scalar)"
 
 
+@pytest.mark.parametrize(
+    ("text", "line", "tag", "value"),
+    [
+        ("alpha: !!bool x\n", 1, "bool", "x"),
+        ("alpha: !!float ''\n", 1, "float", ""),
+        ("metric: passed\nalpha: !!int 0x\n", 2, "int", "0x"),
+        ("alpha: !!timestamp x\n", 1, "timestamp", "x"),
+    ],
+)
+def test_a_scalar_its_tag_cannot_read_is_one_line(
+    text: str, line: int, tag: str, value: str
+) -> None:
+    with pytest.raises(ConfigError) as caught:
+        parse_config(text, "c.yml")
+    assert str(caught.value) == (
+        f"c.yml:{line}: not valid YAML (its tag 'tag:yaml.org,2002:{tag}' does not read '{value}')"
+    )
+
+
 def billion_laughs(levels: int = 9, width: int = 10) -> str:
     """Each anchor a list of ``width`` aliases of the previous: 10**9 strings once expanded."""
     lines = [f"a0: &a0 [{', '.join(['lol'] * width)}]"]
