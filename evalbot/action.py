@@ -372,13 +372,7 @@ def load_results_from_zip(
             "size, at least 1 MiB: real result files compress far less)"
         )
     budget = ArchiveBudget(max_bytes=limit, max_members=MAX_ARTIFACT_MEMBERS, why=why)
-    limited = replace(
-        options,
-        max_archive_bytes=limit,
-        max_archive_members=MAX_ARTIFACT_MEMBERS,
-        archive_budget=budget,
-    )
-    return merge(parse_zip(label, data, limited))
+    return merge(parse_zip(label, data, replace(options, archive_budget=budget)))
 
 
 def _artifact_results(
