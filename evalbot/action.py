@@ -138,6 +138,15 @@ class RunContext:
         return self.found.number if self.found is not None else self.event.pull_number
 
     @property
+    def candidate_run_url(self) -> str | None:
+        """The run whose results are the candidate: the triggering run in a ``workflow_run``
+        job (its payload always names it), else this one."""
+        s, event = self.settings, self.event
+        if event.mode == "workflow_run" and event.run_id is not None:
+            return f"{s.server_url}/{s.repository}/actions/runs/{event.run_id}"
+        return s.run_url
+
+    @property
     def commit_url(self) -> str | None:
         """``https://github.com/o/r/commit/``: the earlier looks' commits link to it."""
         s = self.settings
@@ -783,15 +792,14 @@ class _Story:
 
 def _eval_failed(run: RunContext) -> Neutral:
     """The failing check of a ``workflow_run`` whose triggering run failed: no results."""
-    s, event = run.settings, run.event
-    url = f"{s.server_url}/{s.repository}/actions/runs/{event.run_id}"
+    event = run.event
     return Neutral(
         Markdown("The eval run failed"),
         md.format(
             "The eval's run {} for {} concluded {}, so there are no results to compare. Fix "
             "the eval and push again (or re-run it): the check fails until a run succeeds, so "
             "that a required check does not wait forever.",
-            md.link(event.run_id or 0, url),
+            md.link(event.run_id or 0, run.candidate_run_url),
             md.code(event.head_sha[:7]),
             md.code(event.failed or "unknown"),
         ),
@@ -875,9 +883,6 @@ def render_verdict(run: RunContext, verdict: Verdict) -> Rendered:
     change = verdict.record.look.change if verdict.record and verdict.record.look else None
     head = change or event.head_sha.lower()
     earlier = distinct_looks(look for look in verdict.state.looks if look.change != head)
-    candidate_run = s.run_url
-    if event.mode == "workflow_run" and event.run_id is not None:
-        candidate_run = f"{s.server_url}/{s.repository}/actions/runs/{event.run_id}"
     view = build_view(
         verdict.comparison,
         verdict.decision,
@@ -889,7 +894,7 @@ def render_verdict(run: RunContext, verdict: Verdict) -> Rendered:
             baseline_commit=verdict.baseline.commit,
             baseline_run_url=verdict.baseline.run_url,
             candidate_commit=event.head_sha or None,
-            candidate_run_url=candidate_run,
+            candidate_run_url=run.candidate_run_url,
         ),
         history=history_rows(earlier, commit_url=run.commit_url, pull=run.pull_number),
         notes=verdict.notes,
