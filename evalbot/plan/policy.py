@@ -83,8 +83,6 @@ CODES: dict[ReasonCode, tuple[Kind, Unit | None, str | None, str | None]] = {
     "items_file_unread": ("warning", None, "policy.items_file", None),
     "holdout_overused": ("warning", "uses", "holdout.max_uses", None),
 }
-REASON_CODES: tuple[ReasonCode, ...] = tuple(CODES)
-KINDS: dict[ReasonCode, Kind] = {code: row[0] for code, row in CODES.items()}
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -113,7 +111,7 @@ class Reason:
 
     @property
     def kind(self) -> Kind:
-        return KINDS[self.code]
+        return CODES[self.code][0]
 
 
 # ---- the decision --------------------------------------------------------------------------
