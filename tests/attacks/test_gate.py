@@ -26,8 +26,8 @@ def regression_dropping_one_item() -> str:
 
 @pytest.mark.parametrize("missing", ["error", "drop"])
 def test_a_30_point_regression_with_one_item_dropped_fails(world: World, missing: str) -> None:
-    """The candidate is 30 points worse and leaves one item out. Before the fix both ways this
-    ended neutral with gate `pass`: with `policy.missing: drop` the sample size was refused
+    """The candidate is 30 points worse and leaves one item out. Unguarded, both ways end
+    neutral with gate `pass`: with `policy.missing: drop` the sample size was refused
     (inconclusive), with `missing: error` the baseline "had another item set"."""
     plan(world, f"policy: {{sample_size: 400, missing: {missing}}}\n" + RESAMPLES)
     world.add_baseline_run()

@@ -34,9 +34,9 @@ def forged_state(looks: list[dict[str, object]], holdout_uses: int = 0) -> str:
 def test_a_marker_comment_posted_first_by_the_author_is_not_evalbots_state(
     world: World,
 ) -> None:
-    """The PR author posts the marker before evalbot does. Before the fix evalbot took the first
-    marker comment, whoever wrote it, as its own: it wrote its verdict and its state into *her*
-    comment, she deleted the state, pushed, and got a second verdict under max_looks: 1."""
+    """The PR author posts the marker before evalbot does. A bot that takes the first marker
+    comment, whoever wrote it, as its own writes its verdict and its state into *her* comment;
+    she deletes the state, pushes, and gets a second verdict under max_looks: 1."""
     plan(world, ONE_LOOK)
     world.add_baseline_run()
     trap = world.repo.add_comment(world.pull.number, f"{MARKER}\nwatch this", author="mallory")
@@ -60,8 +60,8 @@ def test_a_marker_comment_posted_first_by_the_author_is_not_evalbots_state(
 
 def test_a_forged_state_block_gives_no_extra_looks_and_is_never_deleted(world: World) -> None:
     """The author posts a later comment with the marker and a state block of her own making
-    (no earlier looks, or looks on other commits). Before the fix a later marker comment was
-    deleted by evalbot, whoever wrote it; her state could also replace evalbot's."""
+    (no earlier looks, or looks on other commits). A bot that trusts the marker deletes a later
+    marker comment, whoever wrote it, and lets her state replace its own."""
     plan(world, ONE_LOOK)
     world.add_baseline_run()
     first = world.run()
@@ -83,8 +83,8 @@ def test_a_forged_state_block_gives_no_extra_looks_and_is_never_deleted(world: W
 
 def test_deleting_evalbots_comment_gains_nothing(world: World) -> None:
     """Someone with write access deletes evalbot's sticky comment (its state block with it)
-    and pushes. Before the fix the looks started afresh; now they are counted from the check
-    runs evalbot created on the pull request's commits."""
+    and pushes. The looks are counted from the check runs evalbot created on the pull request's
+    commits, so they do not start afresh."""
     plan(world, ONE_LOOK)
     world.add_baseline_run()
     assert world.run().outputs["verdict"] in VERDICTS
@@ -160,8 +160,8 @@ def test_a_force_push_after_the_comment_was_deleted_does_not_reset_the_count(
 
 def test_four_parallel_pushes_under_max_looks_1_give_exactly_one_verdict(world: World) -> None:
     """Four pushes in quick succession, four runs side by side: each passes its head check
-    before the next push, then all of them race. Before the fix all four got verdicts (each
-    read the comment before any wrote it). The tickets (check run ids) order them."""
+    before the next push, then all of them race. Unguarded, all four get verdicts (each
+    reads the comment before any writes it). The tickets (check run ids) order them."""
     plan(world, ONE_LOOK)
     world.add_baseline_run()
     release = threading.Event()
@@ -210,7 +210,7 @@ def test_a_check_run_without_a_readable_record_counts_as_a_look(world: World) ->
 
 def test_the_holdout_uses_survive_an_author_wiping_her_marker_comment(world: World) -> None:
     """The sealed holdout may be used once: its uses, too, are counted from evalbot's records.
-    Before the fix the count lived in the first marker comment, which could be the author's."""
+    A count kept in the first marker comment would be the author's to wipe."""
     ids = sorted({json.loads(line)["id"] for line in example("baseline").splitlines()})
     sealed = "".join(f"{i}\n" for i in ids[:100])
     world.base = world.repo.add_commit(

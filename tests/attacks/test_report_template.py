@@ -1,9 +1,8 @@
 """Attacks through ``report.template``, the plan's own layout of the comment (read at the base
 commit): reading files outside its folder, running forever, writing or using 10 GB, calling
-itself. Before the fix the template's loader served any path (``/proc/self/environ`` posted
-the token in the comment), and nothing bounded its time, output or memory; recursion ended
-as an internal error. Now each ends in a failing check that says what to fix, and nothing is
-posted."""
+itself. A loader serving any path would post the token in the comment (``/proc/self/environ``);
+unbounded time, output or memory would hang or kill the job; recursion would be an internal
+error. Each ends in a failing check that says what to fix, and nothing is posted."""
 
 from __future__ import annotations
 
@@ -64,9 +63,8 @@ def test_the_template_includes_files_of_its_own_folder_at_the_base_commit(world:
     ["../../../../../../../../../../../../proc/self/environ", "/proc/self/environ"],
 )
 def test_an_include_outside_the_templates_folder_reads_nothing(world: World, path: str) -> None:
-    """The process's environment holds the token (``INPUT_GITHUB-TOKEN``). Before the fix the
-    bundled loader joined any name to its own folder and read it: the comment showed the
-    token."""
+    """The process's environment holds the token (``INPUT_GITHUB-TOKEN``). A loader that joins
+    any name to its own folder and reads it would show the token in the comment."""
     with_template(world, f'{{% include "{path}" %}}')
     result = world.run()
     assert_refused_with(world, result, f"'{path}' is outside the template's folder")
@@ -103,7 +101,7 @@ def test_a_template_using_10_gb_of_memory_is_stopped(world: World) -> None:
 
 
 def test_a_template_calling_itself_fails_with_what_to_fix(world: World) -> None:
-    """Before the fix: RecursionError, an internal error (exit 3) that blamed evalbot."""
+    """Unguarded: RecursionError, an internal error (exit 3) that blames evalbot."""
     with_template(world, "{% macro r() %}{{ r() }}{% endmacro %}{{ r() }}")
     result = world.run()
     assert_refused_with(world, result, "macros nested deeper than 100")

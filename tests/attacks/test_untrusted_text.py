@@ -103,9 +103,9 @@ def assert_every_output_inert(world: World, result: StepResult) -> None:
 
 def test_a_forks_member_names_and_ids_in_the_another_item_set_notice(fork: World) -> None:
     """(a) The fork's results have another item set (an id replaced by the payload) in a
-    member named with the payload: the refusal quotes both. Before the fix the refusal notice
-    carried them raw into evalbot's comment: a second ``evalbot-state`` block in evalbot's own
-    comment, an @team mention, an image."""
+    member named with the payload: the refusal quotes both. Printed raw, the refusal notice
+    would put into evalbot's own comment a second ``evalbot-state`` block, an @team mention,
+    an image."""
     run = fork_run(fork, {f"{PAYLOAD}.jsonl": rows({0: PAYLOAD})})
     result = privileged_job(fork, run)
     assert result.code == 1, result.stderr
@@ -118,8 +118,8 @@ def test_a_forks_member_names_and_ids_in_the_another_item_set_notice(fork: World
 
 def test_a_forks_member_name_in_an_input_error(fork: World) -> None:
     """(b) A member named with the payload that is not a result file: the input error quotes
-    its name. Before the fix the failure summary and the check run's summary printed the
-    message raw, and the annotation carried the escape sequences to the log."""
+    its name. Printed raw, the failure summary and the check run's summary would show the
+    message as Markdown, and the annotation would carry the escape sequences to the log."""
     run = fork_run(fork, {f"{PAYLOAD}.jsonl": '{"id": "a", "passed": "perhaps"}\n'})
     result = privileged_job(fork, run)
     assert result.code == 2, result.stderr
