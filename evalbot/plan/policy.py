@@ -239,8 +239,16 @@ def plan_sample_size(config: Config) -> PlannedSize | None:
     return PlannedSize(items=result.items, source="plan", result=result)
 
 
-def _items_rule(config: Config) -> str:
-    return "policy.items_file" if config.policy.items_file else "policy.items_sha256"
+def _reason(
+    code: ReasonCode,
+    observed: float | str | None = None,
+    threshold: float | str | None = None,
+    *,
+    rule: str | None = None,
+    **details: float | int | str | None,
+) -> Reason:
+    """A reason of ``code``, its ``details`` given as keywords."""
+    return Reason(code=code, observed=observed, threshold=threshold, rule=rule, details=details)
 
 
 def size_violations(
@@ -248,32 +256,28 @@ def size_violations(
 ) -> list[Reason]:
     """The regular (not holdout) eval against the registered size and item set; a plan that
     fixes the items also refuses one that left out items a run did not evaluate."""
-    policy, items = config.policy, comparison.items
+    policy, items, skipped = config.policy, comparison.items, comparison.paired.not_evaluated
+    items_rule = "policy.items_file" if policy.items_file else "policy.items_sha256"
     found: list[Reason] = []
-    skipped = comparison.paired.not_evaluated
     fixed = planned is not None and policy.mode == "fixed"
     if skipped is not None and skipped.rule == "drop" and (fixed or policy.items_sha256):
-        rule = planned.source if fixed and planned is not None else _items_rule(config)
-        details = {"baseline": skipped.baseline, "candidate": skipped.candidate}
+        rule = planned.source if fixed and planned is not None else items_rule
         found.append(
-            Reason(
-                code="fixed_items_not_evaluated", observed=skipped.items, rule=rule, details=details
+            _reason(
+                "fixed_items_not_evaluated",
+                skipped.items,
+                rule=rule,
+                baseline=skipped.baseline,
+                candidate=skipped.candidate,
             )
         )
     sequential = policy.mode == "sequential"
     if planned is not None and (items > planned.items if sequential else items != planned.items):
         code = "sequential_cap" if sequential else "sample_size"
-        found.append(
-            Reason(code=code, observed=items, threshold=planned.items, rule=planned.source)
-        )
+        found.append(_reason(code, items, planned.items, rule=planned.source))
     registered = policy.items_sha256
     if registered is not None and ids_hash != registered:
-        rule, details = _items_rule(config), {"items": items}
-        found.append(
-            Reason(
-                code="item_set", observed=ids_hash, threshold=registered, rule=rule, details=details
-            )
-        )
+        found.append(_reason("item_set", ids_hash, registered, rule=items_rule, items=items))
     return found
 
 
@@ -298,7 +302,7 @@ def sequential_violations(comparison: Comparison, config: Config) -> list[Reason
         return [Reason(code="sequential_score")]
     if has_clusters(comparison.paired.clusters):
         clusters = comparison.clusters.clusters if comparison.clusters is not None else None
-        return [Reason(code="clusters_sequential", details={"clusters": clusters})]
+        return [_reason("clusters_sequential", clusters=clusters)]
     return []
 
 
@@ -319,8 +323,7 @@ def count_this_look(
     violations: list[Reason] = []
     rerun_of: Look | None = None
     if state.findings:
-        findings = "; ".join(state.findings)
-        violations.append(Reason(code="records_disagree", details={"findings": findings}))
+        violations.append(_reason("records_disagree", findings="; ".join(state.findings)))
     same_change = [look for look in earlier if head is not None and look.change == head]
     repeat = [look for look in same_change if look.fingerprint == current]
     if repeat:
@@ -330,15 +333,13 @@ def count_this_look(
         other = same_change[0]
         known = other.fingerprint != UNKNOWN_FINGERPRINT
         violations.append(
-            Reason(
-                code="item_shopping",
-                observed=current,
-                threshold=other.fingerprint if known else None,
-                details={
-                    "commit": other.head_sha[:7],
-                    "items": items,
-                    "earlier_items": other.items if known else None,
-                },
+            _reason(
+                "item_shopping",
+                current,
+                other.fingerprint if known else None,
+                commit=other.head_sha[:7],
+                items=items,
+                earlier_items=other.items if known else None,
             )
         )
     most = config.policy.max_looks
@@ -449,14 +450,16 @@ def power_check(comparison: Comparison, config: Config) -> tuple[float | None, R
     needed: int | None = None
     if min_effect < rate:  # the split of the changed items that nets min_effect
         needed = mcnemar_sample_size((rate + min_effect) / 2, (rate - min_effect) / 2, **test).items
-    details = {
-        "items": items,
-        "discordant_rate": rate,
-        "power": test["power"],
-        "items_needed": needed,
-        "design_effect": deff,
-    }
-    return mde, Reason(code="tripwire", observed=mde, threshold=min_effect, details=details)
+    return mde, _reason(
+        "tripwire",
+        mde,
+        min_effect,
+        items=items,
+        discordant_rate=rate,
+        power=test["power"],
+        items_needed=needed,
+        design_effect=deff,
+    )
 
 
 # ---- the gate ------------------------------------------------------------------------------
@@ -479,10 +482,8 @@ def judge_gate(
         reasons.append(Reason(code="gate_not_improvement"))
     broken, limit = len(comparison.broken_ids), broken_limit(comparison, config)
     if limit is not None and broken > limit:
-        details = {"rate": gate.max_broken_rate, "items": comparison.items}
-        reasons.append(
-            Reason(code="gate_max_broken", observed=broken, threshold=limit, details=details)
-        )
+        rate, items = gate.max_broken_rate, comparison.items
+        reasons.append(_reason("gate_max_broken", broken, limit, rate=rate, items=items))
     if noninferior(comparison, config) is False:
         assert gate.margin is not None
         reasons.append(
@@ -520,22 +521,15 @@ def disclosures(comparison: Comparison) -> list[Reason]:
     clustered test."""
     paired, alpha, found = comparison.paired, comparison.alpha, []
     if alpha.corrected:
-        details = {"looks": alpha.looks}
+        found.append(_reason("bonferroni", alpha.effective, alpha.level, looks=alpha.looks))
+    baseline, candidate = len(paired.dropped_baseline_only), len(paired.dropped_candidate_only)
+    if baseline or candidate:
         found.append(
-            Reason(
-                code="bonferroni", observed=alpha.effective, threshold=alpha.level, details=details
-            )
-        )
-    baseline_only, candidate_only = paired.dropped_baseline_only, paired.dropped_candidate_only
-    if baseline_only or candidate_only:
-        found.append(
-            Reason(
-                code="dropped_missing",
-                observed=len(baseline_only) + len(candidate_only),
-                details={
-                    "baseline_only": len(baseline_only),
-                    "candidate_only": len(candidate_only),
-                },
+            _reason(
+                "dropped_missing",
+                baseline + candidate,
+                baseline_only=baseline,
+                candidate_only=candidate,
             )
         )
     if paired.filled_as_failures:
@@ -543,21 +537,19 @@ def disclosures(comparison: Comparison) -> list[Reason]:
     skipped = paired.not_evaluated
     if skipped is not None:
         found.append(
-            Reason(
-                code="not_evaluated",
-                observed=skipped.items,
+            _reason(
+                "not_evaluated",
+                skipped.items,
                 rule=f"policy.errors: {skipped.rule}",
-                details={
-                    "baseline_only": skipped.baseline - skipped.both,
-                    "candidate_only": skipped.candidate - skipped.both,
-                    "both": skipped.both,
-                    "compared": len(paired.ids),
-                },
+                baseline_only=skipped.baseline - skipped.both,
+                candidate_only=skipped.candidate - skipped.both,
+                both=skipped.both,
+                compared=len(paired.ids),
             )
         )
     if comparison.table is not None and isinstance(comparison.difference, ClusteredMeanResult):
         clusters = comparison.clusters.clusters if comparison.clusters is not None else None
-        found.append(Reason(code="clusters_mcnemar", details={"clusters": clusters}))
+        found.append(_reason("clusters_mcnemar", clusters=clusters))
     return found
 
 
@@ -567,13 +559,12 @@ def warnings_of(comparison: Comparison, config: Config, state: State) -> list[Re
     paired, found = comparison.paired, list[Reason]()
     if comparison.identical:  # a file compared with itself?
         same = "yes" if paired.baseline_source == paired.candidate_source else "no"
-        details = {"same_source": same}
-        found.append(Reason(code="identical_runs", observed=comparison.items, details=details))
+        found.append(_reason("identical_runs", comparison.items, same_source=same))
     if state.warning:
-        found.append(Reason(code="state_ignored", details={"why": state.warning}))
+        found.append(_reason("state_ignored", why=state.warning))
     policy = config.policy
     if policy.items_sha256 is None and policy.items_file is not None:
-        found.append(Reason(code="items_file_unread", details={"file": policy.items_file}))
+        found.append(_reason("items_file_unread", file=policy.items_file))
     return found
 
 
@@ -690,14 +681,8 @@ def _outcome(
             outcome = "improvement"
             if tripwire is not None and mde is not None and estimate < mde:
                 outcome = "inconclusive"
-                reasons.append(
-                    Reason(
-                        code="underpowered_gain",
-                        observed=estimate,
-                        threshold=mde,
-                        details={"min_effect": config.policy.min_effect},
-                    )
-                )
+                min_effect = config.policy.min_effect
+                reasons.append(_reason("underpowered_gain", estimate, mde, min_effect=min_effect))
         elif test.code == "significant" and estimate < 0:
             outcome = "regression"
         else:
