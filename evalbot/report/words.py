@@ -95,26 +95,6 @@ def _tripwire(r: Reason) -> str:
     return text
 
 
-def _underpowered_gain(r: Reason) -> str:
-    mde = float(r.threshold or 0.0)
-    limit = PERCENT.amount(mde) if mde != math.inf else "unbounded change"
-    return (
-        f"the gain of {PERCENT.amount(r.observed, '+')} is significant but smaller than "
-        f"the {limit} this eval can reliably detect (policy.min_effect "
-        f"{PERCENT.amount(r.details.get('min_effect'))}): an underpowered eval cannot certify an "
-        "improvement; run more items"
-    )
-
-
-def _sample_size(r: Reason) -> str:
-    rule = "policy.sample_size" if r.rule == "policy.sample_size" else "computed from plan:"
-    return (
-        f"the plan pre-registered {count(r.threshold, 'items')} ({rule}), this eval has "
-        f"{number_text(r.observed)}: run the registered {count(r.threshold, 'items')} (a verdict "
-        "on another sample size is refused)"
-    )
-
-
 def _item_shopping(r: Reason) -> str:
     if r.threshold is None:
         which = "items not on record"
@@ -168,15 +148,6 @@ def not_evaluated_words(r: Reason) -> str:
     )
 
 
-def _identical(r: Reason) -> str:
-    same = ", the same file" if r.details.get("same_source") == "yes" else ""
-    return (
-        f"the two runs are identical item for item ({count(r.observed, 'items')}{same}): a file "
-        "compared with itself, or a candidate that changed nothing the eval measures; p = 1 "
-        "says nothing about the change"
-    )
-
-
 #: How a value of a reason reads in :data:`_WORDS`' sentences (``{observed:n}``); none: ``str``.
 _SPECS: dict[str, Callable[[Any], str]] = {
     "": str,
@@ -185,6 +156,13 @@ _SPECS: dict[str, Callable[[Any], str]] = {
     "alpha": alpha_text,
     "sha": lambda value: str(value)[:12],
     "text": _text,
+    "pp": PERCENT.amount,
+    "+pp": lambda value: PERCENT.amount(value, "+"),
+    "mde": lambda value: (
+        "unbounded change" if float(value or 0.0) == math.inf else PERCENT.amount(value)
+    ),
+    "plan": lambda rule: rule if rule == "policy.sample_size" else "computed from plan:",
+    "same": lambda same: ", the same file" if same == "yes" else "",
 }
 
 
@@ -199,10 +177,14 @@ _WORDS: dict[str, str | Callable[[Reason], str]] = {
     "significant": _test,
     "not_significant": _test,
     "unresolved": _test,
-    "underpowered_gain": _underpowered_gain,
+    "underpowered_gain": "the gain of {observed:+pp} is significant but smaller than the "
+    "{threshold:mde} this eval can reliably detect (policy.min_effect {min_effect:pp}): an "
+    "underpowered eval cannot certify an improvement; run more items",
     "tripwire": _tripwire,
     "powerless": _powerless,
-    "sample_size": _sample_size,
+    "sample_size": "the plan pre-registered {threshold:items} ({rule:plan}), this eval has "
+    "{observed:n}: run the registered {threshold:items} (a verdict on another sample size is "
+    "refused)",
     "sequential_cap": "the eval has {observed:n} paired items, more than the {threshold:n} the "
     "plan allows in sequential mode ({rule}): judge at most {threshold:items}",
     "item_set": "the eval's item set (sha256 {observed:sha}) is not the pre-registered one "
@@ -239,7 +221,9 @@ _WORDS: dict[str, str | Callable[[Reason], str]] = {
     "filled_missing": "{observed:n} items present on one side only were counted as failures of "
     "the other ({rule}, {flag})",
     "not_evaluated": lambda r: f"not evaluated: {not_evaluated_words(r)}",
-    "identical_runs": _identical,
+    "identical_runs": "the two runs are identical item for item ({observed:items}"
+    "{same_source:same}): a file compared with itself, or a candidate that changed nothing the "
+    "eval measures; p = 1 says nothing about the change",
     "state_ignored": "{why:text}",
     "items_file_unread": "`policy.items_file` ({file}) was not read",
     "holdout_overused": "the sealed holdout has now been used {observed:n} times, more than "
