@@ -403,12 +403,9 @@ def _needed_for_alpha(comparison: Comparison, config: Config) -> tuple[str, int,
         need = 1
         while mixture_sprt(need, 0).pvalue.decide(alpha) != "below":
             need += 1
-        return "discordant pairs", table.discordant, need
-    return (
-        "discordant pairs",
-        table.discordant,
-        mcnemar_min_discordant(alpha, method=config.mcnemar),
-    )
+    else:
+        need = mcnemar_min_discordant(alpha, method=config.mcnemar)
+    return "discordant pairs", table.discordant, need
 
 
 def powerless_reason(comparison: Comparison, config: Config) -> Reason | None:
