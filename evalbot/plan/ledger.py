@@ -140,10 +140,8 @@ def look_from_json(raw: object) -> Look:
         raise LookError("a look is not an object")
     required = _required(raw)
     pvalue = _get(raw, "pvalue", (int, float))
-    if isinstance(pvalue, int) and pvalue not in (0, 1):  # float() of a huge int overflows
-        raise LookError("`pvalue` is not in [0, 1]")
-    pvalue = float(pvalue)
-    if not (math.isfinite(pvalue) and 0.0 <= pvalue <= 1.0):
+    # an int is 0 or 1 (float() of a huge int overflows); NaN fails every comparison
+    if not (pvalue in (0, 1) or (isinstance(pvalue, float) and 0.0 <= pvalue <= 1.0)):
         raise LookError("`pvalue` is not in [0, 1]")
     flags = {key: raw.get(key, key == "recorded") for key in ("holdout", "recorded")}
     for key, flag in flags.items():
@@ -151,7 +149,7 @@ def look_from_json(raw: object) -> Look:
             raise LookError(f"`{key}` is not a boolean")
     metric, effect, effect_ci = _effect(raw)
     return Look(
-        pvalue=pvalue,
+        pvalue=float(pvalue),
         metric=metric,
         effect=effect,
         effect_ci=effect_ci,
@@ -164,12 +162,10 @@ def look_from_json(raw: object) -> Look:
 def _number(value: object, key: str) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise LookError(f"`{key}` is not a number")
-    if isinstance(value, int) and abs(value) > MAX_EFFECT:  # float() of a huge int overflows
+    # compared before float(), which overflows on a huge int; NaN fails every comparison
+    if not abs(value) <= MAX_EFFECT:
         raise LookError(f"`{key}` is out of range")
-    number = float(value)
-    if not math.isfinite(number) or abs(number) > MAX_EFFECT:
-        raise LookError(f"`{key}` is out of range")
-    return number
+    return float(value)
 
 
 def _effect(raw: dict[str, Any]) -> tuple[str | None, float | None, tuple[float, float] | None]:
