@@ -7,8 +7,8 @@ infinity: an undefined or unbounded number is ``null``."""
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Callable, Mapping
+from typing import Any, TypeVar
 
 from evalbot import __version__
 from evalbot.compare import records
@@ -22,6 +22,7 @@ from evalbot.stats.pvalue import PValue
 SCHEMA_VERSION = 1
 
 JSONObject = dict[str, Any]
+T = TypeVar("T")
 
 
 def _json(value: Any) -> Any:
@@ -39,6 +40,11 @@ def _json(value: Any) -> Any:
 def _pick(record: object, *names: str) -> JSONObject:
     """The fields ``names`` of ``record``, under their own names."""
     return {name: getattr(record, name) for name in names}
+
+
+def _maybe(build: Callable[[T], JSONObject], value: T | None) -> JSONObject | None:
+    """``build(value)``, or ``None`` (JSON's ``null``) when there is no ``value``."""
+    return None if value is None else build(value)
 
 
 def pvalue_json(p: PValue) -> JSONObject:
@@ -108,13 +114,13 @@ def _report(c: Comparison, decision: Decision) -> JSONObject:
         },
         "slices": [_slice(s) for s in c.slices],
         "secondary": _secondary(c),
-        "power": _power(c),
+        "power": _maybe(_power, c.power),
         "repeats": {
-            "baseline": _repeats(c.repeats_baseline),
-            "candidate": _repeats(c.repeats_candidate),
+            "baseline": _maybe(_repeats, c.repeats_baseline),
+            "candidate": _maybe(_repeats, c.repeats_candidate),
         },
-        "cost_per_solved": _cost(c.cost),
-        "f1": _f1(c.f1),
+        "cost_per_solved": _maybe(_cost, c.cost),
+        "f1": _maybe(_f1, c.f1),
     }
 
 
@@ -241,22 +247,18 @@ def _secondary(c: Comparison) -> list[JSONObject]:
     ]
 
 
-def _power(c: Comparison) -> JSONObject | None:
-    if c.power is None:
-        return None
-    design = c.power.design
+def _power(power: records.PowerResult) -> JSONObject:
+    design = power.design
     return {
-        **_pick(c.power, "method", "power", "alpha", "discordant_rate"),
-        **_pick(c.power, "minimum_detectable_effect", "items_needed"),
+        **_pick(power, "method", "power", "alpha", "discordant_rate"),
+        **_pick(power, "minimum_detectable_effect", "items_needed"),
         "design_effect": None if design is None else design.design_effect,
         "design_effect_method": None if design is None else design.method,
         "intraclass_correlation": None if design is None else design.intraclass_correlation,
     }
 
 
-def _repeats(rep: RepeatsSide | None) -> JSONObject | None:
-    if rep is None:
-        return None
+def _repeats(rep: RepeatsSide) -> JSONObject:
     r, budget = rep.result, rep.budget
     return {
         **_pick(r, "repeats", "flaky", "always_pass", "always_fail", "within_item_variance"),
@@ -277,9 +279,7 @@ def _repeats(rep: RepeatsSide | None) -> JSONObject | None:
     }
 
 
-def _resampled_difference(diff: BootstrapResult | None) -> JSONObject | None:
-    if diff is None:
-        return None
+def _resampled_difference(diff: BootstrapResult) -> JSONObject:
     return {
         "estimate": diff.statistic,
         "ci": diff.confidence_interval,
@@ -290,25 +290,21 @@ def _resampled_difference(diff: BootstrapResult | None) -> JSONObject | None:
     }
 
 
-def _cost(cost: CostResult | None) -> JSONObject | None:
-    if cost is None:
-        return None
+def _cost(cost: CostResult) -> JSONObject:
     names = ("total_cost", "solved", "cost_per_solved", "items_without_cost")
     return {
         "baseline": _pick(cost.baseline, *names),
         "candidate": _pick(cost.candidate, *names),
-        "difference": _resampled_difference(cost.difference),
+        "difference": _maybe(_resampled_difference, cost.difference),
     }
 
 
-def _f1(f1: F1Result | None) -> JSONObject | None:
-    if f1 is None:
-        return None
+def _f1(f1: F1Result) -> JSONObject:
     return {
         "method": "micro F1 = 2 TP / (2 TP + FP + FN) on the summed per-item counts",
         "baseline": _pick(f1.baseline, "f1", "tp", "fp", "fn"),
         "candidate": _pick(f1.candidate, "f1", "tp", "fp", "fn"),
-        "difference": _resampled_difference(f1.difference),
+        "difference": _maybe(_resampled_difference, f1.difference),
     }
 
 
