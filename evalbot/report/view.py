@@ -15,7 +15,7 @@ from typing import Any
 from urllib.parse import quote
 
 from evalbot import __version__
-from evalbot.compare.records import Alpha, Comparison, RepeatsSide
+from evalbot.compare.records import Comparison, RepeatsSide
 from evalbot.plan.policy import Decision
 from evalbot.report import text as md
 from evalbot.report import words
@@ -252,7 +252,7 @@ def build_view(
     ``inputs`` (the files compared) from the CLI. The plan rows come from the decision and the
     plan it was judged under."""
     c, scale = comparison, PERCENT if comparison.metric == "pass_rate" else SCORES
-    verdict = words.verdict_words(c, decision, scale)
+    verdict, repeat_sides = words.verdict_words(c, decision, scale), words.repeat_sides(c)
     symbol, label = OUTCOME_LABELS[decision.outcome]
     hexdigits = "".join(ch for ch in c.paired.fingerprint if ch in string.hexdigits)
     ci = c.difference.confidence_interval
@@ -295,7 +295,7 @@ def build_view(
         if any("cluster" in s.test for s in c.slices)
         else None,
         secondary=_secondary_rows(c),
-        repeats=[_repeats_row(side, rep, scale) for side, rep in words.repeat_sides(c)],
+        repeats=[_repeats_row(side, rep, scale) for side, rep in repeat_sides],
         flaky=_flaky(c, max_ids=max_ids, item_url=item_url),
         power=words.power_lines(c, scale),
         **_plan(c, decision, scale),
@@ -307,7 +307,7 @@ def build_view(
         clusters_note=words.clusters_note(c, scale),
         cost_note=words.cost_note(c, verdict["confidence"]),
         f1_note=words.f1_note(c, verdict["confidence"]),
-        repeats_notes=words.repeats_notes(c, scale),
+        repeats_notes=[words.repeats_note(side, rep, scale) for side, rep in repeat_sides],
         inputs=_input_rows(inputs),
         glossary_url=Markdown(GLOSSARY_URL),
         effect_size_note=words.effect_size_note(c),
@@ -434,9 +434,23 @@ def _repeats_row(side: str, rep: RepeatsSide, scale: Scale) -> RepeatsRow:
 
 
 def _plan(c: Comparison, decision: Decision, scale: Scale) -> dict[str, Any]:
-    """The plan's rows (pre-registered size, looks, alpha for this look, the sealed set, the
-    non-inferiority margin), its warnings (which may quote input) and its disclosure."""
-    d, rows, margin = decision, _plan_rows(decision, c.alpha), decision.config.gate.margin
+    """The plan's rows (pre-registered size and how it was computed, the mode, looks, alpha for
+    this look, the sealed set, the non-inferiority margin), its warnings (which may quote
+    input) and its disclosure."""
+    d, alpha, margin, rows = decision, c.alpha, decision.config.gate.margin, []
+    if d.planned is not None:
+        note = words.word_plan(d.planned)
+        value = f"{d.planned.items:,}" + (f" ({note})" if note else "")
+        rows.append(Row(label=Markdown("pre-registered items"), value=value))
+    if d.config.policy.mode == "sequential":
+        rows.append(Row(label=Markdown("mode"), value="sequential"))
+    max_looks = d.config.policy.max_looks
+    if max_looks is not None or d.looks.number > 1:
+        text = f"{d.looks.number}" + (f" of {max_looks}" if max_looks is not None else "")
+        rows.append(Row(label=Markdown("look"), value=text))
+    if alpha.effective != alpha.level:
+        value = f"{alpha.effective:.4g} (of {alpha.level:g}, policy.looks: bonferroni)"
+        rows.append(Row(label=Markdown("alpha for this look"), value=value))
     if d.holdout:
         uses, holdout = d.holdout_uses, d.config.holdout
         most = None if holdout is None else holdout.max_uses
@@ -454,26 +468,6 @@ def _plan(c: Comparison, decision: Decision, scale: Scale) -> dict[str, Any]:
         "warnings": [words.word_reason(reason) for reason in [*d.warnings, *tripwires]],
         "disclosure": words.word_disclosure(d, c.items),
     }
-
-
-def _plan_rows(d: Decision, alpha: Alpha) -> list[Row]:
-    """The size and look rows, from the decision, the plan it was judged under and the alpha
-    the comparison was tested at."""
-    rows: list[Row] = []
-    if d.planned is not None:
-        note = words.word_plan(d.planned)
-        value = f"{d.planned.items:,}" + (f" ({note})" if note else "")
-        rows.append(Row(label=Markdown("pre-registered items"), value=value))
-    if d.config.policy.mode == "sequential":
-        rows.append(Row(label=Markdown("mode"), value="sequential"))
-    max_looks = d.config.policy.max_looks
-    if max_looks is not None or d.looks.number > 1:
-        text = f"{d.looks.number}" + (f" of {max_looks}" if max_looks is not None else "")
-        rows.append(Row(label=Markdown("look"), value=text))
-    if alpha.effective != alpha.level:
-        value = f"{alpha.effective:.4g} (of {alpha.level:g}, policy.looks: bonferroni)"
-        rows.append(Row(label=Markdown("alpha for this look"), value=value))
-    return rows
 
 
 def _provenance_rows(provenance: Provenance | None) -> list[Row]:

@@ -577,12 +577,8 @@ def repeat_sides(c: Comparison) -> list[tuple[str, RepeatsSide]]:
     return [(side, rep) for side, rep in sides if rep is not None]
 
 
-def repeats_notes(c: Comparison, scale: Scale) -> list[Markdown]:
-    """Per side with repeats: pass@k, the standard error and the budget's advice."""
-    return [_repeats_note(side, rep, scale) for side, rep in repeat_sides(c)]
-
-
-def _repeats_note(side: str, rep: RepeatsSide, scale: Scale) -> Markdown:
+def repeats_note(side: str, rep: RepeatsSide, scale: Scale) -> Markdown:
+    """A side with repeats: pass@k, the standard error and the budget's advice."""
     n, k = rep.result.items, rep.result.repeats
     shown = [(kk, v) for kk, v in rep.pass_at_k if kk in (1, k) or kk == len(rep.pass_at_k)]
     text = f"{side}: " + ", ".join(f"pass@{kk} {v * 100:.1f} %" for kk, v in shown)
