@@ -82,19 +82,6 @@ def _powerless(r: Reason) -> str:
     )
 
 
-def _tripwire(r: Reason) -> str:
-    d, mde = r.details, float(r.observed or 0.0)
-    can = f"{PERCENT.amount(mde)} or more" if mde != math.inf else "no change at all"
-    text = (
-        f"a {number_text(d.get('items'))}-item eval is a tripwire, not a finding: with "
-        f"{share_text(d.get('discordant_rate'))} of items changing it can detect {can} (power "
-        f"{float(d.get('power') or 0.0):g}), but policy.min_effect is {PERCENT.amount(r.threshold)}"
-    )
-    if d.get("items_needed") is not None:
-        text += f"; about {number_text(d.get('items_needed'))} items would detect it"
-    return text
-
-
 def _item_shopping(r: Reason) -> str:
     if r.threshold is None:
         which = "items not on record"
@@ -163,6 +150,12 @@ _SPECS: dict[str, Callable[[Any], str]] = {
     ),
     "plan": lambda rule: rule if rule == "policy.sample_size" else "computed from plan:",
     "same": lambda same: ", the same file" if same == "yes" else "",
+    "share": share_text,
+    "g": lambda value: f"{float(value or 0.0):g}",
+    "detects": lambda mde: (
+        "no change at all" if float(mde or 0.0) == math.inf else f"{PERCENT.amount(mde)} or more"
+    ),
+    "needed": lambda n: "" if n is None else f"; about {number_text(n)} items would detect it",
 }
 
 
@@ -180,7 +173,9 @@ _WORDS: dict[str, str | Callable[[Reason], str]] = {
     "underpowered_gain": "the gain of {observed:+pp} is significant but smaller than the "
     "{threshold:mde} this eval can reliably detect (policy.min_effect {min_effect:pp}): an "
     "underpowered eval cannot certify an improvement; run more items",
-    "tripwire": _tripwire,
+    "tripwire": "a {items:n}-item eval is a tripwire, not a finding: with {discordant_rate:share} "
+    "of items changing it can detect {observed:detects} (power {power:g}), but policy.min_effect "
+    "is {threshold:pp}{items_needed:needed}",
     "powerless": _powerless,
     "sample_size": "the plan pre-registered {threshold:items} ({rule:plan}), this eval has "
     "{observed:n}: run the registered {threshold:items} (a verdict on another sample size is "
