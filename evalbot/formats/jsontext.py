@@ -269,13 +269,14 @@ def read_rows(
     names = tuple(dict.fromkeys([*always, *optional]))
     reader = _Reader(source, names, len(always), [tuple(p) for p in paths if len(p) > 1], max_line)
     start, line, ascii_only = len(_BOM) if data.startswith(_BOM) else 0, 1, data.isascii()
+    view = memoryview(data)  # chunks as views: msgspec and numpy read them without a copy
     while start < len(data):
         end = data.find(b"\n", start + CHUNK) if start + CHUNK < len(data) else -1
         end = len(data) - data.endswith(b"\n") if end < 0 else end
-        chunk = data[start:end]
+        chunk = view[start:end]
         if not ascii_only:
             try:
-                chunk.decode("utf-8")
+                str(chunk, "utf-8")
             except UnicodeDecodeError as error:
                 raise _not_utf8(data, start + error.start, source) from None
         line = reader.chunk(chunk, line)
@@ -319,23 +320,23 @@ class _Reader:
         self.numbers: list[IntArray] | None = None  # None: row i is line i + 1 so far
         self.count = 0
 
-    def chunk(self, chunk: bytes, first: int) -> int:
+    def chunk(self, chunk: memoryview, first: int) -> int:
         """Read the lines ``first``, ``first + 1``, ... of ``chunk``; the line after them."""
         octets = np.frombuffer(chunk, dtype=np.uint8)
         breaks = np.flatnonzero(octets == ord("\n"))
         decoded = self._decode(chunk, octets, breaks)
         if decoded is None:  # a blank line, two values on a line, a line too long or refused
-            rows, lines, decoder = self._line_by_line(chunk.split(b"\n"), first)
+            rows, lines, decoder = self._line_by_line(bytes(chunk).split(b"\n"), first)
         else:
             (rows, decoder), lines = decoded, np.arange(first, first + len(breaks) + 1)
         present = self._add(rows, decoder is self.bare)
         self._number(lines)
         if decoder is not self.decoder:
-            self._check_repeats(chunk, first, present)
+            self._check_repeats(bytes(chunk), first, present)
         return first + len(breaks) + 1
 
     def _decode(
-        self, chunk: bytes, octets: npt.NDArray[np.uint8], breaks: IntArray
+        self, chunk: memoryview, octets: npt.NDArray[np.uint8], breaks: IntArray
     ) -> tuple[list[Any], msgspec.json.Decoder[Any]] | None:
         """The rows and the narrowest decoder that read them, when each line is one object."""
         longest = np.diff(breaks, prepend=-1, append=len(chunk)).max() - 1
