@@ -1,17 +1,21 @@
 """Attacks through ``report.template``, the plan's own layout of the comment (read at the base
 commit): reading files outside its folder, running forever, writing or using 10 GB, calling
-itself. A loader serving any path would post the token in the comment (``/proc/self/environ``);
-unbounded time, output or memory would hang or kill the job; recursion would be an internal
-error. Each ends in a failing check that says what to fix, and nothing is posted."""
+itself, printing the runs' untrusted ids through ``fmt`` and ``join``. A loader serving any
+path would post the token in the comment (``/proc/self/environ``); unbounded time, output or
+memory would hang or kill the job; recursion would be an internal error. Each ends in a failing
+check that says what to fix, and nothing is posted; the ids are posted, inert."""
 
 from __future__ import annotations
+
+import json
 
 import pytest
 
 from tests.attacks.helpers import RESAMPLES
+from tests.attacks.test_untrusted_text import PAYLOAD, assert_every_output_inert
 from tests.fakegithub.plugin import APP_TOKEN
 from tests.inert import unescape
-from tests.integration.action_harness import StepResult, World
+from tests.integration.action_harness import StepResult, World, example
 
 FOLDER = ".github/evalbot"
 
@@ -105,3 +109,41 @@ def test_a_template_calling_itself_fails_with_what_to_fix(world: World) -> None:
     with_template(world, "{% macro r() %}{{ r() }}{% endmacro %}{{ r() }}")
     result = world.run()
     assert_refused_with(world, result, "macros nested deeper than 100")
+
+
+def test_ids_printed_through_fmt_and_join_stay_inert(world: World) -> None:
+    """Item ids come from the runs' artifacts. A template printing them padded by ``fmt`` or
+    joined by ``join`` would, unguarded, post a forged state block, a team mention, an image
+    and a script link in evalbot's comment."""
+    hostile = PAYLOAD.splitlines()[0]
+    renamed = {"arit-0040": f"{hostile} broken", "code-0010": f"{hostile} fixed"}
+    for side in ("baseline", "candidate"):
+        text = example(side)
+        for old, new in renamed.items():
+            text = text.replace(json.dumps(old), json.dumps(new))
+        if side == "candidate":
+            (world.workspace / "results" / "candidate.jsonl").write_text(text)
+        else:
+            baseline = text
+    template = (
+        "{% for l in v.lists %}{{ l.title | fmt('') }}: {{ l.ids | join(', ') }}\n"
+        "{% for e in l.entries %}- {{ e.id | fmt('>120') }} {{ e.id | fmt('^9') }}\n"
+        "{% endfor %}{% endfor %}{{ v.effect | fmt('') }}\n"
+    )
+    with_template(world, template)
+    world.add_baseline_run(files={"results/baseline.jsonl": baseline})
+    result = world.run()
+    assert result.code == 0, result.stderr
+    (body,) = world.ours()
+    shown = unescape(body)
+    for new in renamed.values():
+        assert shown.count(new) == 3  # once joined, twice through fmt
+    assert_every_output_inert(world, result)
+
+
+def test_fmt_with_a_fill_character_fails_with_what_to_fix(world: World) -> None:
+    """A fill character would let the template print any character it likes around a value;
+    only a spec without one is taken."""
+    with_template(world, "{{ v.effect | fmt('@>40') }}")
+    result = world.run()
+    assert_refused_with(world, result, "'@>40' is not a format spec without a fill character")
