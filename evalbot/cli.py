@@ -34,7 +34,7 @@ from evalbot.limits import MAX_RESAMPLES
 from evalbot.plan.rates import DIFFERENCE_HINT, RATE_HINT, parse_difference, parse_rate
 from evalbot.report.docs import GLOSSARY_URL, README_URL
 from evalbot.report.text import plain
-from evalbot.vocabulary import BOOTSTRAP_METHODS, ERRORS_RULES, MISSING_RULES, POWER
+from evalbot.vocabulary import BOOTSTRAP_METHODS, ERRORS_RULES, MISSING_RULES
 
 if TYPE_CHECKING:
     from evalbot.compare.records import Comparison
@@ -547,16 +547,13 @@ def _exclusive(args: argparse.Namespace, *groups: tuple[str, ...]) -> None:
 def _test(args: argparse.Namespace, config: Config) -> Sizing:
     """The test the plan is sized for: the flags, else the config's."""
     from evalbot.compare.records import plan_alpha
+    from evalbot.plan.policy import sizing
 
-    plan = config.plan
-    deff = args.design_effect
-    return {
-        # the alpha every look is tested at: alpha / max_looks under policy.looks: bonferroni
-        "alpha": args.alpha if args.alpha is not None else plan_alpha(config).effective,
-        "power": args.power if args.power is not None else (plan.power if plan else POWER),
-        "method": config.mcnemar,
-        "design_effect": deff if deff is not None else (plan.design_effect if plan else 1.0),
-    }
+    plan, deff = config.plan, args.design_effect
+    # the alpha every look is tested at: alpha / max_looks under policy.looks: bonferroni
+    alpha = args.alpha if args.alpha is not None else plan_alpha(config).effective
+    test = sizing(config, alpha, deff if deff is not None else plan.design_effect if plan else 1.0)
+    return test if args.power is None else {**test, "power": args.power}
 
 
 def _check_rates(fix: float | None, brk: float | None) -> tuple[float, float]:
