@@ -139,25 +139,19 @@ def _side(paired: Paired, values: FloatArray, confidence: float, epochs: int) ->
     """A pass/fail side: its pass rate and Wilson score interval; pass rates over repeats
     (per-item means in [0, 1]): Wilson with the effective number of trials, which stays in
     [0, 1]; a score side: its mean and t interval (a point with one item)."""
-    n = len(values)
+    n, passed = len(values), None
     if paired.kind == "binary":
         passed = int(values.sum())
-        ci = wilson_interval(passed, n, confidence_level=confidence)
-        return Side(
-            rate=passed / n, passed=passed, confidence_interval=ci, interval_method="wilson"
-        )
-    if paired.pass_fail:
+        ci, method = wilson_interval(passed, n, confidence_level=confidence), "wilson"
+        rate = passed / n
+    elif paired.pass_fail:
         found = mean_of_means_interval(values, epochs, confidence_level=confidence)
-        return Side(
-            rate=found.statistic,
-            passed=None,
-            confidence_interval=found.confidence_interval,
-            interval_method=found.method,
-        )
-    mean = float(values.mean())
-    se = float(values.std(ddof=1)) / np.sqrt(n) if n >= 2 else 0.0
-    ci = t_interval(mean, se, n - 1, confidence)
-    return Side(rate=mean, passed=None, confidence_interval=ci, interval_method="t")
+        rate, ci, method = found.statistic, found.confidence_interval, found.method
+    else:
+        rate = float(values.mean())
+        se = float(values.std(ddof=1)) / np.sqrt(n) if n >= 2 else 0.0
+        ci, method = t_interval(rate, se, n - 1, confidence), "t"
+    return Side(rate=rate, passed=passed, confidence_interval=ci, interval_method=method)
 
 
 def _primary(
