@@ -82,7 +82,21 @@ def parse_probe(probe: Probe, options: ReadOptions) -> Results:
         if metric is None:
             metric = choose(names, None, where, "metric", several="lists metrics {}")
         item_id = _item_id(record, where, file_task, several_files=options.several_files)
-        _add(builder, record, where, item_id, metric, names)
+        if metric not in record:
+            raise InputError(f"{where}: item {show(item_id)} has no `{metric}`")
+        number, binary = _value(record[metric], where, metric)
+        doc_hash = record.get("doc_hash")
+        if doc_hash is not None and not isinstance(doc_hash, str):
+            raise InputError(f"{where}: `doc_hash` must be a string, got {show(doc_hash)}")
+        others = {name: record.get(name) for name in names if name != metric}
+        extra = {  # the row's other numeric metrics
+            name: float(value)
+            for name, value in others.items()
+            if isinstance(value, int | float)
+            and not isinstance(value, bool)
+            and math.isfinite(value)
+        }
+        builder.add(where, item_id, number, binary=binary, content_hash=doc_hash, metrics=extra)
     return builder.build()
 
 
@@ -127,27 +141,3 @@ def _item_id(record: Mapping[str, Any], where: str, file_task: str, *, several_f
     if not isinstance(task, str) or not task:
         task = file_task
     return f"{task}/{doc_id}" if several_files else str(doc_id)
-
-
-def _add(
-    builder: ResultsBuilder,
-    record: Mapping[str, Any],
-    where: str,
-    item_id: str,
-    metric: str,
-    names: list[str],
-) -> None:
-    """The row's compared value, its document hash and its other numeric metrics."""
-    if metric not in record:
-        raise InputError(f"{where}: item {show(item_id)} has no `{metric}`")
-    number, binary = _value(record[metric], where, metric)
-    doc_hash = record.get("doc_hash")
-    if doc_hash is not None and not isinstance(doc_hash, str):
-        raise InputError(f"{where}: `doc_hash` must be a string, got {show(doc_hash)}")
-    others = {name: record.get(name) for name in names if name != metric}
-    extra = {
-        name: float(value)
-        for name, value in others.items()
-        if isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
-    }
-    builder.add(where, item_id, number, binary=binary, content_hash=doc_hash, metrics=extra)

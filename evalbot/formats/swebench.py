@@ -10,9 +10,7 @@ from typing import Any
 
 from evalbot.errors import InputError
 from evalbot.formats.builder import ResultsBuilder, show
-from evalbot.formats.jsontext import (
-    UnreadableError,
-)
+from evalbot.formats.jsontext import UnreadableError
 from evalbot.formats.model import ReadOptions, Results
 from evalbot.formats.probe import Probe
 
