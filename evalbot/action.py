@@ -77,7 +77,7 @@ from evalbot.report.render import (
 )
 from evalbot.report.sandbox import TemplateFolder
 from evalbot.report.text import Markdown
-from evalbot.report.view import OUTCOME_LABELS, HistoryRow, Provenance, build_view
+from evalbot.report.view import OUTCOME_LABELS, HistoryRow, Provenance, View, build_view
 
 
 class Workspace(Protocol):
@@ -100,7 +100,9 @@ class RunContext:
 
     ``pull`` is the pull request judged as GitHub has it now (both pull request modes);
     ``side`` writes the check run (a commit status with a personal token) on its head commit
-    and evalbot's comment in pull request modes; ``None`` on a push or a dispatch.
+    and evalbot's comment in pull request modes; ``None`` on a push or a dispatch. In a
+    ``workflow_run`` job ``event`` names ``pull``, its number and its base (see
+    :func:`run_action`).
     """
 
     settings: Settings
@@ -113,29 +115,11 @@ class RunContext:
     side: PullRequestSide | None = None
 
     @property
-    def found(self) -> PullRequestInfo | None:
-        """The pull request a ``workflow_run`` job looked up: its payload may not name it, so
-        its base comes from here (a ``pull_request`` run's comes from the event)."""
-        return self.pull if self.event.mode == "workflow_run" else None
-
-    @property
-    def base_sha(self) -> str | None:
-        return self.found.base_sha if self.found is not None else self.event.base_sha
-
-    @property
-    def base_ref(self) -> str | None:
-        return self.found.base_ref if self.found is not None else self.event.base_ref
-
-    @property
     def check_name(self) -> str:
         """The check's name: the comparison's, with the base when it is not the default branch
         (:func:`evalbot.github.checks.check_name`)."""
         default = self.pull.default_branch if self.pull else None
-        return check_name(self.settings.name, self.base_ref, default)
-
-    @property
-    def pull_number(self) -> int | None:
-        return self.found.number if self.found is not None else self.event.pull_number
+        return check_name(self.settings.name, self.event.base_ref, default)
 
     @property
     def candidate_run_url(self) -> str | None:
@@ -205,16 +189,6 @@ class Verdict:
     record: Digest | None = None  # this look's digest, for the check run
 
 
-@dataclass(frozen=True, kw_only=True)
-class Rendered:
-    """A verdict rendered once for every place it is published."""
-
-    comment: str
-    check_title: str
-    check_summary: str
-    summary: str
-
-
 MAX_LOOKS_SHOWN = 20
 
 
@@ -275,31 +249,25 @@ def load_plan(run: RunContext) -> Plan:
     """The plan at the base commit (a pull request) or this commit (a push), its notes, the
     pull request's change to it and the user's template."""
     event, path = run.event, run.settings.config
-    ref = run.base_sha if event.on_pull_request else event.head_sha
+    ref = event.base_sha if event.on_pull_request else event.head_sha
     if not ref:
         raise ActionInputError("cannot tell which commit to read the config from")
-    where = "the base commit" if event.on_pull_request else "this commit"
+    where = Markdown("the base commit" if event.on_pull_request else "this commit")
     text = run.gh.get_file_at_ref(path, ref)
     read_text = plan_reader(run.gh, path, ref)
-    notes: list[Markdown] = []
     if text is None:
-        config = Config()
-        notes.append(
+        config, blob = Config(), None
+        notes = [
             md.format(
-                "No {} at {} {}: evalbot's defaults apply.",
-                md.code(path),
-                Markdown(where),
-                md.code(ref[:7]),
+                "No {} at {} {}: evalbot's defaults apply.", md.code(path), where, md.code(ref[:7])
             )
-        )
+        ]
     else:
-        config = parse_config(text, f"{path}@{ref[:7]}", read_text=read_text)
+        config, notes = parse_config(text, f"{path}@{ref[:7]}", read_text=read_text), []
+        data = text.encode("utf-8")  # git's blob id of the file, as `git hash-object` gives it
+        blob = hashlib.sha1(b"blob %d\0" % len(data) + data, usedforsecurity=False).hexdigest()
     change = _config_change(run, text, ref)
     template = _user_template(config, read_text, f"{path}@{ref[:7]}", at=where, ref=ref)
-    blob = None
-    if text is not None:  # git's blob id of the file, as `git hash-object` gives it
-        data = text.encode("utf-8")
-        blob = hashlib.sha1(b"blob %d\0" % len(data) + data, usedforsecurity=False).hexdigest()
     return Plan(config=config, notes=notes, config_change=change, template=template, blob=blob)
 
 
@@ -428,7 +396,10 @@ def load_candidate(run: RunContext, options: ReadOptions) -> Results:
 
 def find_baseline(run: RunContext, config: Config) -> Baseline | Neutral | None:
     """Where the baseline comes from, looked up before the candidate is parsed. ``None`` when
-    no baseline was asked for (push, dispatch)."""
+    no baseline was asked for (push, dispatch). An artifact is that of the newest eligible run
+    of the baseline's workflow (``baseline-workflow``, else the eval's:
+    :func:`evalbot.github.checks.eval_workflow`) at (or nearest behind) the target commit;
+    none found, or expired, is :class:`Neutral`."""
     s = run.settings
     if s.baseline:
         return Baseline(
@@ -441,26 +412,33 @@ def find_baseline(run: RunContext, config: Config) -> Baseline | Neutral | None:
                 "workflow uploads) or `baseline` (a path in the workspace)"
             )
         return None
-    return _find_baseline_artifact(run, s.baseline_artifact, config)
-
-
-def _baseline_workflow(run: RunContext) -> str | int:
-    """The workflow whose runs upload the baseline: ``baseline-workflow``, else the eval's
-    (:func:`evalbot.github.checks.eval_workflow`)."""
-    workflow = run.settings.baseline_workflow or eval_workflow(run.settings, run.event)
+    branch, target, at = _baseline_branch(run)
+    workflow = s.baseline_workflow or eval_workflow(s, run.event)
     if workflow is None:
         raise ActionInputError(
             "cannot tell which workflow uploads the baseline: set input `baseline-workflow` "
             "(its file name, e.g. evals.yml)"
         )
-    return workflow
+    search = Search(
+        settings=s,
+        workflow=workflow,
+        branch=branch,
+        target=target,
+        at=at,
+        name=s.baseline_artifact,
+        previous_only=not run.event.on_pull_request,  # push: the previous baseline
+    )
+    found = find_baseline_run(run.gh, search)
+    if isinstance(found, Found):
+        return _found_source(run, config, found, search)
+    return no_baseline(run, config, *found)
 
 
 def _baseline_branch(run: RunContext) -> tuple[str, str, str]:
     """The branch to take the baseline from, the commit it should be at, and that commit in
     words: a pull request's base, or (a push) this commit, whose previous baseline is taken."""
     if run.event.on_pull_request:
-        branch, target, at = run.base_ref, run.base_sha, "the base commit"
+        branch, target, at = run.event.base_ref, run.event.base_sha, "the base commit"
     else:
         branch, target, at = run.event.branch, run.event.head_sha, "this commit"
     if not branch or not target:
@@ -468,29 +446,6 @@ def _baseline_branch(run: RunContext) -> tuple[str, str, str]:
             "cannot tell the branch to take the baseline from (no base branch or GITHUB_REF)"
         )
     return branch, target, at
-
-
-def _find_baseline_artifact(run: RunContext, name: str, config: Config) -> Baseline | Neutral:
-    """The artifact ``name`` of the newest eligible run of the baseline's workflow at (or
-    nearest behind) the target commit; none found, or expired, is :class:`Neutral`."""
-    s = run.settings
-    branch, target, at = _baseline_branch(run)
-    search = Search(
-        settings=s,
-        workflow=_baseline_workflow(run),
-        branch=branch,
-        target=target,
-        at=at,
-        name=name,
-        previous_only=not run.event.on_pull_request,  # push: the previous baseline
-    )
-    found = find_baseline_run(run.gh, search)
-    if isinstance(found, Found):
-        source = _found_source(found, name=name, branch=branch, target=target, at=at)
-        if isinstance(source, Baseline):
-            return source
-        found = source
-    return no_baseline(run, config, *found)
 
 
 def no_baseline(run: RunContext, config: Config, title: Markdown, message: Markdown) -> Neutral:
@@ -509,36 +464,41 @@ def no_baseline(run: RunContext, config: Config, title: Markdown, message: Markd
 
 
 def _found_source(
-    found: Found, *, name: str, branch: str, target: str, at: str
-) -> Baseline | tuple[Markdown, Markdown]:
+    run: RunContext, config: Config, found: Found, search: Search
+) -> Baseline | Neutral:
     """The artifact found, described (which run, how far behind the target); an expired one
     leaves nothing to compare with."""
-    run, artifact = found.run, found.artifact
-    behind = f"{found.behind} {plural(found.behind, 'commits')} behind " if found.behind else ""
-    distance = md.format("{}{} {}", Markdown(behind), Markdown(at), md.code(target[:7]))
     where = md.format(
         "run {} of {} at {}",
-        md.link(run.id, run.html_url),
-        md.code(branch),
-        md.code(run.head_sha[:7]),
+        md.link(found.run.id, found.run.html_url),
+        md.code(search.branch),
+        md.code(found.run.head_sha[:7]),
     )
-    if artifact.expired:
-        return (
+    if found.artifact.expired:
+        return no_baseline(
+            run,
+            config,
             Markdown("Baseline artifact expired"),
             md.format(
                 "The baseline artifact {} of {} has expired, so there is nothing to "
                 "compare with. Re-run that workflow (or push to {}) to upload a fresh "
                 "one, or raise its `retention-days`.",
-                md.code(name),
+                md.code(search.name),
                 where,
-                md.code(branch),
+                md.code(search.branch),
             ),
         )
+    behind = f"{found.behind} {plural(found.behind, 'commits')} behind " if found.behind else ""
+    distance = md.format(
+        "{}{} {}", Markdown(behind), Markdown(search.at), md.code(search.target[:7])
+    )
     return Baseline(
-        description=md.format("Baseline: artifact {} from {}, {}.", md.code(name), where, distance),
-        artifact=artifact,
-        commit=run.head_sha,
-        run_url=run.html_url,
+        description=md.format(
+            "Baseline: artifact {} from {}, {}.", md.code(search.name), where, distance
+        ),
+        artifact=found.artifact,
+        commit=found.run.head_sha,
+        run_url=found.run.html_url,
     )
 
 
@@ -621,8 +581,13 @@ def run_action(
     code = EXIT_OK
     cancelled: Cancelled | None = None
     for pull in targets:  # a workflow_run judges every open pull request of its head
+        judged = event
+        if event.mode == "workflow_run" and pull is not None:  # its payload may not name it
+            judged = replace(
+                event, pull_number=pull.number, base_sha=pull.base_sha, base_ref=pull.base_ref
+            )
         run = RunContext(
-            settings=settings, event=event, gh=gh, env=env, files=files, clock=clock, pull=pull
+            settings=settings, event=judged, gh=gh, env=env, files=files, clock=clock, pull=pull
         )
         if pull is not None:
             run = replace(run, side=_side(run, pull))
@@ -652,7 +617,7 @@ def _side(run: RunContext, pull: PullRequestInfo) -> PullRequestSide:
         event=run.event,
         pull=pull,
         name=run.check_name,
-        tag=f":{run.base_sha or ''}:{run.base_ref or ''}",
+        tag=f":{run.event.base_sha or ''}:{run.event.base_ref or ''}",
     )
 
 
@@ -766,9 +731,8 @@ class _Story:
         verdict = _judge(
             run, paired, plan=plan, baseline=baseline, earlier=earlier, tree=tree, comment=comment
         )
-        rendered = render_verdict(run, verdict)
         self.writing = True
-        return publish_verdict(run, verdict, rendered)
+        return publish_verdict(run, verdict)
 
     def _take_ticket(self, paired: Paired) -> tuple[State, str | None, int | None]:
         """Create the check run declaring the commit and the item set judged, then read the
@@ -830,9 +794,9 @@ def _judge(
     if head is not None and len(new_state.looks) > len(earlier.looks):
         look = replace(
             new_state.looks[-1],
-            pull=run.pull_number,
-            base_ref=run.base_ref,
-            base_sha=run.base_sha,
+            pull=run.event.pull_number,
+            base_ref=run.event.base_ref,
+            base_sha=run.event.base_sha,
             plan=plan.blob,
             run=event.run_id if event.mode == "workflow_run" else s.run_id,
             comment=comment,
@@ -864,8 +828,8 @@ def _judged_against(run: RunContext, plan: Plan) -> Markdown:
     )
     return md.format(
         "Judged against the base {} at {} under {}; the check {} stands for this base only.",
-        md.code(run.base_ref or ""),
-        md.code((run.base_sha or "")[:7]),
+        md.code(run.event.base_ref or ""),
+        md.code((run.event.base_sha or "")[:7]),
         what,
         md.code(run.check_name),
     )
@@ -876,14 +840,13 @@ def _judged_against(run: RunContext, plan: Plan) -> Markdown:
 MAX_IDS = 2000
 
 
-def render_verdict(run: RunContext, verdict: Verdict) -> Rendered:
-    """The comment, the check's title and summary and the job summary, from one view;
-    before anything is published (a user's template can fail)."""
+def verdict_view(run: RunContext, verdict: Verdict) -> View:
+    """The view the comment, the check and the job summary are rendered from."""
     s, event, plan = run.settings, run.event, verdict.plan
     change = verdict.record.look.change if verdict.record and verdict.record.look else None
     head = change or event.head_sha.lower()
     earlier = distinct_looks(look for look in verdict.state.looks if look.change != head)
-    view = build_view(
+    return build_view(
         verdict.comparison,
         verdict.decision,
         max_ids=MAX_IDS,
@@ -896,22 +859,8 @@ def render_verdict(run: RunContext, verdict: Verdict) -> Rendered:
             candidate_commit=event.head_sha or None,
             candidate_run_url=run.candidate_run_url,
         ),
-        history=history_rows(earlier, commit_url=run.commit_url, pull=run.pull_number),
+        history=history_rows(earlier, commit_url=run.commit_url, pull=run.event.pull_number),
         notes=verdict.notes,
-    )
-    comment = render_comment(
-        view,
-        marker=s.marker,
-        state_block=_hidden(verdict.state, _verdict_says(verdict)),
-        max_chars=MAX_COMMENT_CHARS,
-        template=plan.template,
-    )
-    title, check_summary = render_check(view)
-    return Rendered(
-        comment=comment,
-        check_title=title,
-        check_summary=check_summary,
-        summary=render_summary(view, template=plan.template),
     )
 
 
@@ -939,15 +888,27 @@ def _outputs(run: RunContext, **outputs: str) -> None:
         run.env.set_output(key.replace("_", "-"), value)
 
 
-def publish_verdict(run: RunContext, verdict: Verdict, rendered: Rendered) -> int:
-    """The check (first: its digest is the look's record), the comment, the job summary and
-    the outputs; the exit code of the gate."""
-    c, d, side = verdict.comparison, verdict.decision, run.side
-    finish = {"title": rendered.check_title, "summary": rendered.check_summary}
+def publish_verdict(run: RunContext, verdict: Verdict) -> int:
+    """The comment, the check's title and summary and the job summary rendered from one view
+    before anything is published (a user's template can fail); then the check (first: its
+    digest is the look's record), the comment, the job summary and the outputs; the exit code
+    of the gate."""
+    c, d, side, template = verdict.comparison, verdict.decision, run.side, verdict.plan.template
+    view, says = verdict_view(run, verdict), _verdict_says(verdict)
+    text = render_comment(
+        view,
+        marker=run.settings.marker,
+        state_block=_hidden(verdict.state, says),
+        max_chars=MAX_COMMENT_CHARS,
+        template=template,
+    )
+    title, check_summary = render_check(view)
+    summary = render_summary(view, template=template)
+    finish = {"title": title, "summary": check_summary}
     comment = None
     if side is not None:
         side.finish(d.conclusion, digest=verdict.record or side.no_look(), **finish)
-        comment = side.comment(rendered.comment, _verdict_says(verdict))
+        comment = side.comment(text, says)
     look = verdict.record.look if verdict.record else None
     if side and not side.use_status and comment and look and look.comment != comment.id:
         try:  # the record names the comment it was published in
@@ -955,8 +916,6 @@ def publish_verdict(run: RunContext, verdict: Verdict, rendered: Rendered) -> in
             side.finish(d.conclusion, digest=named, **finish)
         except EvalbotError as error:
             run.env.warning(f"the check's record does not name the comment ({error})")
-    comment_url = comment.html_url if comment is not None else ""
-    summary = rendered.summary
     if side is not None and side.read_only:
         summary = f"> [!WARNING]\n> {FORK_WARNING}\n\n{summary}"
     run.env.add_summary(summary)
@@ -971,63 +930,51 @@ def publish_verdict(run: RunContext, verdict: Verdict, rendered: Rendered) -> in
         ci_high=f"{ci.high:.6g}",
         fixed=str(len(c.fixed_ids)),
         broken=str(len(c.broken_ids)),
-        comment_url=comment_url,
+        comment_url=comment.html_url if comment is not None else "",
         conclusion=d.conclusion,
     )
-    run.env.info(f"evalbot: {rendered.check_title}")
+    run.env.info(f"evalbot: {title}")
     return EXIT_GATE_FAILED if d.gate == "fail" else EXIT_OK
 
 
 def publish_neutral(run: RunContext, neutral: Neutral) -> int:
     """No verdict: nothing to compare, a refusal or a failed eval run; the check fails or is
-    neutral as :attr:`Neutral.fails` says."""
-    fail = neutral.fails
+    neutral as :attr:`Neutral.fails` says. The comment says why there is no verdict; it is not
+    a look: the earlier ones stay as they were (an unreadable block is kept as is)."""
+    fail, title, message = neutral.fails, neutral.title, neutral.message
     conclusion = "failure" if fail else "neutral"
-    name = run.settings.name
-    title = md.format("evalbot: {}", name) if name != "evalbot" else "evalbot"
-    headline = md.format("{} {}", Markdown("❌" if fail else "➖"), neutral.title)
-    message = neutral.message
     comment, side = None, run.side
     if side is not None:
-        side.finish(conclusion, title=neutral.title, summary=message, digest=side.no_look())
+        side.finish(conclusion, title=title, summary=message, digest=side.no_look())
         if run.settings.comment != "never":  # the notice reads the comment it replaces
-            says = _says("notice", fail, neutral.title.plain)
-            notice = _notice_comment(run, side, neutral.title, message, failed=fail, says=says)
+            own = side.own_comment()
+            state = parse_state(own.body) if own is not None else State()
+            says = _says("notice", fail, title.plain)
+            notice = render_notice(
+                title,
+                message,
+                marker=run.settings.marker,
+                state_block=_hidden(state, says),
+                history=history_rows(
+                    distinct_looks(state.looks),
+                    commit_url=run.commit_url,
+                    pull=run.event.pull_number,
+                ),
+                max_chars=MAX_COMMENT_CHARS,
+                failed=fail,
+            )
             comment = side.comment(notice, says)
     url = comment.html_url if comment is not None else ""
     report = run.env.error if fail else run.env.warning
-    report(message.plain, title=f"evalbot: {neutral.title.plain}")
-    run.env.add_summary(md.format("## {}\n\n### {}\n\n{}\n", title, headline, message))
+    report(message.plain, title=f"evalbot: {title.plain}")
+    name = run.settings.name
+    heading = md.format("evalbot: {}", name) if name != "evalbot" else "evalbot"
+    headline = md.format("{} {}", Markdown("❌" if fail else "➖"), title)
+    run.env.add_summary(md.format("## {}\n\n### {}\n\n{}\n", heading, headline, message))
     empty = dict.fromkeys(("p_value", "difference", "ci_low", "ci_high", "fixed", "broken"), "")
     _outputs(run, **empty, verdict="inconclusive", gate="fail" if fail else "pass")
     _outputs(run, comment_url=url, conclusion=conclusion)
     return EXIT_GATE_FAILED if fail else EXIT_OK
-
-
-def _notice_comment(
-    run: RunContext,
-    side: PullRequestSide,
-    title: Markdown,
-    message: Markdown,
-    *,
-    failed: bool,
-    says: str,
-) -> str:
-    """The comment saying why there is no verdict; not a look: the earlier ones stay as they
-    were (an unreadable block is kept as is)."""
-    own = side.own_comment()
-    state = parse_state(own.body) if own is not None else State()
-    return render_notice(
-        title,
-        message,
-        marker=run.settings.marker,
-        state_block=_hidden(state, says),
-        history=history_rows(
-            distinct_looks(state.looks), commit_url=run.commit_url, pull=run.pull_number
-        ),
-        max_chars=MAX_COMMENT_CHARS,
-        failed=failed,
-    )
 
 
 def publish_failed(
