@@ -71,16 +71,11 @@ def search_runs(
     known: dict[str, tuple[int, int]] = {target: (0, 0)}
     missing: list[int] = []
     examined = not_before = 0
+    stopped = False
     for run in runs:
         if run.head_sha not in known:
-            if len(known) - 1 >= max_compares:
-                return Missing(
-                    without_artifact=missing,
-                    examined=examined,
-                    commits_compared=len(known) - 1,
-                    not_before=not_before,
-                    stopped=True,
-                )
+            if stopped := len(known) - 1 >= max_compares:
+                break
             known[run.head_sha] = ancestry(run.head_sha)
         examined += 1
         behind, ahead = known[run.head_sha]
@@ -97,6 +92,7 @@ def search_runs(
         examined=examined,
         commits_compared=len(known) - 1,
         not_before=not_before,
+        stopped=stopped,
     )
 
 
