@@ -149,22 +149,16 @@ def _workflow_run(payload: Mapping[str, Any], repository: str) -> Event:
         )
     head_repo = _str(_get(run, "head_repository", "full_name"))
     base_repo = _str(_get(payload, "repository", "full_name")) or repository
-    number: int | None = None
-    base_sha = base_ref = None
-    for pr in run.get("pull_requests") or []:
-        if _get(pr, "head", "sha") == head_sha and isinstance(_get(pr, "number"), int):
-            number = pr["number"]
-            base_sha = _str(_get(pr, "base", "sha")) or None
-            base_ref = _str(_get(pr, "base", "ref")) or None
-            break
+    ours = [pr for pr in run.get("pull_requests") or [] if _get(pr, "head", "sha") == head_sha]
+    pr = next((pr for pr in ours if isinstance(_get(pr, "number"), int)), None)
     workflow_id = run.get("workflow_id")
     return Event(
         mode="workflow_run",
         event_name="workflow_run",
         head_sha=head_sha,
-        pull_number=number,
-        base_sha=base_sha,
-        base_ref=base_ref,
+        pull_number=_get(pr, "number"),
+        base_sha=_str(_get(pr, "base", "sha")) or None,
+        base_ref=_str(_get(pr, "base", "ref")) or None,
         head_ref=_str(run.get("head_branch")) or None,
         head_repo=head_repo or None,
         is_fork=bool(head_repo) and head_repo.lower() != base_repo.lower(),
