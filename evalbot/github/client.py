@@ -10,15 +10,15 @@ import math
 import re
 import secrets
 import time
-from collections.abc import Callable
-from contextlib import AbstractContextManager
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, fields
 from datetime import datetime
 from itertools import islice
 from typing import Any, NoReturn, TypeVar
 
 import requests
-from github import Auth, Github
+from github import Auth, Github, GithubException
 from github.Artifact import Artifact
 from github.CheckRun import CheckRun
 from github.Commit import Commit
@@ -35,13 +35,13 @@ from evalbot.errors import PublishError
 from evalbot.github import download
 from evalbot.github.errors import (
     MAX_WAIT_SECONDS,
-    DownloadRetry,
+    CappedRetry,
     GitHubRequestError,
     GitHubUnreachable,
     PyGithubRetry,
+    WaitTooLong,
     one_line,
     request_error,
-    translated,
     wait_too_long,
 )
 from evalbot.github.runner import Settings
@@ -202,7 +202,7 @@ class GitHubClient:
         self.http = requests.Session()  # the download's: GETs retried on a 5xx, no redirect
         self.http.trust_env = False  # no proxy, netrc or CA bundle from the environment
         self.http.headers["User-Agent"] = USER_AGENT
-        retry = DownloadRetry(
+        retry = CappedRetry(
             total=s.retries,
             backoff_factor=s.backoff,
             status_forcelist=[500, 502, 503, 504],
@@ -230,14 +230,22 @@ class GitHubClient:
 
     # ---- errors and retries ----------------------------------------------------------------
 
-    def _errors(
-        self, action: str, permission: str, *, missing_ok: bool = False
-    ) -> AbstractContextManager[list[bool]]:
-        """Exceptions raised inside become one-line errors naming ``permission``; with
-        ``missing_ok`` a 404 is swallowed and the yielded list gets ``True`` appended."""
-        return translated(
-            action, permission, api_url=self.api_url, scrub=self._scrub, missing_ok=missing_ok
-        )
+    @contextmanager
+    def _errors(self, action: str, permission: str) -> Iterator[None]:
+        """PyGithub/requests exceptions raised inside become one-line :class:`PublishError`\\ s
+        naming ``permission``."""
+        try:
+            yield
+        except WaitTooLong as exc:
+            raise wait_too_long(action, exc.wait, exc.status) from None
+        except GithubException as exc:
+            raise request_error(
+                action, permission, exc.status, exc.data, exc.headers, scrub=self._scrub
+            ) from None
+        except requests.RequestException as exc:
+            raise GitHubUnreachable(
+                f"{action} failed: no answer from GitHub at {self.api_url} ({type(exc).__name__})"
+            ) from None
 
     def raise_http(self, action: str, permission: str, response: requests.Response) -> NoReturn:
         """The error of an answer of GitHub's that the download's own session got."""
@@ -353,15 +361,18 @@ class GitHubClient:
     def get_file_at_ref(self, path: str, ref: str) -> str | None:
         """The text of ``path`` at ``ref`` (a sha or branch), or ``None`` if it does not exist."""
         where = f"{path} at {ref[:12]}"
-        with self._errors(f"reading {where}", "contents: read", missing_ok=True) as missing:
-            content = self._repo.get_contents(path, ref=ref)
-            if isinstance(content, list):
-                raise PublishError(f"{where} is a directory, not a file")
-            if content.encoding != "base64":
-                raise PublishError(f"{where} is too large to read through the API")
-            data: bytes = content.decoded_content
-        if missing:
-            return None
+        try:
+            with self._errors(f"reading {where}", "contents: read"):
+                content = self._repo.get_contents(path, ref=ref)
+                if isinstance(content, list):
+                    raise PublishError(f"{where} is a directory, not a file")
+                if content.encoding != "base64":
+                    raise PublishError(f"{where} is too large to read through the API")
+                data: bytes = content.decoded_content
+        except GitHubRequestError as error:
+            if error.status == 404:
+                return None
+            raise
         try:
             return data.decode("utf-8")
         except UnicodeDecodeError:
@@ -563,14 +574,7 @@ class GitHubClient:
         matches = sorted((a for a in found if a.name == name), key=lambda a: (a.expired, -a.id))
         if not matches:
             return None
-        artifact = matches[0]
-        return ArtifactInfo(
-            id=artifact.id,
-            name=artifact.name,
-            size_in_bytes=artifact.size_in_bytes,
-            expired=artifact.expired,
-            archive_download_url=artifact.archive_download_url,
-        )
+        return ArtifactInfo(**{f.name: getattr(matches[0], f.name) for f in fields(ArtifactInfo)})
 
     def download_artifact_zip(self, artifact: ArtifactInfo, max_bytes: int) -> bytes:
         """The artifact's zip archive, at most ``max_bytes`` long (:mod:`.download`)."""

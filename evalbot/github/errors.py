@@ -7,13 +7,11 @@ from __future__ import annotations
 
 import email.utils
 import logging
-from collections.abc import Callable, Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Callable, Mapping
 from datetime import datetime
 from types import TracebackType
 from typing import Any
 
-import requests
 from github import GithubException, GithubRetry
 from urllib3.exceptions import ProtocolError, ReadTimeoutError
 from urllib3.util.retry import Retry
@@ -153,35 +151,6 @@ def request_error(
     )
 
 
-@contextmanager
-def translated(
-    action: str,
-    permission: str,
-    *,
-    api_url: str,
-    scrub: Callable[[str], str],
-    missing_ok: bool = False,
-) -> Iterator[list[bool]]:
-    """PyGithub/requests exceptions raised inside become one-line :class:`PublishError`\\ s;
-    with ``missing_ok`` a 404 is swallowed and the yielded list gets ``True`` appended."""
-    missing: list[bool] = []
-    try:
-        yield missing
-    except WaitTooLong as exc:
-        raise wait_too_long(action, exc.wait, exc.status) from None
-    except GithubException as exc:
-        if missing_ok and exc.status == 404:
-            missing.append(True)
-            return
-        raise request_error(
-            action, permission, exc.status, exc.data, exc.headers, scrub=scrub
-        ) from None
-    except requests.RequestException as exc:
-        raise GitHubUnreachable(
-            f"{action} failed: no answer from GitHub at {api_url} ({type(exc).__name__})"
-        ) from None
-
-
 def _error_item(item: Any) -> str:
     if not isinstance(item, dict):
         return str(item)
@@ -195,11 +164,11 @@ def one_line(text: str, limit: int = 300) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-class _CappedWaits(Retry):
+class CappedRetry(Retry):
     """urllib3's :class:`~urllib3.util.retry.Retry` whose ``Retry-After`` or backoff beyond
     :data:`MAX_WAIT_SECONDS` fails at once (:class:`WaitTooLong`), and which never sends again
     a POST that got no answer (the server may have acted on it: a second check run would be an
-    orphan)."""
+    orphan). The artifact download's policy, and the base of PyGithub's."""
 
     def increment(  # type: ignore[override]
         self,
@@ -236,9 +205,5 @@ def _release(response: Any) -> None:
         log.debug("could not release a connection", exc_info=True)
 
 
-class PyGithubRetry(_CappedWaits, GithubRetry):
+class PyGithubRetry(CappedRetry, GithubRetry):
     """PyGithub's retry policy (secondary rate limits read from 403 bodies), waits capped."""
-
-
-class DownloadRetry(_CappedWaits):
-    """urllib3's retry policy for the artifact download, waits capped."""

@@ -12,7 +12,7 @@ import pytest
 
 from evalbot.errors import PublishError
 from evalbot.github.client import GitHubClient, Identity
-from evalbot.github.errors import DownloadRetry, GitHubRequestError, PyGithubRetry
+from evalbot.github.errors import CappedRetry, GitHubRequestError, PyGithubRetry
 from evalbot.github.runner import Settings
 from tests.fakegithub import READ_ALL, FakeGitHub, Pull, Repo, make_zip
 from tests.fakegithub.plugin import APP_TOKEN, REPO
@@ -789,8 +789,8 @@ def test_every_retry_urllib3_copies_keeps_its_policy() -> None:
     PyGithub's wait for a secondary rate limit goes along with it."""
     api = PyGithubRetry(total=3, secondary_rate_wait=11.0).new(total=2)
     assert (type(api), api.secondary_rate_wait, api.total) == (PyGithubRetry, 11.0, 2)
-    download = DownloadRetry(total=3, redirect=False).new(total=1)
-    assert (type(download), download.total, download.redirect) == (DownloadRetry, 1, False)
+    download = CappedRetry(total=3, redirect=False).new(total=1)
+    assert (type(download), download.total, download.redirect) == (CappedRetry, 1, False)
 
 
 def test_an_artifact_retry_after_beyond_the_cap_fails_at_once(
