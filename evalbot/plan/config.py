@@ -24,7 +24,7 @@ from evalbot.formats.ids import parse_id_list
 from evalbot.formats.model import FieldNames, ReadOptions
 from evalbot.limits import MAX_NUMBER_DIGITS, MAX_RESAMPLES
 from evalbot.pairing.fingerprint import fingerprint
-from evalbot.plan.rates import DIFFERENCE_HINT, parse_difference, parse_rate, split
+from evalbot.plan.rates import DIFFERENCE_HINT, RATE_HINT, parse_difference, parse_rate, split
 
 ReadText = Callable[[str], str]
 
@@ -284,8 +284,10 @@ _SHA256 = re.compile(r"[0-9a-f]{64}")
 class Reader:
     """Reads one mapping of the YAML, tracking the dotted path for messages."""
 
-    def __init__(self, source: str, data: Mapping[str, Any], path: str = "") -> None:
-        self.source, self.data, self.path = source, data, path
+    def __init__(
+        self, source: str, data: Mapping[str, Any], path: str, read_text: ReadText | None
+    ) -> None:
+        self.source, self.data, self.path, self.read_text = source, data, path, read_text
         allowed = KEYS[path]
         for key in data:
             if not isinstance(key, str) or key not in allowed:
@@ -314,19 +316,22 @@ class Reader:
         value = {} if value is None else value
         if not isinstance(value, Mapping):
             raise self.fail(key, "a mapping")
-        return Reader(self.source, value, self.dotted(key))
+        return Reader(self.source, value, self.dotted(key), self.read_text)
 
     def record(self, kind: Callable[..., _Record], **given: Any) -> _Record:
         """``kind`` read from this mapping, the fields in ``given`` as given and each other key
-        by its field: a ``Literal`` one of its values, an integer or a rate within the field's
-        bounds, else a non-empty string; an absent key keeps the field's default."""
+        by its rule in :data:`READERS`, else by its field: a ``Literal`` one of its values, an
+        integer or a rate within the field's bounds, else a non-empty string; an absent key
+        keeps the field's default."""
         hints = get_type_hints(kind)
         values = dict(given)
         for item in fields(kind):  # type: ignore[arg-type]
             key, meta, default = item.name, item.metadata, cast(Any, item.default)
             if key in values or key not in KEYS[self.path]:
                 continue
-            if get_origin(hints[key]) is Literal:
+            if (read := READERS.get(self.dotted(key))) is not None:
+                values[key] = read(self, key)
+            elif get_origin(hints[key]) is Literal:
                 values[key] = self.choice(key, get_args(hints[key]))
             elif "minimum" in meta:
                 values[key] = self.integer(key, default, meta["minimum"], meta["most"])
@@ -404,27 +409,19 @@ class Reader:
         if not self.given(key):
             return None, None
         value = self.data[key]
-        expected = "an integer >= 0 (items) or a rate such as 5% or 0.05"
         if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
             return value, None
-        if isinstance(value, float) and 0.0 <= value < 1.0:
-            return None, value
-        if isinstance(value, str) and value.strip().endswith("%"):
-            try:
-                rate = parse_rate(value)
-            except ValueError:
-                rate = -1.0
-            if 0.0 <= rate < 1.0:
-                return None, rate
-        raise self.fail(key, expected)
+        share = isinstance(value, float) or (isinstance(value, str) and value.strip().endswith("%"))
+        expected = f"an integer >= 0 (items) or {RATE_HINT}"
+        return None, self._read(key, parse_rate, lambda rate: share and 0.0 <= rate < 1.0, expected)
 
-    def ids_file(self, key: str, read_text: ReadText | None) -> tuple[str, ...] | None:
+    def ids_file(self, key: str) -> tuple[str, ...] | None:
         """The item ids listed in the file named by ``key``, relative to the config file."""
         name = self.text(key)
-        if name is None or read_text is None:
+        if name is None or self.read_text is None:
             return None
         try:
-            content = read_text(name)
+            content = self.read_text(name)
         except FileNotFoundError:
             raise self.error(
                 key, f"names {name!r}, which does not exist (read relative to the config file)"
@@ -446,44 +443,23 @@ def parse_config(text: str, source: str, *, read_text: ReadText | None = None) -
     """Parse the text of ``.evalbot.yml``.
 
     ``read_text(name)`` returns the text of a file the plan names (``all_ids``,
-    ``policy.items_file``, ``holdout.ids_file``); without it their ids are not read. The
-    sections are read in a fixed order, so a document with several mistakes is always told
-    the same first one.
+    ``policy.items_file``, ``holdout.ids_file``); without it their ids are not read. The keys
+    are read in the order :data:`KEYS` lists them, so a document with several mistakes is
+    always told the same first one.
     """
-    top = Reader(source, load_yaml(text, source))
-    section = top.section("fields")
-    given = {key: value for key in KEYS["fields"] if (value := section.text(key))}
-    names = field_names(given, f"{source}: `fields`")
-    bootstrap = top.section("bootstrap")
-    gate = top.section("gate")
-    max_broken, max_broken_rate = gate.count_or_rate("max_broken")
-    plan = _plan(top)
-    policy = _policy(top, read_text)
-    if plan is not None and policy.sample_size is not None:
+    top = Reader(source, load_yaml(text, source), "", read_text)
+    config = top.record(Config, all_ids_list=top.ids_file("all_ids"), source=source)
+    if config.plan is not None and config.policy.sample_size is not None:
         raise ConfigError(
             f"{source}: give either `policy.sample_size` or `plan` (from which the sample "
             "size is computed), not both"
         )
-    if top.choice("test", vocab.PRIMARY_TESTS) == "bootstrap" and policy.mode == "sequential":
+    if config.test == "bootstrap" and config.policy.mode == "sequential":
         raise ConfigError(
             f"{source}: `policy.mode: sequential` tests the discordant pairs, so it needs "
             "`test: mcnemar`, got `test: bootstrap`"
         )
-    return top.record(
-        Config,
-        format=_format(top),
-        all_ids_list=top.ids_file("all_ids", read_text),
-        secondary_metrics=_secondary(top),
-        f1=_f1(top),
-        fields=names,
-        bootstrap=bootstrap.record(BootstrapConfig),
-        plan=plan,
-        policy=policy,
-        holdout=_holdout(top, read_text),
-        gate=gate.record(GateConfig, max_broken=max_broken, max_broken_rate=max_broken_rate),
-        report=_report(top),
-        source=source,
-    )
+    return config
 
 
 def field_names(given: Mapping[str, str], where: str, base: FieldNames | None = None) -> FieldNames:
@@ -502,12 +478,16 @@ def field_names(given: Mapping[str, str], where: str, base: FieldNames | None = 
     return names
 
 
-def _plan(top: Reader) -> PlanConfig | None:
+def _fields(top: Reader, key: str) -> FieldNames:
+    return field_names({}, f"{top.source}: `{key}`", base=top.section(key).record(FieldNames))
+
+
+def _plan(top: Reader, key: str) -> PlanConfig | None:
     """``plan:`` the change to detect, as fix and break rates or as the net difference and the
     discordance (the share of items that change outcome; fix/break = (D +- R) / 2)."""
-    if not top.given("plan"):
+    if not top.given(key):
         return None
-    plan = top.section("plan")
+    plan = top.section(key)
     by_rates = [key for key in ("fix_rate", "break_rate") if key in plan.data]
     by_difference = [key for key in ("difference", "discordance") if key in plan.data]
     if by_rates and by_difference:
@@ -564,19 +544,18 @@ def _plan_from_difference(top: Reader, plan: Reader) -> tuple[float, float]:
     return split(difference, discordance)
 
 
-def _policy(top: Reader, read_text: ReadText | None) -> PolicyConfig:
-    policy = top.section("policy")
-    items_sha256 = policy.sha256("items_sha256")
-    listed = policy.ids_file("items_file", read_text)
+def _policy(top: Reader, key: str) -> PolicyConfig:
+    policy = top.section(key)
+    config = policy.record(PolicyConfig)
+    listed = policy.ids_file("items_file")
     if listed is not None:
-        computed = fingerprint(list(listed))
-        if items_sha256 is not None and items_sha256 != computed:
+        computed, given = fingerprint(list(listed)), config.items_sha256
+        if given is not None and given != computed:
             raise ConfigError(
-                f"{top.source}: `policy.items_sha256` is {items_sha256[:12]}... but the ids in "
+                f"{top.source}: `policy.items_sha256` is {given[:12]}... but the ids in "
                 f"`policy.items_file` hash to {computed[:12]}...; keep one, or make them agree"
             )
-        items_sha256 = computed
-    config = policy.record(PolicyConfig, items_sha256=items_sha256)
+        config = replace(config, items_sha256=computed)
     if config.looks == "bonferroni" and config.max_looks is None:
         raise ConfigError(
             f"{top.source}: `policy.looks: bonferroni` divides alpha by `policy.max_looks`, "
@@ -590,17 +569,23 @@ def _policy(top: Reader, read_text: ReadText | None) -> PolicyConfig:
     return config
 
 
-def _holdout(top: Reader, read_text: ReadText | None) -> HoldoutConfig | None:
-    if not top.given("holdout"):
+def _holdout(top: Reader, key: str) -> HoldoutConfig | None:
+    if not top.given(key):
         return None
-    holdout = top.section("holdout")
+    holdout = top.section(key)
     if holdout.text("ids_file") is None:
         raise ConfigError(f"{top.source}: `holdout.ids_file` is required when `holdout` is given")
-    return holdout.record(HoldoutConfig, ids=holdout.ids_file("ids_file", read_text))
+    return holdout.record(HoldoutConfig, ids=holdout.ids_file("ids_file"))
 
 
-def _format(top: Reader) -> str | None:
-    name = top.text("format")
+def _gate(top: Reader, key: str) -> GateConfig:
+    gate = top.section(key)
+    count, rate = gate.count_or_rate("max_broken")
+    return gate.record(GateConfig, max_broken=count, max_broken_rate=rate)
+
+
+def _format(top: Reader, key: str) -> str | None:
+    name = top.text(key)
     if name is None:
         return None
     from evalbot.formats import FORMATS, resolve
@@ -608,28 +593,27 @@ def _format(top: Reader) -> str | None:
     try:
         resolve(name)
     except InputError:
-        raise top.fail("format", "one of " + ", ".join(sorted(FORMATS))) from None
+        raise top.fail(key, "one of " + ", ".join(sorted(FORMATS))) from None
     return name
 
 
-def _secondary(top: Reader) -> tuple[str, ...]:
-    if not top.given("secondary_metrics"):
+def _secondary(top: Reader, key: str) -> tuple[str, ...]:
+    if not top.given(key):
         return ()
-    value = top.data["secondary_metrics"]
+    value = top.data[key]
     if isinstance(value, str):
         value = [value]
     if not isinstance(value, list) or not value or not all(isinstance(v, str) and v for v in value):
-        raise top.fail("secondary_metrics", "a list of field names")
+        raise top.fail(key, "a list of field names")
     if len(set(value)) != len(value):
-        raise top.fail("secondary_metrics", "a list of distinct field names")
+        raise top.fail(key, "a list of distinct field names")
     return tuple(value)
 
 
-def _f1(top: Reader) -> F1Config | None:
-    if not top.given("f1"):
+def _f1(top: Reader, key: str) -> F1Config | None:
+    if not top.given(key):
         return None
-    f1 = top.section("f1")
-    config = f1.record(F1Config)
+    config = top.section(key).record(F1Config)
     if len(set(config.columns)) != 3:
         raise ConfigError(
             f"{top.source}: `f1.tp`, `f1.fp` and `f1.fn` must name three different fields, "
@@ -638,13 +622,30 @@ def _f1(top: Reader) -> F1Config | None:
     return config
 
 
-def _report(top: Reader) -> ReportConfig:
-    report = top.section("report")
+def _report(top: Reader, key: str) -> ReportConfig:
+    report = top.section(key)
     config = report.record(ReportConfig)
     url = config.item_url
     if url is not None and ("{id}" not in url or not url.startswith(("https://", "http://"))):
         raise report.fail("item_url", 'an http(s) URL containing "{id}"')
     return config
+
+
+#: The keys read by a rule of their own (by dotted path); :meth:`Reader.record` reads the others
+#: by their fields.
+READERS: dict[str, Callable[[Reader, str], Any]] = {
+    "format": _format,
+    "secondary_metrics": _secondary,
+    "f1": _f1,
+    "fields": _fields,
+    "bootstrap": lambda top, key: top.section(key).record(BootstrapConfig),
+    "plan": _plan,
+    "policy": _policy,
+    "policy.items_sha256": Reader.sha256,
+    "holdout": _holdout,
+    "gate": _gate,
+    "report": _report,
+}
 
 
 # ---- the command line over the plan ---------------------------------------------------------
