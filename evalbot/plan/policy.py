@@ -463,50 +463,36 @@ def power_check(comparison: Comparison, config: Config) -> tuple[float | None, R
 
 
 def judge_gate(
-    comparison: Comparison, config: Config, outcome: Outcome, *, refused: bool, tampered: bool
-) -> list[Reason]:
+    comparison: Comparison, config: Config, outcome: Outcome, violations: list[Reason]
+) -> tuple[list[Reason], float | None, bool | None]:
     """``gate.on_refused``, ``gate.fail_on``, ``gate.max_broken`` and ``gate.margin``: each
-    condition that fails is a reason (the gate fails with any). A refusal fails under
-    ``gate.on_refused: fail``, and always when the records of the looks disagree (``tampered``)."""
+    condition that fails is a reason (the gate fails with any); with ``gate.max_broken`` as an
+    item count (a share of the items times the items) and whether the interval's lower bound
+    is above ``-gate.margin`` (None: not set). A refusal fails under ``gate.on_refused: fail``,
+    and always when the records of the looks disagree."""
     gate, reasons = config.gate, []
-    if tampered:
+    if any(reason.code == "records_disagree" for reason in violations):
         reasons.append(Reason(code="gate_refused", rule="the records of the looks disagree"))
-    elif refused and gate.on_refused == "fail":
+    elif violations and gate.on_refused == "fail":
         reasons.append(Reason(code="gate_refused", rule="gate.on_refused: fail"))
     if gate.fail_on == "significant_regression" and outcome == "regression":
         reasons.append(Reason(code="gate_regression"))
     elif gate.fail_on == "not_significant_improvement" and outcome != "improvement":
         reasons.append(Reason(code="gate_not_improvement"))
-    broken, limit = len(comparison.broken_ids), broken_limit(comparison, config)
+    broken, rate, items = len(comparison.broken_ids), gate.max_broken_rate, comparison.items
+    limit = None if rate is None else rate * items  # gate.max_broken as an item count
+    limit = limit if gate.max_broken is None else float(gate.max_broken)
     if limit is not None and broken > limit:
-        rate, items = gate.max_broken_rate, comparison.items
         reasons.append(_reason("gate_max_broken", broken, limit, rate=rate, items=items))
-    if noninferior(comparison, config) is False:
-        assert gate.margin is not None
+    low, margin = comparison.difference.confidence_interval.low, gate.margin
+    noninferior = None if margin is None else low > -margin
+    if margin is not None and not noninferior:
+        unit: Unit = "pp" if comparison.metric == "pass_rate" else "score"
+        details = {"confidence": comparison.difference.confidence_level}
         reasons.append(
-            Reason(
-                code="gate_margin",
-                observed=comparison.difference.confidence_interval.low,
-                threshold=-gate.margin,
-                unit="pp" if comparison.metric == "pass_rate" else "score",
-                details={"confidence": comparison.difference.confidence_level},
-            )
+            Reason(code="gate_margin", observed=low, threshold=-margin, unit=unit, details=details)
         )
-    return reasons
-
-
-def broken_limit(comparison: Comparison, config: Config) -> float | None:
-    """``gate.max_broken`` as an item count (a share of the items times the items)."""
-    gate = config.gate
-    if gate.max_broken is not None:
-        return float(gate.max_broken)
-    return None if gate.max_broken_rate is None else gate.max_broken_rate * comparison.items
-
-
-def noninferior(comparison: Comparison, config: Config) -> bool | None:
-    """Whether the interval's lower bound is above ``-gate.margin`` (None: no margin)."""
-    margin = config.gate.margin
-    return None if margin is None else comparison.difference.confidence_interval.low > -margin
+    return reasons, limit, noninferior
 
 
 # ---- disclosures and warnings --------------------------------------------------------------
@@ -612,8 +598,7 @@ def evaluate(
     warnings += [overused] if overused is not None else []
     reasons = disclosures(comparison)
     outcome, mde, underpowered = _outcome(comparison, config, violations, reasons)
-    tampered = any(reason.code == "records_disagree" for reason in violations)
-    gate = judge_gate(comparison, config, outcome, refused=bool(violations), tampered=tampered)
+    gate, limit, noninferior = judge_gate(comparison, config, outcome, violations)
     reasons.extend(gate)
     return Decision(
         outcome=outcome,
@@ -630,9 +615,9 @@ def evaluate(
         underpowered=underpowered,
         holdout=holdout,
         holdout_uses=uses,
-        noninferior=noninferior(comparison, config),
+        noninferior=noninferior,
         broken=len(comparison.broken_ids),
-        broken_limit=broken_limit(comparison, config),
+        broken_limit=limit,
         warnings=warnings,
         config=config,
     )
