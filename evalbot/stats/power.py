@@ -79,13 +79,17 @@ def rates_iv(fix_rate: object, break_rate: object, *, differ: bool) -> tuple[flo
     return pf, pb
 
 
-def design_effect_iv(design_effect: object) -> float:
-    return as_number(
-        design_effect,
-        "design_effect",
-        lambda x: x >= 1.0 and x < math.inf,
-        "be a finite number >= 1",
+def plan_iv(
+    alpha: object, power: object = POWER, method: object = "exact", design_effect: object = 1.0
+) -> tuple[float, float, McNemarMethod, float]:
+    """A plan's ``alpha``, target ``power``, McNemar ``method`` and ``design_effect`` (>= 1)."""
+    a = as_probability(alpha, "alpha")
+    pw = as_probability(power, "power")
+    m = method_iv(method)
+    deff = as_number(
+        design_effect, "design_effect", lambda x: 1.0 <= x < math.inf, "be a finite number >= 1"
     )
+    return a, pw, m, deff
 
 
 def ceil_fuzzy(x: float) -> int:
@@ -237,9 +241,12 @@ class PowerCurve:
             return
         cap = max(max_d + max_d // 8, 64)
         d = np.arange(self.cap + 1, cap + 1, dtype=np.int64)
-        k = critical_counts(d, self.alpha, self.method)
-        self.cond = np.concatenate([self.cond, conditional_power(d, k, self.share)[0]])
+        self.cond = np.concatenate([self.cond, self.conditional(d)])
         self.cap = cap
+
+    def conditional(self, d: IntArray) -> FloatArray:
+        """P(reject | D = d) of the test at each discordant count in ``d``."""
+        return conditional_power(d, critical_counts(d, self.alpha, self.method), self.share)[0]
 
     def power(self, n: IntArray | list[int]) -> FloatArray:
         """Exact power at each size in ``n`` (vectorised)."""
@@ -262,8 +269,7 @@ class PowerCurve:
         if 2.0 * _WINDOW_SD * math.sqrt(n * self.psi * (1.0 - self.psi)) > _MAX_WINDOW:
             return math.nan
         d, w = self.binomial.counts(n)
-        cond = conditional_power(d, critical_counts(d, self.alpha, self.method), self.share)[0]
-        return float(min(1.0, np.sum(w * cond)))
+        return float(min(1.0, np.sum(w * self.conditional(d))))
 
     def weighted(self, n: int, values: FloatArray) -> float:
         d, w = self.binomial.window(np.array([n], dtype=np.int64))
@@ -483,10 +489,7 @@ def mcnemar_minimum_detectable_effect(
     """
     n = as_count(items, "items")
     psi = as_probability(discordant_rate, "discordant_rate", open_low=False, open_high=False)
-    a = as_probability(alpha, "alpha")
-    pw = as_probability(power, "power")
-    m = method_iv(method)
-    deff = design_effect_iv(design_effect)
+    a, pw, m, deff = plan_iv(alpha, power, method, design_effect)
     n_eff = math.floor(n / deff + CEIL_FUZZ)
     normal = _normal_effect(n_eff, psi, a, pw) if n_eff > 0 else math.nan
 
@@ -637,8 +640,7 @@ def mcnemar_exact_power(
     """
     pf, pb = rates_iv(fix_rate, break_rate, differ=False)
     n = as_count(items, "items")
-    a = as_probability(alpha, "alpha")
-    m = method_iv(method)
+    a, _, m, _ = plan_iv(alpha, method=method)
     if n == 0 or pf + pb == 0.0:
         return 0.0
     return PowerCurve(pf, pb, a, m).at(n)
@@ -658,8 +660,7 @@ def mcnemar_normal_sample_size(
     (36, 328)
     """
     pf, pb = rates_iv(fix_rate, break_rate, differ=True)
-    a = as_probability(alpha, "alpha")
-    pw = as_probability(power, "power")
+    a, pw, _, _ = plan_iv(alpha, power)
     psi = pf + pb
     p = pf / psi
     z_a, z_b = (float(z) for z in ndtri([1.0 - a / 2.0, pw]))
@@ -739,10 +740,7 @@ def mcnemar_sample_size(
     (367, 0.8007, 328, 0.746)
     """
     pf, pb = rates_iv(fix_rate, break_rate, differ=True)
-    a = as_probability(alpha, "alpha")
-    pw = as_probability(power, "power")
-    m = method_iv(method)
-    deff = design_effect_iv(design_effect)
+    a, pw, m, deff = plan_iv(alpha, power, method, design_effect)
     normal_pairs, normal_items = mcnemar_normal_sample_size(pf, pb, alpha=a, power=pw)
     curve = PowerCurve(pf, pb, a, m)
     rule: SearchRule
@@ -758,8 +756,7 @@ def mcnemar_sample_size(
         reached = curve.at(items)
     total = max(1, ceil_fuzzy(items * deff))
     pairs = ceil_fuzzy(total * curve.psi)
-    d = np.array([pairs], dtype=np.int64)
-    conditional = float(conditional_power(d, critical_counts(d, a, m), curve.share)[0][0])
+    conditional = float(curve.conditional(np.array([pairs], dtype=np.int64))[0])
     return SampleSizeResult(
         items=total,
         exact_power=reached,
@@ -806,10 +803,9 @@ def simulate_mcnemar_power(
     """
     pf, pb = rates_iv(fix_rate, break_rate, differ=False)
     n = as_count(items, "items", minimum=1)
-    a = as_probability(alpha, "alpha")
+    a, _, m, _ = plan_iv(alpha, method=method)
     sims = as_count(n_simulations, "n_simulations", minimum=1)
     s = as_count(seed, "seed")
-    m = method_iv(method)
     rng = np.random.default_rng(s)
     draws = rng.multinomial(n, [pf, pb, max(0.0, 1.0 - pf - pb)], size=sims)
     b, c = draws[:, 0], draws[:, 1]
