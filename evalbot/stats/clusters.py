@@ -43,7 +43,7 @@ from evalbot.stats._validation import (
     as_probability,
     as_resampling,
 )
-from evalbot.stats.intervals import ConfidenceInterval, t_interval
+from evalbot.stats.intervals import t_interval
 from evalbot.stats.paired_mean import (
     EXACT_MAX_ITEMS,
     PairedMeanResult,
@@ -423,11 +423,6 @@ def clustered_test(
     method, detail, flip = _test(totals, sizes, mean, se, b, s)
     if flip is None:
         ci = t_interval(mean, se, g - 1, cl)
-    elif float(np.ptp(totals / sizes)) == 0.0:
-        ci = ConfidenceInterval(mean, mean)
-        # every cluster's mean equal: every other shift rejected as far as the data allow
-        if min(1.0, 2.0 ** (1 - g)) > 1.0 - cl:
-            ci = ConfidenceInterval(-math.inf, math.inf)
     else:
         ci = _invert(flip.pvalue, totals / sizes, 1.0 - cl, float(detail), centre=mean)
     sampled = flip.n_resamples if flip is not None else 0

@@ -336,8 +336,15 @@ def _invert(
     it is 1), so each side has one boundary. 0 seeds the bracket on its side, so the interval
     contains 0 exactly when ``p_zero > alpha``. A side whose farthest shift is still accepted
     is unbounded. For clusters ``d`` holds the cluster means and ``centre`` the mean over
-    items.
+    items. When every value of ``d`` is equal every other shift is rejected as far as the data
+    allow: the interval is that value, or ``(-inf, inf)`` when ``2^(1 - units)`` is above
+    ``alpha``.
     """
+    if float(np.ptp(d)) == 0.0:
+        point = float(d[0]) if centre is None else centre
+        if min(1.0, 2.0 ** (1 - d.size)) > alpha:
+            return ConfidenceInterval(-math.inf, math.inf)
+        return ConfidenceInterval(point, point)
     centre = float(d.mean()) if centre is None else centre
     spread = float(d.max() - d.min())
     scale = max(spread, abs(centre), 1e-300)
@@ -460,21 +467,11 @@ def sign_flip(base: FloatArray, cand: FloatArray, cl: float, b: int, s: int) -> 
     n = d.size
     exact = n <= EXACT_MAX_ITEMS
     flip = _SignFlip(d, b, s, exact)
-    alpha = 1.0 - cl
     p = flip.pvalue(0.0)
-    if float(np.ptp(d)) == 0.0:
-        centre = float(d[0])
-        ci = ConfidenceInterval(centre, centre)
-        # every difference equal: reject every other shift as far as the data allow
-        if min(1.0, 2.0 ** (1 - n)) > alpha:
-            ci = ConfidenceInterval(-math.inf, math.inf)
-    else:
-        ci = _invert(flip.pvalue, d, alpha, p)
-    detail = flip_pvalue(p, n, b, exact)
     return PairedMeanResult(
         statistic=float(d.mean()),
-        pvalue=detail,
-        confidence_interval=ci,
+        pvalue=flip_pvalue(p, n, b, exact),
+        confidence_interval=_invert(flip.pvalue, d, 1.0 - cl, p),
         method="exact sign-flip" if exact else "Monte Carlo sign-flip",
         confidence_level=cl,
         n_items=n,
