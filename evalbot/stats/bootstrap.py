@@ -509,17 +509,9 @@ def _mean_units(
     """The units of a difference in means (the items' differences, or each cluster's total
     and size), the mean as a statistic of their totals, and the unit's name."""
     if codes is None:
-
-        def mean(t: FloatArray, n_units: int) -> FloatArray:
-            return t[:, 0] / n_units
-
-        return d.reshape(-1, 1), mean, "items"
-
-    def cluster_mean(t: FloatArray, n_units: int) -> FloatArray:
-        return t[:, 0] / t[:, 1]
-
+        return d.reshape(-1, 1), lambda t, n_units: t[:, 0] / n_units, "items"
     totals = [np.bincount(codes, weights=d), np.bincount(codes).astype(np.float64)]
-    return np.column_stack(totals), cluster_mean, "clusters"
+    return np.column_stack(totals), lambda t, n_units: t[:, 0] / t[:, 1], "clusters"
 
 
 def _columns_iv(side: object, name: str, columns: tuple[str, ...]) -> dict[str, FloatArray]:
@@ -664,29 +656,17 @@ def _metric_units(
     totals, and the unit's name."""
     cols = met.columns
     n_cols = len(cols)
-    per_item = np.column_stack([base[c] for c in cols] + [cand[c] for c in cols])
-    if codes is None:
-        units = per_item
-
-        def count(t: FloatArray, n_units: int) -> FloatArray | float:
-            return float(n_units)
-
-        resampled = "items"
-    else:
-        sums = [np.bincount(codes, weights=per_item[:, j]) for j in range(2 * n_cols)]
+    units = np.column_stack([base[c] for c in cols] + [cand[c] for c in cols])
+    if codes is not None:
+        sums = [np.bincount(codes, weights=units[:, j]) for j in range(2 * n_cols)]
         units = np.column_stack([*sums, np.bincount(codes).astype(np.float64)])
 
-        def count(t: FloatArray, n_units: int) -> FloatArray | float:
-            return t[:, -1]
-
-        resampled = "clusters"
-
     def fn(t: FloatArray, n_units: int) -> FloatArray:
-        k = count(t, n_units)
+        k = float(n_units) if codes is None else t[:, -1]
         means_b = {c: t[:, j] / k for j, c in enumerate(cols)}
         means_c = {c: t[:, n_cols + j] / k for j, c in enumerate(cols)}
         return np.asarray(met.function(means_c), dtype=np.float64) - np.asarray(
             met.function(means_b), dtype=np.float64
         )
 
-    return units, fn, resampled
+    return units, fn, "items" if codes is None else "clusters"
