@@ -75,6 +75,22 @@ def describe(estimate: Estimate) -> tuple[IntervalKind, str]:
     return ("sign-flip" if flip else "t"), estimate.method
 
 
+class Described:
+    """A record whose ``difference`` carries an interval: its kind and method
+    (:func:`describe`)."""
+
+    difference: Estimate
+
+    @property
+    def interval(self) -> IntervalKind:
+        return describe(self.difference)[0]
+
+    @property
+    def method(self) -> str:
+        """How the difference's interval was made, in the report's words."""
+        return describe(self.difference)[1]
+
+
 @dataclass(frozen=True, kw_only=True)
 class Alpha:
     """The plan's ``level`` and the ``effective`` alpha this run's tests are judged at, by the
@@ -144,7 +160,7 @@ class SliceResult:
 
 
 @dataclass(frozen=True, kw_only=True)
-class SecondaryResult:
+class SecondaryResult(Described):
     """A secondary metric: ``difference`` is the test a primary score would get (its own
     interval, resamples and seed where sampled, each side's mean), ``adjusted_pvalue`` its
     p-value Holm-adjusted over the secondaries."""
@@ -164,14 +180,6 @@ class SecondaryResult:
     @property
     def pvalue(self) -> PValue:
         return self.difference.pvalue
-
-    @property
-    def interval(self) -> IntervalKind:
-        return describe(self.difference)[0]
-
-    @property
-    def method(self) -> str:
-        return describe(self.difference)[1]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -281,7 +289,7 @@ class F1Result:
 
 
 @dataclass(frozen=True, kw_only=True, eq=False)
-class Comparison:
+class Comparison(Described):
     """Everything computed about one paired comparison.
 
     ``test_result`` is the test that decides and ``difference`` the difference with the
@@ -329,15 +337,6 @@ class Comparison:
     @property
     def test(self) -> str:
         return test_name(self.test_result)
-
-    @property
-    def interval(self) -> IntervalKind:
-        return describe(self.difference)[0]
-
-    @property
-    def method(self) -> str:
-        """How the difference's interval was made, in the report's words."""
-        return describe(self.difference)[1]
 
     @property
     def finite(self) -> bool:
