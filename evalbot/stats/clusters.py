@@ -45,12 +45,10 @@ from evalbot.stats._validation import (
 )
 from evalbot.stats.intervals import t_interval
 from evalbot.stats.paired_mean import (
-    EXACT_MAX_ITEMS,
     PairedMeanResult,
     _invert,
     _SignFlip,
     dz_from_differences,
-    flip_pvalue,
     pair_iv,
     smallest_flip_pvalue,
 )
@@ -408,7 +406,7 @@ def cluster_sign_flip_pvalue(
     base, cand, codes = _clustered_iv(baseline, candidate, clusters)
     delta = as_number(shift, "shift", math.isfinite, "be finite")
     totals, sizes = _units(cand - base, codes)
-    return _SignFlip(totals, b, s, totals.size <= EXACT_MAX_ITEMS, sizes).pvalue(delta)
+    return _SignFlip(totals, b, s, sizes).pvalue(delta)
 
 
 def clustered_test(
@@ -473,7 +471,5 @@ def _test(
         if se != 0.0 and math.isfinite(se):
             p = min(1.0, 2.0 * float(stdtr(g - 1, -abs(mean / se))))
         return "cluster-robust t", float_pvalue(p), None
-    exact = g <= EXACT_MAX_ITEMS
-    flip = _SignFlip(totals, b, s, exact, sizes)
-    detail = flip_pvalue(flip.pvalue(0.0), g, b, exact)
-    return ("exact" if exact else "Monte Carlo") + " cluster sign-flip", detail, flip
+    flip = _SignFlip(totals, b, s, sizes)
+    return f"{flip.kind} cluster sign-flip", flip.null_pvalue(), flip

@@ -284,23 +284,22 @@ class _SignFlip:
     differences and ``w`` its size) the shifted values are ``d - w delta``: the same argument
     holds, since no pattern's sum moves faster in ``delta`` than the observed one
     (``|sum(s_g w_g)| <= sum(w_g)``).
+
+    Up to :data:`EXACT_MAX_ITEMS` units every pattern is enumerated (``exact``), above that
+    ``n_resamples`` patterns are sampled; ``kind`` names which.
     """
 
     def __init__(
-        self,
-        d: FloatArray,
-        n_resamples: int,
-        seed: int,
-        exact: bool,
-        weights: FloatArray | None = None,
+        self, d: FloatArray, n_resamples: int, seed: int, weights: FloatArray | None = None
     ) -> None:
         self.d = d
         self.w = weights
         self.n = d.size
-        self.exact = exact
-        self.n_resamples = 0 if exact else n_resamples
+        self.exact = self.n <= EXACT_MAX_ITEMS
+        self.kind = "exact" if self.exact else "Monte Carlo"
+        self.n_resamples = 0 if self.exact else n_resamples
         self.signs = None
-        if not exact:
+        if not self.exact:
             rng = np.random.default_rng(seed)
             self.signs = (rng.integers(0, 2, size=(n_resamples, self.n), dtype=np.int8) * 2) - 1
 
@@ -321,6 +320,18 @@ class _SignFlip:
             flipped = self.signs[start : start + rows].astype(np.float64) @ a
             count += int(np.count_nonzero(np.abs(flipped) >= threshold))
         return (1.0 + count) / (1.0 + self.n_resamples)
+
+    def null_pvalue(self) -> PValue:
+        """The p-value of the shift 0 with its resolution: ``2^(1 - n)`` when every pattern was
+        enumerated, ``1 / (1 + B)`` when ``B`` were sampled (at that floor it is only a
+        bound)."""
+        p = self.pvalue(0.0)
+        if self.exact:
+            return exact_pvalue(p, resolution=min(1.0, 2.0 ** (1 - self.n)))
+        step = 1.0 / (1.0 + self.n_resamples)
+        if p <= step:
+            return upper_bound_pvalue(step, resolution=step)
+        return exact_pvalue(p, resolution=step)
 
 
 def _invert(
@@ -458,30 +469,27 @@ def sign_flip_pvalue(
     b, s = as_resampling(n_resamples, seed)
     base, cand = pair_iv(baseline, candidate)
     delta = as_number(shift, "shift", math.isfinite, "be finite")
-    d = cand - base
-    return _SignFlip(d, b, s, d.size <= EXACT_MAX_ITEMS).pvalue(delta)
+    return _SignFlip(cand - base, b, s).pvalue(delta)
 
 
 def sign_flip(base: FloatArray, cand: FloatArray, cl: float, b: int, s: int) -> PairedMeanResult:
     d = cand - base
-    n = d.size
-    exact = n <= EXACT_MAX_ITEMS
-    flip = _SignFlip(d, b, s, exact)
-    p = flip.pvalue(0.0)
+    flip = _SignFlip(d, b, s)
+    detail = flip.null_pvalue()
     return PairedMeanResult(
         statistic=float(d.mean()),
-        pvalue=flip_pvalue(p, n, b, exact),
-        confidence_interval=_invert(flip.pvalue, d, 1.0 - cl, p),
-        method="exact sign-flip" if exact else "Monte Carlo sign-flip",
+        pvalue=detail,
+        confidence_interval=_invert(flip.pvalue, d, 1.0 - cl, float(detail)),
+        method=f"{flip.kind} sign-flip",
         confidence_level=cl,
-        n_items=n,
+        n_items=d.size,
         standard_error=standard_error(d),
-        n_resamples=0 if exact else b,
-        seed=None if exact else s,
+        n_resamples=flip.n_resamples,
+        seed=None if flip.exact else s,
         effect_size=dz_from_differences(d, cl),
         baseline_value=float(base.mean()),
         candidate_value=float(cand.mean()),
-        smallest_pvalue=smallest_flip_pvalue(int(np.count_nonzero(d)), 0 if exact else b),
+        smallest_pvalue=smallest_flip_pvalue(int(np.count_nonzero(d)), flip.n_resamples),
     )
 
 
@@ -493,18 +501,6 @@ def smallest_flip_pvalue(changed: int, n_resamples: int) -> PValue:
     if n_resamples:
         floor = max(floor, 1.0 / (n_resamples + 1))
     return exact_pvalue(floor)
-
-
-def flip_pvalue(p: float, n: int, b: int, exact: bool) -> PValue:
-    """The sign-flip p-value ``p`` of ``n`` items with its resolution: ``2^(1 - n)`` when
-    every pattern was enumerated, ``1 / (1 + B)`` when ``B`` were sampled (at that floor it is
-    only a bound)."""
-    if exact:
-        return exact_pvalue(p, resolution=min(1.0, 2.0 ** (1 - n)))
-    step = 1.0 / (1.0 + b)
-    if p <= step:
-        return upper_bound_pvalue(step, resolution=step)
-    return exact_pvalue(p, resolution=step)
 
 
 #: Up to this many items :func:`paired_mean_test` uses the sign-flip test, above it the
@@ -703,9 +699,5 @@ def paired_mean_pvalue(
     if base.size > SIGN_FLIP_MAX_ITEMS:
         found = _studentized(base, cand, CONFIDENCE)
         return found.method, found.pvalue
-    d = cand - base
-    exact = d.size <= EXACT_MAX_ITEMS
-    p = _SignFlip(d, b, s, exact).pvalue(0.0)
-    return ("exact sign-flip" if exact else "Monte Carlo sign-flip"), flip_pvalue(
-        p, d.size, b, exact
-    )
+    flip = _SignFlip(cand - base, b, s)
+    return f"{flip.kind} sign-flip", flip.null_pvalue()
