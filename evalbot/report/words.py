@@ -34,13 +34,8 @@ from evalbot.report.numbers import (
 from evalbot.report.text import EMPTY, Markdown, short_id
 from evalbot.stats.bootstrap import BootstrapResult
 from evalbot.stats.paired_mean import PairedMeanResult
-from evalbot.stats.pvalue import PValue
 
 # ---- the reasons ----------------------------------------------------------------------------
-
-
-def _p_is(p: PValue) -> str:
-    return p_clause(word_pvalue(p))
 
 
 def _text(value: object) -> str:
@@ -57,42 +52,12 @@ def _alpha_clause(r: Reason) -> str:
     )
 
 
-def _test(r: Reason) -> str:
-    assert r.pvalue is not None
-    test, p = _text(r.details.get("test")), r.pvalue
-    if r.code == "unresolved":
-        return (
-            f"{test}: {_p_is(p)}, but {_alpha_clause(r)} is smaller than the "
-            f"{number_text(r.details.get('resamples'))} resamples can resolve: raise "
-            "bootstrap.resamples (--resamples)"
-        )
-    if r.code == "significant":
-        return f"{test}: {_p_is(p)} is at or below {_alpha_clause(r)}"
-    return f"{test}: {_p_is(p)} is above {_alpha_clause(r)}"
-
-
-def _powerless(r: Reason) -> str:
-    assert r.pvalue is not None
-    what, have, need = str(r.details.get("counted")), r.details.get("have"), r.details.get("needed")
-    return (
-        f"powerless: with {count(have, what)} the smallest p-value "
-        f"{_text(r.details.get('test'))} can give is {word_pvalue(r.pvalue)}, above "
-        f"{_alpha_clause(r)}, so no outcome could have been significant; at least "
-        f"{count(need, what)} {'is' if float(need or 0) == 1 else 'are'} needed"
-    )
-
-
-def _item_shopping(r: Reason) -> str:
+def _judged_on(r: Reason) -> str:
+    """The item set the commit was judged on before (``item_shopping``)."""
     if r.threshold is None:
-        which = "items not on record"
-    else:
-        earlier = count(r.details.get("earlier_items"), "items")
-        which = f"another item set ({earlier}, {str(r.threshold)[:12]})"
-    return (
-        f"commit {r.details.get('commit')} was already judged on {which}; choosing among item "
-        "sets after seeing a verdict is refused: judge a new commit, or this one on the items "
-        "it was first judged on"
-    )
+        return "items not on record"
+    earlier = count(r.details.get("earlier_items"), "items")
+    return f"another item set ({earlier}, {str(r.threshold)[:12]})"
 
 
 def _max_broken(r: Reason) -> str:
@@ -135,12 +100,18 @@ def not_evaluated_words(r: Reason) -> str:
     )
 
 
-#: How a value of a reason reads in :data:`_WORDS`' sentences (``{observed:n}``); none: ``str``.
+#: How a value of a reason reads in :data:`_WORDS`' sentences (``{observed:n}``); none: ``str``;
+#: a spec not named here is the noun of a count (``{have:{counted}}``: "3 discordant pairs").
+#: The field ``reason`` is the whole reason (``{reason.pvalue:p}``).
 _SPECS: dict[str, Callable[[Any], str]] = {
     "": str,
     "n": number_text,
-    "items": lambda value: count(value, "items"),
     "alpha": alpha_text,
+    "alpha_clause": _alpha_clause,
+    "judged_on": _judged_on,
+    "p": lambda p: p_clause(word_pvalue(p)),
+    "pvalue": word_pvalue,
+    "are": lambda n: "is" if float(n or 0) == 1 else "are",
     "sha": lambda value: str(value)[:12],
     "text": _text,
     "pp": PERCENT.amount,
@@ -161,22 +132,26 @@ _SPECS: dict[str, Callable[[Any], str]] = {
 
 class _Fill(string.Formatter):
     def format_field(self, value: Any, format_spec: str) -> str:
-        return _SPECS[format_spec](value)
+        spec = _SPECS.get(format_spec)
+        return count(value, format_spec) if spec is None else spec(value)
 
 
 #: Each reason code's sentence: a function of the reason, or a format string of its
 #: ``observed``, ``threshold``, ``rule``, ``flag`` and details (a missing one is ``None``).
 _WORDS: dict[str, str | Callable[[Reason], str]] = {
-    "significant": _test,
-    "not_significant": _test,
-    "unresolved": _test,
+    "significant": "{test:text}: {reason.pvalue:p} is at or below {reason:alpha_clause}",
+    "not_significant": "{test:text}: {reason.pvalue:p} is above {reason:alpha_clause}",
+    "unresolved": "{test:text}: {reason.pvalue:p}, but {reason:alpha_clause} is smaller than the "
+    "{resamples:n} resamples can resolve: raise bootstrap.resamples (--resamples)",
     "underpowered_gain": "the gain of {observed:+pp} is significant but smaller than the "
     "{threshold:mde} this eval can reliably detect (policy.min_effect {min_effect:pp}): an "
     "underpowered eval cannot certify an improvement; run more items",
     "tripwire": "a {items:n}-item eval is a tripwire, not a finding: with {discordant_rate:share} "
     "of items changing it can detect {observed:detects} (power {power:g}), but policy.min_effect "
     "is {threshold:pp}{items_needed:needed}",
-    "powerless": _powerless,
+    "powerless": "powerless: with {have:{counted}} the smallest p-value {test:text} can give is "
+    "{reason.pvalue:pvalue}, above {reason:alpha_clause}, so no outcome could have been "
+    "significant; at least {needed:{counted}} {needed:are} needed",
     "sample_size": "the plan pre-registered {threshold:items} ({rule:plan}), this eval has "
     "{observed:n}: run the registered {threshold:items} (a verdict on another sample size is "
     "refused)",
@@ -194,7 +169,9 @@ _WORDS: dict[str, str | Callable[[Reason], str]] = {
     "holdout_missing": "{observed:n} of the {threshold:n} sealed holdout items are missing from "
     "the results ({rule}, {flag}): run every holdout item (a verdict on part of the holdout is "
     "refused)",
-    "item_shopping": _item_shopping,
+    "item_shopping": "commit {commit} was already judged on {reason:judged_on}; choosing among "
+    "item sets after seeing a verdict is refused: judge a new commit, or this one on the items "
+    "it was first judged on",
     "too_many_looks": "this is look {observed:n} at this pull request, more than "
     "policy.max_looks = {threshold:n}; a verdict is refused: re-runs of a judged commit are "
     "free, a new verdict needs a plan with more looks (policy.looks: bonferroni, or policy.mode: "
@@ -237,8 +214,8 @@ def word_reason(reason: Reason) -> str:
     words = _WORDS[reason.code]
     if callable(words):
         return words(reason)
-    fields = {"observed": reason.observed, "threshold": reason.threshold}
-    fields |= {"rule": reason.rule, "flag": reason.flag}
+    fields: dict[str, object] = {"observed": reason.observed, "threshold": reason.threshold}
+    fields |= {"rule": reason.rule, "flag": reason.flag, "reason": reason}
     return _Fill().vformat(words, (), defaultdict(lambda: None, reason.details, **fields))
 
 
