@@ -37,9 +37,14 @@ def _json(value: Any) -> Any:
     return value
 
 
-def _pick(record: object, *names: str) -> JSONObject:
+def pick(record: object, *names: str) -> JSONObject:
     """The fields ``names`` of ``record``, under their own names."""
     return {name: getattr(record, name) for name in names}
+
+
+def _estimate(estimate: records.Estimate) -> JSONObject:
+    """An estimate (``estimate``) and its interval (``ci``)."""
+    return {"estimate": estimate.statistic, "ci": estimate.confidence_interval}
 
 
 def _maybe(build: Callable[[T], JSONObject], value: T | None) -> JSONObject | None:
@@ -73,7 +78,7 @@ def _report(c: Comparison, decision: Decision) -> JSONObject:
     return {
         "schema_version": SCHEMA_VERSION,
         "evalbot_version": __version__,
-        **_pick(c, "items", "metric"),
+        **pick(c, "items", "metric"),
         "baseline": _side(c.baseline, paired.baseline_source, paired.epochs_baseline),
         "candidate": _side(c.candidate, paired.candidate_source, paired.epochs_candidate),
         "difference": _difference(c),
@@ -82,22 +87,22 @@ def _report(c: Comparison, decision: Decision) -> JSONObject:
         "mcnemar": None
         if c.mcnemar is None
         else {
-            **_pick(c.mcnemar, "method", "statistic"),
+            **pick(c.mcnemar, "method", "statistic"),
             **pvalue_json(c.mcnemar.pvalue),
             "discordant": c.mcnemar.discordant,
         },
         "test": _test(c, decision),
-        **_pick(c, "fixed_ids", "broken_ids"),
+        **pick(c, "fixed_ids", "broken_ids"),
         "pairing": _pairing(c),
         "not_evaluated": None
         if paired.not_evaluated is None
         else {
-            **_pick(paired.not_evaluated, "rule", "items", "baseline", "candidate", "both"),
-            **_pick(paired.not_evaluated, "baseline_ids", "candidate_ids"),
+            **pick(paired.not_evaluated, "rule", "items", "baseline", "candidate", "both"),
+            **pick(paired.not_evaluated, "baseline_ids", "candidate_ids"),
         },
         "policy": {"ok": decision.policy_ok, "violations": word_reasons(decision.violations)},
         "verdict": {
-            **_pick(decision, "outcome", "gate"),
+            **pick(decision, "outcome", "gate"),
             "reasons": word_reasons(decision.reasons),
             "conclusion": decision.conclusion,
             "warnings": word_reasons(decision.warnings),
@@ -105,12 +110,12 @@ def _report(c: Comparison, decision: Decision) -> JSONObject:
         "decision": decision_json(decision, c),
         "churn": None
         if c.churn is None
-        else _pick(c.churn, "discordant", "net", "net_rate", "churn"),
+        else pick(c.churn, "discordant", "net", "net_rate", "churn"),
         "unpaired": None
         if c.unpaired is None
         else {
             "method": "two-proportion z-test (pooled; ignores the pairing, for contrast only)",
-            **_pick(c.unpaired, "statistic", "pvalue", "standard_error"),
+            **pick(c.unpaired, "statistic", "pvalue", "standard_error"),
         },
         "slices": [_slice(s) for s in c.slices],
         "secondary": _secondary(c),
@@ -126,7 +131,7 @@ def _report(c: Comparison, decision: Decision) -> JSONObject:
 
 def _side(side: Side, source: str, epochs: int) -> JSONObject:
     return {
-        **_pick(side, "rate", "passed"),
+        **pick(side, "rate", "passed"),
         "ci": side.confidence_interval,
         "ci_method": side.interval_method,
         "source": source,
@@ -135,7 +140,7 @@ def _side(side: Side, source: str, epochs: int) -> JSONObject:
 
 
 def _table(table: object | None) -> dict[str, int] | None:
-    return None if table is None else _pick(table, "both_pass", "fixed", "broken", "both_fail")
+    return None if table is None else pick(table, "both_pass", "fixed", "broken", "both_fail")
 
 
 def _difference(c: Comparison) -> JSONObject:
@@ -144,11 +149,10 @@ def _difference(c: Comparison) -> JSONObject:
     settings (used when ``interval`` is ``bootstrap``)."""
     diff, size = c.difference, c.effect_size
     return {
-        "estimate": diff.statistic,
-        "ci": diff.confidence_interval,
-        **_pick(c, "method", "interval"),
+        **_estimate(diff),
+        **pick(c, "method", "interval"),
         "confidence": diff.confidence_level,
-        **_pick(c, "resamples", "seed"),
+        **pick(c, "resamples", "seed"),
         "standard_error": diff.standard_error,
         **pvalue_json(diff.pvalue),
         "clusters": None if c.clusters is None else c.clusters.clusters,
@@ -171,15 +175,14 @@ def _bootstrap(c: Comparison) -> JSONObject | None:
     if boot is None:
         return None
     return {
-        "estimate": boot.statistic,
-        "ci": boot.confidence_interval,
+        **_estimate(boot),
         "confidence": boot.confidence_level,
         "method": records.describe(boot)[1],
         "resampled": boot.resampled,
         "units": boot.n_units,
         "resamples": boot.n_resamples,
         "seed": boot.seed,
-        **_pick(boot, "share_above_zero", "standard_error"),
+        **pick(boot, "share_above_zero", "standard_error"),
         "decides": c.interval == "bootstrap",
     }
 
@@ -209,7 +212,7 @@ def _pairing(c: Comparison) -> JSONObject:
         "fingerprint": paired.fingerprint,
         "dropped_baseline_only": len(paired.dropped_baseline_only),
         "dropped_candidate_only": len(paired.dropped_candidate_only),
-        **_pick(paired, "filled_as_failures", "errors_baseline", "errors_candidate"),
+        **pick(paired, "filled_as_failures", "errors_baseline", "errors_candidate"),
         "dropped_errors": skipped.items if skipped and skipped.rule == "drop" else 0,
     }
 
@@ -217,7 +220,7 @@ def _pairing(c: Comparison) -> JSONObject:
 def _slice(s: SliceResult) -> JSONObject:
     return {
         "slice": s.name,
-        **_pick(s, "items", "baseline_rate", "candidate_rate", "difference"),
+        **pick(s, "items", "baseline_rate", "candidate_rate", "difference"),
         "table": _table(s.table),
         "test": s.test,
         "pvalue": s.pvalue.reportable,
@@ -232,10 +235,9 @@ def _secondary(c: Comparison) -> list[JSONObject]:
     return [
         {
             "metric": m.name,
-            **_pick(m, "baseline", "candidate"),
-            "estimate": m.difference.statistic,
-            "ci": m.difference.confidence_interval,
-            **_pick(m, "method", "interval"),
+            **pick(m, "baseline", "candidate"),
+            **_estimate(m.difference),
+            **pick(m, "method", "interval"),
             "confidence": m.difference.confidence_level,
             "resamples": m.difference.n_resamples or None,
             "seed": m.difference.seed if m.difference.n_resamples else None,
@@ -250,8 +252,8 @@ def _secondary(c: Comparison) -> list[JSONObject]:
 def _power(power: records.PowerResult) -> JSONObject:
     design = power.design
     return {
-        **_pick(power, "method", "power", "alpha", "discordant_rate"),
-        **_pick(power, "minimum_detectable_effect", "items_needed"),
+        **pick(power, "method", "power", "alpha", "discordant_rate"),
+        **pick(power, "minimum_detectable_effect", "items_needed"),
         "design_effect": None if design is None else design.design_effect,
         "design_effect_method": None if design is None else design.method,
         "intraclass_correlation": None if design is None else design.intraclass_correlation,
@@ -261,8 +263,8 @@ def _power(power: records.PowerResult) -> JSONObject:
 def _repeats(rep: RepeatsSide) -> JSONObject:
     r, budget = rep.result, rep.budget
     return {
-        **_pick(r, "repeats", "flaky", "always_pass", "always_fail", "within_item_variance"),
-        **_pick(r, "between_item_variance", "intraclass_correlation", "majority_vote_accuracy"),
+        **pick(r, "repeats", "flaky", "always_pass", "always_fail", "within_item_variance"),
+        **pick(r, "between_item_variance", "intraclass_correlation", "majority_vote_accuracy"),
         "flaky_ids": rep.flaky_ids,
         "items": r.items,
         "pass_at_k": {str(k): value for k, value in rep.pass_at_k},
@@ -271,7 +273,7 @@ def _repeats(rep: RepeatsSide) -> JSONObject:
         if budget is None
         else {
             "calls": budget.budget,
-            **_pick(budget, "items", "repeats", "standard_error"),
+            **pick(budget, "items", "repeats", "standard_error"),
             "options": [
                 {"items": n, "repeats": k, "standard_error": se} for n, k, se in budget.options
             ],
@@ -281,8 +283,7 @@ def _repeats(rep: RepeatsSide) -> JSONObject:
 
 def _resampled_difference(diff: BootstrapResult) -> JSONObject:
     return {
-        "estimate": diff.statistic,
-        "ci": diff.confidence_interval,
+        **_estimate(diff),
         "method": records.describe(diff)[1],
         "standard_error": diff.standard_error,
         **pvalue_json(diff.pvalue),
@@ -293,8 +294,8 @@ def _resampled_difference(diff: BootstrapResult) -> JSONObject:
 def _cost(cost: CostResult) -> JSONObject:
     names = ("total_cost", "solved", "cost_per_solved", "items_without_cost")
     return {
-        "baseline": _pick(cost.baseline, *names),
-        "candidate": _pick(cost.candidate, *names),
+        "baseline": pick(cost.baseline, *names),
+        "candidate": pick(cost.candidate, *names),
         "difference": _maybe(_resampled_difference, cost.difference),
     }
 
@@ -302,8 +303,8 @@ def _cost(cost: CostResult) -> JSONObject:
 def _f1(f1: F1Result) -> JSONObject:
     return {
         "method": "micro F1 = 2 TP / (2 TP + FP + FN) on the summed per-item counts",
-        "baseline": _pick(f1.baseline, "f1", "tp", "fp", "fn"),
-        "candidate": _pick(f1.candidate, "f1", "tp", "fp", "fn"),
+        "baseline": pick(f1.baseline, "f1", "tp", "fp", "fn"),
+        "candidate": pick(f1.candidate, "f1", "tp", "fp", "fn"),
         "difference": _maybe(_resampled_difference, f1.difference),
     }
 
@@ -315,9 +316,9 @@ def reason_json(reason: Reason) -> JSONObject:
     """A reason as data with its words: ``code`` (a closed vocabulary), ``kind``, ``text``,
     ``observed`` and ``threshold`` in ``unit``, the config key (``rule``) and ``flag``."""
     return {
-        **_pick(reason, "code", "kind"),
+        **pick(reason, "code", "kind"),
         "text": word_reason(reason),
-        **_pick(reason, "observed", "threshold", "unit", "rule", "flag", "details"),
+        **pick(reason, "observed", "threshold", "unit", "rule", "flag", "details"),
     }
 
 
@@ -331,7 +332,7 @@ def _decision(d: Decision, c: Comparison) -> JSONObject:
     agreement, planned = d.agreement, d.planned
     policy, plan = d.config.policy, d.config
     return {
-        **_pick(d, "outcome", "gate", "conclusion"),
+        **pick(d, "outcome", "gate", "conclusion"),
         "reasons": [reason_json(r) for r in d.reasons],
         "violations": [reason_json(r) for r in d.violations],
         "policy_ok": d.policy_ok,
@@ -345,7 +346,7 @@ def _decision(d: Decision, c: Comparison) -> JSONObject:
         "identical": c.identical,
         "agreement": None
         if agreement is None
-        else _pick(agreement, "case", "agree", "excludes_null", "levels_match"),
+        else pick(agreement, "case", "agree", "excludes_null", "levels_match"),
         "rules_out": _rules_out(d, c),
         "plan": {
             "items": None if planned is None else planned.items,
@@ -366,7 +367,7 @@ def _decision(d: Decision, c: Comparison) -> JSONObject:
         "power": {
             "min_effect": policy.min_effect,
             "minimum_detectable_effect": d.minimum_detectable_effect,
-            **_pick(d, "underpowered", "powerless"),
+            **pick(d, "underpowered", "powerless"),
             "note": next((word_reason(r) for r in d.reasons if r.code == "tripwire"), None),
         },
         "holdout": {
@@ -375,7 +376,7 @@ def _decision(d: Decision, c: Comparison) -> JSONObject:
             "max_uses": None if plan.holdout is None else plan.holdout.max_uses,
         },
         "gate_details": {"margin": plan.gate.margin}
-        | _pick(d, "noninferior", "broken", "broken_limit"),
+        | pick(d, "noninferior", "broken", "broken_limit"),
     }
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import functools
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -229,19 +229,19 @@ def render_check(view: View) -> tuple[str, str]:
 
 def render_plan(plan: ItemsPlan, form: str) -> str:
     """``evalbot plan`` as ``form`` (json, markdown or text)."""
-    if form == "json":
-        return json.dumps(sizing.items_json(plan), indent=2) + "\n"
-    return _render_plan(form, plan=plan)
+    return _render_plan(form, functools.partial(sizing.items_json, plan), plan=plan)
 
 
 def render_detectable(result: DetectableEffectResult, found: Discordance, form: str) -> str:
     """The minimum detectable effect as ``form`` (json, markdown or text)."""
+    document = functools.partial(sizing.detectable_json, result, found)
+    return _render_plan(form, document, plan=None, result=result, found=found)
+
+
+def _render_plan(form: str, document: Callable[[], dict[str, object]], **context: Any) -> str:
+    """``document()`` as JSON, or the plan's template with ``context``."""
     if form == "json":
-        return json.dumps(sizing.detectable_json(result, found), indent=2) + "\n"
-    return _render_plan(form, plan=None, result=result, found=found)
-
-
-def _render_plan(form: str, **context: Any) -> str:
+        return json.dumps(document(), indent=2) + "\n"
     markdown = form == "markdown"
     template = _bundled("markdown" if markdown else "text").get_template(
         "plan.md.j2" if markdown else "plan.j2"

@@ -202,10 +202,9 @@ class Sandbox(SandboxedEnvironment):
         formatter = super().wrap_str_format(value)
         if formatter is None:
             return None
-        wrapped = formatter
 
         def plain_str(*args: Any, **kwargs: Any) -> str:
-            return str.__str__(wrapped(*args, **kwargs))  # never Markdown: escaped on output
+            return str.__str__(formatter(*args, **kwargs))  # never Markdown: escaped on output
 
         return plain_str
 

@@ -16,6 +16,7 @@ from evalbot.plan.sizing import (
     Pair,
     RangeRow,
 )
+from evalbot.report.json_report import pick
 from evalbot.report.text import Markdown
 from evalbot.stats.power import DetectableEffectResult, SampleSizeResult
 
@@ -30,15 +31,10 @@ def _finite(value: float) -> float | None:
 # ---- JSON ---------------------------------------------------------------------------------------
 
 
-def _echo(result: object, *names: str) -> dict[str, object]:
-    """The fields ``names`` of a result, as the JSON echoes them."""
-    return {name: getattr(result, name) for name in names}
-
-
 def _pair_json(pair: Pair) -> dict[str, object]:
     return {
         **dict(zip(("baseline", "candidate"), pair.sources, strict=True)),
-        **_echo(pair.table, "items", "discordant", "fixed", "broken"),
+        **pick(pair.table, "items", "discordant", "fixed", "broken"),
         "interval": list(pair.interval),
         "confidence": PILOT_CONFIDENCE,
     }
@@ -68,7 +64,7 @@ def _discordance_json(found: Discordance, plan: ItemsPlan | None = None) -> dict
 
 def _test_json(result: SampleSizeResult | DetectableEffectResult) -> dict[str, object]:
     return {
-        **_echo(result, "alpha", "power"),
+        **pick(result, "alpha", "power"),
         "target_power": result.power,
         "power_reached": _finite(result.exact_power),
         "design_effect": result.design_effect,
@@ -80,7 +76,7 @@ def items_json(plan: ItemsPlan) -> dict[str, object]:
     effect = result.fix_rate - result.break_rate
     return {
         "schema_version": PLAN_SCHEMA_VERSION,
-        **_echo(result, "items", "discordant_pairs", "fix_rate", "break_rate", "discordant_rate"),
+        **pick(result, "items", "discordant_pairs", "fix_rate", "break_rate", "discordant_rate"),
         "effect": effect,
         "difference": effect,
         "discordance": _discordance_json(plan.discordance, plan),
@@ -89,7 +85,7 @@ def items_json(plan: ItemsPlan) -> dict[str, object]:
         "test": f"McNemar ({result.method})",
         "method": f"exact power of the {result.method} McNemar test; the smallest size whose "
         "power reaches the target",
-        **_echo(result, "rule", "stable_items", "stays_above"),
+        **pick(result, "rule", "stable_items", "stays_above"),
         "exact_power": _finite(result.exact_power),
         "exact_conditional_power": result.exact_conditional_power,
         "simulated_power": simulated,
@@ -97,7 +93,7 @@ def items_json(plan: ItemsPlan) -> dict[str, object]:
         "simulations": PLAN_SIMULATIONS,
         "simulation_seed": 0,
         "normal_approximation": {
-            **_echo(normal, "items", "discordant_pairs"),
+            **pick(normal, "items", "discordant_pairs"),
             "power_reached": _finite(normal.exact_power),
             "rounding": "discordant pairs rounded up; items = ceil(discordant_pairs / "
             "discordant_rate)",
@@ -118,7 +114,7 @@ def _range_json(plan: ItemsPlan) -> dict[str, object]:
                 "assumption": row.assumption,
                 "text": assumption(row, plan),
                 "discordance": row.result.discordant_rate,
-                **_echo(row.result, "fix_rate", "break_rate", "items", "discordant_pairs"),
+                **pick(row.result, "fix_rate", "break_rate", "items", "discordant_pairs"),
                 "power_reached": _finite(row.result.exact_power),
             }
             for row in plan.range.rows
@@ -130,7 +126,7 @@ def detectable_json(result: DetectableEffectResult, found: Discordance) -> dict[
     detectable = result.detectable
     return {
         "schema_version": PLAN_SCHEMA_VERSION,
-        **_echo(result, "items", "discordant_rate"),
+        **pick(result, "items", "discordant_rate"),
         "discordance": _discordance_json(found),
         **_test_json(result),
         "detectable": detectable,

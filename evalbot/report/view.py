@@ -255,13 +255,8 @@ def build_view(
     verdict, repeat_sides = words.verdict_words(c, decision, scale), words.repeat_sides(c)
     symbol, label = OUTCOME_LABELS[decision.outcome]
     hexdigits = "".join(ch for ch in c.paired.fingerprint if ch in string.hexdigits)
-    ci = c.difference.confidence_interval
-    picture = interval_picture(
-        c.difference.statistic * scale.factor,
-        ci.low * scale.factor,
-        ci.high * scale.factor,
-        unit=scale.unit,
-    )
+    values = (c.difference.statistic, *c.difference.confidence_interval)
+    picture = interval_picture(*(value * scale.factor for value in values), unit=scale.unit)
     # one keyword per field of the View (the templates' contract)
     return View(
         symbol=symbol,
