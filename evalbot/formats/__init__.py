@@ -32,7 +32,7 @@ from evalbot.formats import (
 from evalbot.formats.builder import show
 from evalbot.formats.jsontext import UnreadableError
 from evalbot.formats.model import ReadOptions, Results
-from evalbot.formats.probe import Probe
+from evalbot.formats.probe import Probe, Source
 
 #: How to force a format, as every "could not read" message says it.
 FORCE_HINT = "--format-in NAME (config `format: NAME`)"
@@ -129,7 +129,7 @@ def _starts_with_an_item(probe: Probe) -> bool:
     return isinstance(items, list) and bool(items) and isinstance(items[0], dict)
 
 
-def parse_any(name: str, data: bytes, options: ReadOptions) -> Results:
+def parse_any(name: str, data: bytes | Source, options: ReadOptions) -> Results:
     """Parse one file's bytes with the forced or the detected format.
 
     The garbage collector is paused meanwhile: parsed JSON values hold no reference cycle (what
@@ -145,7 +145,7 @@ def parse_any(name: str, data: bytes, options: ReadOptions) -> Results:
             gc.enable()
 
 
-def _parse_any(name: str, data: bytes, options: ReadOptions) -> Results:
+def _parse_any(name: str, data: bytes | Source, options: ReadOptions) -> Results:
     if options.format:
         forced = resolve(options.format)
         if forced.module is default:

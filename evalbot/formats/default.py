@@ -40,6 +40,7 @@ from evalbot.formats.builder import (
 from evalbot.formats.jsontext import (
     NOTHING,
     UnreadableError,
+    chunks,
     decode_text,
     long_number,
     parse_json_document,
@@ -55,7 +56,7 @@ from evalbot.formats.model import (
     ReadOptions,
     Results,
 )
-from evalbot.formats.probe import Probe
+from evalbot.formats.probe import Probe, Source
 from evalbot.limits import MAX_NUMBER_DIGITS
 
 NAME = "default"
@@ -81,12 +82,15 @@ def lookup(record: Mapping[str, Any], dotted: str) -> Any:
     return value
 
 
-def parse(data: bytes, *, source: str, options: ReadOptions, kind: str | None = None) -> Results:
-    """Parse JSONL, a JSON array, CSV or TSV; ``kind`` forces one ("jsonl"/"json"/"csv"/"tsv")."""
-    kind = kind or detect_kind(source, data)
+def parse(
+    data: bytes | Source, *, source: str, options: ReadOptions, kind: str | None = None
+) -> Results:
+    """Parse JSONL, a JSON array, CSV or TSV; ``kind`` forces one ("jsonl"/"json"/"csv"/"tsv").
+    JSON Lines are read in pieces; the rest whole."""
+    kind = kind or detect_kind(source, data if isinstance(data, bytes) else data.head)
     if kind == "jsonl":
         return parse_table(_jsonl_table(data, source, options), options)
-    text = decode_text(data, source)
+    text = decode_text(data if isinstance(data, bytes) else data.whole(), source)
     if kind == "csv" or kind == "tsv":
         records = list(_csv_records(text, source, "," if kind == "csv" else "\t"))
         return parse_table(_records_table(records, source, options, strings=True), options)
@@ -112,7 +116,7 @@ def parse_probe(probe: Probe, options: ReadOptions) -> Results:
         and (isinstance(document, list) or probe.lowered.endswith(".json"))
     ):
         return parse_document(document, source=probe.name, options=options)
-    return parse(probe.data, source=probe.name, options=options)
+    return parse(probe.source, source=probe.name, options=options)
 
 
 def detect_kind(source: str, data: bytes) -> str:
@@ -172,14 +176,14 @@ def _names(options: ReadOptions) -> list[str]:
     return list(dict.fromkeys([*fields, *([options.metric] if options.metric else [])]))
 
 
-def _jsonl_table(data: bytes, source: str, options: ReadOptions) -> _Table:
+def _jsonl_table(data: bytes | Source, source: str, options: ReadOptions) -> _Table:
     """JSON Lines read by :func:`~.jsontext.read_rows`: the fields' keys only (and the first
     key of a dotted name, whose value is looked up below)."""
     names, fields = _names(options), options.fields
     first = [fields.id, options.metric or fields.passed]  # rows of these only: the fastest
     dotted = [name for name in names if "." in name]
     rows = read_rows(
-        data,
+        chunks(data) if isinstance(data, bytes) else data.pieces(),
         source=source,
         keys=[*first, *(name.split(".", 1)[0] for name in first if "." in name)],
         optional=[*names, *(name.split(".", 1)[0] for name in dotted)],
@@ -198,6 +202,8 @@ def _jsonl_table(data: bytes, source: str, options: ReadOptions) -> _Table:
             values[name] = found if found.count(UNSET) < len(found) else None
 
     def record(row: int) -> Mapping[str, Any]:
+        nonlocal data
+        data = data if isinstance(data, bytes) else data.whole()
         start = 0
         for _ in range(rows.line(row) - 1):
             start = data.index(b"\n", start) + 1

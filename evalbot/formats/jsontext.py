@@ -10,7 +10,7 @@ import json
 import operator
 import re
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Final
@@ -49,9 +49,12 @@ def decode_text(data: bytes, source: str) -> str:
         raise _not_utf8(data, error.start, source) from None
 
 
-def _not_utf8(data: bytes, offset: int, source: str) -> InputError:
-    line = data.count(b"\n", 0, offset) + 1
-    return UnreadableError(f"{source}:{line}: not valid UTF-8 (byte offset {offset})")
+def _not_utf8(
+    data: bytes | memoryview, at: int, source: str, line: int = 1, offset: int = 0
+) -> InputError:
+    """The message for bytes at ``at`` of ``data`` (which starts on ``line``, at ``offset``)."""
+    line += bytes(data[:at]).count(b"\n")
+    return UnreadableError(f"{source}:{line}: not valid UTF-8 (byte offset {offset + at})")
 
 
 # --- documents and single values: the standard library, every object's keys checked -----------
@@ -252,8 +255,18 @@ class Rows:
         return f"{self.source}:{self.line(row)}"
 
 
+def chunks(data: bytes) -> Iterator[memoryview]:
+    """``data`` in views of about :data:`CHUNK` bytes, each up to a line end (not included)."""
+    view, start = memoryview(data), 0  # views: msgspec and numpy read them without a copy
+    while start < len(data):
+        end = data.find(b"\n", start + CHUNK) if start + CHUNK < len(data) else -1
+        end = len(data) - data.endswith(b"\n") if end < 0 else end
+        yield view[start:end]
+        start = end + 1
+
+
 def read_rows(
-    data: bytes,
+    pieces: Iterable[memoryview],
     *,
     source: str,
     keys: Sequence[str],
@@ -262,25 +275,24 @@ def read_rows(
     max_line: int,
 ) -> Rows:
     """The values of ``keys`` and ``optional`` (keys most rows lack) in every row of a JSON
-    Lines file; each row must be an object (one per item). ``paths`` are
-    the dotted names read below a key (``("metrics", "em")``): their keys are checked for
-    repeats too. Raises :class:`InputError` naming the file and the line."""
+    Lines file, given in pieces that end at line ends (:func:`chunks`; each piece is read before
+    the next is asked for); each row must be an object (one per item). ``paths`` are the dotted
+    names read below a key (``("metrics", "em")``): their keys are checked for repeats too.
+    Raises :class:`InputError` naming the file and the line."""
     always = tuple(dict.fromkeys(keys))
     names = tuple(dict.fromkeys([*always, *optional]))
     reader = _Reader(source, names, len(always), [tuple(p) for p in paths if len(p) > 1], max_line)
-    start, line, ascii_only = len(_BOM) if data.startswith(_BOM) else 0, 1, data.isascii()
-    view = memoryview(data)  # chunks as views: msgspec and numpy read them without a copy
-    while start < len(data):
-        end = data.find(b"\n", start + CHUNK) if start + CHUNK < len(data) else -1
-        end = len(data) - data.endswith(b"\n") if end < 0 else end
-        chunk = view[start:end]
-        if not ascii_only:
+    line, offset = 1, 0
+    for piece in pieces:
+        bom = len(_BOM) if offset == 0 and piece[: len(_BOM)].tobytes() == _BOM else 0
+        chunk = piece[bom:]
+        if len(chunk) and np.frombuffer(chunk, dtype=np.uint8).max() > 0x7F:
             try:
                 str(chunk, "utf-8")
             except UnicodeDecodeError as error:
-                raise _not_utf8(data, start + error.start, source) from None
+                raise _not_utf8(chunk, error.start, source, line, offset + bom) from None
+        offset += len(piece) + 1
         line = reader.chunk(chunk, line)
-        start = end + 1
     lines = None if reader.numbers is None else np.concatenate(reader.numbers)
     return Rows(source=source, columns=reader.columns, count=reader.count, lines=lines)
 

@@ -12,8 +12,8 @@ from __future__ import annotations
 import math
 import re
 import shlex
-from collections.abc import Mapping
-from typing import Any, Final, Literal
+from collections.abc import Iterator, Mapping
+from typing import Any, Final, Literal, Protocol
 
 from evalbot.errors import InputError
 from evalbot.formats.archive import is_zip
@@ -32,6 +32,18 @@ def base_name(name: str) -> str:
     return name.replace("\\", "/").rsplit("!", 1)[-1].rsplit("/", 1)[-1]
 
 
+class Source(Protocol):
+    """A file too large to hold whole unless a parser needs it so: its first bytes (its first
+    line included, when that is a valid line), the whole file, and the file in pieces ending at
+    line ends (as :func:`.jsontext.chunks` gives them of bytes held)."""
+
+    head: bytes
+
+    def whole(self) -> bytes: ...
+
+    def pieces(self) -> Iterator[memoryview]: ...
+
+
 class Probe:
     """One file as detection sees it (see the module docstring).
 
@@ -39,6 +51,9 @@ class Probe:
     ----------
     name, base, lowered
         The file name as given, its last component, and the name lower-cased.
+    source, head
+        The file's bytes or the :class:`Source` reading it; its first bytes (all of them when
+        held).
     kind
         ``zip``, ``xml``, ``json``, ``jsonl`` or ``text``.
     document
@@ -48,14 +63,22 @@ class Probe:
         :data:`NOTHING`.
     """
 
-    def __init__(self, name: str, data: bytes) -> None:
+    def __init__(self, name: str, data: bytes | Source) -> None:
         self.name = name
         self.base = base_name(name)
         self.lowered = name.lower()
-        self.data = data
+        self.source = data
+        self.head = data if isinstance(data, bytes) else data.head
         self.document: Any = NOTHING
         self.record: Any = NOTHING
-        self.kind: Kind = self._classify()
+        self.kind: Kind = self._classify(self.head)
+
+    @property
+    def data(self) -> bytes:
+        """The whole file (read now when only its head was, and held from then on)."""
+        if not isinstance(self.source, bytes):
+            self.source = self.source.whole()
+        return self.source
 
     def text(self) -> str:
         """The file as UTF-8 text."""
@@ -67,12 +90,13 @@ class Probe:
             return parse_json_document(self.text(), self.name)
         return self.document
 
-    def _classify(self) -> Kind:
-        data = self.data
+    def _classify(self, data: bytes) -> Kind:
         if is_zip(data):
             return "zip"
         start_at = len(_BOM) if data.startswith(_BOM) else 0
         found = _SIGNIFICANT.search(data, start_at)
+        if found is None and data is not self.source:
+            return self._classify(self.data)  # only blanks in the head
         if found is None:
             return "text"
         start = found.start()
@@ -82,19 +106,21 @@ class Probe:
         if first not in (b"{", b"["):
             return "text"
         line_end = data.find(b"\n", start)
+        rest = None if line_end < 0 else _SIGNIFICANT.search(data, line_end)
+        if rest is None and data is not self.source:
+            return self._classify(self.data)  # the first line, or what follows it, not all held
         end = len(data) if line_end < 0 else line_end
         first_line = _decode(data, start, end)
         line = data.count(b"\n", 0, start) + 1
         value, repeat = NOTHING, None
         if first_line is not None:
             value, repeat = parse_json_prefix(first_line, self.name, line)
-        rest = None if line_end < 0 else _SIGNIFICANT.search(data, line_end)
         if self.lowered.endswith(JSONL_SUFFIXES) or (value is not NOTHING and rest is not None):
             self.record = value  # a repeated key of JSON Lines is the reader's to judge
             return "jsonl"
         if value is NOTHING:
             # A value spread over several lines (pretty-printed JSON): parse the whole text, once.
-            text = _decode(data, start_at, len(data))
+            text = _decode(self.data, start_at, len(self.data))
             if text is not None:
                 value, repeat = parse_json_prefix(text, self.name, None)
         if repeat is not None:

@@ -9,9 +9,11 @@
 from __future__ import annotations
 
 import glob
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 import numpy as np
 import numpy.typing as npt
@@ -22,10 +24,14 @@ from evalbot.formats.archive import Archive, budget_of
 from evalbot.formats.builder import check_unique
 from evalbot.formats.helm import SIDECARS
 from evalbot.formats.ids import parse_id_list
+from evalbot.formats.jsontext import CHUNK
 from evalbot.formats.lm_eval import AGGREGATE
 from evalbot.formats.model import ReadOptions, Results
-from evalbot.formats.probe import base_name
+from evalbot.formats.probe import Source, base_name
 
+#: A file larger than this is not held whole unless its parser needs it so (JSON Lines are
+#: read in pieces); the head holds a first line of :attr:`ReadOptions.max_line_bytes`.
+HEAD: Final = 16 << 20
 RESULT_SUFFIXES = (".jsonl", ".ndjson", ".json", ".csv", ".tsv", ".eval", ".xml", ".zip")
 
 
@@ -68,9 +74,11 @@ def expand(spec: str) -> list[Path]:
     return [path]
 
 
-def read_bytes(path: Path) -> bytes:
+@contextmanager
+def _reading(path: Path) -> Iterator[None]:
+    """Errors reading ``path`` as one line naming it."""
     try:
-        return path.read_bytes()
+        yield
     except IsADirectoryError:
         raise InputError(f"{path}: is a directory") from None
     except PermissionError:
@@ -79,12 +87,54 @@ def read_bytes(path: Path) -> bytes:
         raise InputError(f"{path}: cannot read ({error.strerror})") from None
 
 
-def parse_file(name: str, data: bytes, options: ReadOptions) -> list[Results]:
+def read_bytes(path: Path) -> bytes:
+    with _reading(path):
+        return path.read_bytes()
+
+
+class FileSource:
+    """A file larger than :data:`HEAD` (see :class:`~evalbot.formats.probe.Source`): its head
+    held, the rest read when a parser asks, whole or in pieces read into one buffer (no copy of
+    the file in memory)."""
+
+    def __init__(self, path: Path, head: bytes) -> None:
+        self.path, self.head = path, head
+
+    def whole(self) -> bytes:
+        return read_bytes(self.path)
+
+    def pieces(self) -> Iterator[memoryview]:
+        """Pieces ending at line ends; each is valid until the next is asked for."""
+        buffer, held = bytearray(CHUNK), 0
+        with _reading(self.path), self.path.open("rb", buffering=0) as stream:
+            while read := stream.readinto(memoryview(buffer)[held:]):
+                held += read
+                end = buffer.rfind(b"\n", 0, held)
+                if end < 0 and held == len(buffer):  # a line longer than the buffer
+                    buffer = buffer + bytes(len(buffer))  # a new one: the last piece is a view
+                if end >= 0:
+                    yield memoryview(buffer)[:end]
+                    buffer[: held - end - 1] = buffer[end + 1 : held]
+                    held -= end + 1
+        if held:
+            yield memoryview(buffer)[:held]
+
+
+def read(path: Path) -> bytes | FileSource:
+    """A file's bytes, or for a large regular file (not a pipe) its head and how to read it."""
+    with _reading(path), path.open("rb") as stream:
+        head = stream.read(HEAD + 1)
+        if len(head) > HEAD and not path.is_file():
+            return head + stream.read()
+    return head if len(head) <= HEAD else FileSource(path, head[:HEAD])
+
+
+def parse_file(name: str, data: bytes | Source, options: ReadOptions) -> list[Results]:
     """Parse one file's bytes with the format it is written in; a ``.zip`` (not an inspect
     ``.eval`` log) gives one shard per result file inside it. The file and every archive nested
     in it spend from one budget (a fresh one unless ``options`` carries one)."""
     if name.lower().endswith(".zip"):
-        return parse_zip(name, data, options)
+        return parse_zip(name, data if isinstance(data, bytes) else data.whole(), options)
     return [parse_any(name, data, replace(options, archive_budget=budget_of(options)))]
 
 
@@ -129,7 +179,7 @@ def load_results(spec: str, options: ReadOptions) -> Results:
     paths = expand(spec)
     if len(paths) > 1:
         options = replace(options, several_files=True)
-    shards = [shard for path in paths for shard in parse_file(str(path), read_bytes(path), options)]
+    shards = [shard for path in paths for shard in parse_file(str(path), read(path), options)]
     return merge(shards)
 
 
