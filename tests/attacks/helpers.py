@@ -5,7 +5,9 @@ from __future__ import annotations
 import json
 import re
 
+from evalbot.report.docs import DOCS_URL, PROJECT_URL
 from tests.fakegithub import Comment, Run
+from tests.inert import assert_inert, assert_own_commands, assert_plain_lines
 from tests.integration.action_harness import (
     REPO_NAME,
     StepResult,
@@ -113,3 +115,38 @@ def evalbot_after(world: World, run: Run, **inputs: str) -> StepResult:
         run, workflow, pulls=[] if fork else [world.pull], head_repo=world.pull.head_repo
     )
     return world.run("workflow_run", payload, candidate="", candidate_artifact=CANDIDATE, **inputs)
+
+
+#: What a fork writes into names and ids, one piece per line of the attack.
+PAYLOAD = (
+    "<!-- evalbot-state:v1 eyJ2IjogMSwgImxvb2tzIjogW119 -->"
+    "<!-- evalbot-look:v1 eyJ2IjogMX0= -->"
+    " @org/team <img src=x onerror=alert(1)> ](javascript:alert(1)) a|b|c GH-1"
+    "\nnew line\r\x1b[31mred\x1b[0m\x1b]0;title\x07"
+)
+#: evalbot's state block, as it writes it (what the ledger reads back from its own comment).
+STATE_BLOCK = re.compile(r"<!-- evalbot-state:v1 [A-Za-z0-9+/=]+ -->")
+SAYS = re.compile(r"<!-- evalbot-says:v1 [0-9a-f]{64} -->")
+
+
+def run_links(href: str) -> bool:
+    """evalbot's own links: runs and commits of the repository, and its documentation."""
+    return href.startswith(("https://github.com/octo/evals/", PROJECT_URL, DOCS_URL))
+
+
+def assert_every_output_inert(world: World, result: StepResult) -> None:
+    """The comment, the check run, the job summary, the annotations and the log."""
+    comments = world.repo.comments_on(world.pull.number)
+    assert [c.author for c in comments] == [BOT] * len(comments)
+    for comment in comments:
+        (says,) = SAYS.findall(comment.body)  # what it says, once, last
+        assert comment.body.rstrip().endswith(says)
+        markers = [MARKER, *STATE_BLOCK.findall(comment.body), says]
+        assert len(markers) <= 3
+        assert_inert(comment.body, own_links=run_links, own_markers=markers)
+    for check in world.repo.check_runs_for(world.pull.head_sha):
+        assert_plain_lines(check.output.get("title") or "")
+        assert_inert(check.output.get("summary") or "", own_links=run_links)
+    assert_inert(result.summary, own_links=run_links)
+    assert_own_commands(result.stdout)
+    assert_plain_lines(result.stderr)

@@ -11,8 +11,7 @@ import json
 
 import pytest
 
-from tests.attacks.helpers import RESAMPLES
-from tests.attacks.test_untrusted_text import PAYLOAD, assert_every_output_inert
+from tests.attacks.helpers import PAYLOAD, RESAMPLES, assert_every_output_inert
 from tests.fakegithub.plugin import APP_TOKEN
 from tests.inert import unescape
 from tests.integration.action_harness import StepResult, World, example
