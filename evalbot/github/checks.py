@@ -302,14 +302,8 @@ def status_tickets(
     tickets: each final status is paired with the pending one its run set first (whose id is
     the ticket); a pending one without a final one is a run in progress. A status carries no
     details: they live in evalbot's comment."""
-    ours = sorted(
-        (
-            s
-            for s in statuses
-            if _of(s.context or "", name) and s.creator is not None and s.creator.login == login
-        ),
-        key=lambda s: s.id,
-    )
+    mine = [s for s in statuses if s.creator is not None and s.creator.login == login]
+    ours = sorted((s for s in mine if _of(s.context or "", name)), key=lambda s: s.id)
     finals: list[tuple[CommitStatus, CommitStatus | None]] = []
     pending: list[CommitStatus] = []
     for status in ours:
