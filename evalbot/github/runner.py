@@ -274,6 +274,7 @@ def format_command(command: str, message: str, properties: Mapping[str, str] | N
     return f"::{command}{' ' + props if props else ''}::{escape_data(clean(message))}"
 
 
+@dataclass
 class ActionsEnv:
     """Writes outputs, the job summary and workflow commands for one step.
 
@@ -281,20 +282,14 @@ class ActionsEnv:
     unset (a local run) that channel is skipped. Commands go to ``stream`` (stdout by default).
     """
 
-    def __init__(
-        self,
-        output_path: str | None,
-        summary_path: str | None,
-        stream: TextIO | None = None,
-    ) -> None:
-        self._output_path = output_path
-        self._summary_path = summary_path
-        self._stream = stream if stream is not None else sys.stdout
-        self.outputs: dict[str, str] = {}
+    output_path: str | None
+    summary_path: str | None
+    stream: TextIO = field(default_factory=lambda: sys.stdout)
+    outputs: dict[str, str] = field(default_factory=dict, init=False)
 
     def command(self, command: str, message: str, **properties: str) -> None:
-        self._stream.write(format_command(command, message, properties) + "\n")
-        self._stream.flush()
+        self.stream.write(format_command(command, message, properties) + "\n")
+        self.stream.flush()
 
     def mask(self, secret: str) -> None:
         if secret:
@@ -312,23 +307,23 @@ class ActionsEnv:
     def info(self, message: str) -> None:
         """One line of the log, plain text (a line starting ``::`` would be a command: every
         caller starts with ``evalbot:``)."""
-        self._stream.write(plain(message) + "\n")
-        self._stream.flush()
+        self.stream.write(plain(message) + "\n")
+        self.stream.flush()
 
     def set_output(self, name: str, value: str) -> None:
         self.outputs[name] = value
-        if not self._output_path:
+        if not self.output_path:
             return
         delimiter = f"ghadelimiter_{secrets.token_hex(16)}"
         while delimiter in value or delimiter in name:  # pragma: no cover - 2**-128
             delimiter = f"ghadelimiter_{secrets.token_hex(16)}"
-        with Path(self._output_path).open("a", encoding="utf-8") as out:
+        with Path(self.output_path).open("a", encoding="utf-8") as out:
             out.write(f"{name}<<{delimiter}\n{value}\n{delimiter}\n")
 
     def add_summary(self, markdown: str) -> None:
-        if not self._summary_path:
+        if not self.summary_path:
             return
-        with Path(self._summary_path).open("a", encoding="utf-8") as out:
+        with Path(self.summary_path).open("a", encoding="utf-8") as out:
             out.write(markdown if markdown.endswith("\n") else markdown + "\n")
 
 
