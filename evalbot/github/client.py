@@ -478,15 +478,12 @@ class GitHubClient:
         again, so a request that GitHub did act on never leaves a second, orphaned check run.
         """
         nonce = f"evalbot-{secrets.token_hex(12)}{tag}"
+        optional = {"conclusion": conclusion, "details_url": details_url}
         kwargs: dict[str, Any] = {
             "output": _check_output(title, summary, text),
             "external_id": nonce,
             "status": "in_progress" if conclusion is None else "completed",
-        }
-        if conclusion is not None:
-            kwargs["conclusion"] = conclusion
-        if details_url:
-            kwargs["details_url"] = details_url
+        } | {key: value for key, value in optional.items() if value}
 
         def created() -> CheckRun | None:
             found = [
