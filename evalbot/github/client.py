@@ -355,8 +355,7 @@ class GitHubClient:
         """The login of a personal token's user (``GET /user``). An App's token has no user:
         its identity is the ``app`` of the check runs it creates."""
         with self._errors("reading the token's user (GET /user)", "a personal token"):
-            login: str = self._gh.get_user().login
-            return login
+            return self._gh.get_user().login
 
     def get_file_at_ref(self, path: str, ref: str) -> str | None:
         """The text of ``path`` at ``ref`` (a sha or branch), or ``None`` if it does not exist."""
