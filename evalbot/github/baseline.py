@@ -125,15 +125,14 @@ def find_baseline_run(gh: GitHubClient, search: Search) -> Found | tuple[Markdow
         )
         for event in sorted(BASELINE_EVENTS)
     ]
-    repository = search.settings.repository.lower()
-    listed = [
-        found
-        for runs in per_event
-        for found in runs
-        if (found.head_repository.full_name if found.head_repository else "").lower()
-        in ("", repository)
-    ]
-    listed.sort(
+    own = ("", search.settings.repository.lower())
+    listed = sorted(
+        (
+            found
+            for runs in per_event
+            for found in runs
+            if (found.head_repository.full_name if found.head_repository else "").lower() in own
+        ),
         key=lambda found: (found.created_at.timestamp() if found.created_at else 0, found.id),
         reverse=True,
     )
@@ -176,9 +175,7 @@ def no_baseline_message(
         md.code(target[:7]),
         md.code(search.name),
     )
-    searched = _searched(
-        workflow=workflow, branch=branch, listed=listed, capped=capped, missing=missing
-    )
+    searched = _searched(search, listed=listed, capped=capped, missing=missing)
     text = md.format("{} Searched: {}.", lead, md.join(Markdown("; "), searched))
     if not capped and not missing.stopped:
         return Markdown("No baseline yet"), md.format(
@@ -212,13 +209,13 @@ def no_baseline_message(
     )
 
 
-def _searched(
-    *, workflow: str, branch: str, listed: int, capped: bool, missing: Missing
-) -> list[Markdown]:
+def _searched(search: Search, *, listed: int, capped: bool, missing: Missing) -> list[Markdown]:
     """What the baseline search covered, one clause each: the runs listed, the commits
     compared, the runs not used and those without the artifact."""
     of = md.format(
-        "of {} on {} from push, schedule or workflow_dispatch", md.code(workflow), md.code(branch)
+        "of {} on {} from push, schedule or workflow_dispatch",
+        md.code(str(search.workflow)),
+        md.code(search.branch),
     )
     newest = Markdown("newest " if capped else "")
     searched = [
