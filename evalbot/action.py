@@ -184,7 +184,6 @@ class Verdict:
     decision: Decision
     plan: Plan
     baseline: Baseline
-    notes: list[Markdown] = field(default_factory=list)
     state: State = field(default_factory=State)  # to carry in the comment after this run
     record: Digest | None = None  # this look's digest, for the check run
 
@@ -202,8 +201,7 @@ def history_rows(
     rows: list[HistoryRow] = []
     shown = list(enumerate(looks, start=1))[-MAX_LOOKS_SHOWN:]
     for number, look in reversed(shown):
-        labels: tuple[str, str] = OUTCOME_LABELS.get(look.outcome, ("", look.outcome))
-        symbol, text = labels
+        symbol, text = OUTCOME_LABELS.get(look.outcome, ("", look.outcome))
         label = f"{number}" + (" (sealed holdout)" if look.holdout else "")
         if look.pull is not None and look.pull != pull:
             label += f" (#{look.pull})"
@@ -562,10 +560,9 @@ def run_action(
     written, so that :mod:`evalbot.cli` reports it and exits 3.
     """
     env.mask(settings.token)
-    payload = files.read_event()
     event = parse_event(
         settings.event_name,
-        payload,
+        files.read_event(),
         sha=settings.sha,
         ref=settings.ref,
         repository=settings.repository,
@@ -685,12 +682,18 @@ class _Story:
         try:
             outcome = self._tell()
         except EvalbotError as error:
+            message = str(error)  # it quotes input: escaped in Markdown
             if not (self.writing and isinstance(error, PublishError)):
-                return publish_bad_input(run, error)
-            message = md.format(
-                "{}\n\nInputs, permissions and setup: {}", str(error), Markdown(DOCS)
-            )
-            publish_failed(run, "evalbot could not publish its result", message, log=None)
+                advice = md.format(
+                    "{}\n\nNothing was compared and the comment was left as it was. Fix the "
+                    "problem above and re-run. Inputs and setup: {}",
+                    message,
+                    Markdown(DOCS),
+                )
+                publish_failed(run, "evalbot could not compare: fix the input", advice, log=message)
+                return EXIT_BAD_INPUT
+            advice = md.format("{}\n\nInputs, permissions and setup: {}", message, Markdown(DOCS))
+            publish_failed(run, "evalbot could not publish its result", advice, log=None)
             raise
         except Exception as error:  # a bug of evalbot's: the CLI prints one line and exits 3
             what = f"{type(error).__name__}: {error}"
@@ -782,7 +785,8 @@ def _judge(
     comment: int | None,
 ) -> Verdict:
     """Compare and decide (the CLI's pipeline), and this look's record: the change (its tree),
-    the pull request, the base and the plan it was judged against, the run judged."""
+    the pull request, the base and the plan it was judged against, the run judged. The notes
+    on what was judged are the view's (:func:`verdict_view`)."""
     s, config, event = run.settings, plan.config, run.event
     head = event.head_sha.lower() if event.on_pull_request else None
     comparison, decision = decide(
@@ -803,17 +807,11 @@ def _judge(
         )
         new_state = replace(new_state, looks=(*new_state.looks[:-1], look))
         record = Digest.of_look(look)
-    notes = [baseline.description, *plan.notes]
-    if head is not None:
-        notes.append(_judged_against(run, plan))
-    if s.name != "evalbot":
-        notes.append(md.format("Comparison {}.", md.code(s.name)))
     return Verdict(
         comparison=comparison,
         decision=decision,
         plan=plan,
         baseline=baseline,
-        notes=notes,
         state=new_state,
         record=record,
     )
@@ -841,11 +839,17 @@ MAX_IDS = 2000
 
 
 def verdict_view(run: RunContext, verdict: Verdict) -> View:
-    """The view the comment, the check and the job summary are rendered from."""
+    """The view the comment, the check and the job summary are rendered from, with its notes:
+    where the baseline came from, the plan's, what the verdict was judged against."""
     s, event, plan = run.settings, run.event, verdict.plan
     change = verdict.record.look.change if verdict.record and verdict.record.look else None
     head = change or event.head_sha.lower()
     earlier = distinct_looks(look for look in verdict.state.looks if look.change != head)
+    notes = [verdict.baseline.description, *plan.notes]
+    if event.on_pull_request:
+        notes.append(_judged_against(run, plan))
+    if s.name != "evalbot":
+        notes.append(md.format("Comparison {}.", md.code(s.name)))
     return build_view(
         verdict.comparison,
         verdict.decision,
@@ -860,7 +864,7 @@ def verdict_view(run: RunContext, verdict: Verdict) -> View:
             candidate_run_url=run.candidate_run_url,
         ),
         history=history_rows(earlier, commit_url=run.commit_url, pull=run.event.pull_number),
-        notes=verdict.notes,
+        notes=notes,
     )
 
 
@@ -870,11 +874,6 @@ def _says(*what: object) -> str:
     is left as it is."""
     digest = hashlib.sha256(json.dumps(what).encode("utf-8")).hexdigest()
     return f"<!-- evalbot-says:v1 {digest} -->"
-
-
-def _verdict_says(verdict: Verdict) -> str:
-    d = verdict.decision
-    return _says("verdict", d.conclusion, d.outcome, d.gate, sorted(verdict.comparison.broken_ids))
 
 
 def _hidden(state: State, says: str) -> str:
@@ -894,7 +893,8 @@ def publish_verdict(run: RunContext, verdict: Verdict) -> int:
     digest is the look's record), the comment, the job summary and the outputs; the exit code
     of the gate."""
     c, d, side, template = verdict.comparison, verdict.decision, run.side, verdict.plan.template
-    view, says = verdict_view(run, verdict), _verdict_says(verdict)
+    view = verdict_view(run, verdict)
+    says = _says("verdict", d.conclusion, d.outcome, d.gate, sorted(c.broken_ids))
     text = render_comment(
         view,
         marker=run.settings.marker,
@@ -994,19 +994,6 @@ def publish_failed(
     with contextlib.suppress(OSError):
         run.env.add_summary(summary)
     _outputs(run, gate="fail", conclusion=conclusion)
-
-
-def publish_bad_input(run: RunContext, error: EvalbotError) -> int:
-    """Bad input: the check fails, the summary says what to fix."""
-    message = str(error)  # it quotes input: escaped in Markdown
-    advice = md.format(
-        "{}\n\nNothing was compared and the comment was left as it was. Fix the problem "
-        "above and re-run. Inputs and setup: {}",
-        message,
-        Markdown(DOCS),
-    )
-    publish_failed(run, "evalbot could not compare: fix the input", advice, log=message)
-    return EXIT_BAD_INPUT
 
 
 def publish_cancelled(run: RunContext, cancelled: Cancelled) -> int:
