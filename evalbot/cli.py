@@ -90,11 +90,13 @@ class _Formatter(argparse.HelpFormatter):
 
 
 class Parser(argparse.ArgumentParser):
-    """argparse, but a usage problem is one line and an ``EvalbotError`` (exit code 2), and
-    the help keeps the line breaks of descriptions and epilogs."""
+    """argparse, but a usage problem is one line and an ``EvalbotError`` (exit code 2), the
+    help keeps the line breaks of descriptions and epilogs, and every help ends with
+    :data:`EPILOG`."""
 
     def __init__(self, *args: object, **kwargs: object) -> None:
         kwargs.setdefault("formatter_class", _Formatter)
+        kwargs.setdefault("epilog", EPILOG)
         super().__init__(*args, **kwargs)  # type: ignore[arg-type]
 
     def error(self, message: str) -> NoReturn:
@@ -305,7 +307,6 @@ def build_parser() -> argparse.ArgumentParser:
         prog="evalbot",
         description="Is the change in your eval score real, or noise? Paired statistics "
         "for a baseline and a candidate eval run.",
-        epilog=EPILOG,
     )
     parser.add_argument("--version", action="version", version=f"evalbot {__version__}")
     commands = parser.add_subparsers(
@@ -315,7 +316,6 @@ def build_parser() -> argparse.ArgumentParser:
         "compare",
         help="compare a baseline run with a candidate run, item by item",
         description="Pair BASELINE and CANDIDATE by item id and report the paired statistics.",
-        epilog=EPILOG,
     )
     for role, when in (("baseline", "before"), ("candidate", "after")):
         said = f"the run {when} the change: a file, directory, glob or .zip"
@@ -329,7 +329,6 @@ def build_parser() -> argparse.ArgumentParser:
         "from: --discordance or --pilot; or the baseline's pass rate: --pass-rate, "
         "--from-baseline or --noise-floor), or with --fix-rate and --break-rate; or give "
         "--items (and a discordance) for the minimum detectable effect.",
-        epilog=EPILOG,
     )
     for title, flags in PLAN_FLAGS.items():
         _add(plan.add_argument_group(title) if title else plan, flags)
@@ -349,7 +348,6 @@ def build_parser() -> argparse.ArgumentParser:
         help="the GitHub Actions entrypoint (reads the runner's environment)",
         description="The GitHub Actions entrypoint: reads the inputs (INPUT_*) and the "
         "runner's GITHUB_* variables; see the README's \"The GitHub Action\".",
-        epilog=EPILOG,
     )
     return parser
 
@@ -629,10 +627,8 @@ def run_action(args: argparse.Namespace, out: TextIO) -> int:
 
     settings = parse_settings(os.environ)
     env = ActionsEnv(settings.output_path, settings.summary_path, out)
-    dropped = drop_network_environment(os.environ)
-    if dropped:
+    if dropped := drop_network_environment(os.environ):
         env.info(f"evalbot ignores {', '.join(dropped)}: its requests go to GitHub directly")
-    files = LocalWorkspace(settings.workspace, settings.event_path)
 
     try:
         with cancel_on_signals():
@@ -640,7 +636,7 @@ def run_action(args: argparse.Namespace, out: TextIO) -> int:
                 settings,
                 connect=GitHubClient,
                 env=env,
-                files=files,
+                files=LocalWorkspace(settings.workspace, settings.event_path),
                 clock=lambda: datetime.now(UTC),
             )
     except EvalbotError as error:
