@@ -638,16 +638,14 @@ def resolve_pulls(gh: GitHubClient, event: Event) -> Sequence[PullRequestInfo | 
     against its own base, so that no pull request chooses the plan another is judged by."""
     if not event.on_pull_request:
         return [None]
-    if event.mode == "pull_request":
-        assert event.pull_number is not None
-        pull = gh.get_pull(event.pull_number)
-        if (problem := _moved_on(pull, event)) is not None:
-            return Skip(problem)
-        return [pull]
-    owner = event.head_repo.split("/", 1)[0] if event.head_repo else None
-    pulls = {p.number: p for p in gh.find_pulls_for_head(event.head_sha, event.head_ref, owner)}
+    pulls: dict[int, PullRequestInfo] = {}
+    if event.mode == "workflow_run":
+        owner = event.head_repo.split("/", 1)[0] if event.head_repo else None
+        found = gh.find_pulls_for_head(event.head_sha, event.head_ref, owner)
+        pulls = {pull.number: pull for pull in found}
     if event.pull_number is not None and event.pull_number not in pulls:
-        pulls[event.pull_number] = gh.get_pull(event.pull_number)  # to say why it is not judged
+        # a pull_request run's own; a workflow_run's, to say why it is not judged
+        pulls[event.pull_number] = gh.get_pull(event.pull_number)
     problems = [_moved_on(pull, event) for pull in pulls.values()]
     targets = [p for p, why in zip(pulls.values(), problems, strict=True) if not why]
     if not targets:
@@ -730,10 +728,8 @@ class _Story:
         paired = pair_sides(run, baseline, results, candidate, config)
         if isinstance(paired, Neutral):
             return paired
-        earlier, tree, comment = self._take_ticket(paired)
-        verdict = _judge(
-            run, paired, plan=plan, baseline=baseline, earlier=earlier, tree=tree, comment=comment
-        )
+        ticket = self._take_ticket(paired)
+        verdict = _judge(run, paired, plan=plan, baseline=baseline, ticket=ticket)
         self.writing = True
         return publish_verdict(run, verdict)
 
@@ -780,13 +776,13 @@ def _judge(
     *,
     plan: Plan,
     baseline: Baseline,
-    earlier: State,
-    tree: str | None,
-    comment: int | None,
+    ticket: tuple[State, str | None, int | None],
 ) -> Verdict:
     """Compare and decide (the CLI's pipeline), and this look's record: the change (its tree),
-    the pull request, the base and the plan it was judged against, the run judged. The notes
+    the pull request, the base and the plan it was judged against, the run judged. ``ticket``
+    is what taking it read: the earlier looks, the head's tree and evalbot's comment. The notes
     on what was judged are the view's (:func:`verdict_view`)."""
+    earlier, tree, comment = ticket
     s, config, event = run.settings, plan.config, run.event
     head = event.head_sha.lower() if event.on_pull_request else None
     comparison, decision = decide(
