@@ -265,7 +265,7 @@ def load_plan(run: RunContext) -> Plan:
         data = text.encode("utf-8")  # git's blob id of the file, as `git hash-object` gives it
         blob = hashlib.sha1(b"blob %d\0" % len(data) + data, usedforsecurity=False).hexdigest()
     change = _config_change(run, text, ref)
-    template = _user_template(config, read_text, f"{path}@{ref[:7]}", at=where, ref=ref)
+    template = _user_template(config, read_text, at=where, ref=ref)
     return Plan(config=config, notes=notes, config_change=change, template=template, blob=blob)
 
 
@@ -302,10 +302,10 @@ def _config_change(run: RunContext, text: str | None, ref: str) -> str | None:
 
 
 def _user_template(
-    config: Config, read_text: ReadText, source: str, *, at: str, ref: str
+    config: Config, read_text: ReadText, *, at: str, ref: str
 ) -> UserTemplate | None:
     """``report.template``, read beside the config at the same commit (and the files of its
-    folder it includes)."""
+    folder it includes); a missing one is an error naming the config (``config.source``)."""
     name = config.report.template
     if name is None:
         return None
@@ -313,7 +313,7 @@ def _user_template(
         template_text = read_text(name)
     except FileNotFoundError:
         raise ConfigError(
-            f"{source}: `report.template` {name!r}: no such file at {at} "
+            f"{config.source}: `report.template` {name!r}: no such file at {at} "
             "(it is read beside the config, inside the repository)"
         ) from None
     folder = posixpath.dirname(name)
