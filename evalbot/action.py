@@ -56,7 +56,7 @@ from evalbot.limits import (
 )
 from evalbot.pairing.fingerprint import fingerprint
 from evalbot.pairing.pair import pair
-from evalbot.plan.config import Config, parse_config
+from evalbot.plan.config import Config, ReadText, parse_config
 from evalbot.plan.ledger import Digest, Look, State, distinct_looks, parse_state, render_state
 from evalbot.plan.policy import Decision, decide, next_state, prepare
 from evalbot.report import text as md
@@ -238,9 +238,6 @@ def config_diff(path: str, base: str | None, head: str | None) -> str:
         lineterm="",
     )
     return "\n".join(lines) + "\n"
-
-
-ReadText = Callable[[str], str]
 
 
 def load_plan(run: RunContext) -> Plan:
