@@ -130,11 +130,12 @@ class RunContext:
             return f"{s.server_url}/{s.repository}/actions/runs/{event.run_id}"
         return s.run_url
 
-    @property
-    def commit_url(self) -> str | None:
-        """``https://github.com/o/r/commit/``: the earlier looks' commits link to it."""
+    def history(self, looks: list[Look]) -> list[HistoryRow]:
+        """Earlier looks as the report's rows (:func:`history_rows`): their commits linked in
+        this repository, a look given on another pull request than this one named."""
         s = self.settings
-        return f"{s.server_url}/{s.repository}/commit/" if s.repository else None
+        commit_url = f"{s.server_url}/{s.repository}/commit/" if s.repository else None
+        return history_rows(looks, commit_url=commit_url, pull=self.event.pull_number)
 
 
 @dataclass(frozen=True)
@@ -856,7 +857,7 @@ def verdict_view(run: RunContext, verdict: Verdict) -> View:
             candidate_commit=event.head_sha or None,
             candidate_run_url=run.candidate_run_url,
         ),
-        history=history_rows(earlier, commit_url=run.commit_url, pull=run.event.pull_number),
+        history=run.history(earlier),
         notes=notes,
     )
 
@@ -948,11 +949,7 @@ def publish_neutral(run: RunContext, neutral: Neutral) -> int:
                 message,
                 marker=run.settings.marker,
                 state_block=_hidden(state, says),
-                history=history_rows(
-                    distinct_looks(state.looks),
-                    commit_url=run.commit_url,
-                    pull=run.event.pull_number,
-                ),
+                history=run.history(distinct_looks(state.looks)),
                 max_chars=MAX_COMMENT_CHARS,
                 failed=fail,
             )
