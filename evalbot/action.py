@@ -978,9 +978,8 @@ def publish_failed(
     summary = md.format("### ❌ {}\n\n{}\n", Markdown(title), message)
     if log is not None:
         run.env.error(log, title="evalbot")
-    side = run.side
-    if side is not None and (conclusion != "cancelled" or not side.completed):
-        side.fail(title, summary, conclusion=conclusion)
+    if run.side is not None and (conclusion != "cancelled" or not run.side.completed):
+        run.side.fail(title, summary, conclusion=conclusion)
     with contextlib.suppress(OSError):
         run.env.add_summary(summary)
     _outputs(run, gate="fail", conclusion=conclusion)
