@@ -383,9 +383,8 @@ class Reader:
         if key not in self.data:
             return choices[0]
         value = self.data[key]
-        for choice in choices:
-            if value == choice and isinstance(value, str):
-                return choice
+        if isinstance(value, str) and value in choices:
+            return choices[choices.index(value)]
         raise self.fail(key, "one of " + ", ".join(choices))
 
     def text(self, key: str, default: str | None = None) -> str | None:
@@ -498,10 +497,10 @@ def _plan(top: Reader, key: str) -> PlanConfig | None:
     if by_difference:
         fix_rate, break_rate = _plan_from_difference(top, plan)
     else:
-        for key in ("fix_rate", "break_rate"):
-            if key not in plan.data:
+        for name in ("fix_rate", "break_rate"):
+            if name not in plan.data:
                 raise ConfigError(
-                    f"{top.source}: `plan.{key}` is required when `plan` is given (or give "
+                    f"{top.source}: `plan.{name}` is required when `plan` is given (or give "
                     "`plan.difference` and `plan.discordance`)"
                 )
         fix_rate, break_rate = plan.prob("fix_rate", 0.0), plan.prob("break_rate", 0.0)
@@ -515,19 +514,16 @@ def _plan(top: Reader, key: str) -> PlanConfig | None:
             f"{top.source}: `plan.fix_rate` equals `plan.break_rate` ({fix_rate:g}), "
             "so there is no change to detect"
         )
-    design_effect = plan.data.get("design_effect")
-    if design_effect is not None and (
-        isinstance(design_effect, bool)
-        or not isinstance(design_effect, int | float)
-        or not 1.0 <= design_effect < math.inf
-    ):
-        raise plan.fail("design_effect", "a number >= 1 (1 + (m - 1) ICC for clusters of m)")
-    return plan.record(
-        PlanConfig,
-        fix_rate=fix_rate,
-        break_rate=break_rate,
-        design_effect=1.0 if design_effect is None else float(design_effect),
-    )
+    return plan.record(PlanConfig, fix_rate=fix_rate, break_rate=break_rate)
+
+
+def _design_effect(plan: Reader, key: str) -> float:
+    value = plan.data.get(key)
+    if value is None:
+        return 1.0
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 1.0 <= value < math.inf:
+        raise plan.fail(key, "a number >= 1 (1 + (m - 1) ICC for clusters of m)")
+    return float(value)
 
 
 def _plan_from_difference(top: Reader, plan: Reader) -> tuple[float, float]:
@@ -640,6 +636,7 @@ READERS: dict[str, Callable[[Reader, str], Any]] = {
     "fields": _fields,
     "bootstrap": lambda top, key: top.section(key).record(BootstrapConfig),
     "plan": _plan,
+    "plan.design_effect": _design_effect,
     "policy": _policy,
     "policy.items_sha256": Reader.sha256,
     "holdout": _holdout,
