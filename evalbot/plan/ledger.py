@@ -147,14 +147,11 @@ def look_from_json(raw: object) -> Look:
     for key, flag in flags.items():
         if not isinstance(flag, bool):
             raise LookError(f"`{key}` is not a boolean")
-    metric, effect, effect_ci = _effect(raw)
     return Look(
         pvalue=float(pvalue),
-        metric=metric,
-        effect=effect,
-        effect_ci=effect_ci,
         **required,
         **flags,
+        **_effect(raw),
         **{key: _optional(raw, key, kind, pattern) for key, (kind, pattern) in _OPTIONAL.items()},
     )
 
@@ -168,11 +165,11 @@ def _number(value: object, key: str) -> float:
     return float(value)
 
 
-def _effect(raw: dict[str, Any]) -> tuple[str | None, float | None, tuple[float, float] | None]:
+def _effect(raw: dict[str, Any]) -> dict[str, Any]:
     """The look's effect: all three keys or none of them (a record from before they existed)."""
     present = [key for key in ("metric", "effect", "effect_ci") if key in raw]
     if not present:
-        return None, None, None
+        return {}
     if len(present) < 3:
         raise LookError("`metric`, `effect` and `effect_ci` go together")
     metric = _get(raw, "metric", str)
@@ -187,7 +184,7 @@ def _effect(raw: dict[str, Any]) -> tuple[str | None, float | None, tuple[float,
         raise LookError("`effect_ci` is reversed")
     if metric == "pass_rate" and not all(-1.0 <= x <= 1.0 for x in (effect, low, high)):
         raise LookError("`effect` of a pass rate is not in [-1, 1]")
-    return metric, effect, (low, high)
+    return {"metric": metric, "effect": effect, "effect_ci": (low, high)}
 
 
 def look_json(look: Look) -> dict[str, Any]:
@@ -196,11 +193,9 @@ def look_json(look: Look) -> dict[str, Any]:
     if not look.recorded:
         data["recorded"] = False
     if look.metric in METRICS and look.effect is not None and look.effect_ci is not None:
-        values = (look.effect, *look.effect_ci)
+        values = [float(look.effect), *map(float, look.effect_ci)]
         if all(math.isfinite(value) and abs(value) <= MAX_EFFECT for value in values):
-            data["metric"] = look.metric
-            data["effect"] = float(look.effect)
-            data["effect_ci"] = [float(look.effect_ci[0]), float(look.effect_ci[1])]
+            data.update(metric=look.metric, effect=values[0], effect_ci=values[1:])
     for key in _OPTIONAL:
         if (value := getattr(look, key)) is not None:
             data[key] = value
