@@ -333,18 +333,11 @@ def _state_blocks(body: str) -> list[str | None]:
     return found
 
 
-def state_json(state: State) -> dict[str, Any]:
-    """The JSON object inside the block (also handy for reports)."""
-    return {
-        "v": VERSION,
-        "looks": [look_json(look) for look in state.looks[-MAX_LOOKS:]],
-        "holdout_uses": state.holdout_uses,
-    }
-
-
 def render_state(state: State) -> str:
     """The block to append to the comment body (one line, invisible when rendered)."""
-    return f"<!-- {STATE_MARKER} {_encode(state_json(state))} -->"
+    looks = [look_json(look) for look in state.looks[-MAX_LOOKS:]]
+    data = {"v": VERSION, "looks": looks, "holdout_uses": state.holdout_uses}
+    return f"<!-- {STATE_MARKER} {_encode(data)} -->"
 
 
 # ---- a check run's record: the digest ---------------------------------------------------------
