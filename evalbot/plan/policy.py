@@ -350,17 +350,6 @@ def count_this_look(
     )
 
 
-def holdout_uses(
-    state: State, config: Config, *, holdout: bool, rerun: bool
-) -> tuple[int, Reason | None]:
-    """The holdout's uses including this run, and a warning once they pass ``max_uses``."""
-    uses = state.holdout_uses + (1 if holdout and not rerun else 0)
-    most = config.holdout.max_uses if config.holdout is not None else None
-    if not holdout or most is None or uses <= most:
-        return uses, None
-    return uses, Reason(code="holdout_overused", observed=uses, threshold=most)
-
-
 # ---- the test and what the eval could show -------------------------------------------------
 
 _TEST_CODES: dict[Significance, ReasonCode] = {
@@ -536,9 +525,12 @@ def disclosures(comparison: Comparison) -> list[Reason]:
     return found
 
 
-def warnings_of(comparison: Comparison, config: Config, state: State) -> list[Reason]:
+def warnings_of(
+    comparison: Comparison, config: Config, state: State, holdout_uses: int | None
+) -> list[Reason]:
     """What the report shows as warnings, in order: identical runs, an unreadable state, a
-    registered items file that was not read."""
+    registered items file that was not read, the holdout's uses (including this run's,
+    ``None`` for a regular run) once they pass ``holdout.max_uses``."""
     paired, found = comparison.paired, list[Reason]()
     if comparison.identical:  # a file compared with itself?
         same = "yes" if paired.baseline_source == paired.candidate_source else "no"
@@ -548,6 +540,9 @@ def warnings_of(comparison: Comparison, config: Config, state: State) -> list[Re
     policy = config.policy
     if policy.items_sha256 is None and policy.items_file is not None:
         found.append(_reason("items_file_unread", file=policy.items_file))
+    most = config.holdout.max_uses if config.holdout is not None else None
+    if holdout_uses is not None and most is not None and holdout_uses > most:
+        found.append(Reason(code="holdout_overused", observed=holdout_uses, threshold=most))
     return found
 
 
@@ -593,9 +588,8 @@ def evaluate(
         holdout=holdout,
     )
     violations += [*looks.violations, *sequential_violations(comparison, config)]
-    warnings = warnings_of(comparison, config, state)
-    uses, overused = holdout_uses(state, config, holdout=holdout, rerun=looks.rerun)
-    warnings += [overused] if overused is not None else []
+    uses = state.holdout_uses + (1 if holdout and not looks.rerun else 0)
+    warnings = warnings_of(comparison, config, state, uses if holdout else None)
     reasons = disclosures(comparison)
     outcome, mde, underpowered = _outcome(comparison, config, violations, reasons)
     gate, limit, noninferior = judge_gate(comparison, config, outcome, violations)
