@@ -476,7 +476,6 @@ def _ticket_looks(ticket: Ticket, *, holdout: bool, now: datetime, notes: _Notes
         )
         notes.stale.add(sha)
         return []
-    unknown = placeholder(sha, holdout=holdout, at=ticket.started_at)
     if digest is None:
         if not ticket.opaque:
             notes.warnings.append(
@@ -484,7 +483,7 @@ def _ticket_looks(ticket: Ticket, *, holdout: bool, now: datetime, notes: _Notes
                 + ("is in progress without" if ticket.running else "carries no")
                 + " readable record of its look: counted as a look on items not on record"
             )
-        return [unknown]
+        return [placeholder(sha, holdout=holdout, at=ticket.started_at)]
     if digest.holdout != holdout or (digest.kind == "none" and not ticket.running):
         return []
     if digest.kind == "look" and digest.look is not None and not ticket.running:
@@ -498,7 +497,7 @@ def _ticket_looks(ticket: Ticket, *, holdout: bool, now: datetime, notes: _Notes
         notes.warnings.append(
             f"{ticket.source} on {short} ended without a record of its verdict: counted"
         )
-    return [replace(unknown, fingerprint=digest.fingerprint or UNKNOWN_FINGERPRINT)]
+    return [placeholder(sha, holdout=holdout, fingerprint=digest.fingerprint, at=ticket.started_at)]
 
 
 @dataclass

@@ -321,13 +321,11 @@ def count_this_look(
     earlier = distinct_looks(look for look in state.looks if look.holdout == holdout)
     number = max(len(earlier), 0 if holdout else state.most) + 1
     violations: list[Reason] = []
-    rerun_of: Look | None = None
     if state.findings:
         violations.append(_reason("records_disagree", findings="; ".join(state.findings)))
     same_change = [look for look in earlier if head is not None and look.change == head]
-    repeat = [look for look in same_change if look.fingerprint == current]
-    if repeat:
-        rerun_of = repeat[0]
+    rerun_of = next((look for look in same_change if look.fingerprint == current), None)
+    if rerun_of is not None:
         number = rerun_of.number or earlier.index(rerun_of) + 1
     elif same_change:
         other = same_change[0]
