@@ -267,11 +267,9 @@ def load_yaml(text: str, source: str) -> Mapping[str, Any]:
         raise ConfigError(f"{source}: not valid YAML (nested too deeply)") from None
     finally:
         loader.dispose()
-    if data is None:
-        data = {}
-    if not isinstance(data, Mapping):
+    if data is not None and not isinstance(data, Mapping):
         raise ConfigError(f"{source}: expected a mapping of settings, got {show(data)}")
-    return data
+    return {} if data is None else data
 
 
 # ---- one mapping, read with its dotted path -------------------------------------------------

@@ -292,9 +292,8 @@ def parse_state(comment_body: str | None) -> State:
     payloads = _state_blocks(comment_body)
     readable = [payload for payload in payloads if payload is not None]
     if not readable:
-        if payloads:
-            return State(warning="the state block was ignored: unreadable or of another version")
-        return State()
+        unreadable = "the state block was ignored: unreadable or of another version"
+        return State(warning=unreadable if payloads else None)
     try:
         state = _decode_state(readable[0])
     except LookError as error:
@@ -360,15 +359,8 @@ class Digest:
     @classmethod
     def of_look(cls, look: Look, conclusion: str | None = None) -> Digest:
         """The record of the verdict ``look``."""
-        return cls(
-            kind="look",
-            head_sha=look.head_sha,
-            holdout=look.holdout,
-            fingerprint=look.fingerprint,
-            items=look.items,
-            look=look,
-            conclusion=conclusion,
-        )
+        shared = {k: getattr(look, k) for k in ("head_sha", "holdout", "fingerprint", "items")}
+        return cls(kind="look", look=look, conclusion=conclusion, **shared)
 
 
 def render_digest(digest: Digest) -> str:
@@ -380,8 +372,7 @@ def render_digest(digest: Digest) -> str:
     else:
         data = {"head_sha": digest.head_sha.lower(), "holdout": digest.holdout}
         if digest.kind == "start":
-            data["fingerprint"] = digest.fingerprint
-            data["items"] = digest.items
+            data.update(fingerprint=digest.fingerprint, items=digest.items)
     if digest.conclusion is not None:
         data["conclusion"] = digest.conclusion
     return f"<!-- {DIGEST_MARKER} {_encode({'v': VERSION, 'kind': digest.kind, **data})} -->"
