@@ -382,7 +382,7 @@ class Reader:
             return choices[0]
         value = self.data[key]
         if isinstance(value, str) and value in choices:
-            return choices[choices.index(value)]
+            return value
         raise self.fail(key, "one of " + ", ".join(choices))
 
     def text(self, key: str, default: str | None = None) -> str | None:
