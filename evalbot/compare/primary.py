@@ -7,8 +7,9 @@ churn and (for contrast only) the unpaired test."""
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
+from functools import partial
 from typing import TypeGuard
 
 import numpy as np
@@ -206,16 +207,10 @@ def score_test(
     boot = config.bootstrap
     if config.test == "bootstrap":
         return plan_bootstrap(baseline, candidate, config, clusters=clusters)
+    test: Callable[..., PairedMeanResult] = paired_mean_test
     if has_clusters(clusters):
-        return clustered_mean_test(
-            baseline,
-            candidate,
-            clusters,
-            confidence_level=boot.confidence,
-            n_resamples=boot.resamples,
-            seed=boot.seed,
-        )
-    return paired_mean_test(
+        test = partial(clustered_mean_test, clusters=clusters)
+    return test(
         baseline,
         candidate,
         confidence_level=boot.confidence,

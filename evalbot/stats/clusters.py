@@ -102,9 +102,7 @@ def clustered_standard_error(
     >>> round(clustered_standard_error([0, 0, 0, 0], [1, 1, 0, 0], ["a", "a", "b", "b"]), 6)
     0.5
     """
-    base, cand, codes = paired_values_iv(baseline, candidate, clusters)
-    if codes is None:  # pragma: no cover - clusters is required here
-        raise ValueError("`clusters` is required.")
+    base, cand, codes = _clustered_iv(baseline, candidate, clusters)
     g = int(codes.max()) + 1
     if g < 2:
         raise ValueError(
