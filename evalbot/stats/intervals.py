@@ -22,17 +22,6 @@ class ConfidenceInterval(NamedTuple):
     high: float
 
 
-def _wilson_interval_iv(
-    successes: object, n: object, confidence_level: object
-) -> tuple[int, int, float]:
-    n_ = as_count(n, "n", minimum=1)
-    k = as_count(successes, "successes")
-    if k > n_:
-        raise ValueError(f"`successes` must be at most `n` ({n_}); got {successes!r}.")
-    cl = as_probability(confidence_level, "confidence_level")
-    return k, n_, cl
-
-
 def wilson_interval(
     successes: int, n: int, *, confidence_level: float = CONFIDENCE
 ) -> ConfidenceInterval:
@@ -76,7 +65,11 @@ def wilson_interval(
     >>> round(ci.low, 4), round(ci.high, 4)
     (0.6534, 0.7428)
     """
-    k, n_, cl = _wilson_interval_iv(successes, n, confidence_level)
+    n_ = as_count(n, "n", minimum=1)
+    k = as_count(successes, "successes")
+    if k > n_:
+        raise ValueError(f"`successes` must be at most `n` ({n_}); got {successes!r}.")
+    cl = as_probability(confidence_level, "confidence_level")
     low, high = wilson_bounds(k / n_, n_, float(ndtri(0.5 + cl / 2.0)))
     return ConfidenceInterval(float(low), float(high))
 

@@ -169,20 +169,6 @@ class TwoProportionResult:
     candidate_n: int
 
 
-def _two_proportion_ztest_iv(
-    baseline_passed: object, baseline_n: object, candidate_passed: object, candidate_n: object
-) -> tuple[int, int, int, int]:
-    nb = as_count(baseline_n, "baseline_n", minimum=1)
-    nc = as_count(candidate_n, "candidate_n", minimum=1)
-    kb = as_count(baseline_passed, "baseline_passed")
-    kc = as_count(candidate_passed, "candidate_passed")
-    if kb > nb:
-        raise ValueError(f"`baseline_passed` must be at most `baseline_n` ({nb}); got {kb}.")
-    if kc > nc:
-        raise ValueError(f"`candidate_passed` must be at most `candidate_n` ({nc}); got {kc}.")
-    return kb, nb, kc, nc
-
-
 def two_proportion_ztest(
     baseline_passed: int, baseline_n: int, candidate_passed: int, candidate_n: int
 ) -> TwoProportionResult:
@@ -211,9 +197,13 @@ def two_proportion_ztest(
     >>> round(r.statistic, 3), round(r.pvalue, 3)
     (1.34, 0.18)
     """
-    kb, nb, kc, nc = _two_proportion_ztest_iv(
-        baseline_passed, baseline_n, candidate_passed, candidate_n
-    )
+    nb = as_count(baseline_n, "baseline_n", minimum=1)
+    nc = as_count(candidate_n, "candidate_n", minimum=1)
+    kb = as_count(baseline_passed, "baseline_passed")
+    kc = as_count(candidate_passed, "candidate_passed")
+    for side, k, n in (("baseline", kb, nb), ("candidate", kc, nc)):
+        if k > n:
+            raise ValueError(f"`{side}_passed` must be at most `{side}_n` ({n}); got {k}.")
     pb, pc = kb / nb, kc / nc
     pooled = (kb + kc) / (nb + nc)
     se = math.sqrt(pooled * (1.0 - pooled) * (1.0 / nb + 1.0 / nc))
