@@ -34,17 +34,14 @@ def as_probability(
     value: object, name: str, *, open_low: bool = True, open_high: bool = True
 ) -> float:
     """Return ``value`` as a float in the interval given by the flags or raise ``ValueError``."""
-    try:
-        x = float(value)  # type: ignore[arg-type]
-    except (TypeError, ValueError):
-        raise ValueError(f"`{name}` must be a number; got {value!r}.") from None
-    low_ok = x > 0.0 if open_low else x >= 0.0
-    high_ok = x < 1.0 if open_high else x <= 1.0
-    if not (math.isfinite(x) and low_ok and high_ok):
-        lo = "(0" if open_low else "[0"
-        hi = "1)" if open_high else "1]"
-        raise ValueError(f"`{name}` must be in {lo}, {hi}; got {value!r}.")
-    return x
+
+    def inside(x: float) -> bool:
+        low_ok = x > 0.0 if open_low else x >= 0.0
+        high_ok = x < 1.0 if open_high else x <= 1.0
+        return math.isfinite(x) and low_ok and high_ok
+
+    interval = ("(0" if open_low else "[0") + ", " + ("1)" if open_high else "1]")
+    return as_number(value, name, inside, f"be in {interval}")
 
 
 def as_number(value: object, name: str, ok: Callable[[float], bool], must: str) -> float:
