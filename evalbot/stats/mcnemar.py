@@ -186,9 +186,7 @@ def mcnemar_smallest_pvalue(discordant: int, *, method: str = "exact") -> PValue
     >>> mcnemar_smallest_pvalue(5).value, mcnemar_smallest_pvalue(6).value
     (0.0625, 0.03125)
     """
-    d = as_count(discordant, "discordant")
-    m = method_iv(method)
-    return mcnemar(d, 0, method=m).pvalue
+    return mcnemar(as_count(discordant, "discordant"), 0, method=method).pvalue
 
 
 def mcnemar_min_discordant(alpha: float = ALPHA, *, method: str = "exact") -> int:
