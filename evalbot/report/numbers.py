@@ -73,8 +73,7 @@ def signed(value: float, digits: int) -> Markdown:
     """``value`` with its sign and ``digits`` decimals; a value that rounds to zero is "±0"
     (-0.0 reads as a regression that is not there)."""
     text = f"{value:+.{digits}f}"
-    zero = "0." + "0" * digits
-    return Markdown(text.replace("-" + zero, "±" + zero).replace("+" + zero, "±" + zero))
+    return Markdown("±" + text[1:] if float(text) == 0.0 else text)
 
 
 def format_time(at: str) -> str:

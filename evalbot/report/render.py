@@ -143,7 +143,10 @@ def _with_marker(body: str, marker: str, state_block: str) -> str:
 
 
 def _cut(text: str, room: int) -> str:
-    """``text`` cut at a line boundary to at most ``room`` characters, with a note."""
+    """``text`` cut at a line boundary to at most ``room`` characters, with a note (as it is
+    when it fits)."""
+    if len(text) <= room:
+        return text
     note = (
         "\n\n… the report was cut here to fit GitHub's size limit; the job summary of the "
         "workflow run has all of it.\n"
@@ -173,21 +176,18 @@ def render_comment(
     report, then ``state_block``. Long lists are cut with a count so the whole stays within
     ``max_chars`` (GitHub refuses comments over 65,536 characters)."""
     tail = len(state_block) + len(marker) + 4
-    body = ""
     for limit in (COMMENT_LIST_LIMIT, 20, 10, 3, 0):
         slices = min(limit, COMMENT_SLICE_LIMIT)
         body = _body(view, template, marker, limit=limit, slice_limit=slices, mode="comment")
         if len(body) + tail <= max_chars:
             break
-    else:
-        body = _cut(body, max_chars - tail)
-    return _with_marker(body, marker, state_block)
+    return _with_marker(_cut(body, max_chars - tail), marker, state_block)
 
 
 def render_summary(view: View, *, template: TemplateSource | None = None) -> str:
     """The job summary ($GITHUB_STEP_SUMMARY): everything the view holds."""
     body = _body(view, template, "", limit=None, slice_limit=None, mode="summary")
-    return body if len(body) <= SUMMARY_LIMIT else _cut(body, SUMMARY_LIMIT)
+    return _cut(body, SUMMARY_LIMIT)
 
 
 def render_notice(
@@ -207,9 +207,7 @@ def render_notice(
     template = _bundled("markdown").get_template("notice.md.j2")
     symbol = Markdown("❌" if failed else "➖")
     body = template.render(title=title, message=message, symbol=symbol, v={"history": history})
-    if len(body) + tail > max_chars:
-        body = _cut(body, max_chars - tail)
-    return _with_marker(body, marker, state_block)
+    return _with_marker(_cut(body, max_chars - tail), marker, state_block)
 
 
 def render_check(view: View) -> tuple[str, str]:

@@ -40,15 +40,6 @@ class Markdown(str):
 EMPTY = Markdown("")
 
 
-def _trusted(value: object) -> Markdown | None:
-    """``value`` as Markdown when it needs no escaping: Markdown, or a number."""
-    if isinstance(value, Markdown):
-        return value
-    if isinstance(value, int | float):  # str(number) has no markup ("-1e-05", "inf", "True")
-        return Markdown(str(value))
-    return None
-
-
 def _defuse(text: str) -> str:
     """Non-printable characters as spaces, and a word joiner after ``@``, ``#``, ``:``,
     ``www`` and ``GH-`` so GitHub's mention, reference and autolink passes find nothing to
@@ -78,9 +69,10 @@ def escape(text: object) -> Markdown:
     the rendered text, find nothing to link. A :class:`Markdown` (and a number) is returned as it
     is: escaping is done once.
     """
-    trusted = _trusted(text)
-    if trusted is not None:
-        return trusted
+    if isinstance(text, Markdown):
+        return text
+    if isinstance(text, int | float):  # str(number) has no markup ("-1e-05", "inf", "True")
+        return Markdown(str(text))
     value = str(text)
     return Markdown(_PUNCTUATION.sub(r"\\\1", _defuse(value)), plain=plain(value))
 
