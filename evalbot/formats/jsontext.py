@@ -325,9 +325,7 @@ class _Reader:
         )  # fmt: skip
         self.bare, self.only = _decoder(keys[:always], True), _decoder(keys, True)
         self.decoder = _decoder(keys, False)
-        self.getters = [operator.attrgetter(f"f{i}") for i in range(always)]
-        rest = [f"f{i}" for i in range(always, len(keys))]
-        self.rest = operator.attrgetter(*rest) if rest else None
+        self.getters = [operator.attrgetter(f"f{i}") for i in range(len(keys))]
         self.columns: dict[str, list[Any] | None] = dict.fromkeys(keys)
         self.numbers: list[IntArray] | None = None  # None: row i is line i + 1 so far
         self.count = 0
@@ -365,12 +363,8 @@ class _Reader:
 
     def _add(self, rows: list[Any], bare: bool) -> dict[str, int]:
         """Each key's values in ``rows`` onto its column; how many rows have each key read."""
-        columns: list[list[Any]] = [list(map(get, rows)) for get in self.getters]
-        rest = len(self.keys) - self.always
-        if not bare and self.rest:
-            values: list[Any] = list(map(self.rest, rows))  # the other keys' values, a tuple a row
-            if values.count(UNSET if rest == 1 else (UNSET,) * rest) < len(rows):
-                columns += [values] if rest == 1 else [list(c) for c in zip(*values, strict=True)]
+        getters = self.getters[: self.always] if bare else self.getters
+        columns = [list(map(get, rows)) for get in getters]
         present: dict[str, int] = {}
         for key, values in itertools.zip_longest(self.keys, columns):
             present[key] = 0 if values is None else len(values) - values.count(UNSET)
