@@ -144,11 +144,8 @@ def plan_items(test: Sizing, fix: float, brk: float, found: Discordance) -> Item
     )
     at_interval = None
     if found.interval is not None and found.interval[0] >= abs(fix - brk):
-        low, high = (split(fix - brk, end) for end in found.interval)
-        at_interval = (
-            mcnemar_sample_size(*low, **test).items,
-            mcnemar_sample_size(*high, **test).items,
-        )
+        low, high = (mcnemar_sample_size(*split(fix - brk, end), **test) for end in found.interval)
+        at_interval = (low.items, high.items)
     return ItemsPlan(result=result, simulated=simulated, discordance=found, at_interval=at_interval)
 
 
