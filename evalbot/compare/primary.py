@@ -38,7 +38,7 @@ from evalbot.stats.clusters import (
 )
 from evalbot.stats.intervals import mean_of_means_interval, t_interval, wilson_interval
 from evalbot.stats.mcnemar import mcnemar
-from evalbot.stats.paired_mean import PairedMeanResult, paired_mean_test
+from evalbot.stats.paired_mean import PairedMeanResult, paired_mean_test, standard_error
 from evalbot.stats.paired_proportions import paired_difference_interval
 from evalbot.stats.power import mcnemar_minimum_detectable_effect, mcnemar_sample_size
 from evalbot.stats.repeats import allocate_budget, analyze_repeats, pass_at_k
@@ -150,8 +150,7 @@ def _side(paired: Paired, values: FloatArray, confidence: float, epochs: int) ->
         rate, ci, method = found.statistic, found.confidence_interval, found.method
     else:
         rate = float(values.mean())
-        se = float(values.std(ddof=1)) / np.sqrt(n) if n >= 2 else 0.0
-        ci, method = t_interval(rate, se, n - 1, confidence), "t"
+        ci, method = t_interval(rate, standard_error(values), n - 1, confidence), "t"
     return Side(rate=rate, passed=passed, confidence_interval=ci, interval_method=method)
 
 
