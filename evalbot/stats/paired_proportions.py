@@ -195,12 +195,12 @@ def newcombe_bounds(
     cross = np.where(cross > 0.0, np.maximum(cross - n / 2.0, 0.0), cross)
     with np.errstate(divide="ignore", invalid="ignore"):
         phi = np.where(margins > 0.0, cross / np.sqrt(margins), 0.0)
-    down = np.sqrt(
-        np.maximum((p1 - l1) ** 2 - 2.0 * phi * (p1 - l1) * (u2 - p2) + (u2 - p2) ** 2, 0.0)
-    )
-    up = np.sqrt(
-        np.maximum((u1 - p1) ** 2 - 2.0 * phi * (u1 - p1) * (p2 - l2) + (p2 - l2) ** 2, 0.0)
-    )
+
+    def spread(x: FloatArray, y: FloatArray) -> FloatArray:
+        """Newcombe's ``D`` (or ``E``): ``sqrt(x^2 - 2 phi x y + y^2)``, clipped at 0 inside."""
+        return np.sqrt(np.maximum(x**2 - 2.0 * phi * x * y + y**2, 0.0))
+
+    down, up = spread(p1 - l1, u2 - p2), spread(u1 - p1, p2 - l2)
     est = p1 - p2
     return np.maximum(-1.0, est - down), np.minimum(1.0, est + up)
 
