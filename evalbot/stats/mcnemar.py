@@ -79,10 +79,8 @@ def _two_sided_binomial_half(k: int, n: int, *, midp: bool) -> PValue:
     tail = float(bdtr(k, n, 0.5))
     tail_below = float(bdtr(k - 1, n, 0.5)) if k > 0 else 0.0
     p = tail_below + tail if midp else 2.0 * tail
-    if p >= 1.0:
-        return exact_pvalue(1.0)
     if p > 1e-290:
-        return exact_pvalue(p)
+        return exact_pvalue(p)  # capped at 1
     log_tail, log_at = log_binomial_half_tail(k, n)
     # mid-p = 2 P(X <= k) - P(X = k) = P(X = k) (2 R - 1) with R = P(X <= k) / P(X = k)
     log_p = (
