@@ -60,21 +60,12 @@ def _judged_on(r: Reason) -> str:
     return f"another item set ({earlier}, {str(r.threshold)[:12]})"
 
 
-def _max_broken(r: Reason) -> str:
-    rate, threshold = r.details.get("rate"), number_text(r.threshold)
-    if rate is not None:
-        threshold = f"{float(rate) * 100:g}% of {number_text(r.details.get('items'))} = {threshold}"
-    return f"gate: {count(r.observed, 'items')} broke, more than gate.max_broken = {threshold}"
-
-
-def _margin(r: Reason) -> str:
-    confidence = float(r.details.get("confidence") or 0.95) * 100
-    scale = PERCENT if r.unit == "pp" else SCORES
-    return (
-        f"gate: the {confidence:g} % interval reaches {scale.amount(r.observed, '+')}, "
-        f"not above -gate.margin = {scale.amount(r.threshold, '+')}: non-inferiority "
-        "is not shown"
-    )
+def _broken_limit(r: Reason) -> str:
+    """``gate.max_broken`` in items, and the share of the items it is when given as one."""
+    rate, limit = r.details.get("rate"), number_text(r.threshold)
+    if rate is None:
+        return limit
+    return f"{float(rate) * 100:g}% of {number_text(r.details.get('items'))} = {limit}"
 
 
 def not_evaluated_words(r: Reason) -> str:
@@ -102,13 +93,13 @@ def not_evaluated_words(r: Reason) -> str:
 
 #: How a value of a reason reads in :data:`_WORDS`' sentences (``{observed:n}``); none: ``str``;
 #: a spec not named here is the noun of a count (``{have:{counted}}``: "3 discordant pairs").
-#: The field ``reason`` is the whole reason (``{reason.pvalue:p}``).
 _SPECS: dict[str, Callable[[Any], str]] = {
     "": str,
     "n": number_text,
     "alpha": alpha_text,
     "alpha_clause": _alpha_clause,
     "judged_on": _judged_on,
+    "broken_limit": _broken_limit,
     "p": lambda p: p_clause(word_pvalue(p)),
     "pvalue": word_pvalue,
     "are": lambda n: "is" if float(n or 0) == 1 else "are",
@@ -116,6 +107,9 @@ _SPECS: dict[str, Callable[[Any], str]] = {
     "text": _text,
     "pp": PERCENT.amount,
     "+pp": lambda value: PERCENT.amount(value, "+"),
+    "+score": lambda value: SCORES.amount(value, "+"),
+    "confidence": lambda level: f"{float(level or 0.95) * 100:g} %",
+    "not_evaluated": not_evaluated_words,
     "mde": lambda value: (
         "unbounded change" if float(value or 0.0) == math.inf else PERCENT.amount(value)
     ),
@@ -136,9 +130,9 @@ class _Fill(string.Formatter):
         return count(value, format_spec) if spec is None else spec(value)
 
 
-#: Each reason code's sentence: a function of the reason, or a format string of its
-#: ``observed``, ``threshold``, ``rule``, ``flag`` and details (a missing one is ``None``).
-_WORDS: dict[str, str | Callable[[Reason], str]] = {
+#: Each reason code's sentence: a format string of its ``observed``, ``threshold``, ``unit``,
+#: ``rule``, ``flag`` and details (a missing one is ``None``), and of the ``reason`` itself.
+_WORDS: dict[str, str] = {
     "significant": "{test:text}: {reason.pvalue:p} is at or below {reason:alpha_clause}",
     "not_significant": "{test:text}: {reason.pvalue:p} is above {reason:alpha_clause}",
     "unresolved": "{test:text}: {reason.pvalue:p}, but {reason:alpha_clause} is smaller than the "
@@ -184,15 +178,17 @@ _WORDS: dict[str, str | Callable[[Reason], str]] = {
     "gate_refused": "gate: a verdict the plan refused fails ({rule})",
     "gate_regression": "gate: a significant regression fails ({rule})",
     "gate_not_improvement": "gate: anything but a significant improvement fails ({rule})",
-    "gate_max_broken": _max_broken,
-    "gate_margin": _margin,
+    "gate_max_broken": "gate: {observed:items} broke, more than gate.max_broken = "
+    "{reason:broken_limit}",
+    "gate_margin": "gate: the {confidence:confidence} interval reaches {observed:+{unit}}, not "
+    "above -gate.margin = {threshold:+{unit}}: non-inferiority is not shown",
     "bonferroni": "every look is tested at alpha / max_looks = {threshold:alpha} / {looks} = "
     "{observed:alpha} ({rule})",
     "dropped_missing": "{baseline_only:n} baseline-only and {candidate_only:n} candidate-only "
     "items were dropped ({rule}, {flag})",
     "filled_missing": "{observed:n} items present on one side only were counted as failures of "
     "the other ({rule}, {flag})",
-    "not_evaluated": lambda r: f"not evaluated: {not_evaluated_words(r)}",
+    "not_evaluated": "not evaluated: {reason:not_evaluated}",
     "identical_runs": "the two runs are identical item for item ({observed:items}"
     "{same_source:same}): a file compared with itself, or a candidate that changed nothing the "
     "eval measures; p = 1 says nothing about the change",
@@ -211,12 +207,10 @@ _WORDS: dict[str, str | Callable[[Reason], str]] = {
 
 def word_reason(reason: Reason) -> str:
     """One reason as a sentence (no final full stop)."""
-    words = _WORDS[reason.code]
-    if callable(words):
-        return words(reason)
     fields: dict[str, object] = {"observed": reason.observed, "threshold": reason.threshold}
-    fields |= {"rule": reason.rule, "flag": reason.flag, "reason": reason}
-    return _Fill().vformat(words, (), defaultdict(lambda: None, reason.details, **fields))
+    fields |= {"unit": reason.unit, "rule": reason.rule, "flag": reason.flag, "reason": reason}
+    values = defaultdict(lambda: None, reason.details, **fields)
+    return _Fill().vformat(_WORDS[reason.code], (), values)
 
 
 def word_reasons(reasons: list[Reason]) -> list[str]:
