@@ -181,8 +181,7 @@ def _bootstrap(c: Comparison) -> JSONObject | None:
         "resampled": boot.resampled,
         "units": boot.n_units,
         "resamples": boot.n_resamples,
-        "seed": boot.seed,
-        **pick(boot, "share_above_zero", "standard_error"),
+        **pick(boot, "seed", "share_above_zero", "standard_error"),
         "decides": c.interval == "bootstrap",
     }
 

@@ -38,10 +38,6 @@ from evalbot.stats.paired_mean import PairedMeanResult
 # ---- the reasons ----------------------------------------------------------------------------
 
 
-def _text(value: object) -> str:
-    return "" if value is None else str(value)
-
-
 def _alpha_clause(r: Reason) -> str:
     looks, level = r.details.get("looks"), r.details.get("alpha")
     if looks is None or level is None:
@@ -104,7 +100,7 @@ _SPECS: dict[str, Callable[[Any], str]] = {
     "pvalue": word_pvalue,
     "are": lambda n: "is" if float(n or 0) == 1 else "are",
     "sha": lambda value: str(value)[:12],
-    "text": _text,
+    "text": lambda value: "" if value is None else str(value),
     "pp": PERCENT.amount,
     "+pp": lambda value: PERCENT.amount(value, "+"),
     "+score": lambda value: SCORES.amount(value, "+"),
