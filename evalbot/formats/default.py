@@ -56,7 +56,7 @@ from evalbot.formats.model import (
     ReadOptions,
     Results,
 )
-from evalbot.formats.probe import Probe, Source
+from evalbot.formats.probe import Probe, Source, lookup
 from evalbot.limits import MAX_NUMBER_DIGITS
 
 NAME = "default"
@@ -68,18 +68,6 @@ _SUFFIXES = {".jsonl": "jsonl", ".ndjson": "jsonl", ".csv": "csv", ".tsv": "tsv"
 def sniff(probe: Probe) -> bool:
     """evalbot's own format is the fallback: it accepts any file."""
     return True
-
-
-def lookup(record: Mapping[str, Any], dotted: str) -> Any:
-    """``record[dotted]``, or the nested value for ``a.b.c``; ``UNSET`` when absent."""
-    if dotted in record:
-        return record[dotted]
-    value: Any = record
-    for part in dotted.split("."):
-        if not isinstance(value, Mapping) or part not in value:
-            return UNSET
-        value = value[part]
-    return value
 
 
 def parse(

@@ -13,7 +13,7 @@ from evalbot.errors import InputError
 from evalbot.formats.builder import ResultsBuilder, parse_item_id, show
 from evalbot.formats.jsontext import NOTHING, UnreadableError, jsonl_records, parse_json_line
 from evalbot.formats.model import FieldNames, ReadOptions, Results
-from evalbot.formats.probe import Probe, choose, first_object, number_or_flag
+from evalbot.formats.probe import Probe, choose, first_object, lookup, number_or_flag
 
 NAME = "mlflow"
 
@@ -71,19 +71,6 @@ def _json_field(value: object, where: str, name: str) -> object:
     return value
 
 
-def _lookup(record: Mapping[str, Any], dotted: str, where: str) -> Any:
-    """``record[dotted]`` or the nested value of ``a.b``; JSON-string fields are opened."""
-    if dotted in record:
-        return record[dotted]
-    value: Any = record
-    for part in dotted.split("."):
-        value = _json_field(value, where, part)
-        if not isinstance(value, Mapping) or part not in value:
-            return NOTHING
-        value = value[part]
-    return value
-
-
 def inputs_hash(request: object) -> str:
     """MLflow's id for an evaluation row without a ``request_id``: sha256 of ``str(inputs)``."""
     return hashlib.sha256(str(request).encode("utf-8", "surrogatepass")).hexdigest()
@@ -91,7 +78,7 @@ def inputs_hash(request: object) -> str:
 
 def _item_id(record: Mapping[str, Any], where: str, names: FieldNames) -> str:
     if names.id != _DEFAULT_ID or names.id in record:
-        value = _lookup(record, names.id, where)
+        value = lookup(record, names.id, lambda value, part: _json_field(value, where, part))
         if value is NOTHING or value is None:
             raise InputError(
                 f"{where}: no `{names.id}` (the id field); the record has "

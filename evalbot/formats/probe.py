@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 import re
 import shlex
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any, Final, Literal, Protocol
 
 from evalbot.errors import InputError
@@ -134,6 +134,22 @@ def _decode(data: bytes, start: int, end: int) -> str | None:
         return str(memoryview(data)[start:end], "utf-8")
     except UnicodeDecodeError:
         return None
+
+
+def lookup(
+    record: Mapping[str, Any], dotted: str, opened: Callable[[Any, str], Any] | None = None
+) -> Any:
+    """``record[dotted]``, or the nested value for ``a.b.c``; :data:`NOTHING` when absent.
+    ``opened(value, part)`` reads a value before ``part`` is looked up in it."""
+    if dotted in record:
+        return record[dotted]
+    value: Any = record
+    for part in dotted.split("."):
+        value = value if opened is None else opened(value, part)
+        if not isinstance(value, Mapping) or part not in value:
+            return NOTHING
+        value = value[part]
+    return value
 
 
 def first_object(value: object) -> Mapping[str, Any]:
