@@ -8,7 +8,7 @@ from __future__ import annotations
 import math
 import operator
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from itertools import islice
 from typing import Any
 
@@ -29,6 +29,15 @@ def show(value: object, limit: int = 40) -> str:
     text = repr(value)
     text = text.replace("\n", "\\n").replace("\r", "\\r")
     return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def an_object(
+    value: object, where: str, expected: str, error: type[InputError] = InputError
+) -> Mapping[str, Any]:
+    """``value`` when it is an object (a mapping), else ``error`` ("where: expected, got ...")."""
+    if not isinstance(value, Mapping):
+        raise error(f"{where}: {expected}, got {show(value)}")
+    return value
 
 
 def parse_item_id(value: object, where: str, field: str = "id") -> str:

@@ -28,6 +28,7 @@ from msgspec import UNSET
 
 from evalbot.errors import InputError
 from evalbot.formats.builder import (
+    an_object,
     check_unique,
     parse_epoch,
     parse_error_flag,
@@ -216,10 +217,8 @@ def _records_table(
     records: list[tuple[str, object]], source: str, options: ReadOptions, *, strings: bool
 ) -> _Table:
     """Parsed records (a JSON array's items, CSV rows) as columns."""
-    for where, record in records:
-        if not isinstance(record, Mapping):
-            raise UnreadableError(f"{where}: expected an object per item, got {show(record)}")
-    mappings: list[Mapping[str, Any]] = [record for _, record in records]  # type: ignore[misc]
+    expected = "expected an object per item"
+    mappings = [an_object(record, where, expected, UnreadableError) for where, record in records]
     values: dict[str, list[Any] | None] = {}
     for name in _names(options):
         column = [lookup(record, name) for record in mappings]

@@ -23,6 +23,7 @@ from evalbot.errors import InputError
 from evalbot.formats.archive import Archive, budget_of
 from evalbot.formats.builder import (
     ResultsBuilder,
+    an_object,
     parse_epoch,
     parse_error_flag,
     parse_item_id,
@@ -173,9 +174,8 @@ def _parse_log(
     scorer = _scorer(names, options.scorer, source)
     builder = ResultsBuilder(source)
     present: set[tuple[str, int]] = set()
-    for where, sample in samples:
-        if not isinstance(sample, Mapping):
-            raise InputError(f"{where}: expected a sample object, got {show(sample)}")
+    for where, record in samples:
+        sample = an_object(record, where, "expected a sample object")
         item_id = parse_item_id(sample.get("id"), where)
         epoch = parse_epoch(sample.get("epoch", 1), where, strings=False)
         errored = parse_error_flag(sample.get("error"))

@@ -10,7 +10,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from evalbot.errors import InputError
-from evalbot.formats.builder import ResultsBuilder, parse_item_id, show
+from evalbot.formats.builder import ResultsBuilder, an_object, parse_item_id, show
 from evalbot.formats.jsontext import NOTHING, UnreadableError, jsonl_records, parse_json_line
 from evalbot.formats.model import FieldNames, ReadOptions, Results
 from evalbot.formats.probe import Probe, choose, first_object, lookup, number_or_flag
@@ -46,21 +46,35 @@ def parse_probe(probe: Probe, options: ReadOptions) -> Results:
         )
     rows: list[tuple[str, Mapping[str, Any], list[Any]]] = []
     for where, record in records:
-        if not isinstance(record, Mapping):
-            raise UnreadableError(f"{where}: expected a trace record object, got {show(record)}")
-        if "trace_id" not in record and "assessments" not in record:
-            raise UnreadableError(
-                f"{where}: not a trace record (no `trace_id`, no `assessments`); export the "
-                'run with mlflow.search_traces(run_id=...).to_json(orient="records")'
-            )
-        rows.append((where, record, _feedbacks(record, where)))
+        trace = an_object(record, where, "expected a trace record object", UnreadableError)
+        rows.append((where, trace, _feedbacks(trace, where)))
     if not rows:
         raise InputError(f"{source}: no items")
     scorer = _scorer(source, rows, options.scorer or options.metric)
     builder = ResultsBuilder(source, repeats_in_order=True)
-    for where, record, feedbacks in rows:
-        item_id, number, binary, errored = _outcome(where, record, feedbacks, scorer, options)
-        builder.add(where, item_id, number, binary=binary, error=errored)
+    for where, record, feedbacks in rows:  # the app's or the scorer's error: a harness error
+        item_id = _item_id(record, where, options.fields)
+        chosen = [a for name, a in feedbacks if name == scorer]
+        if len(chosen) > 1:
+            raise InputError(
+                f"{where}: item {show(item_id)} has {len(chosen)} valid `{scorer}` assessments; "
+                "which one counts? (mark the others invalid in MLflow)"
+            )
+        feedback = chosen[0].get("feedback") if chosen else None
+        if feedback is not None and not isinstance(feedback, Mapping):
+            raise InputError(f"{where}: `feedback` must be an object, got {show(feedback)}")
+        value = feedback.get("value") if feedback else None
+        if record.get("state") == "ERROR" or (feedback and feedback.get("error")):
+            builder.add(where, item_id, 0.0, error=True)
+        elif not chosen:
+            raise InputError(f"{where}: item {show(item_id)} has no `{scorer}` assessment")
+        elif value is None:
+            raise InputError(
+                f"{where}: item {show(item_id)}: assessment `{scorer}` has no value and no error"
+            )
+        else:
+            number, binary = _value(value, where, scorer)
+            builder.add(where, item_id, number, binary=binary)
     return builder.build()
 
 
@@ -101,15 +115,19 @@ def _item_id(record: Mapping[str, Any], where: str, names: FieldNames) -> str:
 
 def _feedbacks(record: Mapping[str, Any], where: str) -> list[tuple[str, Mapping[str, Any]]]:
     """The row's valid feedback assessments, each with its name."""
+    if "trace_id" not in record and "assessments" not in record:
+        raise UnreadableError(
+            f"{where}: not a trace record (no `trace_id`, no `assessments`); export the "
+            'run with mlflow.search_traces(run_id=...).to_json(orient="records")'
+        )
     assessments = _json_field(record.get("assessments"), where, "assessments")
     if assessments is None:
         return []
     if not isinstance(assessments, list):
         raise InputError(f"{where}: `assessments` must be a list, got {show(assessments)}")
     out: list[tuple[str, Mapping[str, Any]]] = []
-    for assessment in assessments:
-        if not isinstance(assessment, Mapping):
-            raise InputError(f"{where}: an assessment must be an object, got {show(assessment)}")
+    for item in assessments:
+        assessment = an_object(item, where, "an assessment must be an object")
         if assessment.get("valid") is False or "feedback" not in assessment:
             continue
         name = assessment.get("assessment_name", assessment.get("name"))
@@ -144,35 +162,3 @@ def _scorer(
         )
     several, unknown = "the run has several scorers ({})", "no assessment named {}; the run has {}"
     return choose(names, wanted, source, "scorer", several=several, unknown=unknown)
-
-
-def _outcome(
-    where: str,
-    record: Mapping[str, Any],
-    feedbacks: list[Any],
-    scorer: str,
-    options: ReadOptions,
-) -> tuple[str, float, bool, bool]:
-    """(item id, value, whether it is pass/fail, whether it errored) of one trace: the app's or
-    the scorer's error is a harness error (value 0)."""
-    item_id = _item_id(record, where, options.fields)
-    chosen = [a for name, a in feedbacks if name == scorer]
-    if len(chosen) > 1:
-        raise InputError(
-            f"{where}: item {show(item_id)} has {len(chosen)} valid `{scorer}` assessments; "
-            "which one counts? (mark the others invalid in MLflow)"
-        )
-    feedback = chosen[0].get("feedback") if chosen else None
-    if feedback is not None and not isinstance(feedback, Mapping):
-        raise InputError(f"{where}: `feedback` must be an object, got {show(feedback)}")
-    value = feedback.get("value") if feedback else None
-    if record.get("state") == "ERROR" or (feedback and feedback.get("error")):
-        return item_id, 0.0, True, True
-    if not chosen:
-        raise InputError(f"{where}: item {show(item_id)} has no `{scorer}` assessment")
-    if value is None:
-        raise InputError(
-            f"{where}: item {show(item_id)}: assessment `{scorer}` has no value and no error"
-        )
-    number, binary = _value(value, where, scorer)
-    return item_id, number, binary, False

@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from evalbot.errors import InputError
-from evalbot.formats.builder import ResultsBuilder, parse_item_id, show
+from evalbot.formats.builder import ResultsBuilder, an_object, parse_item_id, show
 from evalbot.formats.jsontext import NOTHING, jsonl_records
 from evalbot.formats.model import ReadOptions, Results
 from evalbot.formats.probe import Probe, number_or_flag
@@ -83,9 +83,7 @@ def _events(
 def _row(where: str, event: Mapping[str, Any], metric: str | None) -> tuple[str, float, bool]:
     """(item id, value, whether it is a pass/fail outcome) of one event."""
     item_id = parse_item_id(event.get("sample_id"), where, "sample_id")
-    data_ = event.get("data")
-    if not isinstance(data_, Mapping):
-        raise InputError(f"{where}: `data` must be an object, got {show(data_)}")
+    data_ = an_object(event.get("data"), where, "`data` must be an object")
     field = "correct" if metric is None else metric
     if field not in data_:
         raise InputError(f"{where}: item {show(item_id)} has no `data.{field}`")

@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from evalbot.errors import InputError
-from evalbot.formats.builder import ResultsBuilder, parse_score, show
+from evalbot.formats.builder import ResultsBuilder, an_object, parse_score, show
 from evalbot.formats.jsontext import UnreadableError
 from evalbot.formats.model import ReadOptions, Results
 from evalbot.formats.probe import Probe, first_object
@@ -146,9 +146,7 @@ def parse_probe(probe: Probe, options: ReadOptions) -> Results:
     rows: list[tuple[str, Mapping[str, Any]]] = []
     for number, row in enumerate(results, start=1):
         where = f"{source}: result {number}"
-        if not isinstance(row, Mapping):
-            raise InputError(f"{where}: expected an object per result, got {show(row)}")
-        rows.append((where, row))
+        rows.append((where, an_object(row, where, "expected an object per result")))
     several_providers = len({_provider(r) for _, r in rows}) > 1
     several_prompts = len({_prompt(r) for _, r in rows}) > 1
     keyed = []
