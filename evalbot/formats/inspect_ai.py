@@ -62,7 +62,40 @@ def parse_probe(probe: Probe, options: ReadOptions) -> Results:
         if listed is not None and not isinstance(listed, list):
             raise InputError(f"{source}: `samples` must be a list, got {show(listed)}")
         samples = [(f"{source}: sample {n}", s) for n, s in enumerate(listed or [], start=1)]
-    return _parse_log(log, samples, source, options)
+    if not samples:
+        raise InputError(
+            f"{source}: log has no samples (status: {log.get('status') or 'unknown'}); "
+            "was it written with --no-log-samples?"
+        )
+    scored = [s.get("scores") for _, s in samples if isinstance(s, Mapping)]
+    names = list(
+        dict.fromkeys(str(k) for scores in scored if isinstance(scores, Mapping) for k in scores)
+    )
+    scorer = _scorer(names, options.scorer, source)
+    builder = ResultsBuilder(source)
+    present: set[tuple[str, int]] = set()
+    for where, record in samples:
+        sample = an_object(record, where, "expected a sample object")
+        item_id = parse_item_id(sample.get("id"), where)
+        epoch = parse_epoch(sample.get("epoch", 1), where, strings=False)
+        errored = parse_error_flag(sample.get("error"))
+        found, value = _value(sample, scorer)
+        present.add((item_id, epoch))
+        if errored and (not found or value is None):
+            builder.add(where, item_id, 0.0, epoch=epoch, error=True)
+        elif not found and not names:
+            raise InputError(
+                f"{source}: log is not scored (no sample has scores); "
+                "score it first, e.g. with `inspect score`"
+            )
+        elif not found:
+            raise InputError(f"{where}: item {show(item_id)} has no score from scorer `{scorer}`")
+        else:
+            number, binary = to_float(value, where, scorer)
+            builder.add(where, item_id, number, binary=binary, epoch=epoch, error=errored)
+    for item_id, epoch in _unfinished(log, present, source):
+        builder.add(f"{source}: eval.dataset.sample_ids", item_id, 0.0, epoch=epoch, error=True)
+    return builder.build()
 
 
 def _eval_log(
@@ -156,43 +189,3 @@ def _unfinished(
         for epoch in range(1, max(count, 1) + 1)
         if (item_id, epoch) not in present
     ]
-
-
-def _parse_log(
-    log: Mapping[str, Any], samples: list[tuple[str, Any]], source: str, options: ReadOptions
-) -> Results:
-    """Results from a log's header and its (where, sample) records."""
-    if not samples:
-        raise InputError(
-            f"{source}: log has no samples (status: {log.get('status') or 'unknown'}); "
-            "was it written with --no-log-samples?"
-        )
-    scored = [s.get("scores") for _, s in samples if isinstance(s, Mapping)]
-    names = list(
-        dict.fromkeys(str(k) for scores in scored if isinstance(scores, Mapping) for k in scores)
-    )
-    scorer = _scorer(names, options.scorer, source)
-    builder = ResultsBuilder(source)
-    present: set[tuple[str, int]] = set()
-    for where, record in samples:
-        sample = an_object(record, where, "expected a sample object")
-        item_id = parse_item_id(sample.get("id"), where)
-        epoch = parse_epoch(sample.get("epoch", 1), where, strings=False)
-        errored = parse_error_flag(sample.get("error"))
-        found, value = _value(sample, scorer)
-        present.add((item_id, epoch))
-        if errored and (not found or value is None):
-            builder.add(where, item_id, 0.0, epoch=epoch, error=True)
-        elif not found and not names:
-            raise InputError(
-                f"{source}: log is not scored (no sample has scores); "
-                "score it first, e.g. with `inspect score`"
-            )
-        elif not found:
-            raise InputError(f"{where}: item {show(item_id)} has no score from scorer `{scorer}`")
-        else:
-            number, binary = to_float(value, where, scorer)
-            builder.add(where, item_id, number, binary=binary, epoch=epoch, error=errored)
-    for item_id, epoch in _unfinished(log, present, source):
-        builder.add(f"{source}: eval.dataset.sample_ids", item_id, 0.0, epoch=epoch, error=True)
-    return builder.build()
