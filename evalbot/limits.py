@@ -24,6 +24,8 @@ MAX_NUMBER_DIGITS = 100
 
 #: The body of an issue (pull request) comment.
 MAX_COMMENT_CHARS = 65_536
+#: evalbot's state block, the end of its comment: half of it, the report has the rest.
+MAX_STATE_BLOCK_CHARS = MAX_COMMENT_CHARS // 2
 #: A check run's ``output.summary`` and ``output.text``, each.
 MAX_CHECK_TEXT_CHARS = 65_535
 #: A commit status's ``description``.

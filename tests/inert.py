@@ -23,7 +23,7 @@ JOINER = "\u2060"
 #: The HTML evalbot itself writes: the comment's marker, its state block, collapsed sections,
 #: small print, and the code tag in the plan-change section's summary (the path escaped).
 OWN_HTML = re.compile(
-    r"(<!-- evalbot:[A-Za-z0-9._-]+ -->|<!-- evalbot-state:v1 [A-Za-z0-9+/=]+ -->"
+    r"(<!-- evalbot:[A-Za-z0-9._-]+ -->|<!-- evalbot-state:v2 [A-Za-z0-9+/=]+ -->"
     r"|<!-- evalbot-says:v1 [0-9a-f]{64} -->"
     r"|<!-- evalbot-state \{\"looks\": 1\} -->"
     r"|<details><summary>[^<>]*(<code>[^<>]*</code>[^<>]*)?</summary>|</details>|<sub>|</sub>"

@@ -10,16 +10,20 @@ import base64
 import json
 import math
 import re
+import zlib
 from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 from typing import Any, Literal
 
+from evalbot.limits import MAX_STATE_BLOCK_CHARS
+
 DIGEST_MARKER = "evalbot-look:v1"
-STATE_MARKER = "evalbot-state:v1"
-VERSION = 1  # of both blocks
+STATE_MARKER = "evalbot-state:v2"  # its JSON deflated (zlib); a v1 block's is not
+VERSION = 1  # of both blocks' JSON
 MAX_DIGEST_CHARS = 16 * 1024
-MAX_BLOCK_CHARS = 256 * 1024  # base64 characters of the state block; ~2,000 looks fit in far less
+MAX_BLOCK_CHARS = 256 * 1024  # base64 characters of a state block read
+MAX_INFLATED = 4 * MAX_BLOCK_CHARS  # bytes a v2 block's JSON may inflate to (1,000 looks: ~0.6 MB)
 MAX_LOOKS = 1_000  # a record keeps the newest looks beyond this
 MAX_EFFECT = 1e15  # a score difference beyond this is taken for tampering
 OUTCOMES = frozenset({"improvement", "regression", "no_significant_difference", "inconclusive"})
@@ -202,14 +206,15 @@ def look_json(look: Look) -> dict[str, Any]:
     return data
 
 
-def _decode(compact: str) -> dict[str, Any]:
-    """The JSON object of this version in a base64 payload; ``LookError`` for another value
-    or version, or non-finite numbers."""
+def _decode(compact: str, *, deflated: bool = False) -> dict[str, Any]:
+    """The JSON object of this version in a base64 payload (of zlib data when ``deflated``);
+    ``LookError`` for another value or version, or non-finite numbers."""
 
     def refuse(name: str) -> float:
         raise LookError(f"non-finite number {name}")
 
-    text = base64.b64decode(compact, validate=True).decode("utf-8")
+    raw = base64.b64decode(compact, validate=True)
+    text = (_inflate(raw) if deflated else raw).decode("utf-8")
     data = json.loads(text, parse_constant=refuse)
     if not isinstance(data, dict):
         raise LookError("the payload is not an object")
@@ -218,10 +223,25 @@ def _decode(compact: str) -> dict[str, Any]:
     return data
 
 
-def _encode(data: dict[str, Any]) -> str:
-    """The base64 of ``data`` as compact JSON, as both blocks hold it."""
+def _inflate(raw: bytes) -> bytes:
+    """The zlib data ``raw`` inflated, never beyond :data:`MAX_INFLATED` bytes: an edited
+    block cannot be a zip bomb."""
+    inflater = zlib.decompressobj()
+    try:
+        text = inflater.decompress(raw, MAX_INFLATED)
+    except zlib.error as error:
+        raise LookError("the block is not zlib data") from error
+    if not inflater.eof:
+        too_large = inflater.unconsumed_tail or len(text) >= MAX_INFLATED
+        raise LookError("the block is too large inflated" if too_large else "the block is cut")
+    return text
+
+
+def _encode(data: dict[str, Any], *, deflated: bool = False) -> str:
+    """The base64 of ``data`` as compact JSON (deflated for the state block)."""
     text = json.dumps(data, separators=(",", ":"), sort_keys=True, allow_nan=False)
-    return base64.b64encode(text.encode("utf-8")).decode("ascii")
+    raw = text.encode("utf-8")
+    return base64.b64encode(zlib.compress(raw, 9) if deflated else raw).decode("ascii")
 
 
 def distinct_looks(looks: Iterable[Look]) -> list[Look]:
@@ -258,24 +278,31 @@ def with_look(state: State, look: Look, *, holdout_use: bool = False) -> State:
 
 # ---- the comment's record: the state block ----------------------------------------------------
 # The comment evalbot keeps on a pull request ends with one hidden line,
-# ``<!-- evalbot-state:v1 BASE64 -->``, of ``{"v": 1, "looks": [...], "holdout_uses": 0}``: it
-# names the commits a force push took out of the pull request. People with write access can
-# edit any comment, so a block that is malformed, oversized or inconsistent gives an empty state
-# with ``warning`` set, never an exception.
+# ``<!-- evalbot-state:v2 BASE64 -->``, of ``{"v": 1, "looks": [...], "holdout_uses": 0}``
+# deflated (a v1 block, still read, holds the JSON as it is): it names the commits a force push
+# took out of the pull request. ``"left_out": n`` says the n oldest looks did not fit. People
+# with write access can edit any comment, so a block that is malformed, oversized or
+# inconsistent gives an empty state with ``warning`` set, never an exception.
 
 
-def _decode_state(payload: str) -> State:
+def _decode_state(version: str, payload: str) -> State:
     compact = "".join(payload.split())
     if len(compact) > MAX_BLOCK_CHARS:
         raise LookError("the block is too large")
-    data = _decode(compact)
+    data = _decode(compact, deflated=version == "v2")
     raw_looks = _get(data, "looks", list)
     if len(raw_looks) > MAX_LOOKS:
         raise LookError("too many looks")
-    uses = _get({"holdout_uses": 0, **data}, "holdout_uses", int)
-    if uses < 0:
-        raise LookError("`holdout_uses` is negative")
-    return State(looks=tuple(look_from_json(raw) for raw in raw_looks), holdout_uses=uses)
+    uses, left_out = (_get({key: 0, **data}, key, int) for key in ("holdout_uses", "left_out"))
+    if uses < 0 or left_out < 0:
+        raise LookError("`holdout_uses` is negative" if uses < 0 else "`left_out` is negative")
+    warning = (
+        f"the state block left out its {left_out} oldest looks to fit GitHub's size limit"
+        if left_out
+        else None
+    )
+    looks = tuple(look_from_json(raw) for raw in raw_looks)
+    return State(looks=looks, holdout_uses=uses, warning=warning)
 
 
 def parse_state(comment_body: str | None) -> State:
@@ -283,7 +310,8 @@ def parse_state(comment_body: str | None) -> State:
 
     Never raises on any input: a block that is malformed, oversized, of an unknown version or
     holds impossible values gives an empty state whose ``warning`` says so. When the body
-    holds several blocks the first is used and a warning is set.
+    holds several blocks the first is used and a warning is set; a block that left out its
+    oldest looks (they did not fit) gives the others and a warning.
     """
     if not isinstance(comment_body, str) or not comment_body:
         return State()
@@ -295,7 +323,7 @@ def parse_state(comment_body: str | None) -> State:
         unreadable = "the state block was ignored: unreadable or of another version"
         return State(warning=unreadable if payloads else None)
     try:
-        state = _decode_state(readable[0])
+        state = _decode_state(*readable[0])
     except LookError as error:
         return State(warning=f"the state block was ignored: {error}")
     except (ValueError, RecursionError, MemoryError):
@@ -306,11 +334,12 @@ def parse_state(comment_body: str | None) -> State:
     return state
 
 
-def _state_blocks(body: str) -> list[str | None]:
-    """Every ``<!-- evalbot-state:... -->`` in ``body``, in order: the payload of a v1 block, or
-    ``None`` for one that is unreadable or of another version. One pass with :meth:`str.find`
-    (each character looked at a bounded number of times); a block that never closes ends it."""
-    found: list[str | None] = []
+def _state_blocks(body: str) -> list[tuple[str, str] | None]:
+    """Every ``<!-- evalbot-state:... -->`` in ``body``, in order: the version and payload of a
+    v1 or v2 block, or ``None`` for one that is unreadable or of another version. One pass with
+    :meth:`str.find` (each character looked at a bounded number of times); a block that never
+    closes ends it."""
+    found: list[tuple[str, str] | None] = []
     at, prefix = 0, "evalbot-state:"
     while (start := body.find(_OPEN, at)) >= 0:
         spaces = _SPACES.match(body, start + len(_OPEN))
@@ -325,18 +354,34 @@ def _state_blocks(body: str) -> list[str | None]:
         inner = body[name + len(prefix) : end]
         version, payload = inner[:2], inner[2:]
         readable = (
-            version == "v1" and payload[:1].isspace() and _PAYLOAD.fullmatch(payload) is not None
+            version in ("v1", "v2")
+            and payload[:1].isspace()
+            and _PAYLOAD.fullmatch(payload) is not None
         )
-        found.append(payload if readable else None)
+        found.append((version, payload) if readable else None)
         at = end + len(_CLOSE)
     return found
 
 
-def render_state(state: State) -> str:
-    """The block to append to the comment body (one line, invisible when rendered)."""
+def render_state(state: State, max_chars: int = MAX_STATE_BLOCK_CHARS) -> str:
+    """The block to append to the comment body (one line, invisible when rendered), at most
+    ``max_chars`` long: the newest looks that fit, and how many older ones were left out."""
     looks = [look_json(look) for look in state.looks[-MAX_LOOKS:]]
-    data = {"v": VERSION, "looks": looks, "holdout_uses": state.holdout_uses}
-    return f"<!-- {STATE_MARKER} {_encode(data)} -->"
+
+    def block(kept: int) -> str:
+        data: dict[str, Any] = {"v": VERSION, "holdout_uses": state.holdout_uses}
+        data["looks"] = looks[len(looks) - kept :]
+        if kept < len(looks):
+            data["left_out"] = len(looks) - kept
+        return f"<!-- {STATE_MARKER} {_encode(data, deflated=True)} -->"
+
+    low, high = 0, len(looks)
+    if len(text := block(high)) <= max_chars:
+        return text
+    while low < high - 1:  # block(low) fits, block(high) does not (the size grows with looks)
+        middle = (low + high) // 2
+        low, high = (middle, high) if len(block(middle)) <= max_chars else (low, middle)
+    return block(low)
 
 
 # ---- a check run's record: the digest ---------------------------------------------------------

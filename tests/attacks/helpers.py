@@ -54,7 +54,7 @@ def ours(world: World) -> list[Comment]:
 
 def strip_state(body: str) -> str:
     """The comment without its hidden state block (what an attacker deletes)."""
-    return re.sub(r"<!-- evalbot-state:v1 [A-Za-z0-9+/=]* -->", "", body)
+    return re.sub(r"<!-- evalbot-state:v[12] [A-Za-z0-9+/=]* -->", "", body)
 
 
 def plain(markdown: str) -> str:
@@ -125,7 +125,7 @@ PAYLOAD = (
     "\nnew line\r\x1b[31mred\x1b[0m\x1b]0;title\x07"
 )
 #: evalbot's state block, as it writes it (what the ledger reads back from its own comment).
-STATE_BLOCK = re.compile(r"<!-- evalbot-state:v1 [A-Za-z0-9+/=]+ -->")
+STATE_BLOCK = re.compile(r"<!-- evalbot-state:v2 [A-Za-z0-9+/=]+ -->")
 SAYS = re.compile(r"<!-- evalbot-says:v1 [0-9a-f]{64} -->")
 
 

@@ -5,10 +5,12 @@ however the attacker plays it."""
 from __future__ import annotations
 
 import base64
+import hashlib
 import json
 import threading
 import time
 
+from evalbot.plan.ledger import parse_state
 from tests.attacks.helpers import (
     BOT,
     MARKER,
@@ -250,3 +252,53 @@ def test_a_hostile_state_block_in_someone_elses_comment_costs_nothing(world: Wor
     assert result.code == 0, result.stderr
     assert result.outputs["verdict"] in VERDICTS
     assert [c.author for c in ours(world)] == [BOT]
+
+
+def a_look_on(world: World, n: int) -> dict[str, object]:
+    """Look ``n`` on a commit no longer in the pull request, as evalbot records it."""
+    return {
+        "head_sha": hashlib.sha1(b"%d" % n).hexdigest(),
+        "tree": hashlib.sha1(b"tree %d" % n).hexdigest(),
+        "base_sha": world.base,
+        "base_ref": "main",
+        "plan": hashlib.sha1(b"plan").hexdigest(),
+        "items": 400,
+        "fingerprint": hashlib.sha256(b"%d" % n).hexdigest(),
+        "pvalue": 0.0123456789,
+        "outcome": "regression",
+        "metric": "pass_rate",
+        "effect": -0.04251234,
+        "effect_ci": [-0.0751234, -0.0101234],
+        "at": "2026-11-30T09:00:00Z",
+        "holdout": False,
+        "number": n,
+        "pull": world.pull.number,
+    }
+
+
+def test_a_hundred_looks_on_force_pushed_commits_stay_counted(world: World) -> None:
+    """Looks on commits force-pushed out of the pull request are named only by evalbot's
+    comment. As many as a v1 block within GitHub's limit holds (about a hundred), and one
+    more: all must come back on the next run, which a state block cut to fit the comment
+    would forget."""
+    plan(world, ONE_LOOK)
+    world.add_baseline_run()
+
+    def comment(count: int) -> str:
+        data = {"v": 1, "looks": [a_look_on(world, n) for n in range(1, count + 1)]}
+        raw = json.dumps(data, separators=(",", ":")).encode()
+        return f"{MARKER}\n<!-- evalbot-state:v1 {base64.b64encode(raw).decode()} -->"
+
+    # the most looks a block holds with room for a line more (evalbot's `says`)
+    most = max(count for count in range(50, 150) if len(comment(count)) <= 65_536 - 100)
+    world.repo.add_comment(world.pull.number, comment(most), author=BOT, author_type="Bot")
+    first = world.run()
+    assert f"this is look {most + 1}" in plain(first.summary), first.stderr
+    (own,) = ours(world)
+    assert len(own.body) <= 65_536 and "evalbot-state:v2 " in own.body
+    push(world, force=True)
+    second = world.run()
+    assert f"this is look {most + 2}" in plain(second.summary), second.stderr
+    (own,) = ours(world)
+    assert len(parse_state(own.body).looks) == most + 2
+    assert "state block" not in plain(second.summary)

@@ -770,7 +770,7 @@ def test_looks_are_carried_in_the_comment_and_max_looks_refuses_a_second_verdict
     (body,) = world.ours()
     assert "policy.max_looks = 1; a verdict is refused" in plain(body)
     assert "Earlier looks: 1" in body
-    assert "<!-- evalbot-state:v1 " in body
+    assert "<!-- evalbot-state:v2 " in body
     checks = world.repo.check_runs_for(world.pull.head_sha)
     assert [c.conclusion for c in checks] == ["failure"]
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import io
 import stat
 import zipfile
@@ -13,7 +14,9 @@ import pytest
 from evalbot.action import history_rows, load_results_from_zip
 from evalbot.errors import InputError
 from evalbot.formats.model import ReadOptions
-from evalbot.plan.ledger import Look, State, render_state
+from evalbot.github.client import fit
+from evalbot.limits import MAX_COMMENT_CHARS
+from evalbot.plan.ledger import Look, State, parse_state, render_state
 from evalbot.report.render import render_notice
 
 # ---- the artifact reader (results.sources.parse_zip with the action's limits) ----
@@ -177,3 +180,58 @@ def test_a_look_not_on_record_shows_no_result() -> None:
         ("2", "❌ Regression", "—", "0.030", "2026-01-01 00:00 UTC"),
         ("1", "⏳ not on record", "—", "—", ""),
     ]
+
+
+# ---- the comment's state block within GitHub's size limit ----
+
+
+def realistic_look(n: int) -> Look:
+    """Look ``n`` with every field a real record holds (shas and ids as random as real ones)."""
+    hexes = [hashlib.sha256(f"{n}/{part}".encode()).hexdigest() for part in range(4)]
+    return Look(
+        head_sha=hexes[0][:40],
+        tree=hexes[1][:40],
+        items=400,
+        fingerprint=hexes[2],
+        pvalue=0.0123456789 + n / 1e6,
+        outcome="regression",
+        at=f"2026-11-{1 + n % 28:02d}T{n % 24:02d}:{n % 60:02d}:00Z",
+        metric="pass_rate",
+        effect=-0.0425 - n / 1e7,
+        effect_ci=(-0.0751234 - n / 1e7, -0.0101234 + n / 1e7),
+        number=n,
+        pull=1234,
+        base_ref="main",
+        base_sha=hexes[3][:40],
+        plan="b" * 40,
+        run=12_345_678_901 + n,
+        comment=2_345_678_901,
+    )
+
+
+@pytest.mark.parametrize("count", [1, 90, 150, 1_000])
+def test_the_state_block_survives_the_comment_as_github_stores_it(count: int) -> None:
+    """Many looks (a pull request force-pushed over and over): the comment stays within
+    GitHub's limit and the next run reads every look back, or the newest with a warning."""
+    looks = tuple(realistic_look(n) for n in range(1, count + 1))
+    state = State(looks=looks, holdout_uses=2)
+    body = render_notice(
+        "No baseline yet",
+        "Nothing to compare with.",
+        marker="<!-- evalbot:e -->",
+        state_block=render_state(state) + "\n<!-- evalbot-says:v1 " + "0" * 64 + " -->",
+        history=history_rows(list(looks)),
+        max_chars=MAX_COMMENT_CHARS,
+    )
+    stored = fit(body, MAX_COMMENT_CHARS, "comment")
+    assert stored == body
+    read = parse_state(stored)
+    assert read.holdout_uses == 2
+    kept = len(read.looks)
+    assert read.looks == looks[count - kept :]
+    if kept < count:
+        assert read.warning == (
+            f"the state block left out its {count - kept} oldest looks to fit GitHub's size limit"
+        )
+    else:
+        assert read.warning is None

@@ -8,8 +8,11 @@ ordered by their first ticket)."""
 from __future__ import annotations
 
 import base64
+import hashlib
 import json
 import math
+import tracemalloc
+import zlib
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 
@@ -17,8 +20,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from evalbot.limits import MAX_STATE_BLOCK_CHARS
 from evalbot.plan.ledger import (
     DIGEST_MARKER,
+    MAX_INFLATED,
     STALE_AFTER,
     STATE_MARKER,
     UNKNOWN_FINGERPRINT,
@@ -27,6 +32,7 @@ from evalbot.plan.ledger import (
     State,
     Ticket,
     count_looks,
+    look_json,
     parse_digest,
     parse_state,
     placeholder,
@@ -378,9 +384,21 @@ LOOK = Look(
 )
 
 
+V1 = "evalbot-state:v1"  # a block of the JSON as it is, as evalbot wrote before v2
+
+
 def block(payload: object) -> str:
     raw = json.dumps(payload).encode()
+    return f"<!-- {V1} {base64.b64encode(raw).decode()} -->"
+
+
+def v2_block(raw: bytes) -> str:
     return f"<!-- {STATE_MARKER} {base64.b64encode(raw).decode()} -->"
+
+
+def json_of(text: str) -> object:
+    """The JSON a v2 block holds."""
+    return json.loads(zlib.decompress(base64.b64decode(text.split()[2])))
 
 
 def good(**changes: object) -> dict[str, object]:
@@ -412,7 +430,7 @@ def test_effect_round_trips_and_is_written_beside_the_v1_fields() -> None:
     look = replace(LOOK, metric="pass_rate", effect=0.0425, effect_ci=(0.01, 0.075))
     text = render_state(with_look(State(), look))
     assert parse_state(text).looks == (look,)
-    assert json.loads(base64.b64decode(text.split()[2])) == good(**EFFECT)
+    assert json_of(text) == good(**EFFECT)
 
 
 def test_a_v1_look_without_effect_still_reads() -> None:
@@ -423,14 +441,12 @@ def test_a_v1_look_without_effect_still_reads() -> None:
 @pytest.mark.parametrize("value", [math.nan, math.inf])
 def test_a_non_finite_effect_is_left_out(value: float) -> None:
     look = replace(LOOK, metric="mean_score", effect=value, effect_ci=(0.0, 1.0))
-    data = json.loads(base64.b64decode(render_state(with_look(State(), look)).split()[2]))
+    data = json_of(render_state(with_look(State(), look)))
     assert data == good()
 
 
-def test_format_is_base64_json() -> None:
-    payload = render_state(with_look(State(), LOOK)).split()[2]
-    data = json.loads(base64.b64decode(payload))
-    assert data == good()
+def test_format_is_deflated_base64_json() -> None:
+    assert json_of(render_state(with_look(State(), LOOK))) == good()
 
 
 @pytest.mark.parametrize("body", [None, "", "no block here", "<!-- evalbot:marker -->"])
@@ -442,8 +458,13 @@ def test_no_block_is_an_empty_state(body: str | None) -> None:
     ("body", "warning"),
     [
         (f"<!-- {STATE_MARKER} !!!! -->", "unreadable or of another version"),
-        (f"<!-- {STATE_MARKER} bm90IGpzb24= -->", "not valid base64 JSON"),
-        ("<!-- evalbot-state:v2 e30= -->", "unreadable or of another version"),
+        (f"<!-- {V1} bm90IGpzb24= -->", "not valid base64 JSON"),
+        ("<!-- evalbot-state:v3 e30= -->", "unreadable or of another version"),
+        (v2_block(b"not zlib"), "the block is not zlib data"),
+        (v2_block(zlib.compress(b"not json")), "not valid base64 JSON"),
+        (v2_block(zlib.compress(json.dumps(good()).encode())[:-8]), "the block is cut"),
+        (v2_block(zlib.compress(json.dumps(good(head_sha="x")).encode())), "`head_sha` is not"),
+        (v2_block(zlib.compress(json.dumps({**good(), "left_out": -1}).encode())), "`left_out`"),
         (block([1, 2]), "the payload is not an object"),
         (block({"v": 2, "looks": []}), "unknown version"),
         (block({"v": True, "looks": []}), "unknown version"),
@@ -471,9 +492,7 @@ def test_no_block_is_an_empty_state(body: str | None) -> None:
         (block(good(**{**EFFECT, "effect_ci": [0.1, None]})), "`effect_ci` is not a number"),
         (block(good(**{**EFFECT, "effect": 1.5})), "`effect` of a pass rate is not in [-1, 1]"),
         (
-            "<!-- "
-            + STATE_MARKER
-            + " "
+            f"<!-- {V1} "
             + base64.b64encode(
                 json.dumps(good(**EFFECT)).replace("0.0425", "NaN").encode()
             ).decode()
@@ -484,15 +503,11 @@ def test_no_block_is_an_empty_state(body: str | None) -> None:
         (block(good(holdout="yes")), "`holdout` is not a boolean"),
         (block({"v": 1, "looks": [{}] * 1001}), "too many looks"),
         (
-            f"<!-- {STATE_MARKER} "
-            + base64.b64encode(b'{"v": 1, "looks": [], "x": NaN}').decode()
-            + " -->",
+            f"<!-- {V1} " + base64.b64encode(b'{"v": 1, "looks": [], "x": NaN}').decode() + " -->",
             "non-finite number NaN",
         ),
         (
-            f"<!-- {STATE_MARKER} "
-            + base64.b64encode(b"[" * 50_000 + b"]" * 50_000).decode()
-            + " -->",
+            f"<!-- {V1} " + base64.b64encode(b"[" * 50_000 + b"]" * 50_000).decode() + " -->",
             "not valid base64 JSON",  # nested too deeply
         ),
         (
@@ -510,7 +525,7 @@ def test_garbage_gives_empty_state_and_warning(body: str, warning: str) -> None:
 
 def test_deep_nesting_within_the_size_limit() -> None:
     payload = base64.b64encode(b"[" * 60_000 + b"]" * 60_000).decode()
-    state = parse_state(f"<!-- {STATE_MARKER} {payload} -->")
+    state = parse_state(f"<!-- {V1} {payload} -->")
     assert state.warning is not None
 
 
@@ -541,8 +556,10 @@ json_values = st.recursive(
 @given(json_values, st.binary(max_size=200))
 def test_any_payload_is_safe(value: object, raw: bytes) -> None:
     for data in (json.dumps(value).encode(), raw):
-        body = f"<!-- {STATE_MARKER} {base64.b64encode(data).decode()} -->"
-        assert isinstance(parse_state(body), State)
+        for version in (V1, STATE_MARKER):
+            body = f"<!-- {version} {base64.b64encode(data).decode()} -->"
+            assert isinstance(parse_state(body), State)
+        assert isinstance(parse_state(v2_block(zlib.compress(data))), State)
     looks = {"v": 1, "looks": [value], "holdout_uses": 0}
     assert isinstance(parse_state(block(looks)), State)
 
@@ -587,7 +604,74 @@ def test_a_look_known_only_from_the_ledger_round_trips() -> None:
     placeholder = replace(LOOK, recorded=False, fingerprint=UNKNOWN_FINGERPRINT)
     text = render_state(with_look(State(), placeholder))
     assert parse_state(text).looks == (placeholder,)
-    assert json.loads(base64.b64decode(text.split()[2]))["looks"][0]["recorded"] is False
+    assert json_of(text)["looks"][0]["recorded"] is False
     assert parse_state(block(good(recorded="no"))).warning == (
         "the state block was ignored: `recorded` is not a boolean"
     )
+
+
+def test_a_v1_block_as_evalbot_wrote_it_is_still_read() -> None:
+    full = replace(
+        LOOK,
+        metric="pass_rate",
+        effect=0.0425,
+        effect_ci=(0.01, 0.075),
+        tree=B,
+        number=2,
+        pull=7,
+        base_ref="main",
+        base_sha=C,
+        plan=D,
+        run=11,
+        comment=12,
+        holdout=True,
+    )
+    data = {"v": 1, "looks": [look_json(LOOK), look_json(full)], "holdout_uses": 1}
+    state = parse_state("### ✅ Improvement\n\n" + block(data) + "\n")
+    assert state == State(looks=(LOOK, full), holdout_uses=1)
+
+
+def test_a_block_that_inflates_too_far_is_refused_within_its_bound() -> None:
+    """An edited comment's zip bomb: a few kilobytes of zlib data that would inflate to
+    50 MB. Never more than ``MAX_INFLATED`` bytes are inflated."""
+    bomb = zlib.compress(b'{"v": 1, "looks": [], "x": "' + b"A" * (50 * MAX_INFLATED), 9)
+    body = v2_block(bomb)
+    assert len(body) < MAX_INFLATED // 10
+    tracemalloc.start()
+    try:
+        state = parse_state(body)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert state == State(warning="the state block was ignored: the block is too large inflated")
+    assert peak < 4 * MAX_INFLATED
+
+
+def many_looks(count: int) -> tuple[Look, ...]:
+    """Looks on commits as random as real ones (they compress as real ones do)."""
+    shas = [hashlib.sha256(str(n).encode()).hexdigest() for n in range(2 * count)]
+    return tuple(
+        replace(LOOK, head_sha=shas[2 * n][:40], tree=shas[2 * n + 1][:40], number=n + 1, run=n + 1)
+        for n in range(count)
+    )
+
+
+@pytest.mark.parametrize("max_chars", [200, 2_000, 20_000])
+def test_the_block_keeps_the_newest_looks_within_its_budget_and_says_so(max_chars: int) -> None:
+    looks = many_looks(1_000)
+    text = render_state(State(looks=looks, holdout_uses=3), max_chars)
+    assert len(text) <= max_chars
+    state = parse_state(text)
+    kept = len(state.looks)
+    assert state.looks == looks[1_000 - kept :] and state.holdout_uses == 3
+    assert (kept > 0) == (max_chars > 200) and kept < 1_000
+    assert state.warning == (
+        f"the state block left out its {1_000 - kept} oldest looks to fit GitHub's size limit"
+    )
+
+
+def test_looks_that_fit_are_all_kept_without_a_warning() -> None:
+    looks = many_looks(300)
+    text = render_state(State(looks=looks))
+    assert len(text) <= MAX_STATE_BLOCK_CHARS
+    assert parse_state(text) == State(looks=looks)
