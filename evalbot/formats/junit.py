@@ -99,8 +99,7 @@ def parse_probe(probe: Probe, options: ReadOptions) -> Results:
             classname = case.get("classname") or ""
             item_id = f"{classname}::{name}" if classname else name
             children = {child.tag for child in case}
-            errored = "error" in children or "skipped" in children
-            failed = "failure" in children
-            score = 0.0 if failed or errored else 1.0
+            errored = "error" in children or "skipped" in children  # counts 0, not a fail
+            score = float("failure" not in children)
             builder.add(where, item_id, score, slice=suite_name or None, error=errored)
     return builder.build()

@@ -88,13 +88,9 @@ def parse_probe(probe: Probe, options: ReadOptions) -> Results:
         doc_hash = record.get("doc_hash")
         if doc_hash is not None and not isinstance(doc_hash, str):
             raise InputError(f"{where}: `doc_hash` must be a string, got {show(doc_hash)}")
-        others = {name: record.get(name) for name in names if name != metric}
-        extra = {  # the row's other numeric metrics
-            name: float(value)
-            for name, value in others.items()
-            if isinstance(value, int | float)
-            and not isinstance(value, bool)
-            and math.isfinite(value)
+        others = ((name, record.get(name)) for name in names if name != metric)
+        extra = {  # the row's other numeric metrics (JSON numbers: no bool)
+            name: float(v) for name, v in others if type(v) in (int, float) and math.isfinite(v)
         }
         builder.add(where, item_id, number, binary=binary, content_hash=doc_hash, metrics=extra)
     return builder.build()

@@ -85,11 +85,6 @@ def _json_field(value: object, where: str, name: str) -> object:
     return value
 
 
-def inputs_hash(request: object) -> str:
-    """MLflow's id for an evaluation row without a ``request_id``: sha256 of ``str(inputs)``."""
-    return hashlib.sha256(str(request).encode("utf-8", "surrogatepass")).hexdigest()
-
-
 def _item_id(record: Mapping[str, Any], where: str, names: FieldNames) -> str:
     if names.id != _DEFAULT_ID or names.id in record:
         value = lookup(record, names.id, lambda value, part: _json_field(value, where, part))
@@ -105,8 +100,8 @@ def _item_id(record: Mapping[str, Any], where: str, names: FieldNames) -> str:
         if isinstance(tagged, str) and tagged.strip():
             return tagged
     request = _json_field(record.get("request"), where, "request")
-    if request is not None:
-        return inputs_hash(request)
+    if request is not None:  # MLflow's own id of a row without one: sha256 of str(inputs)
+        return hashlib.sha256(str(request).encode("utf-8", "surrogatepass")).hexdigest()
     raise InputError(
         f"{where}: no `{REQUEST_ID_TAG}` tag and no `request` to key the row by; name the id "
         "field with --id-field NAME (config `fields: {id: NAME}`)"
