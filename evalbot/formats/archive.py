@@ -66,10 +66,6 @@ class ArchiveBudget:
                 f"{self.max_members}"
             )
 
-    def add_members(self, source: str, count: int) -> None:
-        self.check_count(source, count)
-        self.members += count
-
     def spend(self, where: str, *, declared: int = 0, inflated: int = 0, at: str = "") -> None:
         """Count the bytes a member declares (before it is read) or inflates (while read)."""
         self.declared += declared
@@ -141,7 +137,8 @@ class Archive:
             infos = self._zip.infolist()
         except (zipfile.BadZipFile, zipfile.LargeZipFile, ValueError, EOFError) as error:
             raise InputError(f"{source}: not a valid ZIP archive ({error})") from None
-        budget.add_members(source, len(infos))
+        budget.check_count(source, len(infos))
+        budget.members += len(infos)
         self._members: list[zipfile.ZipInfo] = []
         for info in infos:
             _check_name(source, info.filename)

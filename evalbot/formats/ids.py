@@ -32,17 +32,15 @@ def parse_id_list(data: bytes | str, *, source: str) -> tuple[str, ...]:
         found, kind = _from_json_list(text, source), "entry"
     else:
         found, kind = _from_lines(text, source), "line"
-    ids: list[str] = []
-    seen: dict[str, int] = {}
+    seen: dict[str, int] = {}  # each id (in order) and where it is
     for item, number in found:
         if item in seen:
             where = f"{source}:{number}" if kind == "line" else f"{source}: entry {number}"
             raise InputError(f"{where}: item id {show(item)} repeats {kind} {seen[item]}")
         seen[item] = number
-        ids.append(item)
-    if not ids:
+    if not seen:
         raise InputError(f"{source}: lists no item ids (one id per line)")
-    return tuple(ids)
+    return tuple(seen)
 
 
 def _from_json_list(text: str, source: str) -> list[tuple[str, int]]:
