@@ -149,8 +149,7 @@ def parse_zip(name: str, data: bytes, options: ReadOptions) -> list[Results]:
     members = [m for m in archive.members() if m.filename in kept]
     if not members:
         raise InputError(f"{name}: archive holds no result files ({', '.join(RESULT_SUFFIXES)})")
-    if len(members) > 1:
-        options = replace(options, several_files=True)
+    options = replace(options, several_files=options.several_files or len(members) > 1)
     shards = []
     for member in sorted(members, key=lambda m: m.filename):
         inner = f"{name}!{member.filename}"
@@ -177,8 +176,7 @@ def load_results(spec: str, options: ReadOptions) -> Results:
     if options.all_ids is not None and options.known_ids is None:
         options = replace(options, known_ids=load_ids(options.all_ids))
     paths = expand(spec)
-    if len(paths) > 1:
-        options = replace(options, several_files=True)
+    options = replace(options, several_files=options.several_files or len(paths) > 1)
     shards = [shard for path in paths for shard in parse_file(str(path), read(path), options)]
     return merge(shards)
 
