@@ -20,7 +20,7 @@ import math
 import re
 import shlex
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import astuple, dataclass, field
 from typing import Any
 
 import numpy as np
@@ -159,9 +159,7 @@ class _Table:
 
 
 def _names(options: ReadOptions) -> list[str]:
-    names = options.fields
-    fields = [names.id, names.passed, names.score, names.epoch, names.slice, names.cluster]
-    fields += [names.cost, names.error, *options.secondary, *options.columns]
+    fields = [*astuple(options.fields), *options.secondary, *options.columns]
     return list(dict.fromkeys([*fields, *([options.metric] if options.metric else [])]))
 
 
