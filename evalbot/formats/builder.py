@@ -5,6 +5,7 @@ harness; ``where`` is the "file:line" or "file: item N" that a message names.
 
 from __future__ import annotations
 
+import contextlib
 import math
 import operator
 from collections import Counter
@@ -55,12 +56,8 @@ def parse_item_id(value: object, where: str, field: str = "id") -> str:
 
 def parse_passed(value: object, where: str, field: str = "passed", *, strings: bool) -> float:
     """A binary outcome: true/false or 0/1 (and, in text formats, "true"/"false"/"pass"/...)."""
-    if isinstance(value, bool):
-        return 1.0 if value else 0.0
-    if isinstance(value, int) and value in (0, 1):
+    if isinstance(value, int | float) and value in (0, 1):  # true/false included
         return float(value)
-    if isinstance(value, float) and value in (0.0, 1.0):
-        return value
     if strings and isinstance(value, str):
         lowered = value.strip().lower()
         if lowered in _TRUE_STRINGS:
@@ -72,17 +69,13 @@ def parse_passed(value: object, where: str, field: str = "passed", *, strings: b
 
 def parse_score(value: object, where: str, field: str = "score", *, strings: bool) -> float:
     """A finite numeric score."""
-    number: float
-    if isinstance(value, bool):
-        raise InputError(f"{where}: `{field}` must be a number, got {show(value)}")
-    if isinstance(value, int | float):
+    number: float | None = None
+    if isinstance(value, int | float) and not isinstance(value, bool):
         number = float(value)  # the JSON readers refuse integers beyond MAX_NUMBER_DIGITS
     elif strings and isinstance(value, str):
-        try:
+        with contextlib.suppress(ValueError):
             number = float(value.strip())
-        except ValueError:
-            raise InputError(f"{where}: `{field}` must be a number, got {show(value)}") from None
-    else:
+    if number is None:
         raise InputError(f"{where}: `{field}` must be a number, got {show(value)}")
     if not math.isfinite(number):
         raise InputError(f"{where}: `{field}` must be finite, got {show(value)}")
