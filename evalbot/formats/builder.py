@@ -218,11 +218,9 @@ def check_unique(ids: list[str], epochs: Any, where: Callable[[int], str]) -> In
         first = seen.setdefault(key, index)
         if first != index:
             what = f"item {show(ids[index])}"
-            if epochs is not None:
-                what += f" epoch {int(epochs[index])}"
-                raise InputError(f"{where(index)}: duplicate {what} (first seen at {where(first)})")
+            what += "" if epochs is None else f" epoch {int(epochs[index])}"
+            hint = "; repeats need an `epoch` field" if epochs is None else ""
             raise InputError(
-                f"{where(index)}: duplicate {what} (first seen at {where(first)}); "
-                "repeats need an `epoch` field"
+                f"{where(index)}: duplicate {what} (first seen at {where(first)}){hint}"
             )
     return hashed  # equal hashes, distinct keys (a collision): still unique
