@@ -7,6 +7,8 @@ from __future__ import annotations
 import ast
 import importlib.metadata
 import re
+import subprocess
+import sys
 import tomllib
 from pathlib import Path
 
@@ -278,3 +280,46 @@ def test_every_no_cover_pragma_gives_its_reason() -> None:
         if "pragma: no cover" in line and not re.search(r"pragma: no cover - \w", line)
     ]
     assert bare == []
+
+
+# --- the size goal's count ----------------------------------------------------------------------
+
+COUNTED = '''"""A module docstring,
+on two lines."""
+
+import os  # a comment after code
+
+
+# a comment on its own line
+def f(x):
+    """A docstring."""
+    text = """not a docstring:
+    a string the code uses"""
+    return (x,
+            text)
+
+
+class C:
+    """A class docstring."""
+
+    y = os.sep
+'''
+
+
+def test_code_lines_leave_out_docstrings_comments_and_blank_lines(tmp_path: Path) -> None:
+    """Counted by hand: ``import os``, ``def f``, the two lines of ``text``, the two of
+    ``return``, ``class C`` and ``y``: 8 a file; the script prints the total of the files."""
+    (tmp_path / "a.py").write_text(COUNTED, encoding="utf-8")
+    (tmp_path / "b.py").write_text(COUNTED, encoding="utf-8")
+    script = PACKAGE.parent / "scripts" / "count_lines.py"
+    done = subprocess.run(
+        [sys.executable, str(script), str(tmp_path)], capture_output=True, text=True, check=True
+    )
+    assert done.stdout == "16\n"
+    listed = subprocess.run(
+        [sys.executable, str(script), "-v", str(tmp_path / "a.py")],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert listed.stdout == f"     8 {tmp_path / 'a.py'}\n8\n"
