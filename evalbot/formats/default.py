@@ -41,7 +41,6 @@ from evalbot.formats.builder import (
 from evalbot.formats.jsontext import (
     NOTHING,
     UnreadableError,
-    chunks,
     decode_text,
     long_number,
     parse_json_document,
@@ -57,7 +56,7 @@ from evalbot.formats.model import (
     ReadOptions,
     Results,
 )
-from evalbot.formats.probe import Probe, Source, lookup
+from evalbot.formats.probe import Probe, Source, held, lookup
 from evalbot.limits import MAX_NUMBER_DIGITS
 
 NAME = "default"
@@ -76,10 +75,11 @@ def parse(
 ) -> Results:
     """Parse JSONL, a JSON array, CSV or TSV; ``kind`` forces one ("jsonl"/"json"/"csv"/"tsv").
     JSON Lines are read in pieces; the rest whole."""
-    kind = kind or detect_kind(source, data if isinstance(data, bytes) else data.head)
+    data = held(data)
+    kind = kind or detect_kind(source, data.head)
     if kind == "jsonl":
         return parse_table(_jsonl_table(data, source, options), options)
-    text = decode_text(data if isinstance(data, bytes) else data.whole(), source)
+    text = decode_text(data.whole(), source)
     if kind == "csv" or kind == "tsv":
         records = list(_csv_records(text, source, "," if kind == "csv" else "\t"))
         return parse_table(_records_table(records, source, options, strings=True), options)
@@ -163,14 +163,14 @@ def _names(options: ReadOptions) -> list[str]:
     return list(dict.fromkeys([*fields, *([options.metric] if options.metric else [])]))
 
 
-def _jsonl_table(data: bytes | Source, source: str, options: ReadOptions) -> _Table:
+def _jsonl_table(data: Source, source: str, options: ReadOptions) -> _Table:
     """JSON Lines read by :func:`~.jsontext.read_rows`: the fields' keys only (and the first
     key of a dotted name, whose value is looked up below)."""
     names, fields = _names(options), options.fields
     first = [fields.id, options.metric or fields.passed]  # rows of these only: the fastest
     dotted = [name for name in names if "." in name]
     rows = read_rows(
-        chunks(data) if isinstance(data, bytes) else data.pieces(),
+        data.pieces(),
         source=source,
         keys=[*first, *(name.split(".", 1)[0] for name in first if "." in name)],
         optional=[*names, *(name.split(".", 1)[0] for name in dotted)],
@@ -189,13 +189,11 @@ def _jsonl_table(data: bytes | Source, source: str, options: ReadOptions) -> _Ta
             values[name] = found if found.count(UNSET) < len(found) else None
 
     def record(row: int) -> Mapping[str, Any]:
-        nonlocal data
-        data = data if isinstance(data, bytes) else data.whole()
-        start = 0
+        whole, start = data.whole(), 0  # read again: a message's hint, once
         for _ in range(rows.line(row) - 1):
-            start = data.index(b"\n", start) + 1
-        end = data.find(b"\n", start)
-        line = data[start : len(data) if end < 0 else end].decode("utf-8-sig", "replace")
+            start = whole.index(b"\n", start) + 1
+        end = whole.find(b"\n", start)
+        line = whole[start : len(whole) if end < 0 else end].decode("utf-8-sig", "replace")
         found = parse_json_line(line, rows.where(row))
         return found if isinstance(found, Mapping) else {}
 

@@ -286,11 +286,10 @@ def read_rows(
     for piece in pieces:
         bom = len(_BOM) if offset == 0 and piece[: len(_BOM)].tobytes() == _BOM else 0
         chunk = piece[bom:]
-        if len(chunk) and np.frombuffer(chunk, dtype=np.uint8).max() > 0x7F:
-            try:
-                str(chunk, "utf-8")
-            except UnicodeDecodeError as error:
-                raise _not_utf8(chunk, error.start, source, line, offset + bom) from None
+        try:
+            str(chunk, "utf-8")  # the file is UTF-8: checked a piece at a time
+        except UnicodeDecodeError as error:
+            raise _not_utf8(chunk, error.start, source, line, offset + bom) from None
         offset += len(piece) + 1
         line = reader.chunk(chunk, line)
     lines = None if reader.numbers is None else np.concatenate(reader.numbers)

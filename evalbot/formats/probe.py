@@ -18,7 +18,13 @@ from typing import Any, Final, Literal, Protocol
 from evalbot.errors import InputError
 from evalbot.formats.archive import is_zip
 from evalbot.formats.builder import show
-from evalbot.formats.jsontext import NOTHING, decode_text, parse_json_document, parse_json_prefix
+from evalbot.formats.jsontext import (
+    NOTHING,
+    chunks,
+    decode_text,
+    parse_json_document,
+    parse_json_prefix,
+)
 
 Kind = Literal["zip", "xml", "json", "jsonl", "text"]
 
@@ -44,6 +50,24 @@ class Source(Protocol):
     def pieces(self) -> Iterator[memoryview]: ...
 
 
+class Held:
+    """A file's bytes held whole, as a :class:`Source`."""
+
+    def __init__(self, data: bytes) -> None:
+        self.head = data
+
+    def whole(self) -> bytes:
+        return self.head
+
+    def pieces(self) -> Iterator[memoryview]:
+        return chunks(self.head)
+
+
+def held(data: bytes | Source) -> Source:
+    """``data`` as a :class:`Source`: bytes are held whole."""
+    return Held(data) if isinstance(data, bytes) else data
+
+
 class Probe:
     """One file as detection sees it (see the module docstring).
 
@@ -52,8 +76,8 @@ class Probe:
     name, base, lowered
         The file name as given, its last component, and the name lower-cased.
     source, head
-        The file's bytes or the :class:`Source` reading it; its first bytes (all of them when
-        held).
+        The :class:`Source` reading the file (:class:`Held` once it is read whole); its first
+        bytes (all of them when held).
     kind
         ``zip``, ``xml``, ``json``, ``jsonl`` or ``text``.
     document
@@ -67,8 +91,8 @@ class Probe:
         self.name = name
         self.base = base_name(name)
         self.lowered = name.lower()
-        self.source = data
-        self.head = data if isinstance(data, bytes) else data.head
+        self.source = held(data)
+        self.head = self.source.head
         self.document: Any = NOTHING
         self.record: Any = NOTHING
         self.kind: Kind = self._classify(self.head)
@@ -76,9 +100,9 @@ class Probe:
     @property
     def data(self) -> bytes:
         """The whole file (read now when only its head was, and held from then on)."""
-        if not isinstance(self.source, bytes):
-            self.source = self.source.whole()
-        return self.source
+        if not isinstance(self.source, Held):
+            self.source = Held(self.source.whole())
+        return self.source.head
 
     def text(self) -> str:
         """The file as UTF-8 text."""
@@ -95,7 +119,7 @@ class Probe:
             return "zip"
         start_at = len(_BOM) if data.startswith(_BOM) else 0
         found = _SIGNIFICANT.search(data, start_at)
-        if found is None and data is not self.source:
+        if found is None and not isinstance(self.source, Held):
             return self._classify(self.data)  # only blanks in the head
         if found is None:
             return "text"
@@ -107,7 +131,7 @@ class Probe:
             return "text"
         line_end = data.find(b"\n", start)
         rest = None if line_end < 0 else _SIGNIFICANT.search(data, line_end)
-        if rest is None and data is not self.source:
+        if rest is None and not isinstance(self.source, Held):
             return self._classify(self.data)  # the first line, or what follows it, not all held
         end = len(data) if line_end < 0 else line_end
         first_line = _decode(data, start, end)

@@ -27,7 +27,7 @@ from evalbot.formats.ids import parse_id_list
 from evalbot.formats.jsontext import CHUNK
 from evalbot.formats.lm_eval import AGGREGATE
 from evalbot.formats.model import ReadOptions, Results
-from evalbot.formats.probe import Source, base_name
+from evalbot.formats.probe import Source, base_name, held
 
 #: A file larger than this is not held whole unless its parser needs it so (JSON Lines are
 #: read in pieces); the head holds a first line of :attr:`ReadOptions.max_line_bytes`.
@@ -134,7 +134,7 @@ def parse_file(name: str, data: bytes | Source, options: ReadOptions) -> list[Re
     ``.eval`` log) gives one shard per result file inside it. The file and every archive nested
     in it spend from one budget (a fresh one unless ``options`` carries one)."""
     if name.lower().endswith(".zip"):
-        return parse_zip(name, data if isinstance(data, bytes) else data.whole(), options)
+        return parse_zip(name, held(data).whole(), options)
     return [parse_any(name, data, replace(options, archive_budget=budget_of(options)))]
 
 
