@@ -9,6 +9,7 @@ import hashlib
 import json
 import threading
 import time
+import zlib
 
 from evalbot.plan.ledger import parse_state
 from tests.attacks.helpers import (
@@ -110,6 +111,24 @@ def test_editing_evalbots_comment_state_gains_nothing(world: World) -> None:
     second = world.run()
     assert second.outputs["verdict"] == "inconclusive", second.stderr
     assert second.code == 1
+
+
+def test_a_zlib_bomb_in_evalbots_state_is_refused_and_gains_nothing(world: World) -> None:
+    """Someone with write access replaces the state in evalbot's comment with a v2 block whose
+    zlib data inflates to 64 MiB (claiming no looks): the block is refused without inflating it
+    (a warning says so), and the look it hides still counts."""
+    plan(world, ONE_LOOK)
+    world.add_baseline_run()
+    assert world.run().outputs["verdict"] in VERDICTS
+    (comment,) = ours(world)
+    bomb = zlib.compress(b'{"v": 1, "looks": [], "holdout_uses": 0' + b" " * (64 << 20) + b"}", 9)
+    block = f"<!-- evalbot-state:v2 {base64.b64encode(bomb).decode()} -->"
+    comment.body = strip_state(comment.body) + "\n" + block
+    push(world)
+    second = world.run()
+    assert second.outputs["verdict"] == "inconclusive", second.stderr
+    assert second.code == 1
+    assert "the state block was ignored: the block is too large inflated" in plain(second.summary)
 
 
 def test_a_force_push_to_a_new_commit_does_not_reset_the_count(world: World) -> None:
