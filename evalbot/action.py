@@ -789,7 +789,7 @@ def _judge(
     at = run.clock().strftime("%Y-%m-%dT%H:%M:%SZ")
     new_state = next_state(earlier, comparison, decision, at=at)
     record = None
-    if head is not None and len(new_state.looks) > len(earlier.looks):
+    if head is not None:  # next_state added a look: this one
         look = replace(
             new_state.looks[-1],
             pull=run.event.pull_number,

@@ -1016,6 +1016,25 @@ def test_each_run_declares_its_look_in_its_check_run(world: World) -> None:
     assert listed and listed[0].query["filter"] == ["all"]
 
 
+def test_a_look_past_the_ledgers_capacity_still_gets_its_record(
+    world: World, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Once the ledger is full, the oldest look makes room for the new one: the new look is
+    still this run's record, in its check run."""
+    from evalbot.plan import ledger
+
+    monkeypatch.setattr(ledger, "MAX_LOOKS", 1)
+    world.add_baseline_run()
+    assert world.run().code == 0
+    head = _push(world)
+    result = world.run()
+    assert result.code == 0, result.stderr
+    (check,) = world.repo.check_runs_for(head)
+    digest = ledger.parse_digest(check.output["text"])
+    assert digest is not None and digest.kind == "look" and digest.look is not None
+    assert (digest.head_sha, digest.look.pull) == (head, world.pull.number)
+
+
 def test_a_no_baseline_run_is_not_a_look(world: World) -> None:
     _one_look_plan(world)
     assert world.run().outputs["conclusion"] == "failure"  # no baseline yet: not a look
