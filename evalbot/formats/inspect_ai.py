@@ -31,7 +31,7 @@ from evalbot.formats.builder import (
 )
 from evalbot.formats.jsontext import NOTHING, UnreadableError, decode_text, parse_json_document
 from evalbot.formats.model import ReadOptions, Results
-from evalbot.formats.probe import Probe, choose, how_to_choose, number_or_flag
+from evalbot.formats.probe import Probe, choose, how_to_choose, lookup, number_or_flag
 
 NAME = "inspect"
 
@@ -166,21 +166,14 @@ def _value(sample: Mapping[str, Any], scorer: str) -> tuple[bool, object]:
     return value is not NOTHING, value
 
 
-def _get(value: object, *keys: str) -> Any:
-    """``value[k1][k2]...``, ``None`` where a level is not an object or lacks the key."""
-    for key in keys:
-        value = value.get(key) if isinstance(value, Mapping) else None
-    return value
-
-
 def _unfinished(
     log: Mapping[str, Any], present: set[tuple[str, int]], source: str
 ) -> list[tuple[str, int]]:
     """The scheduled samples (id, epoch) a cancelled or failed log lacks: not evaluated."""
-    scheduled = _get(log, "eval", "dataset", "sample_ids")
+    scheduled = lookup(log, "eval.dataset.sample_ids")
     if log.get("status") not in ("cancelled", "error") or not isinstance(scheduled, list):
         return []
-    epochs = _get(log, "eval", "config", "epochs")
+    epochs = lookup(log, "eval.config.epochs")
     count = epochs if isinstance(epochs, int) and not isinstance(epochs, bool) else 1
     where = f"{source}: eval.dataset.sample_ids"
     return [
