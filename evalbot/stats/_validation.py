@@ -78,6 +78,23 @@ def as_float_vector(value: object, name: str) -> FloatArray:
     return arr
 
 
+def as_pair(
+    baseline: object, candidate: object, *, empty: bool = False
+) -> tuple[FloatArray, FloatArray]:
+    """``baseline`` and ``candidate`` as float vectors of one value per paired item, at least
+    one unless ``empty``."""
+    base = as_float_vector(baseline, "baseline")
+    cand = as_float_vector(candidate, "candidate")
+    if base.size == 0 and not empty:
+        raise ValueError("`baseline` must contain at least one item; got an empty array.")
+    if base.shape != cand.shape:
+        raise ValueError(
+            "`baseline` and `candidate` must have the same length (one value per paired item); "
+            f"got {base.size} and {cand.size}."
+        )
+    return base, cand
+
+
 def as_table_counts(fixed: object, broken: object, items: object) -> tuple[int, int, int]:
     """``fixed``, ``broken`` and ``items`` as counts of one paired table: ``items >= 1`` and
     ``fixed + broken <= items``."""

@@ -40,6 +40,7 @@ from evalbot.stats._validation import (
     FloatArray,
     as_float_vector,
     as_number,
+    as_pair,
     as_probability,
     as_resampling,
 )
@@ -49,7 +50,6 @@ from evalbot.stats.paired_mean import (
     _invert,
     _SignFlip,
     dz_from_differences,
-    pair_iv,
     smallest_flip_pvalue,
 )
 from evalbot.stats.pvalue import PValue, float_pvalue
@@ -73,7 +73,7 @@ def paired_values_iv(
 ) -> tuple[FloatArray, FloatArray, npt.NDArray[np.int64] | None]:
     """Two aligned, non-empty vectors of per-item values and, when ``clusters`` is given, the
     items' cluster codes (:func:`cluster_codes`)."""
-    base, cand = pair_iv(baseline, candidate)
+    base, cand = as_pair(baseline, candidate)
     labels = cast("Sequence[str | None] | None", clusters)
     return base, cand, None if labels is None else cluster_codes(labels, base.size)
 
@@ -240,24 +240,17 @@ def estimate_design_effect(
     >>> round(r.design_effect, 6), r.clusters, r.cluster_size
     (2.333333, 4, 2.0)
     """
-    base = as_float_vector(baseline, "baseline")
-    cand = as_float_vector(candidate, "candidate")
-    if base.shape != cand.shape or base.size == 0:
-        raise ValueError(
-            "`baseline` and `candidate` must have the same, non-zero length; "
-            f"got {base.size} and {cand.size}."
-        )
-    codes = cluster_codes(list(clusters), base.size)
-    sizes = np.bincount(codes).astype(np.float64)
-    g = int(sizes.size)
+    base, cand, codes = _clustered_iv(baseline, candidate, clusters)
     d = cand - base
+    totals, sizes = _units(d, codes)
+    g = int(sizes.size)
     n = int(d.size)
     m = _weighted_size(sizes)
     s2 = float(d.var(ddof=1)) if n > 1 else 0.0
     if g < 2 or s2 == 0.0:
         raw = 1.0
     else:
-        se = clustered_standard_error(base, cand, list(clusters))
+        se = _cr1(totals, sizes, float(d.mean()))
         raw = se * se / (s2 / n)
     rho = (raw - 1.0) / (m - 1.0) if m > 1.0 else math.nan
     return design_result(raw, rho, m, g, n, "estimated")

@@ -32,8 +32,8 @@ import numpy as np
 from evalbot.stats._validation import (
     FloatArray,
     as_choice,
-    as_float_vector,
     as_number,
+    as_pair,
     as_probability,
     as_resampling,
 )
@@ -162,13 +162,7 @@ def cohens_dz(
     2.4495
     """
     cl = as_probability(confidence_level, "confidence_level")
-    base = as_float_vector(baseline, "baseline")
-    cand = as_float_vector(candidate, "candidate")
-    if base.size == 0 or base.shape != cand.shape:
-        raise ValueError(
-            "`baseline` and `candidate` must have the same, non-zero length (one value per "
-            f"paired item); got {base.size} and {cand.size}."
-        )
+    base, cand = as_pair(baseline, candidate)
     return dz_from_differences(cand - base, cl)
 
 
@@ -222,19 +216,6 @@ class PairedMeanResult:
     baseline_value: float
     candidate_value: float
     smallest_pvalue: PValue | None
-
-
-def pair_iv(baseline: object, candidate: object) -> tuple[FloatArray, FloatArray]:
-    base = as_float_vector(baseline, "baseline")
-    cand = as_float_vector(candidate, "candidate")
-    if base.size == 0:
-        raise ValueError("`baseline` must contain at least one item; got an empty array.")
-    if base.shape != cand.shape:
-        raise ValueError(
-            "`baseline` and `candidate` must have the same length (one value per paired item); "
-            f"got {base.size} and {cand.size}."
-        )
-    return base, cand
 
 
 def standard_error(d: FloatArray) -> float:
@@ -442,7 +423,7 @@ def sign_flip_test(
     """
     cl = as_probability(confidence_level, "confidence_level")
     b, s = as_resampling(n_resamples, seed)
-    base, cand = pair_iv(baseline, candidate)
+    base, cand = as_pair(baseline, candidate)
     return sign_flip(base, cand, cl, b, s)
 
 
@@ -467,7 +448,7 @@ def sign_flip_pvalue(
     0.0078125
     """
     b, s = as_resampling(n_resamples, seed)
-    base, cand = pair_iv(baseline, candidate)
+    base, cand = as_pair(baseline, candidate)
     delta = as_number(shift, "shift", math.isfinite, "be finite")
     return _SignFlip(cand - base, b, s).pvalue(delta)
 
@@ -577,7 +558,7 @@ def studentized_mean_test(
     0.013236
     """
     cl = as_probability(confidence_level, "confidence_level")
-    base, cand = pair_iv(baseline, candidate)
+    base, cand = as_pair(baseline, candidate)
     if not isinstance(skewness_correction, bool):
         raise ValueError(
             f"`skewness_correction` must be True or False; got {skewness_correction!r}."
@@ -674,7 +655,7 @@ def paired_mean_test(
     cl = as_probability(confidence_level, "confidence_level")
     b, s = as_resampling(n_resamples, seed)
     m = cast(PairedMeanMethod, as_choice(method, "method", _METHODS))
-    base, cand = pair_iv(baseline, candidate)
+    base, cand = as_pair(baseline, candidate)
     if m == "studentized" or (m == "auto" and base.size > SIGN_FLIP_MAX_ITEMS):
         return _studentized(base, cand, cl)
     return sign_flip(base, cand, cl, b, s)
@@ -695,7 +676,7 @@ def paired_mean_pvalue(
     ('exact sign-flip', 0.0078125)
     """
     b, s = as_resampling(n_resamples, seed)
-    base, cand = pair_iv(baseline, candidate)
+    base, cand = as_pair(baseline, candidate)
     if base.size > SIGN_FLIP_MAX_ITEMS:
         found = _studentized(base, cand, CONFIDENCE)
         return found.method, found.pvalue

@@ -10,7 +10,7 @@ import numpy as np
 import numpy.typing as npt
 from scipy.special import ndtr
 
-from evalbot.stats._validation import as_count, as_float_vector, as_table_counts
+from evalbot.stats._validation import as_count, as_pair, as_table_counts
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -59,13 +59,7 @@ def compute_paired_table(baseline: npt.ArrayLike, candidate: npt.ArrayLike) -> P
     >>> compute_paired_table([1, 0, 1, 0, 0], [1, 1, 0, 0, 1])
     PairedTable(both_pass=1, fixed=2, broken=1, both_fail=1)
     """
-    base = as_float_vector(baseline, "baseline")
-    cand = as_float_vector(candidate, "candidate")
-    if base.shape != cand.shape:
-        raise ValueError(
-            "`baseline` and `candidate` must have the same length (one value per paired item); "
-            f"got {base.size} and {cand.size}."
-        )
+    base, cand = as_pair(baseline, candidate, empty=True)
     for name, arr in (("baseline", base), ("candidate", cand)):
         bad = np.flatnonzero((arr != 0.0) & (arr != 1.0))
         if bad.size:

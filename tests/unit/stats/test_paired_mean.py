@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import itertools
 import math
+import re
+from collections.abc import Callable
 
 import numpy as np
 import pytest
@@ -18,6 +20,7 @@ from hypothesis import strategies as st
 from scipy import stats
 from scipy.optimize import brentq
 
+from evalbot.stats.clusters import estimate_design_effect
 from evalbot.stats.paired_mean import (
     EXACT_MAX_ITEMS,
     SIGN_FLIP_MAX_ITEMS,
@@ -204,6 +207,21 @@ def test_validation() -> None:
         paired_mean_test([0.0], [1.0], method="bootstrap")
     with pytest.raises(ValueError, match="at least one item"):
         studentized_mean_test([], [])
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        cohens_dz,
+        sign_flip_test,
+        lambda base, cand: estimate_design_effect(base, cand, ["a"] * len(base)),
+    ],
+)
+def test_paired_inputs_refused_alike(call: Callable[[object, object], object]) -> None:
+    with pytest.raises(ValueError, match=re.escape("must have the same length (one value per")):
+        call([0.0, 1.0], [1.0])
+    with pytest.raises(ValueError, match=re.escape("`baseline` must contain at least one item")):
+        call([], [])
 
 
 def test_pvalue_alone_is_the_interval_membership() -> None:
