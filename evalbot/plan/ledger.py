@@ -11,7 +11,7 @@ import json
 import math
 import re
 import zlib
-from collections.abc import Collection, Iterable, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 from typing import Any, Literal
@@ -94,55 +94,46 @@ def _get(obj: dict[str, Any], key: str, kind: type | tuple[type, ...]) -> Any:
     return value
 
 
-def _optional(raw: dict[str, Any], key: str, kind: type, pattern: re.Pattern[str] | None) -> Any:
-    """An optional key: absent (``None``), or of ``kind`` (a positive int, or a string that
-    matches ``pattern``)."""
-    if raw.get(key) is None:
-        return None
-    value = _get(raw, key, kind)
-    if kind is int and value < 1:
-        raise LookError(f"`{key}` is not positive")
-    if pattern is not None and not pattern.fullmatch(value):
-        raise LookError(f"`{key}` is malformed")
-    return value.lower() if pattern is SHA else value
-
-
-#: The keys every look has besides its numbers: (type, the test it passes, what it is if not).
-_REQUIRED: dict[str, tuple[type, Any, str]] = {
+#: The keys of a look besides its p-value, flags and effect: (type, the test a value passes,
+#: what it is if not).
+_KEYS: dict[str, tuple[type, Callable[[Any], object], str]] = {
     "head_sha": (str, SHA.fullmatch, "is not a commit sha"),
     "fingerprint": (str, FINGERPRINT.fullmatch, "is not a sha256"),
     "items": (int, (0).__le__, "is negative"),
     "outcome": (str, OUTCOMES.__contains__, "is unknown"),
     "at": (str, _TIME.fullmatch, "is not an ISO 8601 time"),
+    "tree": (str, SHA.fullmatch, "is malformed"),
+    "number": (int, (1).__le__, "is not positive"),
+    "pull": (int, (1).__le__, "is not positive"),
+    "base_ref": (str, _REF.fullmatch, "is malformed"),
+    "base_sha": (str, SHA.fullmatch, "is malformed"),
+    "plan": (str, SHA.fullmatch, "is malformed"),
+    "run": (int, (1).__le__, "is not positive"),
+    "comment": (int, (1).__le__, "is not positive"),
 }
-#: The optional keys: (type, the pattern a string matches; an int must be positive).
-_OPTIONAL: dict[str, tuple[type, re.Pattern[str] | None]] = {
-    "tree": (str, SHA),
-    "number": (int, None),
-    "pull": (int, None),
-    "base_ref": (str, _REF),
-    "base_sha": (str, SHA),
-    "plan": (str, SHA),
-    "run": (int, None),
-    "comment": (int, None),
-}
+_REQUIRED = ("head_sha", "fingerprint", "items", "outcome", "at")  # every look has these
+_OPTIONAL = tuple(key for key in _KEYS if key not in _REQUIRED)  # None when absent
 
 
-def _required(raw: dict[str, Any], keys: Collection[str] = tuple(_REQUIRED)) -> dict[str, Any]:
-    """These of the keys every look has, each checked by the ``_REQUIRED`` table (the commit
-    in lower case)."""
+def _checked(raw: dict[str, Any], keys: Collection[str]) -> dict[str, Any]:
+    """These keys of a look, each checked by its row of :data:`_KEYS` (an optional one absent
+    is ``None``; a commit sha in lower case)."""
+    values = dict.fromkeys(keys)
     for key in keys:
-        kind, test, what = _REQUIRED[key]
-        if not test(_get(raw, key, kind)):
+        kind, test, what = _KEYS[key]
+        if key in _OPTIONAL and raw.get(key) is None:
+            continue
+        if not test(value := _get(raw, key, kind)):
             raise LookError(f"`{key}` {what}")
-    return {key: raw[key] for key in keys} | {"head_sha": raw["head_sha"].lower()}
+        values[key] = value.lower() if test == SHA.fullmatch else value
+    return values
 
 
 def look_from_json(raw: object) -> Look:
     """A look from its JSON object; :class:`LookError` says what is wrong with it."""
     if not isinstance(raw, dict):
         raise LookError("a look is not an object")
-    required = _required(raw)
+    required = _checked(raw, _REQUIRED)
     pvalue = _get(raw, "pvalue", (int, float))
     # an int is 0 or 1 (float() of a huge int overflows); NaN fails every comparison
     if not (pvalue in (0, 1) or (isinstance(pvalue, float) and 0.0 <= pvalue <= 1.0)):
@@ -156,7 +147,7 @@ def look_from_json(raw: object) -> Look:
         **required,
         **flags,
         **_effect(raw),
-        **{key: _optional(raw, key, kind, pattern) for key, (kind, pattern) in _OPTIONAL.items()},
+        **_checked(raw, _OPTIONAL),
     )
 
 
@@ -442,7 +433,7 @@ def parse_digest(text: str | None) -> Digest | None:
         if kind not in ("start", "none"):
             return None
         keys = ("head_sha", "fingerprint", "items") if kind == "start" else ("head_sha",)
-        return Digest(kind=kind, holdout=_get(data, "holdout", bool), **_required(data, keys))
+        return Digest(kind=kind, holdout=_get(data, "holdout", bool), **_checked(data, keys))
     except (ValueError, RecursionError, MemoryError):  # binascii.Error is a ValueError
         return None
 
