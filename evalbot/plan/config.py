@@ -318,16 +318,17 @@ class Reader:
 
     def record(self, kind: Callable[..., _Record], **given: Any) -> _Record:
         """``kind`` read from this mapping, the fields in ``given`` as given and each other key
-        by its rule in :data:`READERS`, else by its field: a ``Literal`` one of its values, an
-        integer or a rate within the field's bounds, else a non-empty string; an absent key
-        keeps the field's default."""
+        by its rule in :data:`READERS` (only when given: absent or null, it keeps its default),
+        else by its field: a ``Literal`` one of its values, an integer or a rate within the
+        field's bounds, else a non-empty string; an absent key keeps the field's default."""
         hints = get_type_hints(kind)
         values = dict(given)
         for item in fields(kind):  # type: ignore[arg-type]
             key, meta, default = item.name, item.metadata, cast(Any, item.default)
-            if key in values or key not in KEYS[self.path]:
+            read = READERS.get(self.dotted(key))
+            if key in values or key not in KEYS[self.path] or (read and not self.given(key)):
                 continue
-            if (read := READERS.get(self.dotted(key))) is not None:
+            if read is not None:
                 values[key] = read(self, key)
             elif get_origin(hints[key]) is Literal:
                 values[key] = self.choice(key, get_args(hints[key]))
@@ -393,9 +394,7 @@ class Reader:
             raise self.fail(key, "a non-empty string")
         return value
 
-    def sha256(self, key: str) -> str | None:
-        if not self.given(key):
-            return None
+    def sha256(self, key: str) -> str:
         value = self.data[key]
         if not isinstance(value, str) or not _SHA256.fullmatch(value):
             raise self.fail(key, "64 lowercase hexadecimal digits (a sha256)")
@@ -479,11 +478,9 @@ def _fields(top: Reader, key: str) -> FieldNames:
     return field_names({}, f"{top.source}: `{key}`", base=top.section(key).record(FieldNames))
 
 
-def _plan(top: Reader, key: str) -> PlanConfig | None:
+def _plan(top: Reader, key: str) -> PlanConfig:
     """``plan:`` the change to detect, as fix and break rates or as the net difference and the
     discordance (the share of items that change outcome; fix/break = (D +- R) / 2)."""
-    if not top.given(key):
-        return None
     plan = top.section(key)
     by_rates = [key for key in ("fix_rate", "break_rate") if key in plan.data]
     by_difference = [key for key in ("difference", "discordance") if key in plan.data]
@@ -516,9 +513,7 @@ def _plan(top: Reader, key: str) -> PlanConfig | None:
 
 
 def _design_effect(plan: Reader, key: str) -> float:
-    value = plan.data.get(key)
-    if value is None:
-        return 1.0
+    value = plan.data[key]
     if isinstance(value, bool) or not isinstance(value, int | float) or not 1.0 <= value < math.inf:
         raise plan.fail(key, "a number >= 1 (1 + (m - 1) ICC for clusters of m)")
     return float(value)
@@ -563,9 +558,7 @@ def _policy(top: Reader, key: str) -> PolicyConfig:
     return config
 
 
-def _holdout(top: Reader, key: str) -> HoldoutConfig | None:
-    if not top.given(key):
-        return None
+def _holdout(top: Reader, key: str) -> HoldoutConfig:
     holdout = top.section(key)
     if holdout.text("ids_file") is None:
         raise ConfigError(f"{top.source}: `holdout.ids_file` is required when `holdout` is given")
@@ -592,8 +585,6 @@ def _format(top: Reader, key: str) -> str | None:
 
 
 def _secondary(top: Reader, key: str) -> tuple[str, ...]:
-    if not top.given(key):
-        return ()
     value = top.data[key]
     if isinstance(value, str):
         value = [value]
@@ -604,9 +595,7 @@ def _secondary(top: Reader, key: str) -> tuple[str, ...]:
     return tuple(value)
 
 
-def _f1(top: Reader, key: str) -> F1Config | None:
-    if not top.given(key):
-        return None
+def _f1(top: Reader, key: str) -> F1Config:
     config = top.section(key).record(F1Config)
     if len(set(config.columns)) != 3:
         raise ConfigError(
@@ -625,8 +614,8 @@ def _report(top: Reader, key: str) -> ReportConfig:
     return config
 
 
-#: The keys read by a rule of their own (by dotted path); :meth:`Reader.record` reads the others
-#: by their fields.
+#: The keys read by a rule of their own (by dotted path), when given; :meth:`Reader.record`
+#: reads the others by their fields.
 READERS: dict[str, Callable[[Reader, str], Any]] = {
     "format": _format,
     "secondary_metrics": _secondary,
