@@ -40,8 +40,8 @@ SHA = re.compile(r"[0-9a-fA-F]{4,64}")
 FINGERPRINT = re.compile(r"[0-9a-f]{64}")
 _TIME = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,6})?(Z|[+-]\d{2}:\d{2})")
 _REF = re.compile(r"[^\x00-\x1f\x7f]{1,255}")
-_OPEN, _CLOSE = "<!--", "-->"
-_SPACES = re.compile(r"\s*")
+_STATE_OPENING = re.compile(r"<!--\s*evalbot-state:")
+_CLOSE = "-->"
 _PAYLOAD = re.compile(r"[A-Za-z0-9+/=\s]*")  # one character class: linear
 
 
@@ -327,23 +327,18 @@ def parse_state(comment_body: str | None) -> State:
 
 def _state_blocks(body: str) -> list[tuple[str, str] | None]:
     """Every ``<!-- evalbot-state:... -->`` in ``body``, in order: the version and payload of a
-    v1 or v2 block, or ``None`` for one that is unreadable or of another version. One pass with
-    :meth:`str.find` (each character looked at a bounded number of times); a block that never
-    closes ends it."""
+    v1 or v2 block, or ``None`` for one that is unreadable or of another version. Linear: one
+    pass for the openings, each closing looked for once; a block that never closes ends it."""
     found: list[tuple[str, str] | None] = []
-    at, prefix = 0, "evalbot-state:"
-    while (start := body.find(_OPEN, at)) >= 0:
-        spaces = _SPACES.match(body, start + len(_OPEN))
-        name = spaces.end() if spaces is not None else start + len(_OPEN)
-        if not body.startswith(prefix, name):
-            at = start + len(_OPEN)
+    at = 0
+    for opening in _STATE_OPENING.finditer(body):
+        if opening.start() < at:  # inside the block before
             continue
-        end = body.find(_CLOSE, name)
+        end = body.find(_CLOSE, opening.end())
         if end < 0:
             found.append(None)
             break
-        inner = body[name + len(prefix) : end]
-        version, payload = inner[:2], inner[2:]
+        version, payload = body[opening.end() : opening.end() + 2], body[opening.end() + 2 : end]
         readable = (
             version in ("v1", "v2")
             and payload[:1].isspace()
