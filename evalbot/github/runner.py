@@ -15,7 +15,7 @@ import signal
 import sys
 import threading
 from collections.abc import Callable, Iterator, Mapping, MutableMapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -59,70 +59,6 @@ COMMENT_MODES = ("always", "on-change", "never")
 
 class ActionInputError(UsageError):
     """An action input or a ``GITHUB_*`` variable is missing or malformed."""
-
-
-@dataclass(frozen=True, kw_only=True)
-class Settings:
-    token: str = field(default="", repr=False)
-    candidate: str | None = None
-    candidate_artifact: str | None = None
-    baseline: str | None = None
-    baseline_artifact: str | None = None
-    baseline_workflow: str | None = None
-    baseline_search_runs: int = DEFAULT_SEARCH_RUNS
-    baseline_search_commits: int = DEFAULT_SEARCH_COMMITS
-    config: str = DEFAULT_CONFIG
-    name: str = DEFAULT_NAME
-    holdout: bool = False  # analyse the sealed holdout (``holdout:`` of the plan) instead
-    comment: str = "always"  # one of COMMENT_MODES
-    app_id: int | None = None  # the App whose check runs are evalbot's records (``app-id``)
-    # the runner's context
-    event_name: str = ""
-    event_path: str | None = None
-    repository: str = ""
-    api_url: str = DEFAULT_API_URL
-    server_url: str = DEFAULT_SERVER_URL
-    sha: str = ""
-    ref: str = ""
-    workspace: str = "."
-    output_path: str | None = None
-    summary_path: str | None = None
-    run_id: int | None = None
-    workflow_ref: str | None = None
-    # knobs (EVALBOT_*), mostly so tests can turn every wait off
-    retries: int = 3
-    backoff: float = 1.0
-    timeout: float = 30.0  # seconds to wait for an answer from GitHub
-    throttle: bool = True
-    max_artifact_bytes: int = MAX_ARTIFACT_BYTES  # EVALBOT_MAX_ARTIFACT_BYTES
-
-    @property
-    def marker(self) -> str:
-        """The hidden HTML marker of this comparison's sticky comment."""
-        return f"<!-- evalbot:{self.name} -->"
-
-    @property
-    def run_url(self) -> str | None:
-        if self.run_id is None or not self.repository:
-            return None
-        return f"{self.server_url}/{self.repository}/actions/runs/{self.run_id}"
-
-    @property
-    def workflow_file(self) -> str | None:
-        """The running workflow's file name, from ``GITHUB_WORKFLOW_REF``
-        (``owner/repo/.github/workflows/evals.yml@refs/heads/main`` -> ``evals.yml``)."""
-        path = (self.workflow_ref or "").split("@", 1)[0]
-        return path.rsplit("/", 1)[-1] or None
-
-
-def read_input(environ: Mapping[str, str], name: str) -> str | None:
-    """An input as the runner passes it (``INPUT_GITHUB-TOKEN``); also ``INPUT_GITHUB_TOKEN``.
-    Blank means not given."""
-    for key in (f"INPUT_{name.upper()}", f"INPUT_{name.upper().replace('-', '_')}"):
-        value = environ.get(key)
-        if value is not None and value.strip():
-            return value.strip()
-    return None
 
 
 #: How a given value (stripped, never blank) of an input or a variable named ``name`` is read.
@@ -196,52 +132,114 @@ def _repository(key: str, text: str) -> str:
     return text
 
 
-#: Every input of action.yml, with the :class:`Settings` field it sets and its reader; tests
-#: keep these, action.yml and the README in step.
-INPUTS: dict[str, tuple[str, Reader]] = {
-    "github-token": ("token", _text),
-    "candidate": ("candidate", _text),
-    "candidate-artifact": ("candidate_artifact", _text),
-    "baseline": ("baseline", _text),
-    "baseline-artifact": ("baseline_artifact", _text),
-    "baseline-workflow": ("baseline_workflow", _text),
-    "baseline-search-runs": ("baseline_search_runs", _count(MAX_SEARCH_RUNS)),
-    "baseline-search-commits": ("baseline_search_commits", _count(MAX_SEARCH_COMMITS)),
-    "config": ("config", _text),
-    "name": ("name", _name),
-    "holdout": ("holdout", _true),
-    "comment": ("comment", _choice(*COMMENT_MODES)),
-    "app-id": ("app_id", _count(2**53)),
-}
-#: The runner's variables (and evalbot's knobs, mostly so tests can turn every wait off), with
-#: the field each sets and its reader; one unset or blank leaves the field's default.
-VARIABLES: dict[str, tuple[str, Reader]] = {
-    "GITHUB_TOKEN": ("token", _text),  # when input `github-token` is not given
-    "GITHUB_EVENT_NAME": ("event_name", _text),
-    "GITHUB_EVENT_PATH": ("event_path", _text),
-    "GITHUB_REPOSITORY": ("repository", _repository),
-    "GITHUB_API_URL": ("api_url", lambda key, text: text.rstrip("/")),
-    "GITHUB_SERVER_URL": ("server_url", lambda key, text: text.rstrip("/")),
-    "GITHUB_SHA": ("sha", _text),
-    "GITHUB_REF": ("ref", _text),
-    "GITHUB_WORKSPACE": ("workspace", _text),
-    "GITHUB_OUTPUT": ("output_path", _text),
-    "GITHUB_STEP_SUMMARY": ("summary_path", _text),
-    "GITHUB_RUN_ID": ("run_id", lambda key, text: int(text) if text.isdigit() else None),
-    "GITHUB_WORKFLOW_REF": ("workflow_ref", _text),
-    "EVALBOT_GITHUB_RETRIES": ("retries", _knob(int)),
-    "EVALBOT_GITHUB_BACKOFF": ("backoff", _knob(float)),
-    "EVALBOT_GITHUB_TIMEOUT": ("timeout", lambda key, text: max(1.0, _knob(float)(key, text))),
-    "EVALBOT_GITHUB_THROTTLE": ("throttle", lambda key, text: text not in ("0", "false")),
-    "EVALBOT_MAX_ARTIFACT_BYTES": ("max_artifact_bytes", _knob(int, 1024)),
-}
+def _url(key: str, text: str) -> str:
+    return text.rstrip("/")
+
+
+def _from(*keys: str, default: Any = None, read: Reader = _text, repr: bool = True) -> Any:
+    """A setting given by the first of ``keys`` set and not blank (an input of action.yml, in
+    lower case, or a variable of the runner's), read by ``read``; else ``default``."""
+    return field(default=default, repr=repr, metadata={"keys": keys, "read": read})
+
+
+@dataclass(frozen=True, kw_only=True)
+class Settings:
+    """Every input of action.yml, in its order, then the runner's variables and evalbot's knobs
+    (``EVALBOT_*``, mostly so tests can turn every wait off): each field with the keys it is
+    read from (:func:`parse_settings`) and its reader."""
+
+    token: str = _from("github-token", "GITHUB_TOKEN", default="", repr=False)
+    candidate: str | None = _from("candidate")
+    candidate_artifact: str | None = _from("candidate-artifact")
+    baseline: str | None = _from("baseline")
+    baseline_artifact: str | None = _from("baseline-artifact")
+    baseline_workflow: str | None = _from("baseline-workflow")
+    baseline_search_runs: int = _from(
+        "baseline-search-runs", default=DEFAULT_SEARCH_RUNS, read=_count(MAX_SEARCH_RUNS)
+    )
+    baseline_search_commits: int = _from(
+        "baseline-search-commits", default=DEFAULT_SEARCH_COMMITS, read=_count(MAX_SEARCH_COMMITS)
+    )
+    config: str = _from("config", default=DEFAULT_CONFIG)
+    name: str = _from("name", default=DEFAULT_NAME, read=_name)
+    # analyse the sealed holdout (``holdout:`` of the plan) instead
+    holdout: bool = _from("holdout", default=False, read=_true)
+    comment: str = _from("comment", default="always", read=_choice(*COMMENT_MODES))
+    # the App whose check runs are evalbot's records
+    app_id: int | None = _from("app-id", read=_count(2**53))
+    # the runner's context
+    event_name: str = _from("GITHUB_EVENT_NAME", default="")
+    event_path: str | None = _from("GITHUB_EVENT_PATH")
+    repository: str = _from("GITHUB_REPOSITORY", default="", read=_repository)
+    api_url: str = _from("GITHUB_API_URL", default=DEFAULT_API_URL, read=_url)
+    server_url: str = _from("GITHUB_SERVER_URL", default=DEFAULT_SERVER_URL, read=_url)
+    sha: str = _from("GITHUB_SHA", default="")
+    ref: str = _from("GITHUB_REF", default="")
+    workspace: str = _from("GITHUB_WORKSPACE", default=".")
+    output_path: str | None = _from("GITHUB_OUTPUT")
+    summary_path: str | None = _from("GITHUB_STEP_SUMMARY")
+    run_id: int | None = _from(
+        "GITHUB_RUN_ID", read=lambda key, text: int(text) if text.isdigit() else None
+    )
+    workflow_ref: str | None = _from("GITHUB_WORKFLOW_REF")
+    retries: int = _from("EVALBOT_GITHUB_RETRIES", default=3, read=_knob(int))
+    backoff: float = _from("EVALBOT_GITHUB_BACKOFF", default=1.0, read=_knob(float))
+    # seconds to wait for an answer from GitHub
+    timeout: float = _from(
+        "EVALBOT_GITHUB_TIMEOUT",
+        default=30.0,
+        read=lambda key, text: max(1.0, _knob(float)(key, text)),
+    )
+    throttle: bool = _from(
+        "EVALBOT_GITHUB_THROTTLE", default=True, read=lambda key, text: text not in ("0", "false")
+    )
+    max_artifact_bytes: int = _from(
+        "EVALBOT_MAX_ARTIFACT_BYTES", default=MAX_ARTIFACT_BYTES, read=_knob(int, 1024)
+    )
+
+    @property
+    def marker(self) -> str:
+        """The hidden HTML marker of this comparison's sticky comment."""
+        return f"<!-- evalbot:{self.name} -->"
+
+    @property
+    def run_url(self) -> str | None:
+        if self.run_id is None or not self.repository:
+            return None
+        return f"{self.server_url}/{self.repository}/actions/runs/{self.run_id}"
+
+    @property
+    def workflow_file(self) -> str | None:
+        """The running workflow's file name, from ``GITHUB_WORKFLOW_REF``
+        (``owner/repo/.github/workflows/evals.yml@refs/heads/main`` -> ``evals.yml``)."""
+        path = (self.workflow_ref or "").split("@", 1)[0]
+        return path.rsplit("/", 1)[-1] or None
+
+
+#: Every input of action.yml, in order; tests keep these, action.yml and the README in step.
+INPUTS = tuple(key for spec in fields(Settings) for key in spec.metadata["keys"] if key.islower())
+
+
+def read_input(environ: Mapping[str, str], name: str) -> str | None:
+    """An input as the runner passes it (``INPUT_GITHUB-TOKEN``); also ``INPUT_GITHUB_TOKEN``.
+    Blank means not given."""
+    for key in (f"INPUT_{name.upper()}", f"INPUT_{name.upper().replace('-', '_')}"):
+        value = environ.get(key)
+        if value is not None and value.strip():
+            return value.strip()
+    return None
 
 
 def parse_settings(environ: Mapping[str, str]) -> Settings:
-    """Settings from the runner's environment; an :class:`ActionInputError` says what to fix."""
-    given = [(key, environ.get(key, "").strip(), *spec) for key, spec in VARIABLES.items()]
-    given += [(name, read_input(environ, name) or "", *spec) for name, spec in INPUTS.items()]
-    values = {field: read(key, text) for key, text, field, read in given if text}
+    """Settings from the runner's environment; an :class:`ActionInputError` says what to fix.
+    A variable or input unset or blank leaves the field's default."""
+    values: dict[str, Any] = {}
+    for spec in fields(Settings):
+        for key in spec.metadata["keys"]:
+            text = read_input(environ, key) if key.islower() else environ.get(key, "").strip()
+            if text:
+                values[spec.name] = spec.metadata["read"](key, text)
+                break
     for one, artifact in (
         ("candidate", "of the triggering run"),
         ("baseline", "name from the base branch"),
