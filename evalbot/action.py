@@ -5,8 +5,8 @@ parameters; :mod:`evalbot.cli` builds the real ones. It finds the pull requests 
 ``.evalbot.yml`` at the base commit, looks the baseline up before the candidate is parsed,
 takes a ticket (the check run) before reading the earlier looks, decides, and publishes the
 check first, then evalbot's own comment, the job summary and the outputs. A run ends in one
-outcome, a value: :class:`Skip`, :class:`Neutral` or a :class:`Verdict`; errors complete the
-check as failure. See docs/action.md.
+outcome, a value: a reason to skip, a :class:`Neutral` or a :class:`Verdict`; errors complete
+the check as failure. See docs/action.md.
 """
 
 from __future__ import annotations
@@ -139,13 +139,6 @@ class RunContext:
 
 
 @dataclass(frozen=True)
-class Skip:
-    """Nothing to publish (a stale run, no open pull request)."""
-
-    reason: str
-
-
-@dataclass(frozen=True)
 class Neutral:
     """No verdict: nothing to compare with (no baseline yet, an expired artifact), a refusal
     (the pull request changed the item set) or a failed eval run. ``fails``: the check fails
@@ -186,7 +179,7 @@ class Verdict:
     plan: Plan
     baseline: Baseline
     state: State = field(default_factory=State)  # to carry in the comment after this run
-    record: Digest | None = None  # this look's digest, for the check run
+    look: Look | None = None  # this look, recorded in the check run (a pull request's run)
 
 
 MAX_LOOKS_SHOWN = 20
@@ -571,8 +564,8 @@ def run_action(
         raise ActionInputError("GITHUB_REPOSITORY is not set (run evalbot inside GitHub Actions)")
     gh = connect(settings)
     targets = resolve_pulls(gh, event)
-    if isinstance(targets, Skip):
-        return _skipped(env, "nothing to publish", targets.reason)
+    if isinstance(targets, str):  # nothing to publish: a stale run, no open pull request
+        return _skipped(env, "nothing to publish", targets)
     code = EXIT_OK
     cancelled: Cancelled | None = None
     for pull in targets:  # a workflow_run judges every open pull request of its head
@@ -586,12 +579,13 @@ def run_action(
         )
         if pull is not None:
             run = replace(run, side=_side(run, pull))
-        if cancelled is not None:  # stopped while judging an earlier one: not judged at all
-            code = max(code, publish_cancelled(run, cancelled))
-            continue
-        story = _Story(run)
-        code = max(code, story.execute())
-        cancelled = story.cancelled
+        try:
+            if cancelled is None:  # else stopped while judging an earlier one: not judged at all
+                code = max(code, _Story(run).settle())
+                continue
+        except Cancelled as stop:  # also while a failure was being published
+            cancelled = stop
+        code = max(code, publish_cancelled(run, cancelled))
     return code
 
 
@@ -629,11 +623,12 @@ def _moved_on(pull: PullRequestInfo, event: Event) -> str | None:
     return None
 
 
-def resolve_pulls(gh: GitHubClient, event: Event) -> Sequence[PullRequestInfo | None] | Skip:
+def resolve_pulls(gh: GitHubClient, event: Event) -> Sequence[PullRequestInfo | None] | str:
     """The pull requests a run judges, each checked to have the commit the results are for as
     its head (a run for an older head posts nothing: the run for the new head will). A
     ``pull_request`` run judges its own; a ``workflow_run`` every open one with that head, each
-    against its own base, so that no pull request chooses the plan another is judged by."""
+    against its own base, so that no pull request chooses the plan another is judged by; none:
+    why not."""
     if not event.on_pull_request:
         return [None]
     pulls: dict[int, PullRequestInfo] = {}
@@ -647,9 +642,8 @@ def resolve_pulls(gh: GitHubClient, event: Event) -> Sequence[PullRequestInfo | 
     problems = [_moved_on(pull, event) for pull in pulls.values()]
     targets = [p for p, why in zip(pulls.values(), problems, strict=True) if not why]
     if not targets:
-        return Skip(
-            next((why for why in problems if why), None)
-            or f"no open pull request has head commit {event.head_sha[:12]} (the run "
+        return next((why for why in problems if why), None) or (
+            f"no open pull request has head commit {event.head_sha[:12]} (the run "
             f"{event.run_id} that produced the results)"
         )
     return sorted(targets, key=lambda pull: pull.number)
@@ -664,16 +658,8 @@ class _Story:
         # writing to GitHub (the ticket, then the verdict): a refusal there is GitHub's, not the
         # input's, and ends the run with its own message (the CLI prints it) after the check
         self.writing = False
-        self.cancelled: Cancelled | None = None  # SIGTERM or SIGINT stopped it
 
-    def execute(self) -> int:
-        try:
-            return self._settle()
-        except Cancelled as cancelled:  # also while a failure was being published
-            self.cancelled = cancelled
-            return publish_cancelled(self.run, cancelled)
-
-    def _settle(self) -> int:
+    def settle(self) -> int:
         run = self.run
         try:
             outcome = self._tell()
@@ -788,7 +774,7 @@ def _judge(
     )
     at = run.clock().strftime("%Y-%m-%dT%H:%M:%SZ")
     new_state = next_state(earlier, comparison, decision, at=at)
-    record = None
+    look = None
     if head is not None:  # next_state added a look: this one
         look = replace(
             new_state.looks[-1],
@@ -800,14 +786,13 @@ def _judge(
             comment=comment,
         )
         new_state = replace(new_state, looks=(*new_state.looks[:-1], look))
-        record = Digest.of_look(look)
     return Verdict(
         comparison=comparison,
         decision=decision,
         plan=plan,
         baseline=baseline,
         state=new_state,
-        record=record,
+        look=look,
     )
 
 
@@ -836,8 +821,7 @@ def verdict_view(run: RunContext, verdict: Verdict) -> View:
     """The view the comment, the check and the job summary are rendered from, with its notes:
     where the baseline came from, the plan's, what the verdict was judged against."""
     s, event, plan = run.settings, run.event, verdict.plan
-    change = verdict.record.look.change if verdict.record and verdict.record.look else None
-    head = change or event.head_sha.lower()
+    head = verdict.look.change if verdict.look else event.head_sha.lower()
     earlier = distinct_looks(look for look in verdict.state.looks if look.change != head)
     notes = [verdict.baseline.description, *plan.notes]
     if event.on_pull_request:
@@ -899,19 +883,19 @@ def publish_verdict(run: RunContext, verdict: Verdict) -> int:
     title, check_summary = render_check(view)
     summary = render_summary(view, template=template)
     finish = {"title": title, "summary": check_summary}
-    comment = None
+    comment, look = None, verdict.look
     if side is not None:
-        side.finish(d.conclusion, digest=verdict.record or side.no_look(), **finish)
+        assert look is not None  # a pull request's run is a look
+        side.finish(d.conclusion, digest=Digest.of_look(look), **finish)
         comment = side.comment(text, says)
-    look = verdict.record.look if verdict.record else None
-    if side and not side.use_status and comment and look and look.comment != comment.id:
-        try:  # the record names the comment it was published in
-            named = Digest.of_look(replace(look, comment=comment.id))
-            side.finish(d.conclusion, digest=named, **finish)
-        except EvalbotError as error:
-            run.env.warning(f"the check's record does not name the comment ({error})")
-    if side is not None and side.read_only:
-        summary = f"> [!WARNING]\n> {FORK_WARNING}\n\n{summary}"
+        if not side.use_status and comment and look.comment != comment.id:
+            try:  # the record names the comment it was published in
+                named = Digest.of_look(replace(look, comment=comment.id))
+                side.finish(d.conclusion, digest=named, **finish)
+            except EvalbotError as error:
+                run.env.warning(f"the check's record does not name the comment ({error})")
+        if side.read_only:
+            summary = f"> [!WARNING]\n> {FORK_WARNING}\n\n{summary}"
     run.env.add_summary(summary)
     ci = c.difference.confidence_interval
     _outputs(
