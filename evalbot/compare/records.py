@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Literal
+from typing import Generic, Literal, TypeVar
 
 from evalbot.formats.model import Paired
 from evalbot.plan.config import Config
@@ -162,24 +162,12 @@ class SliceResult:
 @dataclass(frozen=True, kw_only=True)
 class SecondaryResult(Described):
     """A secondary metric: ``difference`` is the test a primary score would get (its own
-    interval, resamples and seed where sampled, each side's mean), ``adjusted_pvalue`` its
-    p-value Holm-adjusted over the secondaries."""
+    interval, resamples and seed where sampled, each side's mean: ``baseline_value``,
+    ``candidate_value``), ``adjusted_pvalue`` its p-value Holm-adjusted over the secondaries."""
 
     name: str
     difference: PairedMeanResult | BootstrapResult
     adjusted_pvalue: float
-
-    @property
-    def baseline(self) -> float:
-        return self.difference.baseline_value
-
-    @property
-    def candidate(self) -> float:
-        return self.difference.candidate_value
-
-    @property
-    def pvalue(self) -> PValue:
-        return self.difference.pvalue
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -258,33 +246,27 @@ class CostSide:
 
 
 @dataclass(frozen=True, kw_only=True)
-class CostResult:
-    """Cost on both sides and the paired bootstrap of the difference in cost per solved task
-    (``None`` unless both sides solved something)."""
-
-    baseline: CostSide
-    candidate: CostSide
-    difference: BootstrapResult | None
-
-
-@dataclass(frozen=True, kw_only=True)
 class F1Side:
     """Micro F1 of one run from its summed counts (``f1`` is ``None`` when
     ``2 tp + fp + fn == 0``)."""
 
+    f1: float | None
     tp: float
     fp: float
     fn: float
-    f1: float | None
+
+
+SideT = TypeVar("SideT", CostSide, F1Side)
 
 
 @dataclass(frozen=True, kw_only=True)
-class F1Result:
-    """Micro F1 on both sides and the paired bootstrap of its difference (``None`` when F1 is
-    undefined on a side)."""
+class BothRuns(Generic[SideT]):
+    """A measure of each run (cost, micro F1) and the paired bootstrap of its difference
+    (cost per solved task, F1; ``None`` when it is undefined on a side: nothing solved, no
+    count)."""
 
-    baseline: F1Side
-    candidate: F1Side
+    baseline: SideT
+    candidate: SideT
     difference: BootstrapResult | None
 
 
@@ -319,8 +301,8 @@ class Comparison(Described):
     repeats_baseline: RepeatsSide | None = None
     repeats_candidate: RepeatsSide | None = None
     clusters: ClusterResult | None = None
-    cost: CostResult | None = None
-    f1: F1Result | None = None
+    cost: BothRuns[CostSide] | None = None
+    f1: BothRuns[F1Side] | None = None
     bootstrap: BootstrapResult | None = None
     resamples: int = RESAMPLES  # the plan's bootstrap settings, wherever evalbot resamples
     seed: int = SEED

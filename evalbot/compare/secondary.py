@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from evalbot.compare.primary import plan_bootstrap, score_test
-from evalbot.compare.records import CostResult, CostSide, F1Result, F1Side, SecondaryResult
+from evalbot.compare.records import BothRuns, CostSide, F1Side, SecondaryResult
 from evalbot.errors import InputError
 from evalbot.formats.model import FloatArray, Paired
 from evalbot.plan.config import Config
@@ -94,7 +94,7 @@ def _cost_side(paired: Paired, raw: FloatArray, cost: FloatArray, values: FloatA
     )
 
 
-def compute_cost(paired: Paired, config: Config) -> CostResult | None:
+def compute_cost(paired: Paired, config: Config) -> BothRuns[CostSide] | None:
     """Total cost and cost per solved task on both sides, when both carry per-item ``cost``.
 
     Cost per solved task is ``sum(cost) / sum(passed)`` over the items; its difference gets a
@@ -118,7 +118,7 @@ def compute_cost(paired: Paired, config: Config) -> CostResult | None:
             clusters=paired.clusters,
             metric=ratio_metric("cost", "solved", name="cost/solved"),
         )
-    return CostResult(baseline=baseline, candidate=candidate, difference=difference)
+    return BothRuns(baseline=baseline, candidate=candidate, difference=difference)
 
 
 def _f1_columns(paired: Paired, names: tuple[str, str, str], side: str) -> dict[str, FloatArray]:
@@ -139,10 +139,10 @@ def _f1_columns(paired: Paired, names: tuple[str, str, str], side: str) -> dict[
 def _f1_side(columns: dict[str, FloatArray]) -> F1Side:
     tp, fp, fn = (float(columns[k].sum()) for k in ("tp", "fp", "fn"))
     denominator = 2 * tp + fp + fn
-    return F1Side(tp=tp, fp=fp, fn=fn, f1=2 * tp / denominator if denominator > 0 else None)
+    return F1Side(f1=2 * tp / denominator if denominator > 0 else None, tp=tp, fp=fp, fn=fn)
 
 
-def compute_f1(paired: Paired, config: Config) -> F1Result | None:
+def compute_f1(paired: Paired, config: Config) -> BothRuns[F1Side] | None:
     """Micro F1 from the per-item counts named by ``f1:`` and the paired bootstrap of its
     difference (``f1_metric``: ``2 TP / (2 TP + FP + FN)`` on the resampled totals)."""
     if config.f1 is None:
@@ -155,4 +155,4 @@ def compute_f1(paired: Paired, config: Config) -> F1Result | None:
         difference = plan_bootstrap(
             base_cols, cand_cols, config, clusters=paired.clusters, metric=f1_metric()
         )
-    return F1Result(baseline=baseline, candidate=candidate, difference=difference)
+    return BothRuns(baseline=baseline, candidate=candidate, difference=difference)

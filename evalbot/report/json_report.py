@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping
+from dataclasses import asdict
 from typing import Any, TypeVar
 
 from evalbot import __version__
 from evalbot.compare import records
-from evalbot.compare.records import Comparison, CostResult, F1Result, RepeatsSide, Side, SliceResult
+from evalbot.compare.records import BothRuns, Comparison, RepeatsSide, Side, SliceResult
 from evalbot.plan.policy import Decision, Reason
 from evalbot.report.numbers import word_pvalue
 from evalbot.report.words import word_disclosure, word_plan, word_reason, word_reasons
@@ -124,8 +125,13 @@ def _report(c: Comparison, decision: Decision) -> JSONObject:
             "baseline": _maybe(_repeats, c.repeats_baseline),
             "candidate": _maybe(_repeats, c.repeats_candidate),
         },
-        "cost_per_solved": _maybe(_cost, c.cost),
-        "f1": _maybe(_f1, c.f1),
+        "cost_per_solved": _maybe(_both_runs, c.cost),
+        "f1": None
+        if c.f1 is None
+        else {
+            "method": "micro F1 = 2 TP / (2 TP + FP + FN) on the summed per-item counts",
+            **_both_runs(c.f1),
+        },
     }
 
 
@@ -234,7 +240,8 @@ def _secondary(c: Comparison) -> list[JSONObject]:
     return [
         {
             "metric": m.name,
-            **pick(m, "baseline", "candidate"),
+            "baseline": m.difference.baseline_value,
+            "candidate": m.difference.candidate_value,
             **_estimate(m.difference),
             **pick(m, "method", "interval"),
             "confidence": m.difference.confidence_level,
@@ -290,21 +297,12 @@ def _resampled_difference(diff: BootstrapResult) -> JSONObject:
     }
 
 
-def _cost(cost: CostResult) -> JSONObject:
-    names = ("total_cost", "solved", "cost_per_solved", "items_without_cost")
+def _both_runs(found: BothRuns[Any]) -> JSONObject:
+    """Each run's measure (its fields, in order) and the bootstrap of their difference."""
     return {
-        "baseline": pick(cost.baseline, *names),
-        "candidate": pick(cost.candidate, *names),
-        "difference": _maybe(_resampled_difference, cost.difference),
-    }
-
-
-def _f1(f1: F1Result) -> JSONObject:
-    return {
-        "method": "micro F1 = 2 TP / (2 TP + FP + FN) on the summed per-item counts",
-        "baseline": pick(f1.baseline, "f1", "tp", "fp", "fn"),
-        "candidate": pick(f1.candidate, "f1", "tp", "fp", "fn"),
-        "difference": _maybe(_resampled_difference, f1.difference),
+        "baseline": asdict(found.baseline),
+        "candidate": asdict(found.candidate),
+        "difference": _maybe(_resampled_difference, found.difference),
     }
 
 

@@ -398,8 +398,8 @@ def _secondary_rows(c: Comparison) -> list[SecondaryRow]:
     return [
         SecondaryRow(
             name=m.name,
-            baseline=Markdown(f"{m.baseline:.4g}"),
-            candidate=Markdown(f"{m.candidate:.4g}"),
+            baseline=Markdown(f"{m.difference.baseline_value:.4g}"),
+            candidate=Markdown(f"{m.difference.candidate_value:.4g}"),
             effect=format_effect(
                 m.difference.statistic, *m.difference.confidence_interval, percent=False
             ),

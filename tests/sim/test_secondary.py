@@ -37,7 +37,7 @@ def rates(config: Config, rng: np.random.Generator, n: int, r: int) -> tuple[flo
     single = family = 0
     for _ in range(r):
         found = compute_secondary(draw(rng, n), config, clusters=None)
-        single += sum(m.pvalue.reportable <= ALPHA for m in found)
+        single += sum(m.difference.pvalue.reportable <= ALPHA for m in found)
         family += any(m.adjusted_pvalue <= ALPHA for m in found)
     return single / (2 * r), family / r
 

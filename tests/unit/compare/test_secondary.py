@@ -43,13 +43,16 @@ def test_tiny_secondary_is_the_exact_sign_flip() -> None:
     assert found.interval == "sign-flip"
     assert diff.n_resamples == 0 and diff.seed is None  # nothing sampled
     assert diff.statistic == pytest.approx(9 / 5)
-    assert found.pvalue.value == pytest.approx(3 / 16, rel=1e-12)
-    assert found.pvalue.kind == "exact"
+    assert found.difference.pvalue.value == pytest.approx(3 / 16, rel=1e-12)
+    assert found.difference.pvalue.kind == "exact"
     # one secondary: Holm leaves it as it is
     assert found.adjusted_pvalue == pytest.approx(3 / 16, rel=1e-12)
     # the interval inverts the same test: p = 0.1875 > 0.05, so it holds 0
     assert diff.confidence_interval.low < 0 < diff.confidence_interval.high
-    assert (found.baseline, found.candidate) == (pytest.approx(30.0), pytest.approx(31.8))
+    assert (found.difference.baseline_value, found.difference.candidate_value) == (
+        pytest.approx(30.0),
+        pytest.approx(31.8),
+    )
 
 
 def test_tiny_secondary_all_one_way_reaches_the_floor() -> None:
@@ -59,7 +62,7 @@ def test_tiny_secondary_all_one_way_reaches_the_floor() -> None:
     cand = base + 1.0
     assert enumerated_sign_flip([1] * 6) == Fraction(1, 32)
     (found,) = compute_secondary({"x": (base, cand)}, Config(), clusters=None)
-    assert found.pvalue.value == pytest.approx(1 / 32, rel=1e-12)
+    assert found.difference.pvalue.value == pytest.approx(1 / 32, rel=1e-12)
     assert found.difference.confidence_interval.low > 0
 
 
@@ -75,7 +78,7 @@ def test_large_secondary_is_the_paired_t() -> None:
     assert found.method == "paired t"
     assert found.interval == "t"
     reference = stats.ttest_rel(cand, base)
-    assert found.pvalue.value == pytest.approx(reference.pvalue, rel=1e-9)
+    assert found.difference.pvalue.value == pytest.approx(reference.pvalue, rel=1e-9)
     # the t interval: mean +- t_{n-1, 0.975} sd / sqrt(n) (scipy's quantile)
     d = cand - base
     half = stats.t.ppf(0.975, n - 1) * d.std(ddof=1) / np.sqrt(n)
@@ -96,10 +99,10 @@ def test_clustered_secondary_is_the_cluster_sign_flip() -> None:
     expected = enumerated_sign_flip(totals)
     assert found.difference.method == "exact cluster sign-flip"
     assert found.interval == "cluster-sign-flip"
-    assert found.pvalue.value == pytest.approx(float(expected), rel=1e-12)
+    assert found.difference.pvalue.value == pytest.approx(float(expected), rel=1e-12)
     # the items' own sign-flip would treat the 12 items as independent: a smaller p
     (items,) = compute_secondary({"m": (base, cand)}, Config(), clusters=None)
-    assert items.pvalue.value < found.pvalue.value
+    assert items.difference.pvalue.value < found.difference.pvalue.value
 
 
 def test_holm_over_the_tests_p_values() -> None:
@@ -118,7 +121,7 @@ def test_holm_over_the_tests_p_values() -> None:
     ]
     assert raw[0] == pytest.approx(2 / 256)
     for name, p in zip(names, raw, strict=True):
-        assert found[name].pvalue.value == pytest.approx(p, rel=1e-12)
+        assert found[name].difference.pvalue.value == pytest.approx(p, rel=1e-12)
     adjusted = multipletests(raw, method="holm")[1]
     for name, value in zip(names, adjusted, strict=True):
         assert found[name].adjusted_pvalue == pytest.approx(value, rel=1e-12)
