@@ -108,7 +108,7 @@ def _report(c: Comparison, decision: Decision) -> JSONObject:
             "conclusion": decision.conclusion,
             "warnings": word_reasons(decision.warnings),
         },
-        "decision": decision_json(decision, c),
+        "decision": _decision(decision, c),
         "churn": None
         if c.churn is None
         else pick(c.churn, "discordant", "net", "net_rate", "churn"),
@@ -319,13 +319,8 @@ def reason_json(reason: Reason) -> JSONObject:
     }
 
 
-def decision_json(decision: Decision, comparison: Comparison) -> JSONObject:
-    """Everything in the Decision on this comparison as JSON-ready values."""
-    data: JSONObject = _json(_decision(decision, comparison))
-    return data
-
-
 def _decision(d: Decision, c: Comparison) -> JSONObject:
+    """Everything in the Decision on this comparison."""
     agreement, planned = d.agreement, d.planned
     policy, plan = d.config.policy, d.config
     return {

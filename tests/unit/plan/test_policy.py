@@ -24,7 +24,7 @@ from evalbot.pairing.pair import pair
 from evalbot.plan.config import Config, parse_config
 from evalbot.plan.ledger import Look, State, parse_state, render_state
 from evalbot.plan.policy import Decision, analysed_items, evaluate, next_state
-from evalbot.report.json_report import decision_json
+from evalbot.report.json_report import build_json
 from evalbot.report.words import word_disclosure, word_plan, word_reasons
 from tests.power_reference import scipy_power
 
@@ -441,7 +441,7 @@ def test_truth_table(row: Row, tmp_path: Path) -> None:
     words = word_reasons(decision.reasons)
     assert any(row.reason in reason for reason in words), words
     assert decision.policy_ok == (not decision.violations)
-    json.dumps(decision_json(decision, comparison), allow_nan=False)  # always JSON-ready
+    json.dumps(build_json(comparison, decision)["decision"], allow_nan=False)  # always JSON-ready
 
 
 def test_plan_note_and_numbers(tmp_path: Path) -> None:
