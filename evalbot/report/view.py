@@ -300,12 +300,12 @@ def build_view(
         history=list(history),
         notes=tuple(notes),
         clusters_note=words.clusters_note(c, scale),
-        cost_note=words.cost_note(c, verdict["confidence"]),
-        f1_note=words.f1_note(c, verdict["confidence"]),
+        cost_note=None if c.cost is None else words.cost_note(c.cost, verdict["confidence"]),
+        f1_note=None if c.f1 is None else words.f1_note(c.f1, verdict["confidence"]),
         repeats_notes=[words.repeats_note(side, rep, scale) for side, rep in repeat_sides],
         inputs=_input_rows(inputs),
         glossary_url=Markdown(GLOSSARY_URL),
-        effect_size_note=words.effect_size_note(c),
+        effect_size_note=None if c.effect_size is None else words.effect_size_note(c.effect_size),
         bootstrap_note=words.bootstrap_note(c, scale),
         difference_method=words.difference_method(c),
         not_evaluated=words.not_evaluated_line(c, decision),
@@ -326,16 +326,14 @@ def _sides(c: Comparison, scale: Scale) -> dict[str, Any]:
 
 def _table(c: Comparison) -> dict[str, Any]:
     """The paired 2x2 table and its net and churn lines (none for scores)."""
-    t = c.table
-    if t is None:
+    t, churn = c.table, c.churn
+    if t is None or churn is None:
         return {"table": None, "net": EMPTY, "churn": EMPTY}
-    net, share = t.fixed - t.broken, t.discordant / t.items * 100 if t.items else 0.0
+    changed = f"{churn.discordant} {plural(churn.discordant, 'items')} changed"
     return {
         "table": {key: getattr(t, key) for key in ("both_pass", "fixed", "broken", "both_fail")},
-        "net": Markdown(f"{net:+d} {plural(net, 'items')}"),
-        "churn": Markdown(
-            f"{t.discordant} {plural(t.discordant, 'items')} changed ({share:.1f} %)"
-        ),
+        "net": Markdown(f"{churn.net:+d} {plural(churn.net, 'items')}"),
+        "churn": Markdown(f"{changed} ({churn.churn * 100:.1f} %)"),
     }
 
 

@@ -13,7 +13,7 @@ from collections import defaultdict
 from collections.abc import Callable
 from typing import Any
 
-from evalbot.compare.records import Comparison, RepeatsSide
+from evalbot.compare.records import BothRuns, Comparison, CostSide, F1Side, RepeatsSide
 from evalbot.plan.policy import Decision, PlannedSize, Reason
 from evalbot.report import text as md
 from evalbot.report.numbers import (
@@ -33,7 +33,7 @@ from evalbot.report.numbers import (
 )
 from evalbot.report.text import EMPTY, Markdown, short_id
 from evalbot.stats.bootstrap import BootstrapResult
-from evalbot.stats.paired_mean import PairedMeanResult
+from evalbot.stats.paired_mean import EffectSizeResult, PairedMeanResult
 
 # ---- the reasons ----------------------------------------------------------------------------
 
@@ -451,11 +451,8 @@ def bootstrap_note(c: Comparison, scale: Scale) -> Markdown | None:
     )
 
 
-def effect_size_note(c: Comparison) -> Markdown | None:
+def effect_size_note(size: EffectSizeResult) -> Markdown:
     """Cohen's d_z beside a difference of numeric scores."""
-    size = c.effect_size
-    if size is None:
-        return None
     if not math.isfinite(size.statistic):
         return Markdown("**Effect size:** d_z is undefined (the per-item differences do not vary).")
     ci = size.confidence_interval
@@ -504,10 +501,8 @@ def _difference_text(diff: BootstrapResult, confidence: str, digits: str = ".4g"
     return text + ")"
 
 
-def cost_note(c: Comparison, confidence: str) -> Markdown | None:
-    cost = c.cost
-    if cost is None:
-        return None
+def cost_note(cost: BothRuns[CostSide], confidence: str) -> Markdown:
+    """Each run's total cost and, when something was solved, the cost per solved task."""
     b, k = cost.baseline, cost.candidate
     total = f"total cost {b.total_cost:.4g} → {k.total_cost:.4g}"
     if b.items_without_cost + k.items_without_cost:
@@ -520,10 +515,8 @@ def cost_note(c: Comparison, confidence: str) -> Markdown | None:
     return Markdown(f"{per}; {total}.")
 
 
-def f1_note(c: Comparison, confidence: str) -> Markdown | None:
-    f1 = c.f1
-    if f1 is None:
-        return None
+def f1_note(f1: BothRuns[F1Side], confidence: str) -> Markdown:
+    """Each run's micro F1 and the bootstrap of its difference."""
     text = (
         f"**Micro F1** (from per-item TP/FP/FN): {maybe(f1.baseline.f1, '{:.3f}')} → "
         f"{maybe(f1.candidate.f1, '{:.3f}')}"
