@@ -18,7 +18,7 @@ from typing import Any, Final
 import msgspec
 import numpy as np
 import numpy.typing as npt
-from msgspec import UNSET
+from msgspec import UNSET, UnsetType
 
 from evalbot.errors import InputError
 from evalbot.formats.builder import show
@@ -297,9 +297,12 @@ def read_rows(
 
 
 @lru_cache(maxsize=32)
-def _decoder(keys: tuple[str, ...], only: bool) -> msgspec.json.Decoder[Any]:
-    """Rows of ``keys`` (``only``: a row with any other key is refused)."""
-    fields = [(f"f{i}", Any, UNSET) for i in range(len(keys))]
+def _decoder(keys: tuple[str, ...], only: bool, lacks: int = 0) -> msgspec.json.Decoder[Any]:
+    """Rows of ``keys`` (``only``: a row with any other key is refused; ``lacks``: a row with
+    any of the last ``lacks`` keys is refused)."""
+    fields = [
+        (f"f{i}", Any if i < len(keys) - lacks else UnsetType, UNSET) for i in range(len(keys))
+    ]
     rename = {f"f{i}": key for i, key in enumerate(keys)}
     row = msgspec.defstruct("Row", fields, rename=rename, gc=False, forbid_unknown_fields=only)
     return msgspec.json.Decoder(row)
@@ -307,9 +310,10 @@ def _decoder(keys: tuple[str, ...], only: bool) -> msgspec.json.Decoder[Any]:
 
 class _Reader:
     """Chunks of one file read into columns (see :func:`read_rows`): each decoded in one call
-    when each line holds one object and none is too long, else line by line. Three decoders:
+    when each line holds one object and none is too long, else line by line. Four decoders:
     rows holding the keys always read and no other (the first tried: nothing else to look at),
-    rows holding the keys read and no other (the ones checked for repeated keys), any rows."""
+    rows holding the keys read and no other (the ones checked for repeated keys), rows holding
+    none of the other keys read (only the keys always read are looked at), any rows."""
 
     def __init__(
         self,
@@ -323,6 +327,7 @@ class _Reader:
             source, keys, always, paths, max_line
         )  # fmt: skip
         self.bare, self.only = _decoder(keys[:always], True), _decoder(keys, True)
+        self.skim = _decoder(keys, False, len(keys) - always)
         self.decoder = _decoder(keys, False)
         self.getters = [operator.attrgetter(f"f{i}") for i in range(len(keys))]
         self.columns: dict[str, list[Any] | None] = dict.fromkeys(keys)
@@ -338,9 +343,9 @@ class _Reader:
             rows, lines, decoder = self._line_by_line(bytes(chunk).split(b"\n"), first)
         else:
             (rows, decoder), lines = decoded, np.arange(first, first + len(breaks) + 1)
-        present = self._add(rows, decoder is self.bare)
+        present = self._add(rows, decoder is self.bare or decoder is self.skim)
         self._number(lines)
-        if decoder is not self.decoder:
+        if decoder is self.bare or decoder is self.only:
             self._check_repeats(bytes(chunk), first, present)
         return first + len(breaks) + 1
 
@@ -352,7 +357,7 @@ class _Reader:
         starts = octets[np.minimum(breaks + 1, len(octets) - 1)] == ord("{")
         if longest > self.max_line or octets[:1].tolist() != [ord("{")] or not starts.all():
             return None
-        for decoder in (self.bare, self.only, self.decoder):
+        for decoder in (self.bare, self.only, self.skim, self.decoder):
             try:
                 rows = decoder.decode_lines(chunk)
             except (msgspec.DecodeError, RecursionError):

@@ -323,8 +323,8 @@ def counting(monkeypatch: pytest.MonkeyPatch) -> tuple[list[Counted], list[str]]
     reparsed: list[str] = []
     original, decode = jsontext._decoder, jsontext._Parse.decode
 
-    def make(keys: tuple[str, ...], only: bool) -> Counted:
-        made.append(Counted(original(keys, only)))
+    def make(keys: tuple[str, ...], only: bool, lacks: int = 0) -> Counted:
+        made.append(Counted(original(keys, only, lacks)))
         return made[-1]
 
     def spy(self: Any, text: str, where: str, *, lines: bool = False) -> Any:
@@ -360,7 +360,30 @@ def test_flat_rows_are_decoded_once_a_chunk_at_a_time(monkeypatch: pytest.Monkey
     monkeypatch.setattr(jsontext, "CHUNK", len(data) // 3)
     assert len(parse(data, source="r.jsonl", options=ReadOptions())) == 3000
     # the keys always read and no other: the first decoder tried reads them
-    assert [(d.calls, d.rows) for d in made] == [(3, 3000), (0, 0), (0, 0)]
+    assert [(d.calls, d.rows) for d in made] == [(3, 3000), (0, 0), (0, 0), (0, 0)]
+    assert reparsed == []
+
+
+def test_rows_without_the_optional_keys_are_read_for_the_keys_always_read(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    made, reparsed = counting(monkeypatch)
+    lines = [b'{"id": "q%04d", "passed": true, "model": "m"}\n' % i for i in range(3000)]
+    lines[2500] = b'{"id": "q2500", "passed": true, "model": "m", "score": 0.5}\n'
+    data = b"".join(lines)
+    monkeypatch.setattr(jsontext, "CHUNK", len(data) // 3)
+    rows = jsontext.read_rows(
+        jsontext.chunks(data),
+        source="r.jsonl",
+        keys=["id", "passed"],
+        optional=["score"],
+        max_line=100,
+    )
+    # a field not read, no optional key: the decoder refusing those reads the chunk, and only
+    # the columns of the keys always read are taken from its rows
+    assert [d.calls for d in made] == [0, 0, 2, 1] and sum(d.rows for d in made) == 3000
+    score = rows.columns["score"]
+    assert score is not None and score.count(0.5) == 1 and score[2500] == 0.5
     assert reparsed == []
 
 
