@@ -64,15 +64,16 @@ def as_choice(value: object, name: str, choices: Collection[str]) -> str:
     return value
 
 
-def as_float_vector(value: object, name: str) -> FloatArray:
-    """Return ``value`` as a finite, one-dimensional float64 array or raise ``ValueError``."""
+def as_float_vector(value: object, name: str, *, finite: bool = True) -> FloatArray:
+    """Return ``value`` as a one-dimensional float64 array, finite unless ``finite`` is False,
+    or raise ``ValueError``."""
     try:
         arr = np.asarray(value, dtype=np.float64)
     except (TypeError, ValueError):
         raise ValueError(f"`{name}` must be a one-dimensional array of numbers.") from None
     if arr.ndim != 1:
         raise ValueError(f"`{name}` must be one-dimensional; got an array of shape {arr.shape}.")
-    if not np.all(np.isfinite(arr)):
+    if finite and not np.all(np.isfinite(arr)):
         bad = int(np.flatnonzero(~np.isfinite(arr))[0])
         raise ValueError(f"`{name}` must be finite; got {arr[bad]!r} at index {bad}.")
     return arr

@@ -19,6 +19,7 @@ import math
 from dataclasses import dataclass
 from typing import Literal
 
+from evalbot.stats._validation import as_probability
 from evalbot.stats.intervals import ConfidenceInterval
 from evalbot.stats.pvalue import PValue, exact_pvalue
 
@@ -118,9 +119,7 @@ def interval_agreement(
     (False, 'interval_only', 'up')
     """
     detail = pvalue if isinstance(pvalue, PValue) else exact_pvalue(float(pvalue))
-    a = float(alpha)
-    if not (0.0 < a < 1.0):
-        raise ValueError(f"`alpha` must be in (0, 1); got {alpha!r}.")
+    a = as_probability(alpha, "alpha")
     low, high = (float(x) for x in confidence_interval)
     if math.isnan(low) or math.isnan(high) or low > high:
         raise ValueError(f"`confidence_interval` must be (low, high); got {confidence_interval!r}.")

@@ -35,9 +35,9 @@ import numpy.typing as npt
 from evalbot.stats._validation import (
     FloatArray,
     as_choice,
-    as_count,
     as_float_vector,
     as_probability,
+    as_resampling,
 )
 from evalbot.stats.clusters import cluster_codes, paired_values_iv
 from evalbot.stats.intervals import ConfidenceInterval, bisect
@@ -404,12 +404,9 @@ def _jackknife(
 def _common_iv(
     n_resamples: object, confidence_level: object, seed: object, method: object
 ) -> Settings:
-    return Settings(
-        as_count(n_resamples, "n_resamples", minimum=1),
-        as_probability(confidence_level, "confidence_level"),
-        as_count(seed, "seed"),
-        cast(BootstrapMethod, as_choice(method, "method", BOOTSTRAP_METHODS)),
-    )
+    b, s = as_resampling(n_resamples, seed)
+    cl = as_probability(confidence_level, "confidence_level")
+    return Settings(b, cl, s, cast(BootstrapMethod, as_choice(method, "method", BOOTSTRAP_METHODS)))
 
 
 def paired_bootstrap_mean(

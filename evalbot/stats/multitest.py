@@ -8,19 +8,14 @@ from typing import Literal, cast
 import numpy as np
 import numpy.typing as npt
 
-from evalbot.stats._validation import FloatArray, as_choice, as_probability
+from evalbot.stats._validation import FloatArray, as_choice, as_float_vector, as_probability
 from evalbot.vocabulary import ALPHA
 
 AdjustMethod = Literal["bh", "holm"]
 
 
 def _pvalues_iv(pvalues: object) -> FloatArray:
-    try:
-        p = np.asarray(pvalues, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise ValueError("`pvalues` must be a one-dimensional array of numbers.") from None
-    if p.ndim != 1:
-        raise ValueError(f"`pvalues` must be one-dimensional; got an array of shape {p.shape}.")
+    p = as_float_vector(pvalues, "pvalues", finite=False)
     bad = np.flatnonzero(~((p >= 0.0) & (p <= 1.0)))
     if bad.size:
         i = int(bad[0])
