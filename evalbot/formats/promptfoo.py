@@ -143,10 +143,8 @@ def parse_probe(probe: Probe, options: ReadOptions) -> Results:
         raise UnreadableError(
             f"{source}: no `results.results` list of rows (is this promptfoo output?)"
         )
-    rows: list[tuple[str, Mapping[str, Any]]] = []
-    for number, row in enumerate(results, start=1):
-        where = f"{source}: result {number}"
-        rows.append((where, an_object(row, where, "expected an object per result")))
+    numbered = ((f"{source}: result {n}", row) for n, row in enumerate(results, start=1))
+    rows = [(w, an_object(row, w, "expected an object per result")) for w, row in numbered]
     several_providers = len({_provider(r) for _, r in rows}) > 1
     several_prompts = len({_prompt(r) for _, r in rows}) > 1
     keyed = []

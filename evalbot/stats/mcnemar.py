@@ -159,14 +159,13 @@ def mcnemar(fixed: int, broken: int, *, method: str = "exact") -> McNemarResult:
     b, c, m = _mcnemar_iv(fixed, broken, method)
     n = b + c
     if n == 0:
-        return McNemarResult(statistic=0.0, pvalue=P_ONE, method=m, fixed=b, broken=c)
-    if m == "asymptotic":
-        stat = max(0, abs(b - c) - 1) ** 2 / n
+        stat, detail = 0.0, P_ONE
+    elif m == "asymptotic":
+        stat = float(max(0, abs(b - c) - 1) ** 2 / n)
         detail = asymptotic_pvalue(stat)  # the chi-squared(1) survival function
-        return McNemarResult(statistic=float(stat), pvalue=detail, method=m, fixed=b, broken=c)
-    k = min(b, c)
-    detail = _two_sided_binomial_half(k, n, midp=(m == "midp"))
-    return McNemarResult(statistic=float(b), pvalue=detail, method=m, fixed=b, broken=c)
+    else:
+        stat, detail = float(b), _two_sided_binomial_half(min(b, c), n, midp=(m == "midp"))
+    return McNemarResult(statistic=stat, pvalue=detail, method=m, fixed=b, broken=c)
 
 
 def mcnemar_smallest_pvalue(discordant: int, *, method: str = "exact") -> PValue:
