@@ -97,13 +97,13 @@ def _check_name(archive: str, name: str) -> None:
         raise InputError(f"{archive}: member {show(name)} has a NUL byte in its name")
 
 
-def central_directory(data: bytes) -> tuple[int, int, int] | None:
+def central_directory(data: bytes) -> tuple[int, int, int]:
     """(declared entry count, start, end) of the central directory, read from the end record
-    (ZIP64's when present), or ``None`` when there is no end record (:mod:`zipfile` then
+    (ZIP64's when present), or ``(0, 0, 0)`` when there is no end record (:mod:`zipfile` then
     reports the archive as invalid). Costs one backwards search over the last 64 KiB."""
     at = data.rfind(_EOCD, max(0, len(data) - _EOCD_SIZE - _MAX_COMMENT))
     if at < 0 or at + _EOCD_SIZE > len(data):
-        return None
+        return 0, 0, 0
     entries, size = struct.unpack_from("<HI", data, at + 10)
     end = at
     locator = at - _ZIP64_LOCATOR_SIZE
@@ -123,13 +123,11 @@ class Archive:
     def __init__(self, data: bytes, *, source: str, budget: ArchiveBudget) -> None:
         self.source = source
         self.budget = budget
-        directory = central_directory(data)
-        if directory is not None:
-            declared, start, end = directory
-            budget.check_count(source, declared)
-            # Every entry starts with this signature: counting them bounds what zipfile would
-            # build, whatever the end record claims.
-            budget.check_count(source, data.count(_CENTRAL_ENTRY, start, end))
+        declared, start, end = central_directory(data)
+        budget.check_count(source, declared)
+        # Every entry starts with this signature: counting them bounds what zipfile would build,
+        # whatever the end record claims.
+        budget.check_count(source, data.count(_CENTRAL_ENTRY, start, end))
         import zipfile  # here: only a ZIP input needs it (start-up time)
 
         try:
