@@ -41,7 +41,6 @@ from evalbot.github.baseline import Found, Search, find_baseline_run
 from evalbot.github.checks import (
     FORK_WARNING,
     PullRequestSide,
-    check_name,
     earlier_looks,
     eval_workflow,
 )
@@ -96,13 +95,12 @@ Clock = Callable[[], datetime]
 
 @dataclass(frozen=True, kw_only=True)
 class RunContext:
-    """One run's givens: settings, event, IO ports, the pull request and the check.
+    """One run's givens: settings, event, IO ports and the pull request's side.
 
-    ``pull`` is the pull request judged as GitHub has it now (both pull request modes);
-    ``side`` writes the check run (a commit status with a personal token) on its head commit
-    and evalbot's comment in pull request modes; ``None`` on a push or a dispatch. In a
-    ``workflow_run`` job ``event`` names ``pull``, its number and its base (see
-    :func:`run_action`).
+    ``side`` holds the pull request judged as GitHub has it now (both pull request modes) and
+    writes the check run (a commit status with a personal token) on its head commit and
+    evalbot's comment; ``None`` on a push or a dispatch. In a ``workflow_run`` job ``event``
+    names that pull request, its number and its base (see :func:`run_action`).
     """
 
     settings: Settings
@@ -111,15 +109,7 @@ class RunContext:
     env: ActionsEnv
     files: Workspace
     clock: Clock
-    pull: PullRequestInfo | None = None
     side: PullRequestSide | None = None
-
-    @property
-    def check_name(self) -> str:
-        """The check's name: the comparison's, with the base when it is not the default branch
-        (:func:`evalbot.github.checks.check_name`)."""
-        default = self.pull.default_branch if self.pull else None
-        return check_name(self.settings.name, self.event.base_ref, default)
 
     @property
     def candidate_run_url(self) -> str | None:
@@ -574,11 +564,9 @@ def run_action(
             judged = replace(
                 event, pull_number=pull.number, base_sha=pull.base_sha, base_ref=pull.base_ref
             )
-        run = RunContext(
-            settings=settings, event=judged, gh=gh, env=env, files=files, clock=clock, pull=pull
-        )
+        run = RunContext(settings=settings, event=judged, gh=gh, env=env, files=files, clock=clock)
         if pull is not None:
-            run = replace(run, side=_side(run, pull))
+            run = replace(run, side=PullRequestSide(gh, env, settings, event=judged, pull=pull))
         try:
             if cancelled is None:  # else stopped while judging an earlier one: not judged at all
                 code = max(code, _Story(run).settle())
@@ -594,20 +582,6 @@ def _skipped(env: ActionsEnv, what: str, reason: str) -> int:
     env.add_summary(md.format("### evalbot: {}\n\n{}\n", Markdown(what), reason))
     env.set_output("conclusion", "skipped")
     return EXIT_OK
-
-
-def _side(run: RunContext, pull: PullRequestInfo) -> PullRequestSide:
-    """What is written on one pull request: its check named for its base, its ``external_id``
-    naming the base and the plan it is judged against."""
-    return PullRequestSide(
-        run.gh,
-        run.env,
-        run.settings,
-        event=run.event,
-        pull=pull,
-        name=run.check_name,
-        tag=f":{run.event.base_sha or ''}:{run.event.base_ref or ''}",
-    )
 
 
 def _moved_on(pull: PullRequestInfo, event: Event) -> str | None:
@@ -796,8 +770,8 @@ def _judge(
     )
 
 
-def _judged_against(run: RunContext, plan: Plan) -> Markdown:
-    """What the verdict is about: the base and the plan read there."""
+def _judged_against(run: RunContext, plan: Plan, check: str) -> Markdown:
+    """What the verdict is about: the base and the plan read there, and the check's name."""
     what = (
         md.format("the plan {} (blob {})", md.code(run.settings.config), md.code(plan.blob[:7]))
         if plan.blob
@@ -808,7 +782,7 @@ def _judged_against(run: RunContext, plan: Plan) -> Markdown:
         md.code(run.event.base_ref or ""),
         md.code((run.event.base_sha or "")[:7]),
         what,
-        md.code(run.check_name),
+        md.code(check),
     )
 
 
@@ -824,8 +798,8 @@ def verdict_view(run: RunContext, verdict: Verdict) -> View:
     head = verdict.look.change if verdict.look else event.head_sha.lower()
     earlier = distinct_looks(look for look in verdict.state.looks if look.change != head)
     notes = [verdict.baseline.description, *plan.notes]
-    if event.on_pull_request:
-        notes.append(_judged_against(run, plan))
+    if run.side is not None:  # a pull request
+        notes.append(_judged_against(run, plan, run.side.name))
     if s.name != "evalbot":
         notes.append(md.format("Comparison {}.", md.code(s.name)))
     return build_view(

@@ -61,8 +61,9 @@ _STATUS_STATES = {
 class PullRequestSide:
     """The pull request ``pull`` one run judges, as that run writes on it: a check run (an App's
     token) or, when check runs are refused (a personal token), a commit status, named after the
-    comparison, on the head commit; and evalbot's sticky comment. ``read_only`` when a fork's
-    token may not write.
+    comparison (:func:`check_name`: ``name``, naming the base when it is not the default
+    branch), on the head commit; and evalbot's sticky comment. ``read_only`` when a fork's token
+    may not write.
 
     :meth:`start` takes the run's ticket (the in-progress check run, or a pending status) and
     learns evalbot's :class:`Identity`; :meth:`finish` completes it with the run's record, the
@@ -78,12 +79,12 @@ class PullRequestSide:
         *,
         event: Event,
         pull: PullRequestInfo,
-        name: str,
-        tag: str = "",
     ) -> None:
         self.gh, self._env, self.settings = gh, env, settings
-        self.event, self.pull = event, pull
-        self._sha, self._name, self._tag = event.head_sha, name, tag
+        self.event, self.pull, self._sha = event, pull, event.head_sha
+        self.name = check_name(settings.name, event.base_ref, pull.default_branch)
+        # the check run's ``external_id`` names the base and the plan it is judged against
+        self._tag = f":{event.base_sha or ''}:{event.base_ref or ''}"
         # a ``pull_request`` run from a fork: its token may be read-only
         self._fork = event.is_fork and event.mode == "pull_request"
         self._check_id: int | None = None
@@ -107,7 +108,7 @@ class PullRequestSide:
 
     def _status(self, state: str, description: str) -> CommitStatus:
         return self.gh.create_commit_status(
-            self._sha, state, self._name, description, target_url=self.settings.run_url
+            self._sha, state, self.name, description, target_url=self.settings.run_url
         )
 
     def _open(self, *, title: str, summary: str, digest: Digest, conclusion: str | None) -> bool:
@@ -116,7 +117,7 @@ class PullRequestSide:
         try:
             check = self.gh.create_check_run(
                 self._sha,
-                self._name,
+                self.name,
                 title=title,
                 summary=summary,
                 text=render_digest(digest),

@@ -37,7 +37,6 @@ from evalbot.github.errors import (
     MAX_WAIT_SECONDS,
     CappedRetry,
     GitHubRequestError,
-    GitHubUnreachable,
     PyGithubRetry,
     WaitTooLong,
     one_line,
@@ -243,9 +242,8 @@ class GitHubClient:
                 action, permission, exc.status, exc.data, exc.headers, scrub=self._scrub
             ) from None
         except requests.RequestException as exc:
-            raise GitHubUnreachable(
-                f"{action} failed: no answer from GitHub at {self.api_url} ({type(exc).__name__})"
-            ) from None
+            said = f"no answer from GitHub at {self.api_url} ({type(exc).__name__})"
+            raise GitHubRequestError(f"{action} failed: {said}", 0, kind="unreachable") from None
 
     def raise_http(self, action: str, permission: str, response: requests.Response) -> NoReturn:
         """The error of an answer of GitHub's that the download's own session got."""
@@ -278,7 +276,7 @@ class GitHubClient:
             try:
                 with self._errors(action, permission):
                     return send()
-            except (GitHubRequestError, GitHubUnreachable) as error:
+            except GitHubRequestError as error:
                 if not error.transient:
                     raise
                 if recover is not None:
@@ -289,7 +287,7 @@ class GitHubClient:
                         return found
                 if attempt >= self.settings.retries:
                     raise
-                asked = error.retry_after if isinstance(error, GitHubRequestError) else None
+                asked = error.retry_after
                 wait = asked if asked is not None else self.settings.backoff * (2**attempt)
                 if wait > MAX_WAIT_SECONDS:
                     raise wait_too_long(action, wait) from None

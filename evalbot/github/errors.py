@@ -26,9 +26,10 @@ MAX_WAIT_SECONDS = 120.0
 
 
 class GitHubRequestError(PublishError):
-    """A :class:`PublishError` from an HTTP answer: GitHub's ``status`` and what it means,
-    ``kind``: ``rate_limited``, ``wait_too_long``, ``bad_token`` (401), ``checks_need_app`` (403
-    to a personal token), ``forbidden``, ``not_found``, ``rejected`` (422), ``server_error``,
+    """A :class:`PublishError` from a request: GitHub's ``status`` (0: no answer) and what it
+    means, ``kind``: ``rate_limited``, ``wait_too_long``, ``bad_token`` (401), ``checks_need_app``
+    (403 to a personal token), ``forbidden``, ``not_found``, ``rejected`` (422), ``server_error``,
+    ``unreachable`` (a connection error or a timeout: the request may or may not have acted),
     ``failed``."""
 
     def __init__(
@@ -37,14 +38,9 @@ class GitHubRequestError(PublishError):
         super().__init__(message)
         self.status = status
         self.kind = kind
-        self.transient = kind in ("rate_limited", "server_error")  # worth another try
+        # worth another try
+        self.transient = kind in ("rate_limited", "server_error", "unreachable")
         self.retry_after = retry_after  # seconds GitHub asked to wait (``Retry-After``)
-
-
-class GitHubUnreachable(PublishError):
-    """No answer (a connection error or a timeout): the request may or may not have acted."""
-
-    transient = True
 
 
 class WaitTooLong(GithubException):
@@ -107,8 +103,22 @@ def _kind(status: int, message: Any, headers: Mapping[str, str] | None) -> str:
     return by_status.get(status, "server_error" if status >= 500 else "failed")
 
 
-def _describe(failed: str, permission: str, said: str, kind: str) -> str:
-    """One line saying what failed, what GitHub said and what to do about it."""
+def request_error(
+    action: str,
+    permission: str,
+    status: int,
+    data: Any,
+    headers: Mapping[str, str] | None,
+    *,
+    scrub: Callable[[str], str],
+) -> GitHubRequestError:
+    """The error for one refusal of GitHub's: one line saying what failed, what GitHub said and
+    what to do about it; ``scrub`` takes the token out of it."""
+    message = data.get("message") if isinstance(data, dict) else data
+    said = f"{status} {one_line(str(message or ''))}".strip()
+    if isinstance(data, dict) and data.get("errors"):
+        said += " " + one_line("; ".join(_error_item(e) for e in data["errors"]))
+    kind = _kind(status, message, headers)
     advice = {
         "rate_limited": f"GitHub's rate limit ({said}) outlasted the retries; try again later",
         "bad_token": f"GitHub rejected the token ({said}); check the `github-token` input "
@@ -125,30 +135,8 @@ def _describe(failed: str, permission: str, said: str, kind: str) -> str:
         "rejected": f"GitHub rejected the request ({said})",
         "server_error": f"GitHub answered {said} and kept failing after retries",
     }
-    return f"{failed}: {advice.get(kind, f'GitHub answered {said}')}"
-
-
-def request_error(
-    action: str,
-    permission: str,
-    status: int,
-    data: Any,
-    headers: Mapping[str, str] | None,
-    *,
-    scrub: Callable[[str], str],
-) -> GitHubRequestError:
-    """The error for one refusal of GitHub's; ``scrub`` takes the token out of the message."""
-    message = data.get("message") if isinstance(data, dict) else data
-    said = f"{status} {one_line(str(message or ''))}".strip()
-    if isinstance(data, dict) and data.get("errors"):
-        said += " " + one_line("; ".join(_error_item(e) for e in data["errors"]))
-    kind = _kind(status, message, headers)
-    return GitHubRequestError(
-        scrub(_describe(f"{action} failed", permission, said, kind)),
-        status,
-        kind=kind,
-        retry_after=retry_after(headers),
-    )
+    text = f"{action} failed: {advice.get(kind, f'GitHub answered {said}')}"
+    return GitHubRequestError(scrub(text), status, kind=kind, retry_after=retry_after(headers))
 
 
 def _error_item(item: Any) -> str:
