@@ -36,7 +36,6 @@ RUN_CONCLUSIONS_SKIPPED = ("skipped", "neutral")
 @dataclass(frozen=True, kw_only=True)
 class Event:
     mode: Mode
-    event_name: str
     head_sha: str = ""
     pull_number: int | None = None  # None in workflow_run mode: look it up by head sha
     base_sha: str | None = None
@@ -69,8 +68,8 @@ def _get(data: Any, *keys: str) -> Any:
     return data
 
 
-def _skip(event_name: str, reason: str) -> Event:
-    return Event(mode="skip", event_name=event_name, skip_reason=reason)
+def _skip(reason: str) -> Event:
+    return Event(mode="skip", skip_reason=reason)
 
 
 def parse_event(
@@ -78,7 +77,7 @@ def parse_event(
 ) -> Event:
     """Decide the mode from ``GITHUB_EVENT_NAME`` and the webhook payload (pure)."""
     if event_name in PR_EVENTS:
-        return _pull_request(event_name, payload, repository)
+        return _pull_request(payload, repository)
     if event_name == "workflow_run":
         return _workflow_run(payload, repository)
     branch = ref.removeprefix("refs/heads/") if ref.startswith("refs/heads/") else None
@@ -86,33 +85,31 @@ def parse_event(
         after = _str(payload.get("after"))
         head = after if after and set(after) != {"0"} else sha
         if not head:
-            return _skip(event_name, "the push event names no commit (GITHUB_SHA is empty)")
-        return Event(mode="push", event_name=event_name, head_sha=head, branch=branch)
+            return _skip("the push event names no commit (GITHUB_SHA is empty)")
+        return Event(mode="push", head_sha=head, branch=branch)
     if event_name in ("workflow_dispatch", "schedule"):
-        return Event(mode="dispatch", event_name=event_name, head_sha=sha, branch=branch)
+        return Event(mode="dispatch", head_sha=sha, branch=branch)
     return _skip(
-        event_name,
         f"evalbot does not handle `{event_name or 'unknown'}` events; run it on pull_request, "
         "workflow_run, push or workflow_dispatch",
     )
 
 
-def _pull_request(event_name: str, payload: Mapping[str, Any], repository: str) -> Event:
+def _pull_request(payload: Mapping[str, Any], repository: str) -> Event:
     pull = payload.get("pull_request")
     number = _get(pull, "number")
     head_sha = _str(_get(pull, "head", "sha"))
     if not isinstance(number, int) or not head_sha:
-        return _skip(event_name, "the event payload holds no pull request")
+        return _skip("the event payload holds no pull request")
     action = _str(payload.get("action"))
     if action in PR_ACTIONS_SKIPPED or _get(pull, "state") == "closed":
-        return _skip(event_name, f"pull request #{number} is closed")
+        return _skip(f"pull request #{number} is closed")
     if action == "edited" and not isinstance(_get(payload, "changes", "base"), Mapping):
-        return _skip(event_name, f"only the title or body of pull request #{number} changed")
+        return _skip(f"only the title or body of pull request #{number} changed")
     head_repo = _str(_get(pull, "head", "repo", "full_name"))
     base_repo = _str(_get(pull, "base", "repo", "full_name")) or repository
     return Event(
         mode="pull_request",
-        event_name=event_name,
         head_sha=head_sha,
         pull_number=number,
         base_sha=_str(_get(pull, "base", "sha")) or None,
@@ -128,23 +125,21 @@ def _pull_request(event_name: str, payload: Mapping[str, Any], repository: str) 
 def _workflow_run(payload: Mapping[str, Any], repository: str) -> Event:
     run = payload.get("workflow_run")
     if not isinstance(run, Mapping):
-        return _skip("workflow_run", "the event payload holds no workflow run")
+        return _skip("the event payload holds no workflow run")
     run_id = run.get("id")
     head_sha = _str(run.get("head_sha"))
     if not isinstance(run_id, int) or not head_sha:
-        return _skip("workflow_run", "the workflow run in the payload has no id or head sha")
+        return _skip("the workflow run in the payload has no id or head sha")
     action = _str(payload.get("action"))
     if action and action != "completed":
-        return _skip("workflow_run", f"the triggering run is {action}, not completed")
+        return _skip(f"the triggering run is {action}, not completed")
     conclusion = _str(run.get("conclusion")) or "unknown"
     if conclusion in RUN_CONCLUSIONS_SKIPPED:
         return _skip(
-            "workflow_run",
             f"the triggering run {run_id} concluded `{conclusion}`: nothing ran to compare",
         )
     if _str(run.get("event")) not in PR_EVENTS:
         return _skip(
-            "workflow_run",
             f"the triggering run {run_id} ran for `{run.get('event')}`, not a pull request",
         )
     head_repo = _str(_get(run, "head_repository", "full_name"))
@@ -154,7 +149,6 @@ def _workflow_run(payload: Mapping[str, Any], repository: str) -> Event:
     workflow_id = run.get("workflow_id")
     return Event(
         mode="workflow_run",
-        event_name="workflow_run",
         head_sha=head_sha,
         pull_number=_get(pr, "number"),
         base_sha=_str(_get(pr, "base", "sha")) or None,
