@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
-from dataclasses import replace
 from functools import partial
 from typing import TypeGuard
 
@@ -74,7 +73,8 @@ def compute_primary(paired: Paired, config: Config, alpha: Alpha) -> Comparison:
     test, difference = _primary(paired, config, alpha, table, boot)
     ids = np.asarray(paired.ids, dtype=object)
     confidence = config.bootstrap.confidence
-    comparison = Comparison(
+    t = table  # the parts below are of pass/fail items only
+    return Comparison(
         paired=paired,
         metric="pass_rate" if binary or paired.pass_fail else "mean_score",
         baseline=_side(paired, paired.baseline, confidence, paired.epochs_baseline),
@@ -83,7 +83,13 @@ def compute_primary(paired: Paired, config: Config, alpha: Alpha) -> Comparison:
         test_result=test,
         bootstrap=boot,
         table=table,
-        mcnemar=None,
+        mcnemar=None if t is None else mcnemar(t.fixed, t.broken, method=config.mcnemar),
+        churn=None if t is None else churn(t.fixed, t.broken, t.items),
+        # for contrast only: what the two rates alone would say, ignoring the pairing
+        unpaired=None
+        if t is None
+        else two_proportion_ztest(t.baseline_passed, t.items, t.candidate_passed, t.items),
+        power=None if t is None else _power(paired, config, alpha, t, test, difference),
         fixed_ids=ids[paired.candidate > paired.baseline].tolist(),
         broken_ids=ids[paired.candidate < paired.baseline].tolist(),
         alpha=alpha,
@@ -92,18 +98,6 @@ def compute_primary(paired: Paired, config: Config, alpha: Alpha) -> Comparison:
         repeats_baseline=_repeats(paired, paired.baseline, paired.epochs_baseline),
         repeats_candidate=_repeats(paired, paired.candidate, paired.epochs_candidate),
         clusters=_clusters(paired),
-    )
-    if table is None:
-        return comparison
-    return replace(
-        comparison,
-        mcnemar=mcnemar(table.fixed, table.broken, method=config.mcnemar),
-        churn=churn(table.fixed, table.broken, table.items),
-        # for contrast only: what the two rates alone would say, ignoring the pairing
-        unpaired=two_proportion_ztest(
-            table.baseline_passed, table.items, table.candidate_passed, table.items
-        ),
-        power=_power(paired, config, alpha, table, test, difference),
     )
 
 
