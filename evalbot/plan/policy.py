@@ -571,19 +571,15 @@ def evaluate(
         )
     paired = comparison.paired
     head = head_sha.lower() if head_sha else None
+    tree = tree.lower() if head and tree else None
     planned, ids_hash = plan_sample_size(config), _item_set(paired)
-    violations = (
-        holdout_violations(comparison, config)
-        if holdout
-        else size_violations(comparison, config, planned, ids_hash)
-    )
+    if holdout:
+        violations = holdout_violations(comparison, config)
+    else:
+        violations = size_violations(comparison, config, planned, ids_hash)
+    current = paired.fingerprint or ids_hash
     looks = count_this_look(
-        state,
-        config,
-        head=(tree or head).lower() if head else None,
-        current=paired.fingerprint or ids_hash,
-        items=comparison.items,
-        holdout=holdout,
+        state, config, head=tree or head, current=current, items=comparison.items, holdout=holdout
     )
     violations += [*looks.violations, *sequential_violations(comparison, config)]
     uses = state.holdout_uses + (1 if holdout and not looks.rerun else 0)
@@ -601,7 +597,7 @@ def evaluate(
         planned=planned,
         fingerprint=ids_hash,
         head_sha=head,
-        tree=tree.lower() if head and tree else None,
+        tree=tree,
         looks=looks,
         minimum_detectable_effect=mde,
         underpowered=underpowered,
