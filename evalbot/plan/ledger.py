@@ -531,16 +531,14 @@ class _Notes:
     stale: set[str]
 
 
-def _compare(
-    claim: Look, entries: list[tuple[int, Look]], nothing: str | None, notes: _Notes
-) -> None:
+def _compare(claim: Look, looks: list[Look], nothing: str | None, notes: _Notes) -> None:
     """A comment's look beside the check runs of its commit: where they disagree, a finding."""
     short = claim.head_sha[:7]
-    if nothing is not None and not any(look.recorded for _, look in entries):
+    if nothing is not None and not any(look.recorded for look in looks):
         notes.findings.append(
             f"evalbot's comment records a verdict on {short} that {nothing} says compared nothing"
         )
-    for _, look in entries:
+    for look in looks:
         same = look.recorded and (look.fingerprint, look.at) == (claim.fingerprint, claim.at)
         if same and (look.outcome, look.pvalue) != (claim.outcome, claim.pvalue):
             notes.findings.append(
@@ -559,7 +557,7 @@ def _count_class(
     notes: _Notes,
 ) -> list[tuple[tuple[int, int], Look]]:
     """The earlier looks of one kind, each with its sort key (its commit's first ticket)."""
-    per_sha: dict[str, list[tuple[int, Look]]] = {}
+    per_sha: dict[str, list[Look]] = {}
     first: dict[str, int] = {}
     nothing: dict[str, str] = {}  # commits a check run says nothing was compared on
     later: set[str] = set()
@@ -570,7 +568,7 @@ def _count_class(
             continue
         first.setdefault(sha, ticket.id)
         found = _ticket_looks(ticket, holdout=holdout, now=now, notes=notes)
-        per_sha.setdefault(sha, []).extend((ticket.id, look) for look in found)
+        per_sha.setdefault(sha, []).extend(found)
         digest = ticket.digest
         if not found and digest is not None and digest.kind == "none" and not ticket.running:
             nothing.setdefault(sha, ticket.source)
@@ -586,11 +584,10 @@ def _count_class(
             )
             ordered.append(((index - len(claims), 0), claim))
             continue
-        entries = per_sha.setdefault(sha, [])
-        _compare(claim, entries, nothing.get(sha), notes)
-        entries.append((first[sha], claim))
+        _compare(claim, per_sha[sha], nothing.get(sha), notes)
+        per_sha[sha].append(claim)
     for sha, entries in per_sha.items():
-        looks = distinct_looks(look for _, look in entries)
+        looks = distinct_looks(entries)
         on_record = any(look.recorded for look in looks)
         kept = [
             look
