@@ -326,7 +326,7 @@ class Reader:
         for item in fields(kind):  # type: ignore[arg-type]
             key, meta, default = item.name, item.metadata, cast(Any, item.default)
             read = READERS.get(self.dotted(key))
-            if key in values or key not in KEYS[self.path] or (read and not self.given(key)):
+            if key in values or (read is not None and not self.given(key)):
                 continue
             if read is not None:
                 values[key] = read(self, key)

@@ -231,9 +231,8 @@ def plan_sample_size(config: Config) -> PlannedSize | None:
     ``plan.design_effect``."""
     if config.policy.sample_size is not None:
         return PlannedSize(items=config.policy.sample_size, source="policy.sample_size")
-    if config.plan is None:
+    if (plan := config.plan) is None:
         return None
-    plan = config.plan
     test = sizing(config, plan_alpha(config).effective, plan.design_effect)
     result = mcnemar_sample_size(plan.fix_rate, plan.break_rate, **test)
     return PlannedSize(items=result.items, source="plan", result=result)
