@@ -626,13 +626,9 @@ def _metric_values(
     met: Metric, base: Mapping[str, FloatArray], cand: Mapping[str, FloatArray]
 ) -> tuple[float, float]:
     """The metric on each run; undefined on either (a ratio over a zero sum) is an error."""
+    means = ({c: side[c].mean(keepdims=True) for c in met.columns} for side in (base, cand))
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        base_value, cand_value = (
-            float(
-                np.asarray(met.function({c: side[c].mean(keepdims=True) for c in met.columns}))[0]
-            )
-            for side in (base, cand)
-        )
+        base_value, cand_value = (float(np.asarray(met.function(m))[0]) for m in means)
     for side, value in (("baseline", base_value), ("candidate", cand_value)):
         if not math.isfinite(value):
             raise ValueError(
@@ -662,8 +658,6 @@ def _metric_units(
         k = float(n_units) if codes is None else t[:, -1]
         means_b = {c: t[:, j] / k for j, c in enumerate(cols)}
         means_c = {c: t[:, n_cols + j] / k for j, c in enumerate(cols)}
-        return np.asarray(met.function(means_c), dtype=np.float64) - np.asarray(
-            met.function(means_b), dtype=np.float64
-        )
+        return np.subtract(met.function(means_c), met.function(means_b), dtype=np.float64)
 
     return units, fn, "items" if codes is None else "clusters"
