@@ -84,6 +84,9 @@ def parse_probe(probe: Probe, options: ReadOptions) -> Results:
                 f"{source}: instance {show(stray[0])} is not in the list of all ids "
                 f"({options.all_ids or 'all_ids'}); is that list for this benchmark?"
             )
+        submitted = document.get("submitted_ids")  # an instance not submitted: not evaluated
+        if isinstance(submitted, list):
+            errors = [*errors, *(known - set(_ids(submitted, f"{source}: `submitted_ids`")))]
     else:
         universe = list(dict.fromkeys(named))
         if not set(universe) - set(resolved) and not document.get("unresolved_ids") == []:
@@ -97,11 +100,7 @@ def parse_probe(probe: Probe, options: ReadOptions) -> Results:
                 f"{source}: names {len(universe)} instances but `total_instances` is {total}; "
                 f"name every instance id with {_ALL_IDS_HINT}"
             )
-    passed = set(resolved)
-    errored = set(errors)
-    submitted = document.get("submitted_ids")
-    if options.known_ids is not None and isinstance(submitted, list):
-        errored |= set(universe) - set(_ids(submitted, f"{source}: `submitted_ids`"))
+    passed, errored = set(resolved), set(errors)
     builder = ResultsBuilder(source)
     for number, item_id in enumerate(universe, start=1):
         score = 1.0 if item_id in passed else 0.0
