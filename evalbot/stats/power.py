@@ -13,6 +13,7 @@ labelled comparison.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -517,13 +518,11 @@ def mcnemar_minimum_detectable_effect(
         return result(math.nan, math.nan, math.nan)
     d, w = Binomial(psi).counts(n_eff)
     k = critical_counts(d, a, m)
-    known: dict[float, tuple[float, float]] = {}
 
+    @functools.cache
     def evaluate(share: float) -> tuple[float, float]:
-        if share not in known:
-            power, slope = conditional_power(d, k, share)
-            known[share] = float(np.sum(w * power)), float(np.sum(w * slope))
-        return known[share]
+        power, slope = conditional_power(d, k, share)
+        return float(np.sum(w * power)), float(np.sum(w * slope))
 
     def power_at(share: float) -> float:
         return evaluate(share)[0]
