@@ -12,7 +12,7 @@ import math
 import re
 import zlib
 from collections.abc import Callable, Collection, Iterable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import MISSING, dataclass, field, fields, replace
 from datetime import UTC, datetime, timedelta
 from typing import Any, Literal
 
@@ -48,37 +48,59 @@ _PAYLOAD = re.compile(r"[A-Za-z0-9+/=\s]*")  # one character class: linear
 # ---- a look -----------------------------------------------------------------------------------
 
 
+def _key(kind: type, test: Callable[[Any], object], what: str, **default: Any) -> Any:
+    """A key of a look's record, checked when read: of ``kind`` and passing ``test``, else it
+    is refused as ``what`` it is (an optional key has a ``default`` and may be absent)."""
+    return field(metadata={"check": (kind, test, what)}, **default)
+
+
 @dataclass(frozen=True, kw_only=True)
 class Look:
     """One verdict evalbot gave on a change. ``recorded`` is ``False`` for a look known only
     from a ticket (a run in progress, an unreadable record): its outcome, p-value and items are
     placeholders, never shown as results. The later fields are ``None`` in older records."""
 
-    head_sha: str
-    items: int
-    fingerprint: str
+    head_sha: str = _key(str, SHA.fullmatch, "is not a commit sha")
+    fingerprint: str = _key(str, FINGERPRINT.fullmatch, "is not a sha256")
+    items: int = _key(int, (0).__le__, "is negative")
+    outcome: str = _key(str, OUTCOMES.__contains__, "is unknown")
+    # ISO 8601 time of the run, e.g. "2026-11-30T09:00:00Z"
+    at: str = _key(str, _TIME.fullmatch, "is not an ISO 8601 time")
     pvalue: float
-    outcome: str
-    at: str  # ISO 8601 time of the run, e.g. "2026-11-30T09:00:00Z"
     holdout: bool = False
     # the difference candidate - baseline and its interval ("pass_rate": fractions)
     metric: str | None = None
     effect: float | None = None
     effect_ci: tuple[float, float] | None = None
     recorded: bool = True
-    tree: str | None = None  # the head commit's tree: the change as judged
-    number: int | None = None  # its number among the change's looks (a re-run keeps it)
-    pull: int | None = None  # the pull request it was given on
-    base_ref: str | None = None  # the base it was judged against, and the plan read there
-    base_sha: str | None = None
-    plan: str | None = None  # the git blob sha of the plan file (None: evalbot's defaults)
-    run: int | None = None  # the workflow run whose results were judged
-    comment: int | None = None  # evalbot's comment it was published in
+    # the head commit's tree: the change as judged
+    tree: str | None = _key(str, SHA.fullmatch, "is malformed", default=None)
+    # its number among the change's looks (a re-run keeps it)
+    number: int | None = _key(int, (1).__le__, "is not positive", default=None)
+    # the pull request it was given on
+    pull: int | None = _key(int, (1).__le__, "is not positive", default=None)
+    # the base it was judged against, and the plan read there
+    base_ref: str | None = _key(str, _REF.fullmatch, "is malformed", default=None)
+    base_sha: str | None = _key(str, SHA.fullmatch, "is malformed", default=None)
+    # the git blob sha of the plan file (None: evalbot's defaults)
+    plan: str | None = _key(str, SHA.fullmatch, "is malformed", default=None)
+    # the workflow run whose results were judged
+    run: int | None = _key(int, (1).__le__, "is not positive", default=None)
+    # evalbot's comment it was published in
+    comment: int | None = _key(int, (1).__le__, "is not positive", default=None)
 
     @property
     def change(self) -> str:
         """What makes two looks the same one: the tree judged (the commit, in older records)."""
         return self.tree or self.head_sha
+
+
+#: The keys checked by their field's ``_key`` (type, test, what it is if not): every look has
+#: the required ones; an optional one is ``None`` when absent.
+_CHECKED = [item for item in fields(Look) if "check" in item.metadata]
+_KEYS = {item.name: item.metadata["check"] for item in _CHECKED}
+_REQUIRED = tuple(item.name for item in _CHECKED if item.default is MISSING)
+_OPTIONAL = tuple(key for key in _KEYS if key not in _REQUIRED)
 
 
 class LookError(ValueError):
@@ -92,27 +114,6 @@ def _get(obj: dict[str, Any], key: str, kind: type | tuple[type, ...]) -> Any:
     if not isinstance(value, kind):
         raise LookError(f"`{key}` is missing or has the wrong type")
     return value
-
-
-#: The keys of a look besides its p-value, flags and effect: (type, the test a value passes,
-#: what it is if not).
-_KEYS: dict[str, tuple[type, Callable[[Any], object], str]] = {
-    "head_sha": (str, SHA.fullmatch, "is not a commit sha"),
-    "fingerprint": (str, FINGERPRINT.fullmatch, "is not a sha256"),
-    "items": (int, (0).__le__, "is negative"),
-    "outcome": (str, OUTCOMES.__contains__, "is unknown"),
-    "at": (str, _TIME.fullmatch, "is not an ISO 8601 time"),
-    "tree": (str, SHA.fullmatch, "is malformed"),
-    "number": (int, (1).__le__, "is not positive"),
-    "pull": (int, (1).__le__, "is not positive"),
-    "base_ref": (str, _REF.fullmatch, "is malformed"),
-    "base_sha": (str, SHA.fullmatch, "is malformed"),
-    "plan": (str, SHA.fullmatch, "is malformed"),
-    "run": (int, (1).__le__, "is not positive"),
-    "comment": (int, (1).__le__, "is not positive"),
-}
-_REQUIRED = ("head_sha", "fingerprint", "items", "outcome", "at")  # every look has these
-_OPTIONAL = tuple(key for key in _KEYS if key not in _REQUIRED)  # None when absent
 
 
 def _checked(raw: dict[str, Any], keys: Collection[str]) -> dict[str, Any]:
