@@ -26,6 +26,8 @@ from evalbot.pairing.fingerprint import fingerprint
 from evalbot.vocabulary import MISSING_RULES, Missing
 
 Labels = list[str | None] | None
+#: Ids looked up and compared at a time.
+_BLOCK = 1 << 14
 
 
 @dataclass(frozen=True, kw_only=True, eq=False)
@@ -186,6 +188,12 @@ def _hashes(ids: Sequence[str], cached: IntArray | None) -> IntArray:
     return np.fromiter(map(hash, ids), dtype=np.int64, count=len(ids))
 
 
+def _order(hashes: IntArray) -> npt.NDArray[np.int32]:
+    """The rows sorted by hash (4 bytes a row: at millions of ids the join's temporaries are
+    most of the memory)."""
+    return np.argsort(hashes).astype(np.int32 if len(hashes) < 2**31 else np.int64)
+
+
 def locate(
     keys: Sequence[str],
     queries: Sequence[str],
@@ -194,30 +202,44 @@ def locate(
     query_hashes: IntArray | None = None,
 ) -> IntArray:
     """For each query, its index in ``keys`` (unique strings), or -1 when absent: joined on the
-    ids' ``hash()`` with numpy, every matched pair of strings then compared in one pass (a dict
-    joins them should two distinct ids share a hash)."""
+    ids' ``hash()`` with numpy (the queries looked up a block at a time, in hash order), every
+    matched pair of strings then compared (a dict joins them should two distinct ids share a
+    hash). When every query is found and ``queries`` is a list, it then holds the keys' equal
+    strings: one copy of each id in memory."""
     if len(keys) == 0:
         return np.full(len(queries), -1, dtype=np.int64)
     hashed_keys = _hashes(keys, key_hashes)
-    key_order = np.argsort(hashed_keys)
+    key_order = _order(hashed_keys)
     sorted_keys = hashed_keys[key_order]
+    del hashed_keys
     if not (sorted_keys[1:] != sorted_keys[:-1]).all():
         return locate_exact(keys, queries)
     hashed_queries = _hashes(queries, query_hashes)
-    query_order = np.argsort(hashed_queries)  # sorted into sorted: searchsorted reads in order
-    sorted_queries = hashed_queries[query_order]
-    del hashed_queries  # at millions of ids each temporary is 8 bytes a row
-    slots = np.searchsorted(sorted_keys, sorted_queries)
-    np.minimum(slots, len(keys) - 1, out=slots)
-    found = sorted_keys[slots] == sorted_queries
-    del sorted_keys, sorted_queries
+    query_order = _order(hashed_queries)
     positions = np.full(len(queries), -1, dtype=np.int64)
-    positions[query_order[found]] = key_order[slots[found]]
-    del query_order, slots, found
-    matched = np.flatnonzero(positions >= 0)
-    left = objects(keys)[positions[matched]].tolist()
-    right = list(queries) if matched.size == len(queries) else objects(queries)[matched].tolist()
-    return positions if left == right else locate_exact(keys, queries)
+    for start in range(0, len(queries), _BLOCK):
+        rows = query_order[start : start + _BLOCK]
+        wanted = hashed_queries[rows]
+        slots = np.minimum(np.searchsorted(sorted_keys, wanted), len(keys) - 1)
+        found = sorted_keys[slots] == wanted
+        positions[rows[found]] = key_order[slots[found]]
+    del key_order, sorted_keys, query_order, hashed_queries
+    return positions if _same_strings(keys, queries, positions) else locate_exact(keys, queries)
+
+
+def _same_strings(keys: Sequence[str], queries: Sequence[str], positions: IntArray) -> bool:
+    """Whether each query found is the key it was matched to, a block at a time; when every
+    query is found, a list of queries takes the keys' (equal) strings."""
+    every, table = bool((positions >= 0).all()), objects(keys)
+    for start in range(0, len(positions), _BLOCK):
+        block = positions[start : start + _BLOCK]
+        found = block >= 0
+        left = table[block[found]].tolist()
+        if left != objects(queries[start : start + _BLOCK])[found].tolist():
+            return False
+        if every and isinstance(queries, list):
+            queries[start : start + _BLOCK] = left
+    return True
 
 
 def locate_exact(keys: Sequence[str], queries: Sequence[str]) -> IntArray:

@@ -260,6 +260,27 @@ def test_grouping_rows_in_first_seen_order(
     assert got_items == items
 
 
+def test_locate_holds_a_few_bytes_a_row_and_leaves_one_copy_of_each_id() -> None:
+    import random
+    import tracemalloc
+
+    from evalbot.pairing.pair import locate
+
+    n = 100_000
+    keys = [f"q-{i:07d}" for i in range(n)]
+    queries = [f"q-{i:07d}" for i in random.Random(0).sample(range(n), n)]
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        found = locate(keys, queries)
+        peak = tracemalloc.get_traced_memory()[1] - before
+    finally:
+        tracemalloc.stop()
+    # the hashes, their orders and the positions, not an object or list of every id
+    assert peak < 40 * n
+    assert all(queries[i] is keys[k] for i, k in enumerate(found.tolist()))
+
+
 def test_locate_checks_every_match_exactly() -> None:
     from evalbot.pairing.pair import locate
 
