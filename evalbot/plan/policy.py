@@ -11,7 +11,7 @@ neutral check as passing). docs/plan.md explains each rule.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Literal, TypedDict
 
@@ -252,57 +252,50 @@ def _reason(
 
 def size_violations(
     comparison: Comparison, config: Config, planned: PlannedSize | None, ids_hash: str
-) -> list[Reason]:
+) -> Iterator[Reason]:
     """The regular (not holdout) eval against the registered size and item set; a plan that
     fixes the items also refuses one that left out items a run did not evaluate."""
     policy, items, skipped = config.policy, comparison.items, comparison.paired.not_evaluated
     items_rule = "policy.items_file" if policy.items_file else "policy.items_sha256"
-    found: list[Reason] = []
     fixed = planned is not None and policy.mode == "fixed"
     if skipped is not None and skipped.rule == "drop" and (fixed or policy.items_sha256):
         rule = planned.source if fixed and planned is not None else items_rule
-        found.append(
-            _reason(
-                "fixed_items_not_evaluated",
-                skipped.items,
-                rule=rule,
-                baseline=skipped.baseline,
-                candidate=skipped.candidate,
-            )
+        yield _reason(
+            "fixed_items_not_evaluated",
+            skipped.items,
+            rule=rule,
+            baseline=skipped.baseline,
+            candidate=skipped.candidate,
         )
     sequential = policy.mode == "sequential"
     if planned is not None and (items > planned.items if sequential else items != planned.items):
         code = "sequential_cap" if sequential else "sample_size"
-        found.append(_reason(code, items, planned.items, rule=planned.source))
+        yield _reason(code, items, planned.items, rule=planned.source)
     registered = policy.items_sha256
     if registered is not None and ids_hash != registered:
-        found.append(_reason("item_set", ids_hash, registered, rule=items_rule, items=items))
-    return found
+        yield _reason("item_set", ids_hash, registered, rule=items_rule, items=items)
 
 
-def holdout_violations(comparison: Comparison, config: Config) -> list[Reason]:
+def holdout_violations(comparison: Comparison, config: Config) -> Iterator[Reason]:
     """The sealed holdout must be analysed whole."""
     section = config.holdout
     if section is None or section.ids is None:
-        return [Reason(code="holdout_unconfigured")]
-    present = set(comparison.paired.ids)
-    if set(section.ids) == present:
-        return []
-    missing = len(set(section.ids) - present)
-    return [Reason(code="holdout_missing", observed=missing, threshold=len(section.ids))]
+        yield Reason(code="holdout_unconfigured")
+    elif set(section.ids) != (present := set(comparison.paired.ids)):
+        missing = len(set(section.ids) - present)
+        yield Reason(code="holdout_missing", observed=missing, threshold=len(section.ids))
 
 
-def sequential_violations(comparison: Comparison, config: Config) -> list[Reason]:
+def sequential_violations(comparison: Comparison, config: Config) -> Iterator[Reason]:
     """``policy.mode: sequential`` refuses a score metric (its test is on discordant pairs) and
     items that share clusters (a cluster's items would arrive over several looks)."""
     if config.policy.mode != "sequential":
-        return []
+        return
     if comparison.table is None:
-        return [Reason(code="sequential_score")]
-    if has_clusters(comparison.paired.clusters):
+        yield Reason(code="sequential_score")
+    elif has_clusters(comparison.paired.clusters):
         clusters = comparison.clusters.clusters if comparison.clusters is not None else None
-        return [_reason("clusters_sequential", clusters=clusters)]
-    return []
+        yield _reason("clusters_sequential", clusters=clusters)
 
 
 # ---- the looks -----------------------------------------------------------------------------
@@ -484,63 +477,57 @@ def judge_gate(
 # ---- disclosures and warnings --------------------------------------------------------------
 
 
-def disclosures(comparison: Comparison) -> list[Reason]:
+def disclosures(comparison: Comparison) -> Iterator[Reason]:
     """The alpha every look is tested at under ``policy.looks: bonferroni``, how pairing
     handled items on one side only and items a run did not evaluate, and the units of the
     clustered test."""
-    paired, alpha, found = comparison.paired, comparison.alpha, []
+    paired, alpha = comparison.paired, comparison.alpha
     if alpha.corrected:
-        found.append(_reason("bonferroni", alpha.effective, alpha.level, looks=alpha.looks))
+        yield _reason("bonferroni", alpha.effective, alpha.level, looks=alpha.looks)
     baseline, candidate = len(paired.dropped_baseline_only), len(paired.dropped_candidate_only)
     if baseline or candidate:
-        found.append(
-            _reason(
-                "dropped_missing",
-                baseline + candidate,
-                baseline_only=baseline,
-                candidate_only=candidate,
-            )
+        yield _reason(
+            "dropped_missing",
+            baseline + candidate,
+            baseline_only=baseline,
+            candidate_only=candidate,
         )
     if paired.filled_as_failures:
-        found.append(Reason(code="filled_missing", observed=paired.filled_as_failures))
+        yield Reason(code="filled_missing", observed=paired.filled_as_failures)
     skipped = paired.not_evaluated
     if skipped is not None:
-        found.append(
-            _reason(
-                "not_evaluated",
-                skipped.items,
-                rule=f"policy.errors: {skipped.rule}",
-                baseline_only=skipped.baseline - skipped.both,
-                candidate_only=skipped.candidate - skipped.both,
-                both=skipped.both,
-                compared=len(paired.ids),
-            )
+        yield _reason(
+            "not_evaluated",
+            skipped.items,
+            rule=f"policy.errors: {skipped.rule}",
+            baseline_only=skipped.baseline - skipped.both,
+            candidate_only=skipped.candidate - skipped.both,
+            both=skipped.both,
+            compared=len(paired.ids),
         )
     if comparison.table is not None and isinstance(comparison.difference, ClusteredMeanResult):
         clusters = comparison.clusters.clusters if comparison.clusters is not None else None
-        found.append(_reason("clusters_mcnemar", clusters=clusters))
-    return found
+        yield _reason("clusters_mcnemar", clusters=clusters)
 
 
 def warnings_of(
     comparison: Comparison, config: Config, state: State, holdout_uses: int | None
-) -> list[Reason]:
+) -> Iterator[Reason]:
     """What the report shows as warnings, in order: identical runs, an unreadable state, a
     registered items file that was not read, the holdout's uses (including this run's,
     ``None`` for a regular run) once they pass ``holdout.max_uses``."""
-    paired, found = comparison.paired, list[Reason]()
+    paired = comparison.paired
     if comparison.identical:  # a file compared with itself?
         same = "yes" if paired.baseline_source == paired.candidate_source else "no"
-        found.append(_reason("identical_runs", comparison.items, same_source=same))
+        yield _reason("identical_runs", comparison.items, same_source=same)
     if state.warning:
-        found.append(_reason("state_ignored", why=state.warning))
+        yield _reason("state_ignored", why=state.warning)
     policy = config.policy
     if policy.items_sha256 is None and policy.items_file is not None:
-        found.append(_reason("items_file_unread", file=policy.items_file))
+        yield _reason("items_file_unread", file=policy.items_file)
     most = config.holdout.max_uses if config.holdout is not None else None
     if holdout_uses is not None and most is not None and holdout_uses > most:
-        found.append(Reason(code="holdout_overused", observed=holdout_uses, threshold=most))
-    return found
+        yield Reason(code="holdout_overused", observed=holdout_uses, threshold=most)
 
 
 # ---- the decision, rule by rule ------------------------------------------------------------
@@ -573,17 +560,17 @@ def evaluate(
     tree = tree.lower() if head and tree else None
     planned, ids_hash = plan_sample_size(config), _item_set(paired)
     if holdout:
-        violations = holdout_violations(comparison, config)
+        violations = list(holdout_violations(comparison, config))
     else:
-        violations = size_violations(comparison, config, planned, ids_hash)
+        violations = list(size_violations(comparison, config, planned, ids_hash))
     current = paired.fingerprint or ids_hash
     looks = count_this_look(
         state, config, head=tree or head, current=current, items=comparison.items, holdout=holdout
     )
     violations += [*looks.violations, *sequential_violations(comparison, config)]
     uses = state.holdout_uses + (1 if holdout and not looks.rerun else 0)
-    warnings = warnings_of(comparison, config, state, uses if holdout else None)
-    reasons = disclosures(comparison)
+    warnings = list(warnings_of(comparison, config, state, uses if holdout else None))
+    reasons = list(disclosures(comparison))
     outcome, mde, underpowered = _outcome(comparison, config, violations, reasons)
     gate, limit, noninferior = judge_gate(comparison, config, outcome, violations)
     reasons.extend(gate)
