@@ -76,7 +76,7 @@ from evalbot.report.render import (
 )
 from evalbot.report.sandbox import TemplateFolder
 from evalbot.report.text import Markdown
-from evalbot.report.view import OUTCOME_LABELS, HistoryRow, Provenance, View, build_view
+from evalbot.report.view import OUTCOME_LABELS, HistoryRow, View, build_view, provenance_rows
 
 
 class Workspace(Protocol):
@@ -809,11 +809,9 @@ def verdict_view(run: RunContext, verdict: Verdict) -> View:
         item_url=plan.config.report.item_url,
         config_change=plan.config_change,
         config_path=s.config,
-        provenance=Provenance(
-            baseline_commit=verdict.baseline.commit,
-            baseline_run_url=verdict.baseline.run_url,
-            candidate_commit=event.head_sha or None,
-            candidate_run_url=run.candidate_run_url,
+        provenance=provenance_rows(
+            ("baseline", verdict.baseline.commit, verdict.baseline.run_url),
+            ("candidate", event.head_sha or None, run.candidate_run_url),
         ),
         history=run.history(earlier),
         notes=notes,

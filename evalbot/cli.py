@@ -457,13 +457,12 @@ def _view(
 ) -> str:
     """The report as Markdown (the comment, with the plan's template) or text."""
     from evalbot.report.render import render_markdown, render_text
-    from evalbot.report.view import Inputs, build_view
+    from evalbot.report.view import build_view, input_rows
 
-    inputs = Inputs(
-        baseline=comparison.paired.baseline_source,
-        candidate=comparison.paired.candidate_source,
-        baseline_items=len(set(runs[0].ids)),
-        candidate_items=len(set(runs[1].ids)),
+    paired = comparison.paired
+    inputs = input_rows(
+        ("baseline", paired.baseline_source, len(set(runs[0].ids))),
+        ("candidate", paired.candidate_source, len(set(runs[1].ids))),
     )
     view = build_view(comparison, decision, item_url=config.report.item_url, inputs=inputs)
     if form != "markdown":

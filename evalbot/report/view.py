@@ -131,30 +131,9 @@ class HistoryRow:
 
 
 @dataclass(frozen=True, kw_only=True)
-class Provenance:
-    """Where the two runs came from; the action fills what it knows."""
-
-    baseline_commit: str | None = None
-    baseline_run_url: str | None = None
-    candidate_commit: str | None = None
-    candidate_run_url: str | None = None
-
-
-@dataclass(frozen=True, kw_only=True)
-class Inputs:
-    """The files the CLI compared, as given, and how many items each held (so swapped
-    arguments show)."""
-
-    baseline: str
-    candidate: str
-    baseline_items: int | None = None
-    candidate_items: int | None = None
-
-
-@dataclass(frozen=True, kw_only=True)
 class InputRow:
-    """One side of :class:`Inputs` as shown: ``source`` is a path (input), ``items`` "400
-    items" ("" when unknown)."""
+    """One of the files the CLI compared, as given: ``source`` is a path (input), ``items``
+    "400 items" ("" when unknown), so swapped arguments show."""
 
     side: Markdown
     source: str
@@ -239,18 +218,18 @@ def build_view(
     item_url: str | None = None,
     config_change: str | None = None,
     config_path: str = ".evalbot.yml",
-    provenance: Provenance | None = None,
+    provenance: Sequence[Row] = (),
     history: Sequence[HistoryRow] = (),
     notes: Sequence[Markdown] = (),
-    inputs: Inputs | None = None,
+    inputs: Sequence[InputRow] = (),
 ) -> View:
     """The view of one comparison.
 
     ``max_ids`` caps the ids kept per list; ``item_url`` is ``report.item_url``;
-    ``config_change`` is the pull request's diff of ``config_path``; ``provenance``,
-    ``history`` and ``notes`` (Markdown; a plain ``str`` is escaped) come from the action,
-    ``inputs`` (the files compared) from the CLI. The plan rows come from the decision and the
-    plan it was judged under."""
+    ``config_change`` is the pull request's diff of ``config_path``; ``provenance`` (from
+    :func:`provenance_rows`), ``history`` and ``notes`` (Markdown; a plain ``str`` is escaped)
+    come from the action, ``inputs`` (from :func:`input_rows`) from the CLI. The plan rows
+    come from the decision and the plan it was judged under."""
     c, scale = comparison, PERCENT if comparison.metric == "pass_rate" else SCORES
     verdict, repeat_sides = words.verdict_words(c, decision, scale), words.repeat_sides(c)
     symbol, label = OUTCOME_LABELS[decision.outcome]
@@ -296,14 +275,14 @@ def build_view(
         **_plan(c, decision, scale),
         config_change=config_change or None,
         config_path=config_path,
-        provenance=_provenance_rows(provenance),
+        provenance=list(provenance),
         history=list(history),
         notes=tuple(notes),
         clusters_note=words.clusters_note(c, scale),
         cost_note=None if c.cost is None else words.cost_note(c.cost, verdict["confidence"]),
         f1_note=None if c.f1 is None else words.f1_note(c.f1, verdict["confidence"]),
         repeats_notes=[words.repeats_note(side, rep, scale) for side, rep in repeat_sides],
-        inputs=_input_rows(inputs),
+        inputs=list(inputs),
         glossary_url=Markdown(GLOSSARY_URL),
         effect_size_note=None if c.effect_size is None else words.effect_size_note(c.effect_size),
         bootstrap_note=words.bootstrap_note(c, scale),
@@ -463,34 +442,21 @@ def _plan(c: Comparison, decision: Decision, scale: Scale) -> dict[str, Any]:
     }
 
 
-def _provenance_rows(provenance: Provenance | None) -> list[Row]:
-    """The commits (hex digits only, shortened) and run links (http(s) only) of both runs."""
-    if provenance is None:
-        return []
+def provenance_rows(*runs: tuple[str, str | None, str | None]) -> list[Row]:
+    """The commits (hex digits only, shortened) and run links (http(s) only) of the runs,
+    each given as (its side, its commit, its run's address); a run with neither is left out."""
     rows: list[Row] = []
-    for label, commit, run in (
-        ("baseline", provenance.baseline_commit, provenance.baseline_run_url),
-        ("candidate", provenance.candidate_commit, provenance.candidate_run_url),
-    ):
+    for side, commit, run in runs:
         if commit or run:
             sha = "".join(ch for ch in (commit or "") if ch in string.hexdigits)[:12]
             text = Markdown(f"`{sha}`" if sha else "run")
-            rows.append(Row(label=Markdown(label), value=text, url=md.url(run)))
+            rows.append(Row(label=Markdown(side), value=text, url=md.url(run)))
     return rows
 
 
-def _input_rows(inputs: Inputs | None) -> list[InputRow]:
-    """The baseline's and the candidate's source, with their item counts ("400 items")."""
-    if inputs is None:
-        return []
+def input_rows(*files: tuple[str, str, int]) -> list[InputRow]:
+    """The files compared, each given as (its side, its source, how many items it holds)."""
     return [
-        InputRow(
-            side=Markdown(side),
-            source=source,
-            items=EMPTY if n is None else Markdown(f"{n:,} {plural(n, 'items')}"),
-        )
-        for side, source, n in (
-            ("baseline", inputs.baseline, inputs.baseline_items),
-            ("candidate", inputs.candidate, inputs.candidate_items),
-        )
+        InputRow(side=Markdown(side), source=source, items=Markdown(f"{n:,} {plural(n, 'items')}"))
+        for side, source, n in files
     ]

@@ -18,7 +18,7 @@ from evalbot.pairing.fingerprint import fingerprint
 from evalbot.plan.config import BootstrapConfig, Config, F1Config, GateConfig, PolicyConfig
 from evalbot.plan.policy import Decision, evaluate
 from evalbot.report.text import Markdown, url
-from evalbot.report.view import HistoryRow, Provenance, View, build_view
+from evalbot.report.view import HistoryRow, Row, View, build_view, provenance_rows
 
 MARKER = "<!-- evalbot:evalbot -->"
 STATE = '<!-- evalbot-state {"looks": 1} -->'
@@ -70,7 +70,7 @@ class Scenario:
     config: Config
     item_url: str | None = None
     config_change: str | None = None
-    provenance: Provenance | None = None
+    provenance: Sequence[Row] = ()
     history: Sequence[HistoryRow] = field(default_factory=tuple)
     notes: Sequence[Markdown] = field(default_factory=tuple)
 
@@ -164,11 +164,17 @@ def improvement() -> Scenario:
         paired=paired_from_cells(WORKED, slices=SLICES),
         config=_config(sample_size=400, max_looks=2),
         item_url="https://logs.example/runs/{id}",
-        provenance=Provenance(
-            baseline_commit="3f2a9c1d8e7b6a5f4e3d2c1b0a9f8e7d6c5b4a39",
-            baseline_run_url="https://github.com/acme/evals/actions/runs/101",
-            candidate_commit="9b8c7d6e5f4a3b2c1d0e9f8a7b6c5d4e3f2a1b0c",
-            candidate_run_url="https://github.com/acme/evals/actions/runs/102",
+        provenance=provenance_rows(
+            (
+                "baseline",
+                "3f2a9c1d8e7b6a5f4e3d2c1b0a9f8e7d6c5b4a39",
+                "https://github.com/acme/evals/actions/runs/101",
+            ),
+            (
+                "candidate",
+                "9b8c7d6e5f4a3b2c1d0e9f8a7b6c5d4e3f2a1b0c",
+                "https://github.com/acme/evals/actions/runs/102",
+            ),
         ),
         history=(
             HistoryRow(

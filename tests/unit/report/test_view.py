@@ -17,7 +17,7 @@ from evalbot.pairing.fingerprint import fingerprint
 from evalbot.plan.config import Config
 from evalbot.plan.policy import evaluate
 from evalbot.report.json_report import build_json
-from evalbot.report.view import build_view, item_link
+from evalbot.report.view import build_view, input_rows, item_link, provenance_rows
 from tests.golden.scenarios import SCENARIOS, paired_from_cells, paired_repeats
 from tests.power_reference import scipy_power
 
@@ -291,3 +291,23 @@ def test_policy_fields_are_rendered_when_present() -> None:
     text = render_comment(view, marker="<!-- m -->")
     assert "<b>" not in text and "@octocat" not in text  # escaped, mention broken
     assert "> [!WARNING]" in text and "tripwire" in text
+
+
+def test_provenance_keeps_hex_digits_and_web_links_and_drops_a_run_with_neither() -> None:
+    rows = provenance_rows(
+        ("baseline", "abc`; rm 0123456789abcdef", "javascript:alert(1)"),
+        ("candidate", None, None),
+        ("other", None, "https://runs.example/1"),
+    )
+    assert [(row.label, row.value, row.url) for row in rows] == [
+        ("baseline", "`abc012345678`", None),
+        ("other", "run", "https://runs.example/1"),
+    ]
+
+
+def test_input_rows_count_each_files_items() -> None:
+    rows = input_rows(("baseline", "a.jsonl", 1), ("candidate", "b.jsonl", 1234))
+    assert [(row.side, row.source, row.items) for row in rows] == [
+        ("baseline", "a.jsonl", "1 item"),
+        ("candidate", "b.jsonl", "1,234 items"),
+    ]
