@@ -185,16 +185,14 @@ def _effect(raw: dict[str, Any]) -> dict[str, Any]:
 
 def look_json(look: Look) -> dict[str, Any]:
     """A look as the JSON object every record holds (a check run's digest, a comment's block)."""
-    data = {key: getattr(look, key) for key in (*_REQUIRED, "pvalue", "holdout")}
+    keys = (*_KEYS, "pvalue", "holdout")  # an optional key left out when None
+    data = {key: value for key in keys if (value := getattr(look, key)) is not None}
     if not look.recorded:
         data["recorded"] = False
     if look.metric in METRICS and look.effect is not None and look.effect_ci is not None:
         values = [float(look.effect), *map(float, look.effect_ci)]
         if all(math.isfinite(value) and abs(value) <= MAX_EFFECT for value in values):
             data.update(metric=look.metric, effect=values[0], effect_ci=values[1:])
-    for key in _OPTIONAL:
-        if (value := getattr(look, key)) is not None:
-            data[key] = value
     return data
 
 
