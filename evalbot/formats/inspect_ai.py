@@ -36,6 +36,8 @@ from evalbot.formats.probe import Probe, choose, how_to_choose, lookup, number_o
 NAME = "inspect"
 
 _LETTERS = {"C": 1.0, "I": 0.0, "P": 0.5, "N": 0.0}
+#: yes/no and true/false as text: a score of 1 or 0, as inspect's ``value_to_float`` reads them.
+_WORDS = {"yes": (1.0, False), "true": (1.0, False), "no": (0.0, False), "false": (0.0, False)}
 
 
 def sniff(probe: Probe) -> bool:
@@ -122,24 +124,16 @@ def _eval_log(
 
 def to_float(value: object, where: str, scorer: str) -> tuple[float, bool]:
     """(value, is_binary) for one score value, as inspect's ``value_to_float`` reads it."""
-    read = number_or_flag(value, where, f"score `{scorer}`")
-    if read is not None:
-        return read
-    if isinstance(value, str):
-        if value in _LETTERS:
-            return _LETTERS[value], value in ("C", "I")
-        lowered = value.strip().lower()
-        if lowered in ("yes", "true", "no", "false"):
-            return float(lowered in ("yes", "true")), False
-        if lowered.replace(".", "", 1).isdecimal():
-            return float(lowered), False
+    if isinstance(value, str) and value in _LETTERS:
+        return _LETTERS[value], value in ("C", "I")
+    if isinstance(value, str) and value.strip().replace(".", "", 1).isdecimal():
+        return float(value.strip()), False
     if isinstance(value, Mapping):
         keys = ", ".join(str(k) for k in list(value)[:6])
         choice = how_to_choose("scorer", f"{scorer}.{next(iter(value), '')}")
         raise InputError(f"{where}: score `{scorer}` holds several values ({keys}); {choice}")
-    raise InputError(
-        f"{where}: score `{scorer}` must be C/I/P/N, a boolean or a number, got {show(value)}"
-    )
+    must = "C/I/P/N, a boolean or a number"
+    return number_or_flag(value, where, f"score `{scorer}`", must=must, words=_WORDS)
 
 
 def _scorer(names: list[str], wanted: str | None, source: str) -> str:

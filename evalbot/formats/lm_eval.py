@@ -113,19 +113,17 @@ def _metric_names(record: Mapping[str, Any], where: str) -> list[str]:
 
 
 def _value(value: object, where: str, metric: str) -> tuple[float, bool]:
-    read = number_or_flag(value, where, f"`{metric}`")
-    if read is not None and metric in BINARY_METRICS and not read[1]:
-        if read[0] not in (0.0, 1.0):
-            raise InputError(f"{where}: `{metric}` must be 0 or 1, got {show(value)}")
-        return read[0], True
-    if read is not None:
-        return read
     if isinstance(value, list | dict):
         raise InputError(
             f"{where}: `{metric}` is not a per-item number (lm-eval aggregates it over the "
             "task); choose another metric with --metric NAME (config `metric:`)"
         )
-    raise InputError(f"{where}: `{metric}` must be a number, got {show(value)}")
+    number, flag = number_or_flag(value, where, f"`{metric}`")
+    if metric in BINARY_METRICS and not flag:
+        if number not in (0.0, 1.0):
+            raise InputError(f"{where}: `{metric}` must be 0 or 1, got {show(value)}")
+        return number, True
+    return number, flag
 
 
 def _item_id(record: Mapping[str, Any], where: str, file_task: str, *, several_files: bool) -> str:

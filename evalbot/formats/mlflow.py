@@ -13,7 +13,7 @@ from evalbot.errors import InputError
 from evalbot.formats.builder import ResultsBuilder, an_object, parse_item_id, show
 from evalbot.formats.jsontext import NOTHING, UnreadableError, jsonl_records, parse_json_line
 from evalbot.formats.model import FieldNames, ReadOptions, Results
-from evalbot.formats.probe import Probe, choose, first_object, lookup, number_or_flag
+from evalbot.formats.probe import YES_NO, Probe, choose, first_object, lookup, number_or_flag
 
 NAME = "mlflow"
 
@@ -134,16 +134,8 @@ def _feedbacks(record: Mapping[str, Any], where: str) -> list[tuple[str, Mapping
 
 def _value(value: object, where: str, scorer: str) -> tuple[float, bool]:
     """(value, is_binary) of one feedback value."""
-    read = number_or_flag(value, where, f"assessment `{scorer}`")
-    lowered = value.strip().lower() if isinstance(value, str) else None
-    if read is None and lowered in ("yes", "true", "no", "false"):
-        return float(lowered in ("yes", "true")), True
-    if read is None:
-        raise InputError(
-            f"{where}: assessment `{scorer}` must be a boolean, yes/no or a number, "
-            f"got {show(value)}"
-        )
-    return read
+    must = "a boolean, yes/no or a number"
+    return number_or_flag(value, where, f"assessment `{scorer}`", must=must, words=YES_NO)
 
 
 def _scorer(

@@ -90,7 +90,4 @@ def _row(where: str, event: Mapping[str, Any], metric: str | None) -> tuple[str,
     value = data_[field]
     if metric is None and not isinstance(value, bool):
         raise InputError(f"{where}: `data.correct` must be true/false, got {show(value)}")
-    read = number_or_flag(value, where, f"`data.{field}`")
-    if read is None:
-        raise InputError(f"{where}: `data.{field}` must be a number, got {show(value)}")
-    return item_id, *read
+    return item_id, *number_or_flag(value, where, f"`data.{field}`")

@@ -29,6 +29,8 @@ from evalbot.formats.jsontext import (
 Kind = Literal["zip", "xml", "json", "jsonl", "text"]
 
 _BOM: Final = b"\xef\xbb\xbf"
+#: yes/no and true/false as text, read as a pass/fail outcome.
+YES_NO: Final = {"yes": (1.0, True), "true": (1.0, True), "no": (0.0, True), "false": (0.0, True)}
 _SIGNIFICANT = re.compile(rb"[^ \t\r\n]")
 JSONL_SUFFIXES: Final = (".jsonl", ".ndjson")
 
@@ -208,13 +210,23 @@ def choose(
     return names[0] if names else ""
 
 
-def number_or_flag(value: object, where: str, label: str) -> tuple[float, bool] | None:
-    """(value, whether it is a pass/fail outcome) of a boolean or a finite number, ``None`` for
-    any other value; ``label`` names the field when a number is not finite."""
+def number_or_flag(
+    value: object,
+    where: str,
+    label: str,
+    *,
+    must: str = "a number",
+    words: Mapping[str, tuple[float, bool]] | None = None,
+) -> tuple[float, bool]:
+    """(value, whether it is a pass/fail outcome) of a boolean, a finite number or one of the
+    harness's ``words`` (matched stripped and lowercased); any other value is refused: ``label``
+    (the field) must be ``must``."""
     if isinstance(value, bool):
         return float(value), True
+    if isinstance(value, str) and words and value.strip().lower() in words:
+        return words[value.strip().lower()]
     if not isinstance(value, int | float):
-        return None
+        raise InputError(f"{where}: {label} must be {must}, got {show(value)}")
     number = float(value)  # the JSON reader refuses integers beyond the float range
     if not math.isfinite(number):
         raise InputError(f"{where}: {label} must be finite, got {show(value)}")
