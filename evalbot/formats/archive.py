@@ -118,7 +118,7 @@ def central_directory(data: bytes) -> tuple[int, int, int]:
 
 class Archive:
     """A ZIP archive opened from bytes, spending from the artifact's ``budget``;
-    :meth:`members` lists the regular files, checked."""
+    ``members`` lists the regular files, checked, sorted by name."""
 
     def __init__(self, data: bytes, *, source: str, budget: ArchiveBudget) -> None:
         self.source = source
@@ -137,7 +137,7 @@ class Archive:
             raise InputError(f"{source}: not a valid ZIP archive ({error})") from None
         budget.check_count(source, len(infos))
         budget.members += len(infos)
-        self._members: list[zipfile.ZipInfo] = []
+        members: list[zipfile.ZipInfo] = []
         for info in infos:
             _check_name(source, info.filename)
             if stat.S_ISLNK(info.external_attr >> 16):
@@ -148,10 +148,8 @@ class Archive:
                 continue
             at = f" (at member {show(info.filename)})"
             budget.spend(source, declared=info.file_size, at=at)
-            self._members.append(info)
-
-    def members(self) -> list[zipfile.ZipInfo]:
-        return list(self._members)
+            members.append(info)
+        self.members = sorted(members, key=lambda member: member.filename)
 
     def read(self, member: zipfile.ZipInfo) -> bytes:
         """A member's bytes; the inflated bytes are counted against the budget."""

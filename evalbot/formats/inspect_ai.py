@@ -107,7 +107,7 @@ def _eval_log(
     archive = Archive(data, source=source, budget=budget_of(options))
     header: Mapping[str, Any] = {}
     samples = []
-    for member in sorted(archive.members(), key=lambda m: m.filename):
+    for member in archive.members:
         name = member.filename
         if name != "header.json" and not (name.startswith("samples/") and name.endswith(".json")):
             continue

@@ -145,13 +145,13 @@ def parse_zip(name: str, data: bytes, options: ReadOptions) -> list[Results]:
     budget = budget_of(options)
     options = replace(options, archive_budget=budget)
     archive = Archive(data, source=name, budget=budget)
-    kept = set(results_among([m.filename for m in archive.members()]))
-    members = [m for m in archive.members() if m.filename in kept]
+    kept = set(results_among([m.filename for m in archive.members]))
+    members = [m for m in archive.members if m.filename in kept]
     if not members:
         raise InputError(f"{name}: archive holds no result files ({', '.join(RESULT_SUFFIXES)})")
     options = replace(options, several_files=options.several_files or len(members) > 1)
     shards = []
-    for member in sorted(members, key=lambda m: m.filename):
+    for member in members:
         inner = f"{name}!{member.filename}"
         if member.filename.lower().endswith(".zip"):
             raise InputError(f"{inner}: archives inside archives are not read")

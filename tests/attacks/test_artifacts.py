@@ -59,7 +59,7 @@ def test_the_inflate_limit_is_proportional_to_the_download() -> None:
 
 def read_all(data: bytes, budget: ArchiveBudget) -> None:
     archive = Archive(data, source="art", budget=budget)
-    for member in archive.members():
+    for member in archive.members:
         archive.read(member)
 
 

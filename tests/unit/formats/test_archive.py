@@ -55,7 +55,7 @@ ROW = b'{"id": "a", "passed": true}\n'
 def open_and_read_all(data: bytes, max_bytes: int, max_members: int) -> None:
     budget = ArchiveBudget(max_bytes=max_bytes, max_members=max_members)
     archive = Archive(data, source="a.zip", budget=budget)
-    for member in archive.members():
+    for member in archive.members:
         archive.read(member)
 
 
