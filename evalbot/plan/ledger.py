@@ -518,7 +518,15 @@ def _ticket_looks(ticket: Ticket, *, holdout: bool, now: datetime, notes: _Notes
         notes.warnings.append(
             f"{ticket.source} on {short} ended without a record of its verdict: counted"
         )
-    return [placeholder(sha, holdout=holdout, fingerprint=digest.fingerprint, at=ticket.started_at)]
+    return [
+        placeholder(
+            sha,
+            holdout=holdout,
+            fingerprint=digest.fingerprint,
+            items=digest.items,
+            at=ticket.started_at,
+        )
+    ]
 
 
 @dataclass

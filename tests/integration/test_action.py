@@ -1182,5 +1182,5 @@ def test_an_earlier_run_in_progress_on_the_same_commit(world: World, same_items:
         assert "that run's verdict is not on record yet" in text
     else:
         assert result.outputs["verdict"] == "inconclusive", result.stderr
-        assert "was already judged on another item set" in text
+        assert "was already judged on another item set (400 items, ffffffffffff)" in text
         assert result.code == 1

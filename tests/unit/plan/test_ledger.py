@@ -127,6 +127,7 @@ def test_an_earlier_run_still_in_progress_is_a_look() -> None:
     placeholders = earlier(tickets, mine=13).looks
     assert not any(lk.recorded for lk in placeholders)
     assert {lk.fingerprint for lk in placeholders} == {ITEMS}
+    assert {lk.items for lk in placeholders} == {400}  # the count its start declared
 
 
 def test_a_stale_run_in_progress_is_not_counted_and_is_said() -> None:
