@@ -698,15 +698,8 @@ class _Story:
         run, side = self.run, self.run.side
         if side is None:  # not a pull request
             return State(), None, None
-        declared = Digest(
-            kind="start",
-            head_sha=run.event.head_sha.lower(),
-            holdout=run.settings.holdout,
-            fingerprint=paired.fingerprint or fingerprint(list(paired.ids)),
-            items=len(paired.ids),
-        )
         self.writing = True
-        side.start(declared)
+        side.start(paired.fingerprint or fingerprint(list(paired.ids)), len(paired.ids))
         self.writing = False
         return earlier_looks(side, run.clock)
 
@@ -858,11 +851,11 @@ def publish_verdict(run: RunContext, verdict: Verdict) -> int:
     comment, look = None, verdict.look
     if side is not None:
         assert look is not None  # a pull request's run is a look
-        side.finish(d.conclusion, digest=Digest.of_look(look), **finish)
+        side.finish(d.conclusion, digest=Digest(kind="look", look=look), **finish)
         comment = side.comment(text, says)
         if not side.use_status and comment and look.comment != comment.id:
             try:  # the record names the comment it was published in
-                named = Digest.of_look(replace(look, comment=comment.id))
+                named = Digest(kind="look", look=replace(look, comment=comment.id))
                 side.finish(d.conclusion, digest=named, **finish)
             except EvalbotError as error:
                 run.env.warning(f"the check's record does not name the comment ({error})")

@@ -29,6 +29,7 @@ from evalbot.plan.ledger import (
     count_looks,
     parse_digest,
     parse_state,
+    placeholder,
     render_digest,
 )
 from evalbot.report import text as md
@@ -96,11 +97,15 @@ class PullRequestSide:
         self.recorded: Digest | None = None
         self.completed = False  # the check (or the final status) was written
 
-    def start(self, digest: Digest) -> None:
+    def start(self, fingerprint: str, items: int) -> None:
+        """Take the ticket, declaring the item set judged (its ``fingerprint`` and ``items``)."""
+        judged = placeholder(
+            self._sha, holdout=self.settings.holdout, fingerprint=fingerprint, items=items
+        )
         opened = self._open(
             title="evalbot is comparing…",
             summary="Comparing the candidate with the baseline.",
-            digest=digest,
+            digest=Digest(kind="start", look=judged),
             conclusion=None,
         )
         if not opened and self.use_status:  # a personal token: the pending status is the ticket
@@ -217,7 +222,7 @@ class PullRequestSide:
 
     def no_look(self) -> Digest:
         """The record of a run that compared nothing: not a look."""
-        return Digest(kind="none", head_sha=self._sha.lower(), holdout=self.settings.holdout)
+        return Digest(kind="none", look=placeholder(self._sha, holdout=self.settings.holdout))
 
     def fail(self, title: str, summary: str, *, conclusion: str = "failure") -> None:
         """Complete the check as ``conclusion``, keeping its record (a look already shown, or
@@ -313,7 +318,7 @@ def status_tickets(
         else:
             finals.append((pending.pop(0) if pending else status, status))
     finals += [(start, None) for start in pending]
-    none = Digest(kind="none", head_sha=sha, holdout=holdout)
+    none = Digest(kind="none", look=placeholder(sha, holdout=holdout))
     return [
         Ticket(
             id=start.id,

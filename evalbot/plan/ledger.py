@@ -374,35 +374,25 @@ def render_state(state: State, max_chars: int = MAX_STATE_BLOCK_CHARS) -> str:
 
 @dataclass(frozen=True, kw_only=True)
 class Digest:
-    """What one run of evalbot declares in its check run: ``start`` (under way on ``head_sha``,
-    judging ``fingerprint``), ``look`` (the verdict ``look``, the check's ``conclusion``) or
-    ``none`` (nothing compared)."""
+    """What one run of evalbot declares in its check run: ``start`` (under way; ``look`` a
+    :func:`placeholder` on the commit and the item set judged), ``look`` (the verdict ``look``,
+    the check's ``conclusion``) or ``none`` (nothing compared; a bare placeholder)."""
 
     kind: Literal["start", "look", "none"]
-    head_sha: str
-    holdout: bool = False
-    fingerprint: str | None = None
-    items: int | None = None
-    look: Look | None = None
+    look: Look
     conclusion: str | None = None
 
-    @classmethod
-    def of_look(cls, look: Look, conclusion: str | None = None) -> Digest:
-        """The record of the verdict ``look``."""
-        shared = {k: getattr(look, k) for k in ("head_sha", "holdout", "fingerprint", "items")}
-        return cls(kind="look", look=look, conclusion=conclusion, **shared)
+
+#: The keys a digest of a kind other than ``look`` declares (and its ``holdout``).
+_DECLARES = {"start": ("head_sha", "fingerprint", "items"), "none": ("head_sha",)}
 
 
 def render_digest(digest: Digest) -> str:
-    """The digest as the one-line hidden block a check run's ``output.text`` holds."""
-    data: dict[str, Any]
-    if digest.kind == "look":
-        assert digest.look is not None
-        data = look_json(digest.look)
-    else:
-        data = {"head_sha": digest.head_sha.lower(), "holdout": digest.holdout}
-        if digest.kind == "start":
-            data.update(fingerprint=digest.fingerprint, items=digest.items)
+    """The digest as the one-line hidden block a check run's ``output.text`` holds: the
+    verdict's look whole, or the keys a ``start`` or ``none`` digest declares."""
+    data = look_json(digest.look)
+    if digest.kind in _DECLARES:
+        data = {"holdout": digest.look.holdout, **{k: data[k] for k in _DECLARES[digest.kind]}}
     if digest.conclusion is not None:
         data["conclusion"] = digest.conclusion
     return f"<!-- {DIGEST_MARKER} {_encode({'v': VERSION, 'kind': digest.kind, **data})} -->"
@@ -423,11 +413,12 @@ def parse_digest(text: str | None) -> Digest | None:
             return None
         if kind == "look":
             look = look_from_json({k: v for k, v in data.items() if k not in ("v", "kind")})
-            return Digest.of_look(look, conclusion) if look.recorded else None
+            return Digest(kind=kind, look=look, conclusion=conclusion) if look.recorded else None
         if kind not in ("start", "none"):
             return None
-        keys = ("head_sha", "fingerprint", "items") if kind == "start" else ("head_sha",)
-        return Digest(kind=kind, holdout=_get(data, "holdout", bool), **_checked(data, keys))
+        holdout = _get(data, "holdout", bool)
+        declared = _checked(data, _DECLARES[kind])
+        return Digest(kind=kind, look=placeholder(holdout=holdout, **declared))
     except (ValueError, RecursionError, MemoryError):  # binascii.Error is a ValueError
         return None
 
@@ -458,7 +449,7 @@ class Ticket:
 
 
 def placeholder(
-    sha: str,
+    head_sha: str,
     *,
     holdout: bool,
     fingerprint: str | None = None,
@@ -467,7 +458,7 @@ def placeholder(
 ) -> Look:
     """A look known from a ticket only: its verdict is not on record (yet)."""
     return Look(
-        head_sha=sha.lower(),
+        head_sha=head_sha.lower(),
         items=items or 0,
         fingerprint=fingerprint or UNKNOWN_FINGERPRINT,
         pvalue=1.0,
@@ -483,9 +474,9 @@ def _ticket_looks(ticket: Ticket, *, holdout: bool, now: datetime, notes: _Notes
     digest, sha, short = ticket.digest, ticket.sha.lower(), ticket.sha[:7]
     if ticket.holdout is not None and ticket.holdout != holdout:
         return []
-    if digest is not None and digest.head_sha.lower() != sha:
+    if digest is not None and digest.look.head_sha.lower() != sha:
         notes.warnings.append(
-            f"{ticket.source} on {short} records another commit ({digest.head_sha[:7]}): "
+            f"{ticket.source} on {short} records another commit ({digest.look.head_sha[:7]}): "
             "counted as a look on items not on record"
         )
         digest = None
@@ -505,9 +496,9 @@ def _ticket_looks(ticket: Ticket, *, holdout: bool, now: datetime, notes: _Notes
                 + " readable record of its look: counted as a look on items not on record"
             )
         return [placeholder(sha, holdout=holdout, at=ticket.started_at)]
-    if digest.holdout != holdout or (digest.kind == "none" and not ticket.running):
+    if digest.look.holdout != holdout or (digest.kind == "none" and not ticket.running):
         return []
-    if digest.kind == "look" and digest.look is not None and not ticket.running:
+    if digest.kind == "look" and not ticket.running:
         if digest.conclusion and ticket.conclusion and digest.conclusion != ticket.conclusion:
             notes.findings.append(
                 f"{ticket.source} on {short} has the conclusion {ticket.conclusion}, but its "
@@ -522,8 +513,8 @@ def _ticket_looks(ticket: Ticket, *, holdout: bool, now: datetime, notes: _Notes
         placeholder(
             sha,
             holdout=holdout,
-            fingerprint=digest.fingerprint,
-            items=digest.items,
+            fingerprint=digest.look.fingerprint,
+            items=digest.look.items,
             at=ticket.started_at,
         )
     ]

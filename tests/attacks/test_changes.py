@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import requests
 
-from evalbot.plan.ledger import Digest, render_digest
+from evalbot.plan.ledger import Digest, placeholder, render_digest
 from tests.attacks.helpers import (
     RESAMPLES,
     VERDICTS,
@@ -143,7 +143,7 @@ def test_a_record_rewritten_to_nothing_compared_still_counts_and_is_a_finding(
     judged = world.pull.head_sha
     assert world.run().outputs["verdict"] in VERDICTS
     (check,) = world.repo.check_runs_for(judged)
-    nothing = render_digest(Digest(kind="none", head_sha=judged))
+    nothing = render_digest(Digest(kind="none", look=placeholder(judged, holdout=False)))
     output = {"title": "t", "summary": "s", "text": nothing}
     assert patch_check(world, check.id, {"output": output}, APP_TOKEN) == 200
     push(world)
@@ -205,7 +205,7 @@ def test_with_its_own_app_the_actions_token_cannot_change_evalbots_records(
             "output": {
                 "title": "t",
                 "summary": "s",
-                "text": render_digest(Digest(kind="none", head_sha=judged)),
+                "text": render_digest(Digest(kind="none", look=placeholder(judged, holdout=False))),
             },
         },
         headers={"Authorization": f"token {APP_TOKEN}"},

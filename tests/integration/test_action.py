@@ -1001,15 +1001,17 @@ def test_each_run_declares_its_look_in_its_check_run(world: World) -> None:
     assert result.code == 0, result.stderr
     (check,) = world.repo.check_runs_for(world.head)
     digest = parse_digest(check.output["text"])
-    assert digest is not None and digest.kind == "look" and digest.look is not None
-    assert (digest.head_sha, digest.items, digest.look.outcome) == (world.head, 400, "improvement")
-    assert digest.look.pvalue == pytest.approx(float(result.outputs["p-value"]), rel=1e-5)
+    assert digest is not None and digest.kind == "look"
+    judged = digest.look
+    assert (judged.head_sha, judged.items, judged.outcome) == (world.head, 400, "improvement")
+    assert judged.pvalue == pytest.approx(float(result.outputs["p-value"]), rel=1e-5)
     # the ticket was taken first: created in progress, declaring the commit and items
     (created,) = world.fake.requests_to("POST", r"/repos/octo/evals/check-runs")
     start = parse_digest(created.body["output"]["text"])
     assert created.body["status"] == "in_progress"
     assert start is not None and start.kind == "start"
-    assert (start.head_sha, start.items, start.fingerprint) == (world.head, 400, digest.fingerprint)
+    declared = (start.look.head_sha, start.look.items, start.look.fingerprint)
+    assert declared == (world.head, 400, judged.fingerprint)
     # and it read the other runs' records on the pull request's commits
     assert world.fake.requests_to("GET", r"/repos/octo/evals/pulls/7/commits")
     listed = world.fake.requests_to("GET", rf"/repos/octo/evals/commits/{world.head}/check-runs")
@@ -1031,8 +1033,8 @@ def test_a_look_past_the_ledgers_capacity_still_gets_its_record(
     assert result.code == 0, result.stderr
     (check,) = world.repo.check_runs_for(head)
     digest = ledger.parse_digest(check.output["text"])
-    assert digest is not None and digest.kind == "look" and digest.look is not None
-    assert (digest.head_sha, digest.look.pull) == (head, world.pull.number)
+    assert digest is not None and digest.kind == "look"
+    assert (digest.look.head_sha, digest.look.pull) == (head, world.pull.number)
 
 
 def test_a_no_baseline_run_is_not_a_look(world: World) -> None:
@@ -1160,13 +1162,14 @@ def test_an_earlier_run_in_progress_on_the_same_commit(world: World, same_items:
     """Two runs on one commit side by side: the later one is a re-run of the earlier one's look
     when it judges the same items, and refused ("shopping") when it judges others."""
     from evalbot.pairing.fingerprint import fingerprint
-    from evalbot.plan.ledger import Digest, render_digest
+    from evalbot.plan.ledger import Digest, placeholder, render_digest
 
     _one_look_plan(world)
     world.add_baseline_run()
     items = fingerprint(_ids(example("candidate")))
+    judged = items if same_items else "f" * 64
     declared = Digest(
-        kind="start", head_sha=world.head, fingerprint=items if same_items else "f" * 64, items=400
+        kind="start", look=placeholder(world.head, holdout=False, fingerprint=judged, items=400)
     )
     world.repo.add_check_run(
         world.head,

@@ -11,7 +11,7 @@ from github.CheckRun import CheckRun
 from github.CommitStatus import CommitStatus
 
 from evalbot.github.checks import check_tickets, status_tickets
-from evalbot.plan.ledger import Digest, State, Ticket, count_looks, render_digest
+from evalbot.plan.ledger import Digest, State, Ticket, count_looks, placeholder, render_digest
 
 NOW = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
 AT = "2026-03-01T12:00:00Z"
@@ -55,7 +55,8 @@ def check(
 def test_only_evalbots_apps_check_runs_of_the_comparison_are_tickets() -> None:
     """Another App's check run of the same name is ignored and said; the comparison's checks
     on another base (``evalbot (base dev)``) are its own, another comparison's are not."""
-    record = render_digest(Digest(kind="none", head_sha=A))
+    nothing = Digest(kind="none", look=placeholder(A, holdout=False))
+    record = render_digest(nothing)
     runs = [
         check(1, A, text=record),
         check(2, A, app=99, text=record),
@@ -73,7 +74,7 @@ def test_only_evalbots_apps_check_runs_of_the_comparison_are_tickets() -> None:
     tickets, ignored = check_tickets(runs, app_id=None, sha=A, name="evalbot")
     assert ([t.id for t in tickets], ignored) == ([1, 2, 3], [])
     (ticket,), _ = check_tickets(runs[:1], app_id=15368, sha=A, name="evalbot")
-    assert (ticket.digest, ticket.conclusion) == (Digest(kind="none", head_sha=A), "success")
+    assert (ticket.digest, ticket.conclusion) == (nothing, "success")
 
 
 def status(

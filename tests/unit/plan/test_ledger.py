@@ -64,20 +64,16 @@ def look(
 def done(ticket: int, sha: str, **kw: object) -> Ticket:
     """A completed run that gave a verdict."""
     record = look(sha, **kw)  # type: ignore[arg-type]
-    digest = Digest(
-        kind="look",
-        head_sha=sha,
-        holdout=record.holdout,
-        fingerprint=record.fingerprint,
-        look=record,
-    )
+    digest = Digest(kind="look", look=record)
     return Ticket(
         id=ticket, sha=sha, running=False, started_at=NOW, digest=digest, source=f"#{ticket}"
     )
 
 
 def running(ticket: int, sha: str, *, items: str = ITEMS, age: timedelta = timedelta(0)) -> Ticket:
-    digest = Digest(kind="start", head_sha=sha, fingerprint=items, items=400)
+    digest = Digest(
+        kind="start", look=placeholder(sha, holdout=False, fingerprint=items, items=400)
+    )
     return Ticket(
         id=ticket, sha=sha, running=True, started_at=NOW - age, digest=digest, source=f"#{ticket}"
     )
@@ -85,7 +81,7 @@ def running(ticket: int, sha: str, *, items: str = ITEMS, age: timedelta = timed
 
 def nothing(ticket: int, sha: str) -> Ticket:
     """A completed run that compared nothing (no baseline yet)."""
-    digest = Digest(kind="none", head_sha=sha)
+    digest = Digest(kind="none", look=placeholder(sha, holdout=False))
     return Ticket(
         id=ticket, sha=sha, running=False, started_at=NOW, digest=digest, source=f"#{ticket}"
     )
@@ -239,7 +235,7 @@ def test_a_verdict_recorded_two_ways_is_a_finding() -> None:
 def test_a_check_whose_conclusion_is_not_its_record_is_a_finding() -> None:
     """A workflow holding evalbot's token turned a failed check into success: the digest
     still records failure."""
-    digest = Digest.of_look(look(A, outcome="regression"), "failure")
+    digest = Digest(kind="look", look=look(A, outcome="regression"), conclusion="failure")
     patched = Ticket(id=10, sha=A, running=False, digest=digest, conclusion="success", source="#10")
     state = earlier([patched, running(11, B)], mine=11)
     assert state.findings == (
@@ -256,7 +252,7 @@ def test_a_count_below_a_recorded_look_number_is_a_finding() -> None:
         id=12,
         sha=B,
         running=False,
-        digest=Digest.of_look(replace(look(B), number=3)),
+        digest=Digest(kind="look", look=replace(look(B), number=3)),
         source="#12",
     )
     state = earlier([done(10, A), third, running(13, C)], mine=13)
@@ -319,13 +315,10 @@ GOOD_LOOK = {
 @pytest.mark.parametrize(
     "digest",
     [
-        Digest(kind="none", head_sha=A, holdout=True),
-        Digest(kind="start", head_sha=A, fingerprint="cd" * 32, items=12),
+        Digest(kind="none", look=placeholder(A, holdout=True)),
+        Digest(kind="start", look=placeholder(A, holdout=False, fingerprint="cd" * 32, items=12)),
         Digest(
             kind="look",
-            head_sha=A,
-            fingerprint=LOOK.fingerprint,
-            items=400,
             look=replace(LOOK, metric="pass_rate", effect=0.04, effect_ci=(0.01, 0.07)),
         ),
     ],
@@ -347,7 +340,7 @@ def _digest(payload: object) -> str:
         None,
         "",
         "a check run's own text",
-        "report text\n" + render_digest(Digest(kind="none", head_sha=A)),
+        "report text\n" + render_digest(Digest(kind="none", look=placeholder(A, holdout=False))),
         _digest({"v": 2, "kind": "none", "head_sha": A, "holdout": False}),
         _digest({"v": True, "kind": "none", "head_sha": A, "holdout": False}),
         _digest({"v": 1, "kind": "peek", "head_sha": A, "holdout": False}),
