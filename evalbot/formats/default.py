@@ -187,6 +187,7 @@ def _jsonl_table(data: Source, source: str, options: ReadOptions) -> _Table:
                 for v, t in zip(own, nested, strict=True)
             ]
             values[name] = found if found.count(UNSET) < len(found) else None
+    rows.columns.clear()  # the table's now: no list held twice
 
     def record(row: int) -> Mapping[str, Any]:
         whole, start = data.whole(), 0  # read again: a message's hint, once
@@ -256,6 +257,7 @@ def parse_table(table: _Table, options: ReadOptions) -> Results:
             f"{table.where(missing)}: item {show(ids[missing])} has no `{names.epoch}` "
             "but other rows have one"
         )
+    table.values.clear()  # every column read: a million rows' list is 8 MB
     id_hashes = check_unique(ids, epochs, table.where)
     return Results(
         source=table.source,

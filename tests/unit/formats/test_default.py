@@ -211,3 +211,25 @@ def test_deeply_nested_json_is_a_clean_error() -> None:
 def test_scores_are_float64_columns() -> None:
     results = parse(b'{"id": "a", "score": 1}\n', source="r.jsonl", options=OPTIONS)
     assert results.scores.dtype == np.float64
+
+
+def test_jsonl_drops_each_column_once_read(monkeypatch: pytest.MonkeyPatch) -> None:
+    import random
+    import tracemalloc
+
+    from evalbot.formats import jsontext
+
+    monkeypatch.setattr(jsontext, "CHUNK", 1 << 16)  # many chunks: the columns dominate
+    n = 200_000
+    order = random.Random(0).sample(range(n), n)
+    data = b"".join(b'{"id": "q-%07d", "passed": true}\n' % i for i in order)
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        results = parse(data, source="r.jsonl", options=OPTIONS)
+        held, peak = (m - before for m in tracemalloc.get_traced_memory())
+    finally:
+        tracemalloc.stop()
+    # beyond the results: the ids' hashes sorted (8 bytes a row), not the outcomes' list too
+    assert peak - held < 12 * n
+    assert len(results.ids) == n
