@@ -71,19 +71,14 @@ class BaselineRate:
 
 
 @dataclass(frozen=True, kw_only=True)
-class RangeRow:
-    assumption: Assumption
-    result: SampleSizeResult
-
-
-@dataclass(frozen=True, kw_only=True)
 class Range:
-    """The sizes over the discordance a change of ``difference`` allows from ``base``;
-    ``chosen`` the row the plan takes (the noise floor's, else the independent one)."""
+    """The sizes over the discordance a change of ``difference`` allows from ``base``, each
+    row a size with the assumption that gives its discordance; ``chosen`` the row the plan
+    takes (the noise floor's, else the independent one)."""
 
     base: BaselineRate
     difference: float
-    rows: tuple[RangeRow, ...]
+    rows: tuple[tuple[Assumption, SampleSizeResult], ...]
     chosen: Assumption
 
 
@@ -176,19 +171,17 @@ def plan_range(test: Sizing, difference: float, base: BaselineRate) -> ItemsPlan
             "would leave 0-100 %"
         )
     rows = tuple(
-        RangeRow(
-            assumption=assumption, result=mcnemar_sample_size(*split(difference, rate), **test)
-        )
+        (assumption, mcnemar_sample_size(*split(difference, rate), **test))
         for assumption, rate in range_rates(difference, base.rate, base.noise)
     )
-    chosen = next((row for row in rows if row.assumption == "noise_floor"), rows[-1])
+    chosen, size = next((row for row in rows if row[0] == "noise_floor"), rows[-1])
     interval = None
     if base.noise is not None:
         low, high = base.noise.interval
         interval = (low + abs(difference), high + abs(difference))
-    found = Discordance(rate=chosen.result.discordant_rate, source=base.source, interval=interval)
-    plan = plan_items(test, chosen.result.fix_rate, chosen.result.break_rate, found)
-    span = Range(base=base, difference=difference, rows=rows, chosen=chosen.assumption)
+    found = Discordance(rate=size.discordant_rate, source=base.source, interval=interval)
+    plan = plan_items(test, size.fix_rate, size.break_rate, found)
+    span = Range(base=base, difference=difference, rows=rows, chosen=chosen)
     return replace(plan, range=span)
 
 

@@ -11,10 +11,10 @@ import math
 from evalbot.plan.sizing import (
     PILOT_CONFIDENCE,
     PLAN_SIMULATIONS,
+    Assumption,
     Discordance,
     ItemsPlan,
     Pair,
-    RangeRow,
 )
 from evalbot.report.json_report import pick
 from evalbot.report.text import Markdown
@@ -111,13 +111,13 @@ def _range_json(plan: ItemsPlan) -> dict[str, object]:
         "expected_pass_rate": p0 + plan.result.fix_rate - plan.result.break_rate,
         "by_discordance": [
             {
-                "assumption": row.assumption,
-                "text": assumption(row, plan),
-                "discordance": row.result.discordant_rate,
-                **pick(row.result, "fix_rate", "break_rate", "items", "discordant_pairs"),
-                "power_reached": _finite(row.result.exact_power),
+                "assumption": kind,
+                "text": assumption(kind, size, plan),
+                "discordance": size.discordant_rate,
+                **pick(size, "fix_rate", "break_rate", "items", "discordant_pairs"),
+                "power_reached": _finite(size.exact_power),
             }
-            for row in plan.range.rows
+            for kind, size in plan.range.rows
         ],
     }
 
@@ -146,21 +146,21 @@ def detectable_json(result: DetectableEffectResult, found: Discordance) -> dict[
 # ---- the words of a range's rows ---------------------------------------------------------
 
 
-def assumption(row: RangeRow, plan: ItemsPlan) -> Markdown:
-    """What a row of the range assumes, in words (evalbot's own: numbers and fixed words)."""
-    result = row.result
-    if row.assumption == "least":
+def assumption(kind: Assumption, size: SampleSizeResult, plan: ItemsPlan) -> Markdown:
+    """What a row of the range (``size`` under the assumption ``kind``) assumes, in words
+    (evalbot's own: numbers and fixed words)."""
+    if kind == "least":
         return Markdown("least possible: no item moves against the change")
-    if row.assumption == "independent":
+    if kind == "independent":
         return Markdown("independent outcomes: the runs agree no more than chance (the most items)")
-    if row.assumption == "noise_floor":
+    if kind == "noise_floor":
         noise = plan.range.base.noise if plan.range else None
         floor = noise.rate if noise else math.nan
         return Markdown(
             f"the A/A pair's noise floor {floor * 100:.1f} % plus the change's own items"
         )
-    gain = result.fix_rate >= result.break_rate
-    against = result.break_rate if gain else result.fix_rate
+    gain = size.fix_rate >= size.break_rate
+    against = size.break_rate if gain else size.fix_rate
     return Markdown(
         f"the change also {'breaks' if gain else 'fixes'} {against * 100:.1f} % of the items"
     )
