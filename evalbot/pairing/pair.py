@@ -26,8 +26,10 @@ from evalbot.pairing.fingerprint import fingerprint
 from evalbot.vocabulary import MISSING_RULES, Missing
 
 Labels = list[str | None] | None
-#: Ids looked up and compared at a time.
+#: Matched ids compared at a time.
 _BLOCK = 1 << 14
+#: Queries sorted by hash at a time, to look them up in the keys' order (no order of them all).
+_SORTED = 1 << 19
 
 
 @dataclass(frozen=True, kw_only=True, eq=False)
@@ -202,10 +204,10 @@ def locate(
     query_hashes: IntArray | None = None,
 ) -> IntArray:
     """For each query, its index in ``keys`` (unique strings), or -1 when absent: joined on the
-    ids' ``hash()`` with numpy (the queries looked up a block at a time, in hash order), every
-    matched pair of strings then compared (a dict joins them should two distinct ids share a
-    hash). When every query is found and ``queries`` is a list, it then holds the keys' equal
-    strings: one copy of each id in memory."""
+    ids' ``hash()`` with numpy (the queries looked up a block at a time, each block sorted by
+    hash), every matched pair of strings then compared (a dict joins them should two distinct
+    ids share a hash). When every query is found and ``queries`` is a list, it then holds the
+    keys' equal strings: one copy of each id in memory."""
     if len(keys) == 0:
         return np.full(len(queries), -1, dtype=np.int64)
     hashed_keys = _hashes(keys, key_hashes)
@@ -215,19 +217,23 @@ def locate(
     if not (sorted_keys[1:] != sorted_keys[:-1]).all():
         return locate_exact(keys, queries)
     hashed_queries = _hashes(queries, query_hashes)
-    query_order = _order(hashed_queries)
-    positions = np.full(len(queries), -1, dtype=np.int64)
-    for start in range(0, len(queries), _BLOCK):
-        rows = query_order[start : start + _BLOCK]
-        wanted = hashed_queries[rows]
+    positions = np.full(len(queries), -1, dtype=key_order.dtype)
+    for start in range(0, len(queries), _SORTED):
+        block = hashed_queries[start : start + _SORTED]
+        rows = np.argsort(block)
+        wanted = block[rows]
         slots = np.minimum(np.searchsorted(sorted_keys, wanted), len(keys) - 1)
         found = sorted_keys[slots] == wanted
-        positions[rows[found]] = key_order[slots[found]]
-    del key_order, sorted_keys, query_order, hashed_queries
-    return positions if _same_strings(keys, queries, positions) else locate_exact(keys, queries)
+        positions[start + rows[found]] = key_order[slots[found]]
+    del key_order, sorted_keys, hashed_queries
+    if not _same_strings(keys, queries, positions):
+        return locate_exact(keys, queries)
+    return positions.astype(np.int64)
 
 
-def _same_strings(keys: Sequence[str], queries: Sequence[str], positions: IntArray) -> bool:
+def _same_strings(
+    keys: Sequence[str], queries: Sequence[str], positions: npt.NDArray[np.signedinteger[Any]]
+) -> bool:
     """Whether each query found is the key it was matched to, a block at a time; when every
     query is found, a list of queries takes the keys' (equal) strings."""
     every, table = bool((positions >= 0).all()), objects(keys)
