@@ -409,7 +409,9 @@ def parse_digest(text: str | None) -> Digest | None:
     try:
         data = _decode(match.group(1))
         kind, conclusion = data.get("kind"), data.pop("conclusion", None)
-        if conclusion is not None and conclusion not in CONCLUSIONS:
+        if conclusion is not None and not (
+            isinstance(conclusion, str) and conclusion in CONCLUSIONS
+        ):
             return None
         if kind == "look":
             look = look_from_json({k: v for k, v in data.items() if k not in ("v", "kind")})

@@ -11,6 +11,8 @@ import threading
 import time
 import zlib
 
+import pytest
+
 from evalbot.plan.ledger import parse_state
 from tests.attacks.helpers import (
     BOT,
@@ -211,16 +213,29 @@ def test_four_parallel_pushes_under_max_looks_1_give_exactly_one_verdict(world: 
     assert all(run.status == "completed" for run in world.repo.check_runs.values())
 
 
-def test_a_check_run_without_a_readable_record_counts_as_a_look(world: World) -> None:
+def _digest_concluding(conclusion: object) -> str:
+    """A look digest in evalbot's encoding whose ``conclusion`` is ``conclusion``."""
+    raw = json.dumps({"v": 1, "kind": "none", "head_sha": "a" * 40, "conclusion": conclusion})
+    return f"<!-- evalbot-look:v1 {base64.b64encode(raw.encode()).decode()} -->"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "<!-- evalbot-look:v1 garbage -->",
+        _digest_concluding(["success"]),
+        _digest_concluding({"success": 1}),
+    ],
+    ids=["garbage", "conclusion-list", "conclusion-object"],
+)
+def test_a_check_run_without_a_readable_record_counts_as_a_look(world: World, text: str) -> None:
     """A record of evalbot's own App whose digest was rewritten (only a workflow with the same
     token could) or is unreadable: fail closed, it counts as a look; it never gives one back."""
     plan(world, ONE_LOOK)
     world.add_baseline_run()
     earlier = world.pull.head_sha
     world.repo.add_check_run(
-        earlier,
-        "evalbot",
-        output={"title": "t", "summary": "s", "text": "<!-- evalbot-look:v1 garbage -->"},
+        earlier, "evalbot", output={"title": "t", "summary": "s", "text": text}
     )
     push(world)
     result = world.run()
