@@ -26,10 +26,9 @@ from evalbot.pairing.fingerprint import fingerprint
 from evalbot.vocabulary import MISSING_RULES, Missing
 
 Labels = list[str | None] | None
-#: Matched ids compared at a time.
-_BLOCK = 1 << 14
-#: Queries sorted by hash at a time, to look them up in the keys' order (no order of them all).
-_SORTED = 1 << 19
+#: Queries sorted by hash and looked up at a time, then their matches compared as strings (no
+#: order or list of them all).
+_BLOCK = 1 << 19
 
 
 @dataclass(frozen=True, kw_only=True, eq=False)
@@ -218,8 +217,8 @@ def locate(
         return locate_exact(keys, queries)
     hashed_queries = _hashes(queries, query_hashes)
     positions = np.full(len(queries), -1, dtype=key_order.dtype)
-    for start in range(0, len(queries), _SORTED):
-        block = hashed_queries[start : start + _SORTED]
+    for start in range(0, len(queries), _BLOCK):
+        block = hashed_queries[start : start + _BLOCK]
         rows = np.argsort(block)
         wanted = block[rows]
         slots = np.minimum(np.searchsorted(sorted_keys, wanted), len(keys) - 1)

@@ -270,7 +270,7 @@ def test_locate_holds_a_few_bytes_a_row_and_leaves_one_copy_of_each_id(
     from evalbot.pairing.pair import locate
 
     n = 100_000
-    monkeypatch.setattr(pair, "_SORTED", n // 16)  # many blocks, as at millions of ids
+    monkeypatch.setattr(pair, "_BLOCK", n // 16)  # many blocks, as at millions of ids
     keys = [f"q-{i:07d}" for i in range(n)]
     queries = [f"q-{i:07d}" for i in random.Random(0).sample(range(n), n)]
     tracemalloc.start()
