@@ -31,13 +31,14 @@ from evalbot.formats.builder import (
 )
 from evalbot.formats.jsontext import NOTHING, UnreadableError, decode_text, parse_json_document
 from evalbot.formats.model import ReadOptions, Results
-from evalbot.formats.probe import Probe, choose, how_to_choose, lookup, number_or_flag
+from evalbot.formats.probe import YES_NO, Probe, choose, how_to_choose, lookup, number_or_flag
 
 NAME = "inspect"
 
 _LETTERS = {"C": 1.0, "I": 0.0, "P": 0.5, "N": 0.0}
-#: yes/no and true/false as text: a score of 1 or 0, as inspect's ``value_to_float`` reads them.
-_WORDS = {"yes": (1.0, False), "true": (1.0, False), "no": (0.0, False), "false": (0.0, False)}
+#: yes/no and true/false as text: a score of 1 or 0 (not a pass/fail outcome), as inspect's
+#: ``value_to_float`` reads them.
+_WORDS = {word: (value, False) for word, (value, _) in YES_NO.items()}
 
 
 def sniff(probe: Probe) -> bool:

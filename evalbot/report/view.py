@@ -133,7 +133,7 @@ class HistoryRow:
 @dataclass(frozen=True, kw_only=True)
 class InputRow:
     """One of the files the CLI compared, as given: ``source`` is a path (input), ``items``
-    "400 items" ("" when unknown), so swapped arguments show."""
+    "400 items", so swapped arguments show."""
 
     side: Markdown
     source: str
