@@ -16,7 +16,10 @@ library's ``json.loads`` of every line of both files, nothing else.
   lists to 4 items, with a unique ``id`` in its middle and a ``passed`` outcome (a dozen
   fields: text, messages, nested objects). Goal <= 0.3, peak < 1 GiB.
 - ``pairs``: 2 x 1,000,000 ``{"id": "q-0000001", "passed": true}`` rows, the candidate in the
-  same order and shuffled. Goal <= 0.3.
+  same order and shuffled. Goal <= 0.3. Beside them, the floor of any reader built on the
+  libraries evalbot must use: a program that only imports what every comparison needs
+  (numpy, scipy.special, msgspec), decodes both files with msgspec into typed rows and makes
+  each side's id and outcome lists (``FLOOR``; no pairing, statistics or report).
 - ``extra``: 2 x 1,000,000 such rows with one more field, constant (``"model": "m"``), the
   candidate in the same order: real rows carry more than the fields read. Goal <= 0.3.
   (``--code DIR`` runs the evalbot package found in ``DIR`` instead, to compare two versions.)
@@ -36,7 +39,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench_speed import ROOT, STDLIB_PARSE, Bench, pass_fail_runs, print_table
+from bench_speed import FLOOR, ROOT, STDLIB_PARSE, Bench, pass_fail_runs, print_table
 
 DATA = ROOT / "tests" / "data"
 TEXT, ITEMS_KEPT = 120, 4
@@ -161,6 +164,14 @@ class ReadBench(Bench):
             base = self.folder / "baseline.jsonl"
             name = f"2 x {self.args.items:,} (id, passed; {label})"
             self.against_stdlib(name, "<= 0.3", base, cand, self.args.runs)
+            if not shuffled:
+                self.pair(
+                    f"floor: imports, decoding, columns (2 x {self.args.items:,})",
+                    "reported",
+                    [self.py, "-c", FLOOR, str(base), str(cand)],
+                    [self.py, "-c", STDLIB_PARSE, str(base), str(cand)],
+                    self.args.runs,
+                )
             cand.unlink()
 
     def extra(self) -> None:

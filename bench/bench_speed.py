@@ -58,6 +58,20 @@ STDLIB_PARSE = (
     "            json.loads(line)\n"
 )
 
+#: The floor of any reader on the libraries evalbot must use: the imports every comparison
+#: needs, msgspec's typed decoding of both files and each side's two columns, nothing else.
+FLOOR = (
+    "import sys, msgspec, numpy, scipy.special\n"
+    "class Row(msgspec.Struct):\n"
+    "    id: str\n"
+    "    passed: bool\n"
+    "decoder = msgspec.json.Decoder(Row)\n"
+    "for path in sys.argv[1:]:\n"
+    "    with open(path, 'rb') as stream:\n"
+    "        rows = decoder.decode_lines(stream.read())\n"
+    "    ids, passed = [row.id for row in rows], [row.passed for row in rows]\n"
+)
+
 
 @dataclass(frozen=True, kw_only=True)
 class Run:
@@ -287,6 +301,7 @@ class Bench:
     def show(self, command: Sequence[str]) -> str:
         names = {self.py: "python", str(Path(self.py).parent / "evalbot"): "evalbot"}
         names[STDLIB_PARSE] = "<stdlib json.loads per line>"
+        names[FLOOR] = "<imports, msgspec decoding, columns>"
         return " ".join(
             names.get(word, Path(word).name if os.sep in word else word) for word in command
         )
