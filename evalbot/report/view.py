@@ -1,10 +1,10 @@
 """Pure: Comparison + Decision -> the :class:`View` the templates read, every number already a
 string, so every rendering (comment, job summary, the CLI's markdown and text) says the same.
 
-The View is the contract of custom templates (``report.template``): fields are added, never
-renamed or removed. A field typed :class:`~evalbot.report.text.Markdown` is evalbot's own text;
-a field typed ``str`` may hold input (an id, a slice name, a reason quoting a file) and is
-escaped whenever printed (see docs/comment.md)."""
+The View is what custom templates (``report.template``) read. A field typed
+:class:`~evalbot.report.text.Markdown` is evalbot's own text; a field typed ``str`` may hold
+input (an id, a slice name, a reason quoting a file) and is escaped whenever printed (see
+docs/comment.md)."""
 
 from __future__ import annotations
 
@@ -58,14 +58,6 @@ class ItemList:
     title: Markdown
     entries: list[ItemEntry]
     total: int
-
-    @property
-    def ids(self) -> list[str]:
-        return [entry.id for entry in self.entries]
-
-    @property
-    def hidden(self) -> int:
-        return self.total - len(self.entries)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -142,7 +134,7 @@ class InputRow:
 
 @dataclass(frozen=True, kw_only=True)
 class View:
-    """What the templates read. Fields after ``interval_method`` are optional additions;
+    """What the templates read. Fields after ``difference_method`` are optional additions;
     templates test them before use, so a template written for an older view keeps working."""
 
     symbol: Markdown
@@ -166,18 +158,15 @@ class View:
     churn: Markdown
     lists: list[ItemList]
     fingerprint: Markdown
-    resamples: int
-    seed: int
     confidence: Markdown
     version: Markdown
     interval_method: Markdown
+    difference_method: Markdown  # how the difference's interval was made
     # --- added beside the original fields -------------------------------------------------
     headline: str = ""  # a refused verdict's headline is the policy's reason: input
     explanation: Markdown = EMPTY
     gate_symbol: Markdown = EMPTY
     percent: bool = True
-    unit: Markdown = EMPTY
-    unpaired_pvalue: Markdown | None = None
     unpaired_note: Markdown = EMPTY
     picture: Markdown | None = None
     slices: list[SliceRow] = field(default_factory=list)
@@ -188,13 +177,11 @@ class View:
     power: list[Markdown] = field(default_factory=list)
     plan: list[Row] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
-    conclusion: str | None = None  # the check run's conclusion when policy gives one
     config_change: str | None = None  # the pull request's diff: input
     config_path: str = ".evalbot.yml"  # the config file the pull request changes
     provenance: list[Row] = field(default_factory=list)
     history: list[HistoryRow] = field(default_factory=list)
     alpha: Markdown = EMPTY
-    fingerprint_full: Markdown = EMPTY
     gate_reasons: list[str] = field(default_factory=list)
     disclosure: str | None = None
     notes: tuple[Markdown, ...] = ()  # the caller's Markdown (what it quotes is escaped)
@@ -206,7 +193,6 @@ class View:
     glossary_url: Markdown = EMPTY
     effect_size_note: Markdown | None = None  # Cohen's d_z beside a difference of scores
     bootstrap_note: Markdown | None = None
-    difference_method: Markdown = EMPTY  # how the difference's interval was made
     not_evaluated: Markdown | None = None  # the items a run did not evaluate
 
 
@@ -243,7 +229,6 @@ def build_view(
         outcome=Markdown(decision.outcome),
         gate=Markdown(decision.gate),
         gate_symbol=Markdown("✅" if decision.gate == "pass" else "❌"),
-        conclusion=decision.conclusion,
         reasons=words.word_reasons([r for r in decision.reasons if r.code != "not_evaluated"]),
         gate_reasons=words.word_reasons(decision.of_kind("gate"))
         if decision.gate == "fail"
@@ -251,17 +236,12 @@ def build_view(
         items=c.items,
         metric=Markdown(c.metric),
         percent=scale.percent,
-        unit=scale.unit,
         **_sides(c, scale),
         **_table(c),
         lists=_item_lists(c, scale, max_ids=max_ids, item_url=item_url),
         fingerprint=Markdown(hexdigits[:12]),
-        fingerprint_full=Markdown(hexdigits),
-        resamples=c.resamples,
-        seed=c.seed,
         version=Markdown(__version__),
         interval_method=Markdown(c.baseline.interval_method),
-        unpaired_pvalue=None if c.unpaired is None else format_pvalue(c.unpaired.pvalue),
         unpaired_note=words.unpaired_note(c),
         picture=Markdown(picture) if picture else None,
         slices=_slice_rows(c, scale),

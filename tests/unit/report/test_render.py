@@ -19,7 +19,7 @@ from evalbot.errors import ConfigError
 from evalbot.report.docs import GLOSSARY_URL
 from evalbot.report.render import render_check, render_comment, render_markdown, render_summary
 from evalbot.report.text import escape as md_escape
-from evalbot.report.view import ItemEntry, ItemList, View
+from evalbot.report.view import ItemEntry, View
 from tests.golden.scenarios import HOSTILE_IDS, MARKER, SCENARIOS, STATE
 
 JOINER = "\u2060"
@@ -281,4 +281,3 @@ def test_view_without_optional_fields_renders() -> None:
     )
     text = render_comment(bare, marker=MARKER)
     assert text.startswith(MARKER + "\n### ✅ Improvement: +4.2 pp [")
-    assert ItemList(key="k", title="t", entries=[], total=0).hidden == 0
