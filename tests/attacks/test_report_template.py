@@ -125,7 +125,8 @@ def test_ids_printed_through_fmt_and_join_stay_inert(world: World) -> None:
         else:
             baseline = text
     template = (
-        "{% for l in v.lists %}{{ l.title | fmt('') }}: {{ l.ids | join(', ') }}\n"
+        "{% for l in v.lists %}{{ l.title | fmt('') }}: "
+        "{{ l.entries | map(attribute='id') | join(', ') }}\n"
         "{% for e in l.entries %}- {{ e.id | fmt('>120') }} {{ e.id | fmt('^9') }}\n"
         "{% endfor %}{% endfor %}{{ v.effect | fmt('') }}\n"
     )
