@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 import operator
 from collections.abc import Callable, Collection
 
@@ -30,18 +29,12 @@ def as_resampling(n_resamples: object, seed: object) -> tuple[int, int]:
     return as_count(n_resamples, "n_resamples", minimum=1), as_count(seed, "seed")
 
 
-def as_probability(
-    value: object, name: str, *, open_low: bool = True, open_high: bool = True
-) -> float:
-    """Return ``value`` as a float in the interval given by the flags or raise ``ValueError``."""
-
-    def inside(x: float) -> bool:
-        low_ok = x > 0.0 if open_low else x >= 0.0
-        high_ok = x < 1.0 if open_high else x <= 1.0
-        return math.isfinite(x) and low_ok and high_ok
-
-    interval = ("(0" if open_low else "[0") + ", " + ("1)" if open_high else "1]")
-    return as_number(value, name, inside, f"be in {interval}")
+def as_probability(value: object, name: str, *, closed: bool = False) -> float:
+    """Return ``value`` as a float in (0, 1), or in [0, 1] when ``closed``, or raise
+    ``ValueError``."""
+    if closed:
+        return as_number(value, name, lambda x: 0.0 <= x <= 1.0, "be in [0, 1]")
+    return as_number(value, name, lambda x: 0.0 < x < 1.0, "be in (0, 1)")
 
 
 def as_number(value: object, name: str, ok: Callable[[float], bool], must: str) -> float:

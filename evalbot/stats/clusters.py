@@ -182,9 +182,7 @@ def design_effect(
     >>> round(design_effect(0.1, 10).design_effect, 6)
     1.9
     """
-    rho = as_number(
-        intraclass_correlation, "intraclass_correlation", lambda x: 0.0 <= x <= 1.0, "be in [0, 1]"
-    )
+    rho = as_probability(intraclass_correlation, "intraclass_correlation", closed=True)
     if isinstance(cluster_size, int | float) and not isinstance(cluster_size, bool):
         sizes = np.array([float(cluster_size)])
         clusters = 0

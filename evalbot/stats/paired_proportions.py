@@ -24,7 +24,6 @@ from evalbot.stats._validation import (
     FloatArray,
     as_choice,
     as_count,
-    as_number,
     as_probability,
     as_table_counts,
 )
@@ -279,7 +278,7 @@ def tango_interval(
     """
     b, c, n = as_table_counts(fixed, broken, items)
     cl = as_probability(confidence_level, "confidence_level")
-    cc = as_number(continuity, "continuity", lambda x: 0.0 <= x <= 1.0, "be in [0, 1]")
+    cc = as_probability(continuity, "continuity", closed=True)
     z = float(ndtri(0.5 + cl / 2.0))
     bounds = tango_bounds(b, c, n, z, cc)
     return _result((n - b - c, b, c, 0), bounds, "tango-cc" if cc else "tango", cl, cc)

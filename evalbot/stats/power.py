@@ -66,8 +66,8 @@ SearchRule = Literal["smallest", "bisection", "normal approximation"]
 
 
 def rates_iv(fix_rate: object, break_rate: object, *, differ: bool) -> tuple[float, float]:
-    pf = as_probability(fix_rate, "fix_rate", open_low=False, open_high=False)
-    pb = as_probability(break_rate, "break_rate", open_low=False, open_high=False)
+    pf = as_probability(fix_rate, "fix_rate", closed=True)
+    pb = as_probability(break_rate, "break_rate", closed=True)
     if pf + pb > 1.0 + 1e-12:
         raise ValueError(
             f"`fix_rate` + `break_rate` must be at most 1; got {fix_rate!r} + {break_rate!r}."
@@ -489,7 +489,7 @@ def mcnemar_minimum_detectable_effect(
     (0.0884, 0.0785, 0.645)
     """
     n = as_count(items, "items")
-    psi = as_probability(discordant_rate, "discordant_rate", open_low=False, open_high=False)
+    psi = as_probability(discordant_rate, "discordant_rate", closed=True)
     a, pw, m, deff = plan_iv(alpha, power, method, design_effect)
     n_eff = math.floor(n / deff + CEIL_FUZZ)
     normal = _normal_effect(n_eff, psi, a, pw) if n_eff > 0 else math.nan
