@@ -89,6 +89,16 @@ def as_pair(
     return base, cand
 
 
+def as_part(part: object, whole: object, names: tuple[str, str]) -> tuple[int, int]:
+    """``part`` and ``whole`` (named ``names``) as counts with ``part <= whole`` and
+    ``whole >= 1``."""
+    n = as_count(whole, names[1], minimum=1)
+    k = as_count(part, names[0])
+    if k > n:
+        raise ValueError(f"`{names[0]}` must be at most `{names[1]}` ({n}); got {k}.")
+    return k, n
+
+
 def as_table_counts(fixed: object, broken: object, items: object) -> tuple[int, int, int]:
     """``fixed``, ``broken`` and ``items`` as counts of one paired table: ``items >= 1`` and
     ``fixed + broken <= items``."""

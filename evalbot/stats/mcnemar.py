@@ -51,10 +51,6 @@ def method_iv(method: object) -> McNemarMethod:
     return cast(McNemarMethod, as_choice(method, "method", MCNEMAR_METHODS))
 
 
-def _mcnemar_iv(fixed: object, broken: object, method: object) -> tuple[int, int, McNemarMethod]:
-    return as_count(fixed, "fixed"), as_count(broken, "broken"), method_iv(method)
-
-
 _EXACT_INTEGER_LIMIT = 2000
 
 
@@ -156,7 +152,7 @@ def mcnemar(fixed: int, broken: int, *, method: str = "exact") -> McNemarResult:
     >>> round(mcnemar(9, 1, method="asymptotic").statistic, 10)
     4.9
     """
-    b, c, m = _mcnemar_iv(fixed, broken, method)
+    b, c, m = as_count(fixed, "fixed"), as_count(broken, "broken"), method_iv(method)
     n = b + c
     if n == 0:
         stat, detail = 0.0, P_ONE

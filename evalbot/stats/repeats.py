@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from evalbot.stats._validation import FloatArray, as_count, as_number
+from evalbot.stats._validation import FloatArray, as_count, as_number, as_part
 
 
 def pass_at_k(n_samples: npt.ArrayLike, n_correct: npt.ArrayLike, k: int) -> float:
@@ -59,10 +59,7 @@ def pass_at_k(n_samples: npt.ArrayLike, n_correct: npt.ArrayLike, k: int) -> flo
         return fast
     total = 0.0
     for i, (ni_raw, ci_raw) in enumerate(zip(n.tolist(), c.tolist(), strict=True)):
-        ni = as_count(ni_raw, f"n_samples[{i}]", minimum=1)
-        ci = as_count(ci_raw, f"n_correct[{i}]")
-        if ci > ni:
-            raise ValueError(f"`n_correct[{i}]` must be at most `n_samples[{i}]` ({ni}); got {ci}.")
+        ci, ni = as_part(ci_raw, ni_raw, (f"n_correct[{i}]", f"n_samples[{i}]"))
         if kk > ni:
             raise ValueError(f"`k` must be at most `n_samples[{i}]` ({ni}); got {kk}.")
         total += 1.0 - math.comb(ni - ci, kk) / math.comb(ni, kk)

@@ -362,14 +362,12 @@ def confidence_sequence_path(
     each look's interval is the intersection of :func:`confidence_sequence` at this and every
     earlier look (cumulative counts), which keeps the time-uniform coverage and agrees with
     :func:`sequential_pvalues` (the running minimum p-value)."""
-    xs = [as_count(v, "fixed") for v in np.atleast_1d(np.asarray(fixed)).tolist()]
-    ys = [as_count(v, "broken") for v in np.atleast_1d(np.asarray(broken)).tolist()]
-    ns = [as_count(v, "items", minimum=1) for v in np.atleast_1d(np.asarray(items)).tolist()]
-    if not (len(xs) == len(ys) == len(ns)):
+    looks = [np.atleast_1d(np.asarray(counts)).tolist() for counts in (fixed, broken, items)]
+    if len({len(counts) for counts in looks}) > 1:
         raise ValueError("`fixed`, `broken` and `items` must have one entry per look.")
     out: list[ConfidenceInterval] = []
     low, high = -math.inf, math.inf
-    for x, y, n in zip(xs, ys, ns, strict=True):
+    for x, y, n in zip(*looks, strict=True):
         ci = confidence_sequence(
             x,
             y,

@@ -10,7 +10,7 @@ import numpy as np
 import numpy.typing as npt
 from scipy.special import ndtr
 
-from evalbot.stats._validation import as_count, as_pair, as_table_counts
+from evalbot.stats._validation import as_pair, as_part, as_table_counts
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -191,13 +191,8 @@ def two_proportion_ztest(
     >>> round(r.statistic, 3), round(r.pvalue, 3)
     (1.34, 0.18)
     """
-    nb = as_count(baseline_n, "baseline_n", minimum=1)
-    nc = as_count(candidate_n, "candidate_n", minimum=1)
-    kb = as_count(baseline_passed, "baseline_passed")
-    kc = as_count(candidate_passed, "candidate_passed")
-    for side, k, n in (("baseline", kb, nb), ("candidate", kc, nc)):
-        if k > n:
-            raise ValueError(f"`{side}_passed` must be at most `{side}_n` ({n}); got {k}.")
+    kb, nb = as_part(baseline_passed, baseline_n, ("baseline_passed", "baseline_n"))
+    kc, nc = as_part(candidate_passed, candidate_n, ("candidate_passed", "candidate_n"))
     pb, pc = kb / nb, kc / nc
     pooled = (kb + kc) / (nb + nc)
     se = math.sqrt(pooled * (1.0 - pooled) * (1.0 / nb + 1.0 / nc))
