@@ -49,8 +49,7 @@ from evalbot.stats.paired_mean import (
     PairedMeanResult,
     _invert,
     _SignFlip,
-    dz_from_differences,
-    smallest_flip_pvalue,
+    mean_result,
 )
 from evalbot.stats.pvalue import PValue, float_pvalue
 from evalbot.vocabulary import CONFIDENCE, RESAMPLES
@@ -412,25 +411,9 @@ def clustered_test(
         ci = t_interval(mean, se, g - 1, cl)
     else:
         ci = _invert(flip.pvalue, totals / sizes, 1.0 - cl, float(detail), centre=mean)
-    sampled = flip.n_resamples if flip is not None else 0
+    found = mean_result(base, cand, cl, (method, detail, ci), se, flip)
     changed = int(np.count_nonzero(totals))
-    return ClusteredMeanResult(
-        statistic=mean,
-        pvalue=detail,
-        confidence_interval=ci,
-        method=method,
-        confidence_level=cl,
-        n_items=d.size,
-        standard_error=se,
-        n_resamples=sampled,
-        seed=s if sampled else None,
-        effect_size=dz_from_differences(d, cl),
-        baseline_value=float(base.mean()),
-        candidate_value=float(cand.mean()),
-        smallest_pvalue=None if flip is None else smallest_flip_pvalue(changed, sampled),
-        n_clusters=g,
-        changed_clusters=changed,
-    )
+    return ClusteredMeanResult(**vars(found), n_clusters=g, changed_clusters=changed)
 
 
 def clustered_pvalue(

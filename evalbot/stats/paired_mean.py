@@ -279,6 +279,7 @@ class _SignFlip:
         self.exact = self.n <= EXACT_MAX_ITEMS
         self.kind = "exact" if self.exact else "Monte Carlo"
         self.n_resamples = 0 if self.exact else n_resamples
+        self.seed = None if self.exact else seed
         self.signs = None
         if not self.exact:
             rng = np.random.default_rng(seed)
@@ -301,6 +302,10 @@ class _SignFlip:
             flipped = self.signs[start : start + rows].astype(np.float64) @ a
             count += int(np.count_nonzero(np.abs(flipped) >= threshold))
         return (1.0 + count) / (1.0 + self.n_resamples)
+
+    def smallest_pvalue(self) -> PValue:
+        """The smallest p-value these units can give (see :func:`smallest_flip_pvalue`)."""
+        return smallest_flip_pvalue(int(np.count_nonzero(self.d)), self.n_resamples)
 
     def null_pvalue(self) -> PValue:
         """The p-value of the shift 0 with its resolution: ``2^(1 - n)`` when every pattern was
@@ -457,20 +462,37 @@ def sign_flip(base: FloatArray, cand: FloatArray, cl: float, b: int, s: int) -> 
     d = cand - base
     flip = _SignFlip(d, b, s)
     detail = flip.null_pvalue()
+    ci = _invert(flip.pvalue, d, 1.0 - cl, float(detail))
+    test = f"{flip.kind} sign-flip", detail, ci
+    return mean_result(base, cand, cl, test, standard_error(d), flip)
+
+
+def mean_result(
+    base: FloatArray,
+    cand: FloatArray,
+    cl: float,
+    test: tuple[str, PValue, ConfidenceInterval],
+    se: float,
+    flip: _SignFlip | None = None,
+) -> PairedMeanResult:
+    """The :class:`PairedMeanResult` of a ``test`` (its method, p-value and interval) with the
+    standard error ``se``, and the sign-flip that made it (``None`` for a t test)."""
+    d = cand - base
+    method, detail, ci = test
     return PairedMeanResult(
         statistic=float(d.mean()),
         pvalue=detail,
-        confidence_interval=_invert(flip.pvalue, d, 1.0 - cl, float(detail)),
-        method=f"{flip.kind} sign-flip",
+        confidence_interval=ci,
+        method=method,
         confidence_level=cl,
         n_items=d.size,
-        standard_error=standard_error(d),
-        n_resamples=flip.n_resamples,
-        seed=None if flip.exact else s,
+        standard_error=se,
+        n_resamples=0 if flip is None else flip.n_resamples,
+        seed=None if flip is None else flip.seed,
         effect_size=dz_from_differences(d, cl),
         baseline_value=float(base.mean()),
         candidate_value=float(cand.mean()),
-        smallest_pvalue=smallest_flip_pvalue(int(np.count_nonzero(d)), flip.n_resamples),
+        smallest_pvalue=None if flip is None else flip.smallest_pvalue(),
     )
 
 
@@ -575,30 +597,14 @@ def _studentized(
     n = d.size
     mean = float(d.mean())
     sd = float(d.std(ddof=1)) if n > 1 else 0.0
-
-    def result(ci: ConfidenceInterval, detail: PValue) -> PairedMeanResult:
-        return PairedMeanResult(
-            statistic=mean,
-            pvalue=detail,
-            confidence_interval=ci,
-            method="skewness-corrected t" if skewness_correction else "paired t",
-            confidence_level=cl,
-            n_items=n,
-            standard_error=standard_error(d),
-            n_resamples=0,
-            seed=None,
-            effect_size=dz_from_differences(d, cl),
-            baseline_value=float(base.mean()),
-            candidate_value=float(cand.mean()),
-            smallest_pvalue=None,
-        )
-
+    method = "skewness-corrected t" if skewness_correction else "paired t"
     if sd == 0.0 or not math.isfinite(sd):
         p = 1.0 if mean == 0.0 else min(1.0, 2.0 ** (1 - n))
         ci = ConfidenceInterval(mean, mean)
         if p > 1.0 - cl and mean != 0.0:
             ci = ConfidenceInterval(-math.inf, math.inf)
-        return result(ci, exact_pvalue(p, resolution=min(1.0, 2.0 ** (1 - n))))
+        detail = exact_pvalue(p, resolution=min(1.0, 2.0 ** (1 - n)))
+        return mean_result(base, cand, cl, (method, detail, ci), standard_error(d))
     root_n = math.sqrt(n)
     a = b = 0.0
     if skewness_correction:
@@ -622,7 +628,7 @@ def _studentized(
     q = float(stdtrit(n - 1, 1.0 - (1.0 - cl) / 2.0))
     # mu = mean - se * T, and T runs over [inverse(-q), inverse(q)]
     ci = ConfidenceInterval(mean - se * inverse(q), mean - se * inverse(-q))
-    return result(ci, float_pvalue(p))
+    return mean_result(base, cand, cl, (method, float_pvalue(p), ci), standard_error(d))
 
 
 def _cube_root(x: float) -> float:
