@@ -129,13 +129,8 @@ def interval_agreement(
     )
     excludes = direction != "none"
     decision = detail.decide(a)
-    significant: bool | None
-    if decision == "unresolved":
-        significant = None
-    elif strict and detail.bound == "exact" and detail.value == a:
-        significant = False
-    else:
-        significant = decision == "below"
+    tie = strict and detail.bound == "exact" and detail.value == a  # p = alpha is not p < alpha
+    significant = None if decision == "unresolved" else decision == "below" and not tie
     case: AgreementCase = "unresolved" if significant is None else _CASES[significant, excludes]
     return Agreement(
         agree=case in ("both_significant", "neither"),

@@ -304,8 +304,14 @@ class _SignFlip:
         return (1.0 + count) / (1.0 + self.n_resamples)
 
     def smallest_pvalue(self) -> PValue:
-        """The smallest p-value these units can give (see :func:`smallest_flip_pvalue`)."""
-        return smallest_flip_pvalue(int(np.count_nonzero(self.d)), self.n_resamples)
+        """The smallest p-value these units can give: every changed unit (difference not 0)
+        moved the same way, ``2^(1 - changed)`` (1 when none changed), and at least ``1 / (B +
+        1)`` when ``B`` patterns are sampled."""
+        changed = int(np.count_nonzero(self.d))
+        floor = min(1.0, 2.0 ** (1 - changed)) if changed else 1.0
+        if self.n_resamples:
+            floor = max(floor, 1.0 / (self.n_resamples + 1))
+        return exact_pvalue(floor)
 
     def null_pvalue(self) -> PValue:
         """The p-value of the shift 0 with its resolution: ``2^(1 - n)`` when every pattern was
@@ -494,16 +500,6 @@ def mean_result(
         candidate_value=float(cand.mean()),
         smallest_pvalue=None if flip is None else flip.smallest_pvalue(),
     )
-
-
-def smallest_flip_pvalue(changed: int, n_resamples: int) -> PValue:
-    """The sign-flip test's smallest p-value with ``changed`` units whose difference is not
-    0: every one moved the same way, ``2^(1 - changed)`` (1 when none changed), and at least
-    ``1 / (B + 1)`` when ``B = n_resamples`` patterns are sampled."""
-    floor = min(1.0, 2.0 ** (1 - changed)) if changed else 1.0
-    if n_resamples:
-        floor = max(floor, 1.0 / (n_resamples + 1))
-    return exact_pvalue(floor)
 
 
 #: Up to this many items :func:`paired_mean_test` uses the sign-flip test, above it the

@@ -318,15 +318,17 @@ def repeats_standard_error(
     >>> repeats_standard_error(0.16, 0.09, 100, 1) > repeats_standard_error(0.16, 0.09, 100, 4)
     True
     """
-    sb = _variance_iv(between_variance, "between_variance")
-    w = _variance_iv(within_variance, "within_variance")
+    sb, w = _variances_iv(between_variance, within_variance)
     n = as_count(items, "items", minimum=1)
     k = as_count(repeats, "repeats", minimum=1)
     return math.sqrt((sb + w / k) / n)
 
 
-def _variance_iv(value: object, name: str) -> float:
-    return as_number(value, name, lambda x: 0.0 <= x < math.inf, "be finite and >= 0")
+def _variances_iv(between: object, within: object) -> tuple[float, float]:
+    def check(value: object, name: str) -> float:
+        return as_number(value, name, lambda x: 0.0 <= x < math.inf, "be finite and >= 0")
+
+    return check(between, "between_variance"), check(within, "within_variance")
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -375,8 +377,7 @@ def allocate_budget(
     >>> a.items, a.repeats
     (250, 4)
     """
-    sb = _variance_iv(between_variance, "between_variance")
-    w = _variance_iv(within_variance, "within_variance")
+    sb, w = _variances_iv(between_variance, within_variance)
     b = as_count(budget, "budget", minimum=1)
     avail = (
         None if available_items is None else as_count(available_items, "available_items", minimum=1)
