@@ -13,7 +13,7 @@ functions take one table.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Literal, cast
 
 import numpy as np
@@ -88,15 +88,21 @@ def paired_standard_error(fixed: int, broken: int, items: int) -> float:
     return math.sqrt(max(0.0, (fixed + broken) / items - d * d) / items)
 
 
-def _result(
+def _interval(
     table: tuple[int, int, int, int],
-    bounds: tuple[FloatArray, FloatArray],
     method: PairedDifferenceMethod,
-    cl: float,
+    confidence_level: object,
     continuity: float,
 ) -> PairedDifferenceResult:
+    """The ``method``'s interval of a validated table (Tango's with ``continuity``)."""
+    cl = as_probability(confidence_level, "confidence_level")
+    z = float(ndtri(0.5 + cl / 2.0))
     a, b, c, d = table
     n = a + b + c + d
+    if method == "newcombe":
+        bounds = newcombe_bounds(a, b, c, d, z)
+    else:
+        bounds = tango_bounds(b, c, n, z, continuity)
     return PairedDifferenceResult(
         statistic=(b - c) / n,
         confidence_interval=ConfidenceInterval(float(bounds[0]), float(bounds[1])),
@@ -277,11 +283,8 @@ def tango_interval(
     [-0.096, 0.037]
     """
     b, c, n = as_table_counts(fixed, broken, items)
-    cl = as_probability(confidence_level, "confidence_level")
     cc = as_probability(continuity, "continuity", closed=True)
-    z = float(ndtri(0.5 + cl / 2.0))
-    bounds = tango_bounds(b, c, n, z, cc)
-    return _result((n - b - c, b, c, 0), bounds, "tango-cc" if cc else "tango", cl, cc)
+    return _interval((n - b - c, b, c, 0), "tango-cc" if cc else "tango", confidence_level, cc)
 
 
 def newcombe_interval(
@@ -320,10 +323,8 @@ def newcombe_interval(
     >>> [round(x, 4) for x in r.confidence_interval]
     [0.0569, 0.3404]
     """
-    a, b, c, d = _table_iv(both_pass, fixed, broken, both_fail)
-    cl = as_probability(confidence_level, "confidence_level")
-    z = float(ndtri(0.5 + cl / 2.0))
-    return _result((a, b, c, d), newcombe_bounds(a, b, c, d, z), "newcombe", cl, 0.0)
+    table = _table_iv(both_pass, fixed, broken, both_fail)
+    return _interval(table, "newcombe", confidence_level, 0.0)
 
 
 def paired_difference_interval(
@@ -362,12 +363,6 @@ def paired_difference_interval(
     >>> r.statistic, r.method, [round(x, 4) for x in r.confidence_interval]
     (0.0425, 'tango-cc', [0.0074, 0.0799])
     """
-    a, b, c, d = _table_iv(both_pass, fixed, broken, both_fail)
+    table = _table_iv(both_pass, fixed, broken, both_fail)
     m = cast(PairedDifferenceMethod, as_choice(method, "method", _METHODS))
-    if m == "newcombe":
-        return newcombe_interval(a, b, c, d, confidence_level=confidence_level)
-    continuity = 1.0 if m == "tango-cc" else 0.0
-    found = tango_interval(
-        b, c, a + b + c + d, confidence_level=confidence_level, continuity=continuity
-    )
-    return replace(found, both_pass=a, both_fail=d)
+    return _interval(table, m, confidence_level, 1.0 if m == "tango-cc" else 0.0)
