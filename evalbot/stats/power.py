@@ -184,39 +184,33 @@ def conditional_power(d: IntArray, k: IntArray, share: float) -> tuple[FloatArra
     return power, slope
 
 
-class Binomial:
-    """Weights of ``Bin(n, psi)`` over a window of counts (vectorised over several ``n``)."""
+def binomial_window(psi: float, n: IntArray) -> tuple[IntArray, FloatArray]:
+    """``(d, w)``, each of shape ``(len(n), width)``: a window of counts of ``Bin(n, psi)`` and
+    their probabilities, for each size in ``n``.
 
-    def __init__(self, psi: float) -> None:
-        self.psi = psi
+    Counts outside ``[0, n]`` get weight 0; the weights are renormalised per row, and counts
+    further than 10 standard deviations from the mean (mass below 1e-20) are left out.
+    """
+    if psi in (0.0, 1.0):
+        d = (n if psi == 1.0 else np.zeros_like(n)).reshape(-1, 1)
+        return d, np.ones((len(n), 1), dtype=np.float64)
+    nf = n.astype(np.float64)
+    half = int(np.ceil(_WINDOW_SD * math.sqrt(float(n.max()) * psi * (1.0 - psi)) + 20.0))
+    lo = np.maximum(0, np.floor(nf * psi).astype(np.int64) - half)
+    width = min(2 * half + 1, int(n.max()) + 1)
+    raw = lo[:, None] + np.arange(width, dtype=np.int64)[None, :]
+    sizes = np.broadcast_to(n[:, None], raw.shape)
+    d = np.minimum(raw, sizes)
+    w = np.where(raw <= sizes, binom_pmf(d, sizes, psi), 0.0)
+    w /= w.sum(axis=1, keepdims=True)
+    return d[:, :width], cast(FloatArray, w)
 
-    def window(self, n: IntArray) -> tuple[IntArray, FloatArray]:
-        """``(d, w)``, each of shape ``(len(n), width)``: counts and their probabilities.
 
-        Counts outside ``[0, n]`` get weight 0; the weights are renormalised per row, and
-        counts further than 10 standard deviations from the mean (mass below 1e-20) are left
-        out.
-        """
-        psi = self.psi
-        if psi in (0.0, 1.0):
-            d = (n if psi == 1.0 else np.zeros_like(n)).reshape(-1, 1)
-            return d, np.ones((len(n), 1), dtype=np.float64)
-        nf = n.astype(np.float64)
-        half = int(np.ceil(_WINDOW_SD * math.sqrt(float(n.max()) * psi * (1.0 - psi)) + 20.0))
-        lo = np.maximum(0, np.floor(nf * psi).astype(np.int64) - half)
-        width = min(2 * half + 1, int(n.max()) + 1)
-        raw = lo[:, None] + np.arange(width, dtype=np.int64)[None, :]
-        sizes = np.broadcast_to(n[:, None], raw.shape)
-        d = np.minimum(raw, sizes)
-        w = np.where(raw <= sizes, binom_pmf(d, sizes, psi), 0.0)
-        w /= w.sum(axis=1, keepdims=True)
-        return d[:, :width], cast(FloatArray, w)
-
-    def counts(self, n: int) -> tuple[IntArray, FloatArray]:
-        """The window of one size as consecutive counts (no repeats past ``n``)."""
-        d, w = self.window(np.array([n], dtype=np.int64))
-        keep = min(d.shape[1], int(np.searchsorted(d[0], n, side="left")) + 1)
-        return d[0, :keep], w[0, :keep]
+def binomial_counts(psi: float, n: int) -> tuple[IntArray, FloatArray]:
+    """The window of one size as consecutive counts (no repeats past ``n``)."""
+    d, w = binomial_window(psi, np.array([n], dtype=np.int64))
+    keep = min(d.shape[1], int(np.searchsorted(d[0], n, side="left")) + 1)
+    return d[0, :keep], w[0, :keep]
 
 
 class PowerCurve:
@@ -232,7 +226,7 @@ class PowerCurve:
         self.share = max(pf, pb) / self.psi if self.psi > 0 else 0.5
         self.alpha = alpha
         self.method = method
-        self.binomial = Binomial(min(1.0, self.psi))
+        self.discordant_rate = min(1.0, self.psi)
         self.cap = -1
         self.cond: FloatArray = np.zeros(0, dtype=np.float64)
 
@@ -256,7 +250,7 @@ class PowerCurve:
         block = 256
         for start in range(0, sizes.size, block):
             part = sizes[start : start + block]
-            d, w = self.binomial.window(part)
+            d, w = binomial_window(self.discordant_rate, part)
             self.ensure(int(d.max()))
             out[start : start + block] = np.minimum(1.0, np.sum(w * self.cond[d], axis=1))
         return out
@@ -269,11 +263,11 @@ class PowerCurve:
         (for very large sizes, where holding every count from 0 would cost too much)."""
         if 2.0 * _WINDOW_SD * math.sqrt(n * self.psi * (1.0 - self.psi)) > _MAX_WINDOW:
             return math.nan
-        d, w = self.binomial.counts(n)
+        d, w = binomial_counts(self.discordant_rate, n)
         return float(min(1.0, np.sum(w * self.conditional(d))))
 
     def weighted(self, n: int, values: FloatArray) -> float:
-        d, w = self.binomial.window(np.array([n], dtype=np.int64))
+        d, w = binomial_window(self.discordant_rate, np.array([n], dtype=np.int64))
         return float(np.sum(w * values[d]))
 
     # -- monotone envelopes: bounds on the power that never decrease with n --
@@ -516,7 +510,7 @@ def mcnemar_minimum_detectable_effect(
 
     if n_eff == 0 or psi == 0.0:
         return result(math.nan, math.nan, math.nan)
-    d, w = Binomial(psi).counts(n_eff)
+    d, w = binomial_counts(psi, n_eff)
     k = critical_counts(d, a, m)
 
     @functools.cache
