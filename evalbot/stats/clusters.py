@@ -281,9 +281,8 @@ def _clustered_iv(
     """The paired values and every item's cluster code (``clusters`` is required)."""
     if clusters is None:
         raise ValueError("`clusters` must label every item; got None.")
-    base, cand, codes = paired_values_iv(baseline, candidate, clusters)
-    assert codes is not None
-    return base, cand, codes
+    base, cand = as_pair(baseline, candidate)
+    return base, cand, cluster_codes(cast("Sequence[str | None]", clusters), base.size)
 
 
 def _units(d: FloatArray, codes: npt.NDArray[np.int64]) -> tuple[FloatArray, FloatArray]:

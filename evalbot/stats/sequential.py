@@ -145,10 +145,9 @@ def mixture_sprt(fixed: int, broken: int, *, concentration: float = 1.0) -> Sequ
     k = as_count(broken, "broken")
     c = _concentration_iv(concentration)
     log_lr = float(mixture_log_likelihood_ratio(b, k, concentration=c))
-    detail = log10_pvalue(-max(0.0, log_lr) / math.log(10.0))
     return SequentialResult(
         statistic=math.exp(log_lr) if log_lr <= 709.0 else math.inf,
-        pvalue=detail,
+        pvalue=log10_pvalue(-max(0.0, log_lr) / math.log(10.0)),
         fixed=b,
         broken=k,
         concentration=c,
@@ -326,8 +325,7 @@ def confidence_sequence(
     cl = as_probability(confidence_level, "confidence_level")
     c = _concentration_iv(concentration)
     psi_alpha = as_probability(discordance_alpha, "discordance_alpha")
-    alpha = 1.0 - cl
-    p_low, p_high = _mixture_set(b, k, math.log(1.0 / alpha), c)
+    p_low, p_high = _mixture_set(b, k, math.log(1.0 / (1.0 - cl)), c)
     d = b + k
     psi_low, psi_high = _mixture_set(d, n - d, math.log(1.0 / psi_alpha), 1.0)
     lower_slope, upper_slope = 2.0 * p_low - 1.0, 2.0 * p_high - 1.0
