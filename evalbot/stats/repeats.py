@@ -149,12 +149,11 @@ def repeats_matrix(
     order = sorted(rows)
     counts = {item: len(rows[item]) for item in order}
     k = max(counts.values(), default=0)
-    short = [item for item in order if counts[item] != k]
-    if short:
-        item = short[0]
+    short = next((item for item in order if counts[item] != k), None)
+    if short is not None:
         raise ValueError(
             f"Every item must have the same number of repeats ({k}); "
-            f"item {item!r} has {counts[item]}."
+            f"item {short!r} has {counts[short]}."
         )
     matrix = np.array(
         [[rows[item][e] for e in sorted(rows[item])] for item in order], dtype=np.float64
