@@ -83,12 +83,12 @@ def parse_score(value: object, where: str, field: str = "score", *, strings: boo
 
 
 def parse_epoch(value: object, where: str, field: str = "epoch", *, strings: bool) -> int:
-    """A repeat index: a non-negative integer."""
-    if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
+    """A repeat index: a non-negative integer (of 64 bits)."""
+    if isinstance(value, int) and not isinstance(value, bool) and 0 <= value < 2**63:
         return value
     if strings and isinstance(value, str):
         text = value.strip()
-        if text.isdecimal() and len(text) <= MAX_NUMBER_DIGITS:
+        if text.isdecimal() and len(text) <= MAX_NUMBER_DIGITS and int(text) < 2**63:
             return int(text)
     raise InputError(f"{where}: `{field}` must be a non-negative integer, got {show(value)}")
 

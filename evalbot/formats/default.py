@@ -15,12 +15,14 @@ from __future__ import annotations
 
 import csv
 import io
+import itertools
 import json
 import math
 import re
 import shlex
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import astuple, dataclass, field
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -190,12 +192,9 @@ def _jsonl_table(data: Source, source: str, options: ReadOptions) -> _Table:
     rows.columns.clear()  # the table's now: no list held twice
 
     def record(row: int) -> Mapping[str, Any]:
-        whole, start = data.whole(), 0  # read again: a message's hint, once
-        for _ in range(rows.line(row) - 1):
-            start = whole.index(b"\n", start) + 1
-        end = whole.find(b"\n", start)
-        line = whole[start : len(whole) if end < 0 else end].decode("utf-8-sig", "replace")
-        found = parse_json_line(line, rows.where(row))
+        lines = io.BytesIO(data.whole())  # read again: a message's hint, once
+        line = next(itertools.islice(lines, rows.line(row) - 1, None))
+        found = parse_json_line(line.decode("utf-8-sig", "replace"), rows.where(row))
         return found if isinstance(found, Mapping) else {}
 
     locate = {"rows_are_lines": True} if rows.lines is None else {"lines": rows.lines}
@@ -392,10 +391,9 @@ def _each(table: _Table, name: str, read: Callable[[Any, str], Any], absent: Any
 
 def _epochs(table: _Table, name: str) -> IntArray | None:
     """Each row's epoch, ``None`` when no row has one; -1 where a row lacks it."""
-    if table.kinds[name] == {int}:
-        epochs = np.array(table.values[name], dtype=np.int64)
-        if (epochs >= 0).all():
-            return epochs
+    values = table.column(name)
+    if table.kinds[name] == {int} and min(values) >= 0 and max(values) < 2**63:
+        return np.array(values, dtype=np.int64)
     numbers = _each(table, name, lambda v, w: parse_epoch(v, w, name, strings=table.strings), -1)
     return None if numbers is None else np.array(numbers, dtype=np.int64)
 
@@ -425,21 +423,21 @@ def _secondary(table: _Table, options: ReadOptions, ids: list[str]) -> dict[str,
     """The secondary metrics (and further named columns): on every row, a number or true/false."""
     metrics: dict[str, FloatArray] = {}
     for name in dict.fromkeys([*options.secondary, *options.columns]):
-        values = table.column(name)
-        column = np.zeros(len(values), dtype=np.float64)
-        for row, value in enumerate(values):
-            if _absent(value, table.strings):
-                what = "a secondary metric" if name in options.secondary else "a count for `f1`"
-                raise InputError(
-                    f"{table.where(row)}: item {show(ids[row])} has no `{name}` ({what})"
-                )
-            column[row] = (
-                float(value)
-                if isinstance(value, bool)
-                else parse_score(value, table.where(row), name, strings=table.strings)
-            )
-        metrics[name] = column
+        read = partial(_number, field=name, strings=table.strings)
+        numbers = _each(table, name, read, None) or [None]
+        if None in numbers:
+            row = numbers.index(None)
+            what = "a secondary metric" if name in options.secondary else "a count for `f1`"
+            raise InputError(f"{table.where(row)}: item {show(ids[row])} has no `{name}` ({what})")
+        metrics[name] = np.array(numbers, dtype=np.float64)
     return metrics
+
+
+def _number(value: Any, where: str, field: str, *, strings: bool) -> float:
+    """A secondary metric or a count: a number or true/false."""
+    if isinstance(value, bool):
+        return float(value)
+    return parse_score(value, where, field, strings=strings)
 
 
 # --- hints that lead to a command that works -----------------------------------------------

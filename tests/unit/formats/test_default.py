@@ -156,6 +156,16 @@ def test_bom_is_accepted() -> None:
         ),
         (
             "r.jsonl",
+            b'{"id": "a", "passed": true, "epoch": 10000000000000000000}\n',
+            "r.jsonl:1: `epoch` must be a non-negative integer, got 10000000000000000000",
+        ),
+        (
+            "r.csv",
+            b"id,passed,epoch\nq1,true,10000000000000000000\n",
+            "r.csv:2: `epoch` must be a non-negative integer, got '10000000000000000000'",
+        ),
+        (
+            "r.jsonl",
             b'{"id": "a", "passed": true}\n[1, 2]\n',
             "r.jsonl:2: expected an object per item, got [1, 2]",
         ),
