@@ -146,10 +146,13 @@ class _Table:
     record: Callable[[int], Mapping[str, Any]]
     strings: bool
     locate: dict[str, Any]
-    kinds: dict[str, set[type]] = field(init=False)
+    kinds: dict[str, set[type]] = field(default_factory=dict)  # the columns' known so far
 
     def __post_init__(self) -> None:
-        self.kinds = {name: set(map(type, v or [UNSET])) for name, v in self.values.items()}
+        known = self.kinds
+        self.kinds = {
+            name: known.get(name) or set(map(type, v or [UNSET])) for name, v in self.values.items()
+        }
         for name, values in self.values.items():
             for row, value in enumerate(values if values and int in self.kinds[name] else ()):
                 if type(value) is int and not -_LONG < value < _LONG:
@@ -177,6 +180,7 @@ def _jsonl_table(data: Source, source: str, options: ReadOptions) -> _Table:
         keys=[*first, *(name.split(".", 1)[0] for name in first if "." in name)],
         optional=[*names, *(name.split(".", 1)[0] for name in dotted)],
         paths=[name.split(".") for name in dotted],
+        types=[str, bool],  # an id's usual type, and a pass/fail outcome's
         max_line=options.max_line_bytes,
     )
     values = {name: rows.columns.get(name) for name in names}
@@ -206,6 +210,7 @@ def _jsonl_table(data: Source, source: str, options: ReadOptions) -> _Table:
         record=record,
         strings=False,
         locate=locate,
+        kinds=rows.kinds,
     )
 
 

@@ -241,12 +241,14 @@ def jsonl_records(
 @dataclass(frozen=True, kw_only=True, eq=False)
 class Rows:
     """The rows of a JSON Lines file: one list of values per key read (``UNSET`` where a row
-    lacks the key; ``None`` when no row has it), and the line of each row."""
+    lacks the key; ``None`` when no row has it), the line of each row, and the type of every
+    value of a typed key when each row held it with that type (msgspec checked it)."""
 
     source: str
     columns: dict[str, list[Any] | None]
     count: int
     lines: IntArray | None  # None: row i is line i + 1
+    kinds: dict[str, set[type]]
 
     def line(self, row: int) -> int:
         return row + 1 if self.lines is None else int(self.lines[row])
@@ -272,37 +274,48 @@ def read_rows(
     keys: Sequence[str],
     optional: Sequence[str] = (),
     paths: Sequence[Sequence[str]] = (),
+    types: Sequence[type] = (),
     max_line: int,
 ) -> Rows:
     """The values of ``keys`` and ``optional`` (keys most rows lack) in every row of a JSON
     Lines file, given in pieces that end at line ends (:func:`chunks`; each piece is read before
     the next is asked for); each row must be an object (one per item). ``paths`` are the dotted
     names read below a key (``("metrics", "em")``): their keys are checked for repeats too.
+    ``types``: the types the first keys usually hold (``str`` for an id), tried first.
     Raises :class:`InputError` naming the file and the line."""
     always = tuple(dict.fromkeys(keys))
     names = tuple(dict.fromkeys([*always, *optional]))
-    reader = _Reader(source, names, len(always), [tuple(p) for p in paths if len(p) > 1], max_line)
+    dotted = [tuple(p) for p in paths if len(p) > 1]
+    reader = _Reader(source, names, len(always), tuple(types[: len(always)]), dotted, max_line)
     line, offset = 1, 0
     for piece in pieces:
         bom = len(_BOM) if offset == 0 and piece[: len(_BOM)].tobytes() == _BOM else 0
-        chunk = piece[bom:]
+        chunk = bytes(piece[bom:])
         try:
-            str(chunk, "utf-8")  # the file is UTF-8: checked a piece at a time
+            if not chunk.isascii():  # the file is UTF-8: checked a piece at a time
+                chunk.decode("utf-8")
         except UnicodeDecodeError as error:
             raise _not_utf8(chunk, error.start, source, line, offset + bom) from None
         offset += len(piece) + 1
         line = reader.chunk(chunk, line)
     lines = None if reader.numbers is None else np.concatenate(reader.numbers)
-    return Rows(source=source, columns=reader.columns, count=reader.count, lines=lines)
+    typed = zip(names, reader.types if reader.typed and reader.count else (), strict=False)
+    kinds = {key: {kind} for key, kind in typed}
+    return Rows(source=source, columns=reader.columns, count=reader.count, lines=lines, kinds=kinds)
 
 
 @lru_cache(maxsize=32)
-def _decoder(keys: tuple[str, ...], only: bool, lacks: int = 0) -> msgspec.json.Decoder[Any]:
+def _decoder(
+    keys: tuple[str, ...], only: bool, lacks: int = 0, types: tuple[type, ...] = ()
+) -> msgspec.json.Decoder[Any]:
     """Rows of ``keys`` (``only``: a row with any other key is refused; ``lacks``: a row with
-    any of the last ``lacks`` keys is refused)."""
-    fields = [
-        (f"f{i}", Any if i < len(keys) - lacks else UnsetType, UNSET) for i in range(len(keys))
+    any of the last ``lacks`` keys is refused; ``types``: the first keys', which every row must
+    hold)."""
+    fields: list[tuple[str, Any] | tuple[str, Any, Any]] = [
+        (f"f{i}", t) for i, t in enumerate(types)
     ]
+    for i in range(len(types), len(keys)):
+        fields.append((f"f{i}", Any if i < len(keys) - lacks else UnsetType, UNSET))
     rename = {f"f{i}": key for i, key in enumerate(keys)}
     row = msgspec.defstruct("Row", fields, rename=rename, gc=False, forbid_unknown_fields=only)
     return msgspec.json.Decoder(row)
@@ -311,67 +324,78 @@ def _decoder(keys: tuple[str, ...], only: bool, lacks: int = 0) -> msgspec.json.
 class _Reader:
     """Chunks of one file read into columns (see :func:`read_rows`): each decoded in one call
     when each line holds one object and none is too long, else line by line. Four decoders:
-    rows holding the keys always read and no other (the first tried: nothing else to look at),
-    rows holding the keys read and no other (the ones checked for repeated keys), rows holding
-    none of the other keys read (only the keys always read are looked at), any rows."""
+    rows holding the keys always read, of their usual types, and no other (the first tried:
+    nothing else to look at), rows holding the keys read and no other (the ones checked for
+    repeated keys), rows holding the keys always read, of their usual types, and none of the
+    other keys read (only those are looked at), any rows."""
 
     def __init__(
         self,
         source: str,
         keys: tuple[str, ...],
         always: int,
+        types: tuple[type, ...],
         paths: list[tuple[str, ...]],
         max_line: int,
     ) -> None:
-        self.source, self.keys, self.always, self.paths, self.max_line = (
-            source, keys, always, paths, max_line
+        self.source, self.keys, self.always, self.types, self.paths, self.max_line = (
+            source, keys, always, types, paths, max_line
         )  # fmt: skip
-        self.bare, self.only = _decoder(keys[:always], True), _decoder(keys, True)
-        self.skim = _decoder(keys, False, len(keys) - always)
+        self.bare, self.only = _decoder(keys[:always], True, 0, types), _decoder(keys, True)
+        self.skim = _decoder(keys, False, len(keys) - always, types)
         self.decoder = _decoder(keys, False)
+        self.typed = True  # every row so far read by bare or skim: the types are known
         self.getters = [operator.attrgetter(f"f{i}") for i in range(len(keys))]
         self.columns: dict[str, list[Any] | None] = dict.fromkeys(keys)
         self.numbers: list[IntArray] | None = None  # None: row i is line i + 1 so far
         self.count = 0
 
-    def chunk(self, chunk: memoryview, first: int) -> int:
-        """Read the lines ``first``, ``first + 1``, ... of ``chunk``; the line after them."""
-        octets = np.frombuffer(chunk, dtype=np.uint8)
+    def chunk(self, data: bytes, first: int) -> int:
+        """Read the lines ``first``, ``first + 1``, ... of ``data``; the line after them."""
+        octets = np.frombuffer(data, dtype=np.uint8)
         breaks = np.flatnonzero(octets == ord("\n"))
-        decoded = self._decode(chunk, octets, breaks)
+        count = len(breaks) + 1
+        decoded = self._decode(data, octets, breaks)
         if decoded is None:  # a blank line, two values on a line, a line too long or refused
-            rows, lines, decoder = self._line_by_line(bytes(chunk).split(b"\n"), first)
+            rows, lines, decoder = self._line_by_line(data.split(b"\n"), first)
         else:
-            (rows, decoder), lines = decoded, np.arange(first, first + len(breaks) + 1)
-        present = self._add(rows, decoder is self.bare or decoder is self.skim)
+            (rows, decoder), lines = decoded, np.arange(first, first + count)
+        typed = decoder is self.bare or decoder is self.skim
+        present = self._add(rows, typed)
+        self.typed = self.typed and typed
         self._number(lines)
         if decoder is self.bare or decoder is self.only:
-            self._check_repeats(bytes(chunk), first, present)
-        return first + len(breaks) + 1
+            self._check_repeats(data, first, present)
+        return first + count
 
     def _decode(
-        self, chunk: memoryview, octets: npt.NDArray[np.uint8], breaks: IntArray
+        self, data: bytes, octets: npt.NDArray[np.uint8], breaks: IntArray
     ) -> tuple[list[Any], msgspec.json.Decoder[Any]] | None:
-        """The rows and the narrowest decoder that read them, when each line is one object."""
-        longest = np.diff(breaks, prepend=-1, append=len(chunk)).max() - 1
+        """The rows and the narrowest decoder that read them, when each line starts an object
+        (so a line holding two values, or none, shows in the count of rows)."""
+        longest = np.diff(breaks, prepend=-1, append=len(data)).max() - 1
         starts = octets[np.minimum(breaks + 1, len(octets) - 1)] == ord("{")
-        if longest > self.max_line or octets[:1].tolist() != [ord("{")] or not starts.all():
+        if longest > self.max_line or data[:1] != b"{" or not starts.all():
             return None
         for decoder in (self.bare, self.only, self.skim, self.decoder):
             try:
-                rows = decoder.decode_lines(chunk)
+                rows = decoder.decode_lines(data)
             except (msgspec.DecodeError, RecursionError):
                 continue
             return (rows, decoder) if len(rows) == len(breaks) + 1 else None
         return None
 
-    def _add(self, rows: list[Any], bare: bool) -> dict[str, int]:
-        """Each key's values in ``rows`` onto its column; how many rows have each key read."""
-        getters = self.getters[: self.always] if bare else self.getters
+    def _add(self, rows: list[Any], typed: bool) -> dict[str, int]:
+        """Each key's values in ``rows`` onto its column (``typed``: only the keys always read,
+        the typed ones in every row); how many rows have each key read."""
+        getters = self.getters[: self.always] if typed else self.getters
         columns = [list(map(get, rows)) for get in getters]
         present: dict[str, int] = {}
-        for key, values in itertools.zip_longest(self.keys, columns):
-            present[key] = 0 if values is None else len(values) - values.count(UNSET)
+        for i, (key, values) in enumerate(itertools.zip_longest(self.keys, columns)):
+            if typed and i < len(self.types):
+                present[key] = len(rows)
+            else:
+                present[key] = 0 if values is None else len(values) - values.count(UNSET)
             if present[key] and self.columns[key] is None:
                 self.columns[key] = [UNSET] * self.count
             column = self.columns[key]

@@ -237,10 +237,12 @@ def _same_strings(
     query is found, a list of queries takes the keys' (equal) strings."""
     every, table = bool((positions >= 0).all()), objects(keys)
     for start in range(0, len(positions), _BLOCK):
-        block = positions[start : start + _BLOCK]
-        found = block >= 0
-        left = table[block[found]].tolist()
-        if left != objects(queries[start : start + _BLOCK])[found].tolist():
+        block, part = positions[start : start + _BLOCK], list(queries[start : start + _BLOCK])
+        if not every:
+            found = block >= 0
+            block, part = block[found], objects(part)[found].tolist()
+        left = table[block].tolist()
+        if left != part:
             return False
         if every and isinstance(queries, list):
             queries[start : start + _BLOCK] = left

@@ -29,6 +29,8 @@ T = TypeVar("T")
 def _json(value: Any) -> Any:
     """``value`` as JSON holds it: a NaN or infinite number as ``None`` (undefined, or
     unbounded), a tuple as a list."""
+    if isinstance(value, str):  # most values: the ids listed
+        return value
     if isinstance(value, float):
         return float(value) if math.isfinite(value) else None
     if isinstance(value, Mapping):

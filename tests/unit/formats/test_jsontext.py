@@ -323,8 +323,10 @@ def counting(monkeypatch: pytest.MonkeyPatch) -> tuple[list[Counted], list[str]]
     reparsed: list[str] = []
     original, decode = jsontext._decoder, jsontext._Parse.decode
 
-    def make(keys: tuple[str, ...], only: bool, lacks: int = 0) -> Counted:
-        made.append(Counted(original(keys, only, lacks)))
+    def make(
+        keys: tuple[str, ...], only: bool, lacks: int = 0, types: tuple[type, ...] = ()
+    ) -> Counted:
+        made.append(Counted(original(keys, only, lacks, types)))
         return made[-1]
 
     def spy(self: Any, text: str, where: str, *, lines: bool = False) -> Any:
@@ -362,6 +364,30 @@ def test_flat_rows_are_decoded_once_a_chunk_at_a_time(monkeypatch: pytest.Monkey
     # the keys always read and no other: the first decoder tried reads them
     assert [(d.calls, d.rows) for d in made] == [(3, 3000), (0, 0), (0, 0), (0, 0)]
     assert reparsed == []
+
+
+@pytest.mark.parametrize(
+    ("second", "kinds"),
+    [
+        (b'{"id": "b", "passed": false}', {"id": {str}, "passed": {bool}}),
+        (b'{"id": 2, "passed": false}', {}),  # another type: every value's type is looked at
+        (b'{"id": "b", "passed": 1}', {}),
+        (b'{"id": "b"}', {}),  # a row lacking a typed key
+    ],
+)
+def test_typed_keys_are_known_only_when_every_row_holds_them_with_their_type(
+    second: bytes, kinds: dict[str, set[type]]
+) -> None:
+    data = b'{"id": "a", "passed": true}\n' + second
+    rows = jsontext.read_rows(
+        jsontext.chunks(data),
+        source="r.jsonl",
+        keys=["id", "passed"],
+        types=[str, bool],
+        max_line=100,
+    )
+    assert rows.kinds == kinds
+    assert rows.columns["id"] == ["a", json.loads(second).get("id", jsontext.UNSET)]
 
 
 def test_rows_without_the_optional_keys_are_read_for_the_keys_always_read(
