@@ -364,9 +364,18 @@ class _Reader:
         present = self._add(rows, typed)
         self.typed = self.typed and typed
         self._number(lines)
-        if decoder is self.bare or decoder is self.only:
+        if decoder is self.only or (decoder is self.bare and not self._plain(data, octets, count)):
             self._check_repeats(data, first, present)
         return first + count
+
+    def _plain(self, data: bytes, octets: npt.NDArray[np.uint8], rows: int) -> bool:
+        """Whether the rows ``bare`` read repeat no key, told by their quotes: with no backslash
+        in ``data`` each string is two quotes, and such a row holds its typed keys and their
+        values only, the ``str`` ones its only other strings."""
+        if len(self.types) < self.always or b"\\" in data:
+            return False
+        strings = self.always + self.types.count(str)
+        return int(np.count_nonzero(octets == ord('"'))) == 2 * strings * rows
 
     def _decode(
         self, data: bytes, octets: npt.NDArray[np.uint8], breaks: IntArray

@@ -58,6 +58,10 @@ REFUSED = {
         repeated("passed"),
     ),
     "repeated id": (b'{"id": "a", "id": "b", "passed": true}\n', repeated("id")),
+    "repeated outcome beside an id holding a quote": (
+        b'{"id": "a\\"", "passed": true}\n{"id": "b", "passed": true, "passed": false}\n',
+        repeated("passed", 2),
+    ),
     "repeated id spelled with an escape": (
         b'{"id": "a", "\\u0069d": "b", "passed": true}\n',
         repeated("id"),
