@@ -7,9 +7,8 @@ churn and (for contrast only) the unpaired test."""
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
-from functools import partial
-from typing import TypeGuard
+from collections.abc import Sequence
+from typing import Any, TypeGuard
 
 import numpy as np
 
@@ -200,16 +199,12 @@ def score_test(
     boot = config.bootstrap
     if config.test == "bootstrap":
         return plan_bootstrap(baseline, candidate, config, clusters=clusters)
-    test: Callable[..., PairedMeanResult] = paired_mean_test
+    settings: dict[str, Any] = {"n_resamples": boot.resamples, "seed": boot.seed}
     if has_clusters(clusters):
-        test = partial(clustered_mean_test, clusters=clusters)
-    return test(
-        baseline,
-        candidate,
-        confidence_level=boot.confidence,
-        n_resamples=boot.resamples,
-        seed=boot.seed,
-    )
+        return clustered_mean_test(
+            baseline, candidate, clusters, confidence_level=boot.confidence, **settings
+        )
+    return paired_mean_test(baseline, candidate, confidence_level=boot.confidence, **settings)
 
 
 def _clusters(paired: Paired) -> ClusterResult | None:
@@ -255,24 +250,17 @@ def _power(
         return None
     design = _design(paired, config)
     deff = 1.0 if design is None else design.design_effect
+    # both sizes by the test the plan runs, at this run's alpha, with the items' design effect
+    settings: dict[str, Any] = {"alpha": a, "power": POWER, "method": method, "design_effect": deff}
     psi = table.discordant / n
-    found = mcnemar_minimum_detectable_effect(
-        n, psi, alpha=a, power=POWER, method=method, design_effect=deff
-    )
+    found = mcnemar_minimum_detectable_effect(n, psi, **settings)
     mde = found.effect if found.detectable else None
     clusters = diff.n_clusters if isinstance(diff, ClusteredMeanResult) else None
     if clusters is not None and 2.0 ** (1 - clusters) > a:
         mde = None
     needed: int | None = None
     if not alpha.rejects(test.pvalue) and table.fixed != table.broken:
-        needed = mcnemar_sample_size(
-            table.fixed / n,
-            table.broken / n,
-            alpha=a,
-            power=POWER,
-            method=method,
-            design_effect=deff,
-        ).items
+        needed = mcnemar_sample_size(table.fixed / n, table.broken / n, **settings).items
     words = f"exact power of the {method} McNemar test at the observed discordant rate"
     if design is not None:
         words += f", design effect {deff:.3g} ({design.method})"

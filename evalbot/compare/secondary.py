@@ -19,6 +19,7 @@ from evalbot.stats.bootstrap import f1_metric, ratio_metric
 from evalbot.stats.multitest import holm
 
 _SECONDARY = ("secondary metric", "secondary metrics")
+_F1_COUNTS = ("F1 count", "`f1:` counts")
 
 
 def _metric_column(paired: Paired, side: str, name: str, what: tuple[str, str]) -> FloatArray:
@@ -71,16 +72,16 @@ def compute_secondary(
     )
 
 
-def _cost_column(paired: Paired, source: str, raw: FloatArray) -> FloatArray:
-    """Per-item costs with a missing cost as 0; a negative cost is refused."""
-    cost = np.nan_to_num(raw)
-    if (cost < 0).any():
-        item = paired.ids[int(np.flatnonzero(cost < 0)[0])]
+def _nonnegative(paired: Paired, side: str, name: str, values: FloatArray) -> FloatArray:
+    """``values``, the column ``name`` of ``side``; refused when one is negative."""
+    negative = np.flatnonzero(values < 0)
+    if len(negative):
+        source, first = getattr(paired, f"{side}_source"), int(negative[0])
         raise InputError(
-            f"{source}: item {item!r} has a negative `cost` ({float(cost[cost < 0][0])!r}); "
-            "costs must be >= 0"
+            f"{source}: item {paired.ids[first]!r} has a negative `{name}` "
+            f"({float(values[first])!r}); it must be >= 0"
         )
-    return cost
+    return values
 
 
 def _cost_side(paired: Paired, raw: FloatArray, cost: FloatArray, values: FloatArray) -> CostSide:
@@ -103,8 +104,9 @@ def compute_cost(paired: Paired, config: Config) -> BothRuns[CostSide] | None:
     """
     if paired.baseline_costs is None or paired.candidate_costs is None:
         return None
-    base_cost = _cost_column(paired, paired.baseline_source, paired.baseline_costs)
-    cand_cost = _cost_column(paired, paired.candidate_source, paired.candidate_costs)
+    # a missing cost counts as 0
+    base_cost = _nonnegative(paired, "baseline", "cost", np.nan_to_num(paired.baseline_costs))
+    cand_cost = _nonnegative(paired, "candidate", "cost", np.nan_to_num(paired.candidate_costs))
     if not (base_cost.any() or cand_cost.any()):  # no cost recorded (promptfoo writes 0)
         return None
     baseline = _cost_side(paired, paired.baseline_costs, base_cost, paired.baseline)
@@ -123,17 +125,10 @@ def compute_cost(paired: Paired, config: Config) -> BothRuns[CostSide] | None:
 
 def _f1_columns(paired: Paired, names: tuple[str, str, str], side: str) -> dict[str, FloatArray]:
     """The ``tp``, ``fp`` and ``fn`` columns of one side, each present, finite and >= 0."""
-    columns: dict[str, FloatArray] = {}
-    for key, name in zip(("tp", "fp", "fn"), names, strict=True):
-        values = _metric_column(paired, side, name, ("F1 count", "`f1:` counts"))
-        if (values < 0).any():
-            source = getattr(paired, f"{side}_source")
-            item = paired.ids[int(np.flatnonzero(values < 0)[0])]
-            raise InputError(
-                f"{source}: item {item!r} has a negative `{name}`; F1 counts must be >= 0"
-            )
-        columns[key] = values
-    return columns
+    return {
+        key: _nonnegative(paired, side, name, _metric_column(paired, side, name, _F1_COUNTS))
+        for key, name in zip(("tp", "fp", "fn"), names, strict=True)
+    }
 
 
 def _f1_side(columns: dict[str, FloatArray]) -> F1Side:

@@ -7,13 +7,17 @@ independently of evalbot (hand enumeration, scipy, statsmodels)."""
 from __future__ import annotations
 
 import itertools
+from collections.abc import Callable
 from fractions import Fraction
+from typing import Any
 
 import numpy as np
 import pytest
 
-from evalbot.compare.secondary import compute_secondary
-from evalbot.plan.config import BootstrapConfig, Config
+from evalbot.compare.secondary import compute_cost, compute_f1, compute_secondary
+from evalbot.errors import InputError
+from evalbot.formats.model import Paired
+from evalbot.plan.config import BootstrapConfig, Config, F1Config
 
 FloatArray = np.ndarray
 
@@ -141,3 +145,65 @@ def test_bootstrap_only_under_test_bootstrap() -> None:
     (default,) = compute_secondary({"m": (base, cand)}, Config(), clusters=None)
     assert default.difference.method == "Monte Carlo sign-flip"
     assert default.difference.n_resamples == 10_000
+
+
+def _paired(**columns: Any) -> Paired:
+    return Paired(
+        ids=["a", "b"],
+        baseline=np.array([1.0, 0.0]),
+        candidate=np.array([1.0, 1.0]),
+        kind="binary",
+        pass_fail=True,
+        baseline_source="base.jsonl",
+        candidate_source="cand.jsonl",
+        **columns,
+    )
+
+
+F1_COUNTS = {"tp": np.array([1.0, 1.0]), "fp": np.array([0.0, 1.0]), "fn": np.array([1.0, 0.0])}
+
+
+@pytest.mark.parametrize(
+    ("compute", "columns", "message"),
+    [
+        (
+            compute_cost,
+            {"baseline_costs": np.array([-0.5, 1.0]), "candidate_costs": np.array([1.0, 1.0])},
+            "base.jsonl: item 'a' has a negative `cost` (-0.5); it must be >= 0",
+        ),
+        (
+            compute_cost,
+            {"baseline_costs": np.array([1.0, 1.0]), "candidate_costs": np.array([1.0, -2.0])},
+            "cand.jsonl: item 'b' has a negative `cost` (-2.0); it must be >= 0",
+        ),
+        (
+            compute_f1,
+            {
+                "baseline_metrics": F1_COUNTS,
+                "candidate_metrics": {**F1_COUNTS, "fp": np.array([0.0, -1.0])},
+            },
+            "cand.jsonl: item 'b' has a negative `fp` (-1.0); it must be >= 0",
+        ),
+        (
+            compute_f1,
+            {"baseline_metrics": {"tp": F1_COUNTS["tp"]}, "candidate_metrics": F1_COUNTS},
+            "base.jsonl: the F1 count `fp` was not read from the baseline; `f1:` counts are "
+            "read from evalbot's own JSONL/JSON/CSV format",
+        ),
+        (
+            compute_f1,
+            {
+                "baseline_metrics": {**F1_COUNTS, "tp": np.array([1.0, np.nan])},
+                "candidate_metrics": F1_COUNTS,
+            },
+            "base.jsonl: the F1 count `tp` is missing for some items",
+        ),
+    ],
+)
+def test_refused_columns(
+    compute: Callable[[Paired, Config], object], columns: dict[str, Any], message: str
+) -> None:
+    config = Config(f1=F1Config())
+    with pytest.raises(InputError) as raised:
+        compute(_paired(**columns), config)
+    assert str(raised.value) == message
