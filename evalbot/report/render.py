@@ -36,11 +36,12 @@ COMMENT_SLICE_LIMIT = 40
 SUMMARY_LIMIT = 512 * 1024
 
 _FOREIGN_MARKER = re.compile(r"<!--(?=\s*evalbot)")
+_BUNDLED_LOADER = jinja2.FileSystemLoader(sandbox.BUNDLED_TEMPLATES)
 
 
 @functools.cache
 def _bundled(mode: sandbox.Mode) -> sandbox.Sandbox:
-    return sandbox.environment(mode, sandbox.bundled_loader(), code_cache=sandbox.BUNDLED_CODE)
+    return sandbox.environment(mode, _BUNDLED_LOADER, code_cache=sandbox.BUNDLED_CODE)
 
 
 def render(template: str, view: View, **extra: Any) -> str:
@@ -86,7 +87,8 @@ def _render_user(template: TemplateSource, view: View, **extra: Any) -> str:
     try:
         if len(user.text) > limits.file_chars:
             raise sandbox.TemplateLimitError(f"it is over {limits.file_chars:,} characters")
-        env = sandbox.environment("markdown", sandbox.user_loader(user.folder), limits=limits)
+        folder = user.folder or sandbox.TemplateFolder(lambda relative: None)  # no files
+        env = sandbox.environment("markdown", folder, limits=limits)
         sandbox.prefetch(env, user.text)
         return sandbox.render_limited(env, user.text, {"v": view, **extra}, limits)
     except jinja2.TemplateSyntaxError as error:

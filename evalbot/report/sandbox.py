@@ -45,7 +45,6 @@ BUNDLED_MACROS = "macros.md.j2"
 #: The bundled templates, package data read as files (``importlib.resources`` would load
 #: ``zipfile`` and more on every report).
 BUNDLED_TEMPLATES = Path(__file__).resolve().parent / "templates"
-_BUNDLED = frozenset(path.name for path in BUNDLED_TEMPLATES.glob("*.j2"))
 #: Where their compiled code is kept, as Python keeps a module's beside it.
 BUNDLED_CODE = BUNDLED_TEMPLATES / "__pycache__"
 
@@ -280,17 +279,6 @@ class _KeptCode(jinja2.FileSystemBytecodeCache):
 # ---- what a template reads -------------------------------------------------------------------
 
 
-def _bundled_source(name: str) -> str | None:
-    if name not in _BUNDLED:
-        return None
-    return (BUNDLED_TEMPLATES / name).read_text(encoding="utf-8")
-
-
-def bundled_loader() -> jinja2.BaseLoader:
-    """evalbot's own templates, by their bare names."""
-    return jinja2.FunctionLoader(_bundled_source)
-
-
 def _relative(name: str) -> str:
     """``name`` as a path inside the template's folder; refused when it is absolute, climbs
     out with ``..``, or is not a plain path."""
@@ -338,9 +326,9 @@ class TemplateFolder(jinja2.BaseLoader):
     def get_source(
         self, environment: jinja2.Environment, template: str
     ) -> tuple[str, str | None, Callable[[], bool] | None]:
-        source = _bundled_source(template) if template == BUNDLED_MACROS else self.source(template)
-        assert source is not None
-        return source, None, lambda: True
+        if template == BUNDLED_MACROS:
+            return (BUNDLED_TEMPLATES / template).read_text(encoding="utf-8"), None, lambda: True
+        return self.source(template), None, lambda: True
 
     def source(self, name: str) -> str:
         relative = _relative(name)
@@ -359,11 +347,6 @@ class TemplateFolder(jinja2.BaseLoader):
                 f"{name!r} is over {self._limits.file_chars:,} characters, too long to include"
             )
         return text
-
-
-def user_loader(folder: TemplateFolder | None) -> jinja2.BaseLoader:
-    """A user's template's loader: ``folder``, or a folder with no files."""
-    return folder or TemplateFolder(lambda relative: None)
 
 
 def prefetch(env: jinja2.Environment, source: str) -> None:
@@ -417,32 +400,27 @@ def render_limited(
         return _with_trace(limits.seconds, stream)
 
 
-#: Lines between two looks at the clock (a look costs a system call).
-_LINES_PER_CHECK = 256
+#: Trace events (calls and lines) between two looks at the clock (a look costs a system call).
+_EVENTS_PER_CHECK = 256
 
 
 def _with_trace(seconds: float, work: Callable[[], str]) -> str:
     """``work()``, stopped by a trace function of this thread's own that raises
-    :class:`TemplateTimeout` from the rendering's next line once ``seconds`` have passed (on any
-    thread: no signal, no timer). Nothing runs in another thread, so nothing lands after the
-    work ends; the earlier tracer (a coverage tool's) is put back."""
+    :class:`TemplateTimeout` from the rendering's next call or line once ``seconds`` have passed
+    (on any thread: no signal, no timer). Nothing runs in another thread, so nothing lands after
+    the work ends; the earlier tracer (a coverage tool's) is put back."""
     deadline = time.monotonic() + seconds
-    lines = 0
+    events = 0
 
-    def on_line(frame: FrameType, event: str, arg: object) -> TraceFunction:
-        nonlocal lines
-        lines += 1
-        if lines % _LINES_PER_CHECK == 0 and time.monotonic() > deadline:
+    def trace(frame: FrameType, event: str, arg: object) -> TraceFunction:
+        nonlocal events
+        events += 1
+        if events % _EVENTS_PER_CHECK == 0 and time.monotonic() > deadline:
             raise TemplateTimeout
-        return on_line
-
-    def on_call(frame: FrameType, event: str, arg: object) -> TraceFunction:
-        if time.monotonic() > deadline:
-            raise TemplateTimeout
-        return on_line
+        return trace
 
     previous = sys.gettrace()
-    sys.settrace(on_call)
+    sys.settrace(trace)
     try:
         return work()
     finally:

@@ -21,15 +21,14 @@ from evalbot.report import render as render_module
 from evalbot.report.render import UserTemplate, render_comment, render_markdown
 from evalbot.report.sandbox import (
     BUNDLED_CODE,
+    BUNDLED_TEMPLATES,
     Limits,
     Sandbox,
     TemplateFolder,
     TemplateLimitError,
     TemplateTimeout,
-    bundled_loader,
     environment,
     render_limited,
-    user_loader,
 )
 from tests.golden.scenarios import MARKER, SCENARIOS
 from tests.inert import assert_inert
@@ -41,7 +40,7 @@ TIMED = replace(SMALL, seconds=0.5)
 
 
 def render(source: str, limits: Limits = SMALL, **context: Any) -> str:
-    env = environment("markdown", user_loader(None), limits=limits)
+    env = environment("markdown", TemplateFolder(lambda relative: None), limits=limits)
     return render_limited(env, source, {"v": VIEW, **context}, limits)
 
 
@@ -311,7 +310,7 @@ def test_each_failure_is_one_line_naming_the_template(
 
 
 def test_macros_made_by_the_template_are_markdown() -> None:
-    env = environment("markdown", user_loader(None), limits=SMALL)
+    env = environment("markdown", TemplateFolder(lambda relative: None), limits=SMALL)
     out = render_limited(env, "{% macro b(x) %}**{{ x }}**{% endmacro %}{{ b('@a') }}", {}, SMALL)
     assert out == "**\\@\u2060a**"
     assert isinstance(render("{% macro b() %}x{% endmacro %}{% set y = b() %}{{ y }}"), str)
@@ -329,11 +328,15 @@ def _mode(template: str) -> Any:
 
 
 def _kept(template: str, folder: Path) -> Sandbox:
-    return environment(_mode(template), bundled_loader(), code_cache=folder)
+    return environment(
+        _mode(template), jinja2.FileSystemLoader(BUNDLED_TEMPLATES), code_cache=folder
+    )
 
 
 def _fresh(template: str) -> str:
-    env = environment(_mode(template), bundled_loader())  # no cache at all
+    env = environment(
+        _mode(template), jinja2.FileSystemLoader(BUNDLED_TEMPLATES)
+    )  # no cache at all
     return env.get_template(template).render(v=VIEW, **CONTEXT)
 
 
@@ -348,7 +351,7 @@ def test_a_kept_entry_renders_the_same_bytes_without_compiling(
     template: str, tmp_path: Path
 ) -> None:
     views = [make().view() for make in SCENARIOS.values()]
-    fresh = environment(_mode(template), bundled_loader())
+    fresh = environment(_mode(template), jinja2.FileSystemLoader(BUNDLED_TEMPLATES))
     expected = [fresh.get_template(template).render(v=view, **CONTEXT) for view in views]
     first = _kept(template, tmp_path)
     assert [first.get_template(template).render(v=v, **CONTEXT) for v in views] == expected
@@ -367,7 +370,9 @@ def test_a_kept_entry_renders_the_same_bytes_without_compiling(
 def test_an_entry_serves_only_its_own_mode_and_text(tmp_path: Path) -> None:
     # the same name compiled for Markdown and for text: two entries (the key names the mode)
     for mode in ("markdown", "text"):
-        environment(mode, bundled_loader(), code_cache=tmp_path).get_template("text.j2")
+        environment(
+            mode, jinja2.FileSystemLoader(BUNDLED_TEMPLATES), code_cache=tmp_path
+        ).get_template("text.j2")
     assert len(list(tmp_path.glob("*.jinja2.cache"))) == 2
     # another text under the same name: jinja2 checks the text's checksum and compiles afresh
     changed = jinja2.DictLoader({"text.j2": "changed {{ 1 + 1 }}\n"})
