@@ -215,12 +215,10 @@ def render_notice(
 def render_check(view: View) -> tuple[str, str]:
     """A check run's (title, summary): the verdict line as one line of plain text (GitHub
     shows a title as it is), and the comment's report."""
-    title = f"{view.symbol} {view.outcome_label}: " + md.plain(
-        view.headline if view.outcome == "inconclusive" else view.effect
-    )
-    if view.outcome != "inconclusive":
-        title += f", {p_clause(view.pvalue)}"
-    title += f"; gate {view.gate}"
+    said = f"{view.effect}, {p_clause(view.pvalue)}"
+    if view.outcome == "inconclusive":
+        said = view.headline  # the reason: input
+    title = f"{view.symbol} {view.outcome_label}: {md.plain(said)}; gate {view.gate}"
     if len(title) > 200:
         title = title[:199] + "…"
     summary = render_comment(view, marker="", max_chars=MAX_CHECK_TEXT_CHARS)

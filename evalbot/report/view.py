@@ -96,6 +96,7 @@ class RepeatsRow:
     within_item_variance: Markdown
     intraclass_correlation: Markdown
     majority_vote: Markdown
+    note: Markdown  # pass@k, the standard error and the budget's advice
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -188,7 +189,6 @@ class View:
     clusters_note: Markdown | None = None
     cost_note: Markdown | None = None
     f1_note: Markdown | None = None
-    repeats_notes: list[Markdown] = field(default_factory=list)
     inputs: list[InputRow] = field(default_factory=list)  # the CLI's files
     glossary_url: Markdown = EMPTY
     effect_size_note: Markdown | None = None  # Cohen's d_z beside a difference of scores
@@ -217,7 +217,8 @@ def build_view(
     come from the action, ``inputs`` (from :func:`input_rows`) from the CLI. The plan rows
     come from the decision and the plan it was judged under."""
     c, scale = comparison, PERCENT if comparison.metric == "pass_rate" else SCORES
-    verdict, repeat_sides = words.verdict_words(c, decision, scale), words.repeat_sides(c)
+    verdict = words.verdict_words(c, decision, scale)
+    repeats = (("baseline", c.repeats_baseline), ("candidate", c.repeats_candidate))
     symbol, label = OUTCOME_LABELS[decision.outcome]
     hexdigits = "".join(ch for ch in c.paired.fingerprint if ch in string.hexdigits)
     values = (c.difference.statistic, *c.difference.confidence_interval)
@@ -249,7 +250,7 @@ def build_view(
         if any("cluster" in s.test for s in c.slices)
         else None,
         secondary=_secondary_rows(c),
-        repeats=[_repeats_row(side, rep, scale) for side, rep in repeat_sides],
+        repeats=[_repeats_row(side, rep, scale) for side, rep in repeats if rep is not None],
         flaky=_flaky(c, max_ids=max_ids, item_url=item_url),
         power=words.power_lines(c, scale),
         **_plan(c, decision, scale),
@@ -261,7 +262,6 @@ def build_view(
         clusters_note=words.clusters_note(c, scale),
         cost_note=None if c.cost is None else words.cost_note(c.cost, verdict["confidence"]),
         f1_note=None if c.f1 is None else words.f1_note(c.f1, verdict["confidence"]),
-        repeats_notes=[words.repeats_note(side, rep, scale) for side, rep in repeat_sides],
         inputs=list(inputs),
         glossary_url=Markdown(GLOSSARY_URL),
         effect_size_note=None if c.effect_size is None else words.effect_size_note(c.effect_size),
@@ -382,6 +382,7 @@ def _repeats_row(side: str, rep: RepeatsSide, scale: Scale) -> RepeatsRow:
         majority_vote=maybe(r.majority_vote_accuracy * scale.factor, "{:.1f} %")
         if scale.percent
         else maybe(r.majority_vote_accuracy, "{:.3f}"),
+        note=words.repeats_note(side, rep, scale),
     )
 
 

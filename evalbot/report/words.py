@@ -526,12 +526,6 @@ def f1_note(f1: BothRuns[F1Side], confidence: str) -> Markdown:
     return Markdown(text + ".")
 
 
-def repeat_sides(c: Comparison) -> list[tuple[str, RepeatsSide]]:
-    """The sides whose items were sampled several times, by name."""
-    sides = (("baseline", c.repeats_baseline), ("candidate", c.repeats_candidate))
-    return [(side, rep) for side, rep in sides if rep is not None]
-
-
 def repeats_note(side: str, rep: RepeatsSide, scale: Scale) -> Markdown:
     """A side with repeats: pass@k, the standard error and the budget's advice."""
     n, k = rep.result.items, rep.result.repeats
