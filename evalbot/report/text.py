@@ -148,17 +148,12 @@ def join(separator: object, parts: Iterable[object]) -> Markdown:
     return Markdown(str(sep).join(escaped), plain=sep.plain.join(part.plain for part in escaped))
 
 
-def format(template: LiteralString, /, *args: Any, **kwargs: Any) -> Markdown:
+def format(template: LiteralString, /, *args: Any) -> Markdown:
     """``template.format(...)`` with every argument that is not Markdown escaped: the template
     is evalbot's own Markdown (a literal), the arguments may be anything."""
-    md_args = [escape(a) for a in args]
-    md_kwargs = {key: escape(value) for key, value in kwargs.items()}
-    return Markdown(
-        template.format(*md_args, **md_kwargs),
-        plain=template.format(
-            *(a.plain for a in md_args), **{k: v.plain for k, v in md_kwargs.items()}
-        ),
-    )
+    escaped = [escape(a) for a in args]
+    as_text = template.format(*(a.plain for a in escaped))
+    return Markdown(template.format(*escaped), plain=as_text)
 
 
 #: Characters of an item id shown before it is shortened (a link keeps the whole id).

@@ -35,7 +35,7 @@ def test_escape_is_done_once_and_numbers_need_none() -> None:
 
 
 def test_format_escapes_every_argument_but_markdown() -> None:
-    text = md.format("{} and {} and {n}", "@octocat", Markdown("**kept**"), n=7)
+    text = md.format("{} and {} and {}", "@octocat", Markdown("**kept**"), 7)
     assert text == "\\@\u2060octocat and **kept** and 7"
     assert text.plain == "@octocat and **kept** and 7"
     assert md.format("{}", "bell\x07\nline").plain == "bell??line"
