@@ -54,7 +54,6 @@ class ItemEntry:
 class ItemList:
     """A list of item ids; ``entries`` may hold fewer than ``total`` (the rest are counted)."""
 
-    key: str
     title: Markdown
     entries: list[ItemEntry]
     total: int
@@ -101,12 +100,14 @@ class RepeatsRow:
 
 @dataclass(frozen=True, kw_only=True)
 class Row:
-    """A labelled line of the plan (its values may quote the plan: escaped) or of the
-    provenance (evalbot's Markdown: a commit as code)."""
+    """A labelled line of the plan (its values may quote the plan: escaped), of the
+    provenance (evalbot's Markdown: a commit as code), or one of the files the CLI compared
+    (its path as given, input; ``note``: "400 items", so swapped arguments show)."""
 
     label: Markdown
     value: str
     url: Markdown | None = None
+    note: Markdown = EMPTY
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -121,16 +122,6 @@ class HistoryRow:
     commit: str = ""
     url: Markdown | None = None
     at: str = ""  # when, as format_time shows it ("" when unknown)
-
-
-@dataclass(frozen=True, kw_only=True)
-class InputRow:
-    """One of the files the CLI compared, as given: ``source`` is a path (input), ``items``
-    "400 items", so swapped arguments show."""
-
-    side: Markdown
-    source: str
-    items: Markdown = EMPTY
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -189,7 +180,7 @@ class View:
     clusters_note: Markdown | None = None
     cost_note: Markdown | None = None
     f1_note: Markdown | None = None
-    inputs: list[InputRow] = field(default_factory=list)  # the CLI's files
+    inputs: list[Row] = field(default_factory=list)  # the CLI's files
     glossary_url: Markdown = EMPTY
     effect_size_note: Markdown | None = None  # Cohen's d_z beside a difference of scores
     bootstrap_note: Markdown | None = None
@@ -207,7 +198,7 @@ def build_view(
     provenance: Sequence[Row] = (),
     history: Sequence[HistoryRow] = (),
     notes: Sequence[Markdown] = (),
-    inputs: Sequence[InputRow] = (),
+    inputs: Sequence[Row] = (),
 ) -> View:
     """The view of one comparison.
 
@@ -304,9 +295,9 @@ def item_link(template: str | None, item_id: str) -> Markdown | None:
     return md.url(template.replace("{id}", quote(item_id, safe="")))
 
 
-def _item_list(key: str, title: str, ids: list[str], max_ids: int, url: str | None) -> ItemList:
+def _item_list(title: str, ids: list[str], max_ids: int, url: str | None) -> ItemList:
     entries = [ItemEntry(id=i, text=short_id(i), url=item_link(url, i)) for i in ids[:max_ids]]
-    return ItemList(key=key, title=Markdown(title), entries=entries, total=len(ids))
+    return ItemList(title=Markdown(title), entries=entries, total=len(ids))
 
 
 def _item_lists(
@@ -320,8 +311,8 @@ def _item_lists(
     else:
         titles = ("Items that got worse", "Items that got better")
     return [
-        _item_list("broken", titles[0], c.broken_ids, max_ids, item_url),
-        _item_list("fixed", titles[1], c.fixed_ids, max_ids, item_url),
+        _item_list(titles[0], c.broken_ids, max_ids, item_url),
+        _item_list(titles[1], c.fixed_ids, max_ids, item_url),
     ]
 
 
@@ -330,7 +321,7 @@ def _flaky(c: Comparison, *, max_ids: int, item_url: str | None) -> ItemList | N
     if rep is None or not rep.flaky_ids:
         return None
     title = "Flaky items on the candidate (passed some repeats, failed others)"
-    return _item_list("flaky", title, rep.flaky_ids, max_ids, item_url)
+    return _item_list(title, rep.flaky_ids, max_ids, item_url)
 
 
 def _slice_rows(c: Comparison, scale: Scale) -> list[SliceRow]:
@@ -435,9 +426,9 @@ def provenance_rows(*runs: tuple[str, str | None, str | None]) -> list[Row]:
     return rows
 
 
-def input_rows(*files: tuple[str, str, int]) -> list[InputRow]:
+def input_rows(*files: tuple[str, str, int]) -> list[Row]:
     """The files compared, each given as (its side, its source, how many items it holds)."""
     return [
-        InputRow(side=Markdown(side), source=source, items=Markdown(f"{n:,} {plural(n, 'items')}"))
+        Row(label=Markdown(side), value=source, note=Markdown(f"{n:,} {plural(n, 'items')}"))
         for side, source, n in files
     ]

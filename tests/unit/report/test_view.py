@@ -176,7 +176,7 @@ def test_long_ids_are_shortened_in_text_not_in_links() -> None:
     paired = paired_from_cells({"fixed": 1, "both_pass": 1}, ids=["z", long])
     comparison = compute_comparison(paired, Config())
     view = build_view(comparison, evaluate(comparison, Config()), item_url="https://l.example/{id}")
-    entry = next(lst for lst in view.lists if lst.key == "fixed").entries[0]
+    entry = view.lists[1].entries[0]  # the fixed items (the broken ones first)
     # cut in the middle: a third of the room for the start, the rest for the end
     assert entry.text == "a" * 40 + "…" + "z" * 79
     assert entry.url == "https://l.example/" + long
@@ -307,7 +307,7 @@ def test_provenance_keeps_hex_digits_and_web_links_and_drops_a_run_with_neither(
 
 def test_input_rows_count_each_files_items() -> None:
     rows = input_rows(("baseline", "a.jsonl", 1), ("candidate", "b.jsonl", 1234))
-    assert [(row.side, row.source, row.items) for row in rows] == [
+    assert [(row.label, row.value, row.note) for row in rows] == [
         ("baseline", "a.jsonl", "1 item"),
         ("candidate", "b.jsonl", "1,234 items"),
     ]
