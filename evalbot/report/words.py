@@ -40,12 +40,10 @@ from evalbot.stats.paired_mean import EffectSizeResult, PairedMeanResult
 
 def _alpha_clause(r: Reason) -> str:
     looks, level = r.details.get("looks"), r.details.get("alpha")
+    shown = f"alpha = {alpha_text(r.threshold)}"
     if looks is None or level is None:
-        return f"alpha = {alpha_text(r.threshold)}"
-    return (
-        f"alpha = {alpha_text(r.threshold)} ({alpha_text(level)} / {looks} looks, "
-        "policy.looks: bonferroni)"
-    )
+        return shown
+    return f"{shown} ({alpha_text(level)} / {looks} looks, policy.looks: bonferroni)"
 
 
 def _judged_on(r: Reason) -> str:
@@ -260,20 +258,17 @@ def verdict_words(c: Comparison, decision: Decision, scale: Scale) -> dict[str, 
     the numbers: the test judged ``p <= alpha``, the interval's agreement with it)."""
     ci = c.difference.confidence_interval
     effect = format_effect(c.difference.statistic, ci.low, ci.high, percent=scale.percent)
-    test = Markdown(c.test)  # evalbot's own label
-    pvalue = format_pvalue(c.pvalue)
-    alpha = c.alpha
-    shown_alpha = Markdown(
-        f"{alpha.effective:.4g} ({alpha.level:g} / {alpha.looks} looks)"
-        if alpha.corrected
-        else f"{alpha.effective:g}"
-    )
+    test, pvalue, alpha = Markdown(c.test), format_pvalue(c.pvalue), c.alpha  # evalbot's own
     words = {
         "effect": effect,
         "pvalue": pvalue,
         "test": test,
         "confidence": Markdown(f"{c.difference.confidence_level * 100:g} %"),
-        "alpha": shown_alpha,
+        "alpha": Markdown(
+            f"{alpha.effective:.4g} ({alpha.level:g} / {alpha.looks} looks)"
+            if alpha.corrected
+            else f"{alpha.effective:g}"
+        ),
     }
     if decision.outcome == "inconclusive":
         # a refusal's headline is a reason, which may quote input: a plain str
@@ -284,14 +279,11 @@ def verdict_words(c: Comparison, decision: Decision, scale: Scale) -> dict[str, 
                 f"({test}, {p_clause(pvalue)})."
             ),
         }
-    flags = [
-        ("no outcome could be significant", decision.powerless),
-        ("identical runs", c.identical),
-    ]
+    flags = {"no outcome could be significant": decision.powerless, "identical runs": c.identical}
     return words | {
         "headline": Markdown(
             f"{effect} · {test} {p_clause(pvalue)}"
-            + "".join(f" · {flag}" for flag, present in flags if present)
+            + "".join(f" · {flag}" for flag, present in flags.items() if present)
         ),
         "explanation": Markdown(_explanation(c, decision, scale, words)),
     }
