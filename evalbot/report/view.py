@@ -166,7 +166,7 @@ class View:
     secondary: list[SecondaryRow] = field(default_factory=list)
     repeats: list[RepeatsRow] = field(default_factory=list)
     flaky: ItemList | None = None
-    power: list[Markdown] = field(default_factory=list)
+    power: Markdown | None = None
     plan: list[Row] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     config_change: str | None = None  # the pull request's diff: input
@@ -243,7 +243,7 @@ def build_view(
         secondary=_secondary_rows(c),
         repeats=[_repeats_row(side, rep, scale) for side, rep in repeats if rep is not None],
         flaky=_flaky(c, max_ids=max_ids, item_url=item_url),
-        power=words.power_lines(c, scale),
+        power=words.power_note(c, scale),
         **_plan(c, decision, scale),
         config_change=config_change or None,
         config_path=config_path,

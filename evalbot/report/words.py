@@ -380,12 +380,12 @@ def unpaired_note(c: Comparison) -> Markdown:
     )
 
 
-def power_lines(c: Comparison, scale: Scale) -> list[Markdown]:
+def power_note(c: Comparison, scale: Scale) -> Markdown | None:
     """What this eval can detect and, when the result is not significant, the items needed to
     detect the observed change."""
     pw = c.power
     if pw is None:
-        return []
+        return None
     items = f"{pw.items} {plural(pw.items, 'items')}"
     if pw.design is not None and pw.design.design_effect > 1.0:
         items += (
@@ -404,14 +404,11 @@ def power_lines(c: Comparison, scale: Scale) -> list[Markdown]:
         line = "No item changed outcome, so the eval's sensitivity cannot be estimated."
     else:
         line = f"{changing}, no net change is detectable with {with_power}."
-    if pw.items_needed is None:
-        return [Markdown(line)]
-    change = scale.difference(c.difference.statistic)
-    needed = f"{pw.items_needed:,} items would be needed"
-    return [
-        Markdown(line),
-        Markdown(f"To detect the observed change ({change}) with {with_power}, about {needed}."),
-    ]
+    if pw.items_needed is not None:
+        change = scale.difference(c.difference.statistic)
+        needed = f"{pw.items_needed:,} items would be needed"
+        line += f" To detect the observed change ({change}) with {with_power}, about {needed}."
+    return Markdown(line)
 
 
 def difference_method(c: Comparison) -> Markdown:

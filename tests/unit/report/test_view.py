@@ -112,7 +112,7 @@ def test_power_items_needed_when_not_significant() -> None:
     assert scipy_power(0.06, 0.04, 2042) < 0.8 <= scipy_power(0.06, 0.04, 2043)
     assert scipy_power(0.06, 0.04, 1940) < 0.8
     view = SCENARIOS["no_difference"]().view()
-    assert "about 2,043 items would be needed" in " ".join(view.power)
+    assert "about 2,043 items would be needed" in view.power
 
 
 def test_repeats_and_flaky_items() -> None:
