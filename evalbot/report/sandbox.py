@@ -324,13 +324,10 @@ class TemplateFolder(jinja2.BaseLoader):
         return cls(read, limits=limits)
 
     def get_source(
-        self, environment: jinja2.Environment, template: str
+        self, environment: jinja2.Environment, name: str
     ) -> tuple[str, str | None, Callable[[], bool] | None]:
-        if template == BUNDLED_MACROS:
-            return (BUNDLED_TEMPLATES / template).read_text(encoding="utf-8"), None, lambda: True
-        return self.source(template), None, lambda: True
-
-    def source(self, name: str) -> str:
+        if name == BUNDLED_MACROS:
+            return (BUNDLED_TEMPLATES / name).read_text(encoding="utf-8"), None, lambda: True
         relative = _relative(name)
         if relative not in self._files:
             if len(self._files) >= self._limits.files:
@@ -346,7 +343,7 @@ class TemplateFolder(jinja2.BaseLoader):
             raise TemplateLimitError(
                 f"{name!r} is over {self._limits.file_chars:,} characters, too long to include"
             )
-        return text
+        return text, None, lambda: True
 
 
 def prefetch(env: jinja2.Environment, source: str) -> None:
