@@ -35,6 +35,8 @@ COMMENT_SLICE_LIMIT = 40
 #: Job summaries may be up to 1 MiB; stay well inside it.
 SUMMARY_LIMIT = 512 * 1024
 
+#: How a message about a user's template past one of its limits ends.
+_A_LIMIT = "; that is a limit of `report.template`"
 _FOREIGN_MARKER = re.compile(r"<!--(?=\s*evalbot)")
 _BUNDLED_LOADER = jinja2.FileSystemLoader(sandbox.BUNDLED_TEMPLATES)
 
@@ -96,17 +98,11 @@ def _render_user(template: TemplateSource, view: View, **extra: Any) -> str:
         where = f"{user.name}:" if error.name is None else f"{user.name}: {error.name}:"
         raise ConfigError(f"{where}{error.lineno}: report template: {error.message}") from None
     except sandbox.TemplateTimeout:
-        why = (
-            f"it ran for more than {limits.seconds:g} s, the time limit of `report.template` "
-            "(a loop without end?)"
-        )
+        why = f"it ran for more than {limits.seconds:g} s (a loop without end?){_A_LIMIT}"
     except sandbox.TemplateLimitError as error:
-        why = f"{error}; that is a limit of `report.template`"
+        why = f"{error}{_A_LIMIT}"
     except MemoryError:
-        why = (
-            f"it needed more than {limits.memory_bytes / 2**30:g} GiB of memory, the limit of "
-            "`report.template`"
-        )
+        why = f"it needed more than {limits.memory_bytes / 2**30:g} GiB of memory{_A_LIMIT}"
     except RecursionError:
         why = "it nests too deep (a macro or an include that calls itself without end?)"
     except (jinja2.TemplateError, SecurityError) as error:

@@ -287,7 +287,11 @@ def test_a_macro_calling_itself_is_stopped() -> None:
 @pytest.mark.parametrize(
     ("source", "files", "says"),
     [
-        (LOOP, {}, "ran for more than 0.5 s, the time limit of `report.template`"),
+        (
+            LOOP,
+            {},
+            "ran for more than 0.5 s (a loop without end?); that is a limit of `report.template`",
+        ),
         (
             "{% macro r() %}{{ r() }}{% endmacro %}{{ r() }}",
             {},
