@@ -28,10 +28,9 @@ def compute_slices(paired: Paired, config: Config) -> tuple[SliceResult, ...]:
         return ()
     # Grouped with arrays, not a Python loop per item: each name's code, then one stable sort
     # of the codes gives every slice's item indices in item order.
-    distinct = set(paired.slices)
-    if len(distinct) < 2:  # one slice is the whole eval: nothing to compare it with
+    names = sorted(set(paired.slices), key=lambda name: (name is None, name or ""))
+    if len(names) < 2:  # one slice is the whole eval: nothing to compare it with
         return ()
-    names = sorted(distinct, key=lambda name: (name is None, name or ""))
     code_of = {name: code for code, name in enumerate(names)}
     codes = np.fromiter(map(code_of.__getitem__, paired.slices), np.intp, len(paired.slices))
     by_code = np.argsort(codes, kind="stable")

@@ -269,8 +269,9 @@ def _sides(c: Comparison, scale: Scale) -> dict[str, Any]:
     for name, side in (("baseline", c.baseline), ("candidate", c.candidate)):
         sides[f"{name}_rate"] = scale.rate(side.rate)
         sides[f"{name}_ci"] = scale.interval(side.confidence_interval)
-        passed = "" if side.passed is None else f"{side.passed}/{c.items}"
-        sides[f"{name}_passed"] = Markdown(passed)
+        sides[f"{name}_passed"] = Markdown(
+            "" if side.passed is None else f"{side.passed}/{c.items}"
+        )
     return sides
 
 
@@ -381,34 +382,32 @@ def _plan(c: Comparison, decision: Decision, scale: Scale) -> dict[str, Any]:
     """The plan's rows (pre-registered size and how it was computed, the mode, looks, alpha for
     this look, the sealed set, the non-inferiority margin), its warnings (which may quote
     input) and its disclosure."""
-    d, alpha, margin, rows = decision, c.alpha, decision.config.gate.margin, []
+    d, alpha, margin = decision, c.alpha, decision.config.gate.margin
+    rows: dict[str, str] = {}  # label: value
     if d.planned is not None:
         note = words.word_plan(d.planned)
-        value = f"{d.planned.items:,}" + (f" ({note})" if note else "")
-        rows.append(Row(label=Markdown("pre-registered items"), value=value))
+        rows["pre-registered items"] = f"{d.planned.items:,}" + (f" ({note})" if note else "")
     if d.config.policy.mode == "sequential":
-        rows.append(Row(label=Markdown("mode"), value="sequential"))
+        rows["mode"] = "sequential"
     max_looks = d.config.policy.max_looks
     if max_looks is not None or d.looks.number > 1:
-        text = f"{d.looks.number}" + (f" of {max_looks}" if max_looks is not None else "")
-        rows.append(Row(label=Markdown("look"), value=text))
+        rows["look"] = f"{d.looks.number}" + (f" of {max_looks}" if max_looks is not None else "")
     if alpha.effective != alpha.level:
         value = f"{alpha.effective:.4g} (of {alpha.level:g}, policy.looks: bonferroni)"
-        rows.append(Row(label=Markdown("alpha for this look"), value=value))
+        rows["alpha for this look"] = value
     if d.holdout:
         uses, holdout = d.holdout_uses, d.config.holdout
         most = None if holdout is None else holdout.max_uses
-        text = "this analysis uses the sealed holdout"
+        rows["sealed set"] = "this analysis uses the sealed holdout"
         if uses:
-            text += f", use {uses}" + (f" of {most}" if most else "")
-        rows.append(Row(label=Markdown("sealed set"), value=text))
+            rows["sealed set"] += f", use {uses}" + (f" of {most}" if most else "")
     if margin is not None:
         shown = f"{margin * 100:g} pp" if scale.percent else f"{margin:g}"
         met = "" if d.noninferior is None else (": met" if d.noninferior else ": not met")
-        rows.append(Row(label=Markdown("non-inferiority margin"), value=shown + met))
+        rows["non-inferiority margin"] = shown + met
     tripwires = [reason for reason in d.reasons if reason.code == "tripwire"]
     return {
-        "plan": rows,
+        "plan": [Row(label=Markdown(label), value=value) for label, value in rows.items()],
         "warnings": [words.word_reason(reason) for reason in [*d.warnings, *tripwires]],
         "disclosure": words.word_disclosure(d, c.items),
     }
