@@ -236,12 +236,10 @@ def _render_plan(form: str, document: Callable[[], dict[str, object]], **context
     """``document()`` as JSON, or the plan's template with ``context``."""
     if form == "json":
         return json.dumps(document(), indent=2) + "\n"
-    markdown = form == "markdown"
-    template = _bundled("markdown" if markdown else "text").get_template(
-        "plan.md.j2" if markdown else "plan.j2"
-    )
+    mode: sandbox.Mode = "markdown" if form == "markdown" else "text"
+    template = _bundled(mode).get_template("plan.md.j2" if mode == "markdown" else "plan.j2")
     return template.render(
-        markdown=markdown,
+        markdown=mode == "markdown",
         confidence=PILOT_CONFIDENCE,
         simulations=PLAN_SIMULATIONS,
         assumption=sizing.assumption,
