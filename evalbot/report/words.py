@@ -430,13 +430,11 @@ def bootstrap_note(c: Comparison, scale: Scale) -> Markdown | None:
     resamples = f"{boot.n_resamples:,} resamples"
     if boot.n_resamples < c.resamples:
         resamples = f"{boot.n_resamples:,} of {c.resamples:,} resamples (draws bounded)"
-    ci = boot.confidence_interval
+    effect = format_effect(boot.statistic, *boot.confidence_interval, percent=scale.percent)
     return Markdown(
         f"**Paired bootstrap** ({boot.method}, resampling {boot.resampled}, {resamples}, seed "
-        f"{boot.seed}): {scale.difference(boot.statistic)} "
-        f"[{scale.end(ci.low)}, {scale.end(ci.high)}], "
-        f"{boot.share_above_zero * 100:.1f} % of resamples above zero; for comparison only "
-        f"(the verdict's interval: {c.method})."
+        f"{boot.seed}): {effect}, {boot.share_above_zero * 100:.1f} % of resamples above zero; "
+        f"for comparison only (the verdict's interval: {c.method})."
     )
 
 
