@@ -1,6 +1,7 @@
 """Pure: every default and every closed vocabulary of the plan, defined once: each vocabulary
-a ``Literal`` type and the tuple of its values taken from it. Imports nothing of evalbot's, so
-:mod:`evalbot.stats` may import it too."""
+a ``Literal`` type (its first value the default), with the tuple of its values where code
+outside the config checks or offers them. Imports nothing of evalbot's, so :mod:`evalbot.stats`
+may import it too."""
 
 from __future__ import annotations
 
@@ -29,7 +30,6 @@ MCNEMAR_METHODS: tuple[McNemarMethod, ...] = get_args(McNemarMethod)
 #: ``test:`` the primary test: McNemar's (pass/fail; the paired test valid at every n for
 #: scores), or the paired bootstrap for every metric.
 PrimaryTest = Literal["mcnemar", "bootstrap"]
-PRIMARY_TESTS: tuple[PrimaryTest, ...] = get_args(PrimaryTest)
 
 #: ``bootstrap.method``: percentile or bias-corrected and accelerated (BCa) intervals.
 BootstrapMethod = Literal["percentile", "bca"]
@@ -37,12 +37,10 @@ BOOTSTRAP_METHODS: tuple[BootstrapMethod, ...] = get_args(BootstrapMethod)
 
 #: ``policy.mode``: a fixed-size test, or an always-valid sequential one.
 Mode = Literal["fixed", "sequential"]
-MODES: tuple[Mode, ...] = get_args(Mode)
 
 #: ``policy.looks``: a look past ``max_looks`` is refused, or every look is tested at
 #: ``alpha / max_looks``.
 LooksRule = Literal["refuse", "bonferroni"]
-LOOKS_RULES: tuple[LooksRule, ...] = get_args(LooksRule)
 
 #: ``policy.missing`` (``--missing``): items present on one side only.
 Missing = Literal["error", "fail", "drop"]
@@ -55,12 +53,9 @@ ERRORS_RULES: tuple[ErrorsRule, ...] = get_args(ErrorsRule)
 
 #: ``gate.fail_on``: which outcome fails the check.
 FailOn = Literal["significant_regression", "not_significant_improvement", "never"]
-FAIL_ON_CHOICES: tuple[FailOn, ...] = get_args(FailOn)
 
 #: ``gate.on_refused``: a verdict the plan refused fails the check, or leaves it neutral.
 OnRefused = Literal["fail", "neutral"]
-ON_REFUSED_CHOICES: tuple[OnRefused, ...] = get_args(OnRefused)
 #: ``gate.on_no_baseline``: a pull request with nothing to compare with (no baseline run on its
 #: base branch, or an expired one) fails the check, or leaves it neutral.
 OnNoBaseline = Literal["fail", "neutral"]
-ON_NO_BASELINE_CHOICES: tuple[OnNoBaseline, ...] = get_args(OnNoBaseline)

@@ -48,7 +48,7 @@ class BootstrapConfig:
     seed: int = _at_least(0, vocab.SEED)
     confidence: float = _rate(vocab.CONFIDENCE, low=0.5)
     # percentile, or bias-corrected and accelerated (BCa)
-    method: vocab.BootstrapMethod = vocab.BOOTSTRAP_METHODS[0]
+    method: vocab.BootstrapMethod = "percentile"
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -82,13 +82,13 @@ class PlanConfig:
 class PolicyConfig:
     sample_size: int | None = _at_least(1)
     max_looks: int | None = _at_least(1)
-    missing: vocab.Missing = vocab.MISSING_RULES[0]
-    mode: vocab.Mode = vocab.MODES[0]
-    looks: vocab.LooksRule = vocab.LOOKS_RULES[0]
+    missing: vocab.Missing = "error"
+    mode: vocab.Mode = "fixed"
+    looks: vocab.LooksRule = "refuse"
     items_sha256: str | None = None
     items_file: str | None = None
     min_effect: float | None = _rate()
-    errors: vocab.ErrorsRule = vocab.ERRORS_RULES[0]
+    errors: vocab.ErrorsRule = "drop"
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -102,13 +102,13 @@ class HoldoutConfig:
 
 @dataclass(frozen=True, kw_only=True)
 class GateConfig:
-    fail_on: vocab.FailOn = vocab.FAIL_ON_CHOICES[0]
+    fail_on: vocab.FailOn = "significant_regression"
     max_broken: int | None = None  # an item count
     max_broken_rate: float | None = None  # or a share of the items (``5%`` or ``0.05``)
     margin: float | None = _rate()  # non-inferiority margin, in the metric's units
     # a verdict the plan refused: ``fail`` the check (the default) or leave it ``neutral``
-    on_refused: vocab.OnRefused = vocab.ON_REFUSED_CHOICES[0]
-    on_no_baseline: vocab.OnNoBaseline = vocab.ON_NO_BASELINE_CHOICES[0]
+    on_refused: vocab.OnRefused = "fail"
+    on_no_baseline: vocab.OnNoBaseline = "fail"
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -125,8 +125,8 @@ class Config:
 
     metric: str | None = None
     alpha: float = _rate(vocab.ALPHA, high=0.5)
-    test: vocab.PrimaryTest = vocab.PRIMARY_TESTS[0]
-    mcnemar: vocab.McNemarMethod = vocab.MCNEMAR_METHODS[0]
+    test: vocab.PrimaryTest = "mcnemar"
+    mcnemar: vocab.McNemarMethod = "exact"
     format: str | None = None
     scorer: str | None = None
     filter: str | None = None

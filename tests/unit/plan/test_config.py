@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import Any, get_args
 
 import pytest
 import yaml
@@ -396,16 +396,16 @@ def test_every_schema_key_is_accepted_by_the_parser() -> None:
 
 #: Each closed vocabulary of the plan: (dotted key, its choices, the parsed default).
 VOCABULARIES = [
-    ("test", vocabulary.PRIMARY_TESTS, Config().test),
+    ("test", get_args(vocabulary.PrimaryTest), Config().test),
     ("mcnemar", vocabulary.MCNEMAR_METHODS, Config().mcnemar),
     ("bootstrap.method", vocabulary.BOOTSTRAP_METHODS, Config().bootstrap.method),
     ("policy.missing", vocabulary.MISSING_RULES, Config().policy.missing),
-    ("policy.mode", vocabulary.MODES, Config().policy.mode),
-    ("policy.looks", vocabulary.LOOKS_RULES, Config().policy.looks),
+    ("policy.mode", get_args(vocabulary.Mode), Config().policy.mode),
+    ("policy.looks", get_args(vocabulary.LooksRule), Config().policy.looks),
     ("policy.errors", vocabulary.ERRORS_RULES, Config().policy.errors),
-    ("gate.fail_on", vocabulary.FAIL_ON_CHOICES, Config().gate.fail_on),
-    ("gate.on_refused", vocabulary.ON_REFUSED_CHOICES, Config().gate.on_refused),
-    ("gate.on_no_baseline", vocabulary.ON_NO_BASELINE_CHOICES, Config().gate.on_no_baseline),
+    ("gate.fail_on", get_args(vocabulary.FailOn), Config().gate.fail_on),
+    ("gate.on_refused", get_args(vocabulary.OnRefused), Config().gate.on_refused),
+    ("gate.on_no_baseline", get_args(vocabulary.OnNoBaseline), Config().gate.on_no_baseline),
 ]
 
 
