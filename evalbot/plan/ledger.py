@@ -28,7 +28,7 @@ MAX_LOOKS = 1_000  # a record keeps the newest looks beyond this
 MAX_EFFECT = 1e15  # a score difference beyond this is taken for tampering
 OUTCOMES = frozenset({"improvement", "regression", "no_significant_difference", "inconclusive"})
 METRICS = frozenset({"pass_rate", "mean_score"})
-CONCLUSIONS = frozenset({"success", "failure", "neutral", "cancelled"})
+CONCLUSIONS = ("success", "failure", "neutral", "cancelled")  # a tuple: `in` takes any JSON
 #: The item set of a look whose items are not on record: it matches no real fingerprint.
 UNKNOWN_FINGERPRINT = "0" * 64
 #: A run in progress for longer than this is taken for a job that was killed (GitHub-hosted
@@ -42,7 +42,7 @@ _TIME = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,6})?(Z|[+-]\d{2}
 _REF = re.compile(r"[^\x00-\x1f\x7f]{1,255}")
 _STATE_OPENING = re.compile(r"<!--\s*evalbot-state:")
 _CLOSE = "-->"
-_PAYLOAD = re.compile(r"[A-Za-z0-9+/=\s]*")  # one character class: linear
+_BLOCK = re.compile(r"(v[12])(\s[A-Za-z0-9+/=\s]*)")  # the payload one character class: linear
 
 
 # ---- a look -----------------------------------------------------------------------------------
@@ -286,13 +286,9 @@ def _decode_state(version: str, payload: str) -> State:
     uses, left_out = (_get({key: 0, **data}, key, int) for key in ("holdout_uses", "left_out"))
     if uses < 0 or left_out < 0:
         raise LookError("`holdout_uses` is negative" if uses < 0 else "`left_out` is negative")
-    warning = (
-        f"the state block left out its {left_out} oldest looks to fit GitHub's size limit"
-        if left_out
-        else None
-    )
+    left = f"the state block left out its {left_out} oldest looks to fit GitHub's size limit"
     looks = tuple(look_from_json(raw) for raw in raw_looks)
-    return State(looks=looks, holdout_uses=uses, warning=warning)
+    return State(looks=looks, holdout_uses=uses, warning=left if left_out else None)
 
 
 def parse_state(comment_body: str | None) -> State:
@@ -337,13 +333,8 @@ def _state_blocks(body: str) -> list[tuple[str, str] | None]:
         if end < 0:
             found.append(None)
             break
-        version, payload = body[opening.end() : opening.end() + 2], body[opening.end() + 2 : end]
-        readable = (
-            version in ("v1", "v2")
-            and payload[:1].isspace()
-            and _PAYLOAD.fullmatch(payload) is not None
-        )
-        found.append((version, payload) if readable else None)
+        block = _BLOCK.fullmatch(body, opening.end(), end)
+        found.append(None if block is None else (block[1], block[2]))
         at = end + len(_CLOSE)
     return found
 
@@ -409,9 +400,7 @@ def parse_digest(text: str | None) -> Digest | None:
     try:
         data = _decode(match.group(1))
         kind, conclusion = data.get("kind"), data.pop("conclusion", None)
-        if conclusion is not None and not (
-            isinstance(conclusion, str) and conclusion in CONCLUSIONS
-        ):
+        if conclusion is not None and conclusion not in CONCLUSIONS:
             return None
         if kind == "look":
             look = look_from_json({k: v for k, v in data.items() if k not in ("v", "kind")})
