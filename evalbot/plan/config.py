@@ -478,26 +478,23 @@ def _fields(top: Reader, key: str) -> FieldNames:
     return field_names({}, f"{top.source}: `{key}`", base=top.section(key).record(FieldNames))
 
 
+#: The two ways ``plan:`` gives the change: fix and break rates, or the net difference and the
+#: discordance (the share of items that change outcome; fix/break = (D +- R) / 2).
+_BY_RATES, _BY_DIFFERENCE = {"fix_rate", "break_rate"}, {"difference", "discordance"}
+
+
 def _plan(top: Reader, key: str) -> PlanConfig:
-    """``plan:`` the change to detect, as fix and break rates or as the net difference and the
-    discordance (the share of items that change outcome; fix/break = (D +- R) / 2)."""
+    """``plan:`` the change to detect, by its fix and break rates or its difference."""
     plan = top.section(key)
-    by_rates = [key for key in ("fix_rate", "break_rate") if key in plan.data]
-    by_difference = [key for key in ("difference", "discordance") if key in plan.data]
-    if by_rates and by_difference:
+    given = set(plan.data) & (_BY_RATES | _BY_DIFFERENCE)
+    if given not in (_BY_RATES, _BY_DIFFERENCE):
         raise ConfigError(
-            f"{top.source}: give `plan.fix_rate` and `plan.break_rate`, or `plan.difference` "
-            "and `plan.discordance`, not both"
+            f"{top.source}: `plan` needs `fix_rate` and `break_rate`, or `difference` and "
+            "`discordance`"
         )
-    if by_difference:
+    if given == _BY_DIFFERENCE:
         fix_rate, break_rate = _plan_from_difference(top, plan)
     else:
-        for name in ("fix_rate", "break_rate"):
-            if name not in plan.data:
-                raise ConfigError(
-                    f"{top.source}: `plan.{name}` is required when `plan` is given (or give "
-                    "`plan.difference` and `plan.discordance`)"
-                )
         fix_rate, break_rate = plan.prob("fix_rate", 0.0), plan.prob("break_rate", 0.0)
     if fix_rate + break_rate > 1.0:
         raise ConfigError(
@@ -520,9 +517,6 @@ def _design_effect(plan: Reader, key: str) -> float:
 
 
 def _plan_from_difference(top: Reader, plan: Reader) -> tuple[float, float]:
-    for key, other in (("difference", "discordance"), ("discordance", "difference")):
-        if key not in plan.data:
-            raise ConfigError(f"{top.source}: `plan.{key}` is required with `plan.{other}`")
     difference = plan.difference("difference")
     discordance = plan.prob("discordance", 0.0, high=1.0000001)
     if discordance < abs(difference) - 1e-12:

@@ -185,8 +185,24 @@ BROKEN_RATE = "an integer >= 0 (items) or a rate such as 5% or 0.05"
         ("test: ttest", "c.yml: `test` must be one of mcnemar, bootstrap, got 'ttest'"),
         (
             "plan: {fix_rate: 0.1}",
-            "c.yml: `plan.break_rate` is required when `plan` is given (or give `plan.difference` "
-            "and `plan.discordance`)",
+            "c.yml: `plan` needs `fix_rate` and `break_rate`, or `difference` and `discordance`",
+        ),
+        (
+            "plan: {difference: 3pp}",
+            "c.yml: `plan` needs `fix_rate` and `break_rate`, or `difference` and `discordance`",
+        ),
+        (
+            "plan: {fix_rate: 0.1, break_rate: 0.05, discordance: 0.15}",
+            "c.yml: `plan` needs `fix_rate` and `break_rate`, or `difference` and `discordance`",
+        ),
+        (
+            "plan: {power: 0.9}",
+            "c.yml: `plan` needs `fix_rate` and `break_rate`, or `difference` and `discordance`",
+        ),
+        (
+            "plan: {difference: 10pp, discordance: 5%}",
+            "c.yml: `plan.discordance` (0.05) must be at least the size of `plan.difference` "
+            "(+0.1): a net change needs that many items to change",
         ),
         (
             "plan: {fix_rate: 0.1, break_rate: 0.1}",
