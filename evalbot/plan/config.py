@@ -195,11 +195,8 @@ def _strict_loader() -> type[Any]:
 
         def compose_node(self, parent: Any, index: Any) -> Any:
             if self.check_event(yaml.AliasEvent):
-                event = self.peek_event()  # type: ignore[no-untyped-call]
-                raise ConfigError(
-                    f"{self.source}:{event.start_mark.line + 1}: YAML aliases are not accepted "
-                    f"(alias {show(event.anchor)}); write the value out"
-                )
+                line = self.peek_event().start_mark.line + 1  # type: ignore[no-untyped-call]
+                raise ConfigError(f"{self.source}:{line}: YAML alias refused; write the value out")
             return super().compose_node(parent, index)
 
         def construct_mapping(self, node: Any, deep: bool = False) -> Any:
@@ -446,15 +443,9 @@ def parse_config(text: str, source: str, *, read_text: ReadText | None = None) -
     top = Reader(source, load_yaml(text, source), "", read_text)
     config = top.record(Config, all_ids_list=top.ids_file("all_ids"), source=source)
     if config.plan is not None and config.policy.sample_size is not None:
-        raise ConfigError(
-            f"{source}: give either `policy.sample_size` or `plan` (from which the sample "
-            "size is computed), not both"
-        )
+        raise ConfigError(f"{source}: give `policy.sample_size` or `plan`, not both")
     if config.test == "bootstrap" and config.policy.mode == "sequential":
-        raise ConfigError(
-            f"{source}: `policy.mode: sequential` tests the discordant pairs, so it needs "
-            "`test: mcnemar`, got `test: bootstrap`"
-        )
+        raise ConfigError(f"{source}: `policy.mode: sequential` needs `test: mcnemar`")
     return config
 
 
@@ -540,10 +531,7 @@ def _policy(top: Reader, key: str) -> PolicyConfig:
             )
         config = replace(config, items_sha256=computed)
     if config.looks == "bonferroni" and config.max_looks is None:
-        raise ConfigError(
-            f"{top.source}: `policy.looks: bonferroni` divides alpha by `policy.max_looks`, "
-            "which is not set"
-        )
+        raise ConfigError(f"{top.source}: `policy.looks: bonferroni` needs `policy.max_looks`")
     if config.looks == "bonferroni" and config.mode == "sequential":
         raise ConfigError(
             f"{top.source}: `policy.looks: bonferroni` does not apply to "
@@ -565,14 +553,11 @@ def _gate(top: Reader, key: str) -> GateConfig:
     return gate.record(GateConfig, max_broken=count, max_broken_rate=rate)
 
 
-def _format(top: Reader, key: str) -> str | None:
-    name = top.text(key)
-    if name is None:
-        return None
+def _format(top: Reader, key: str) -> str:
     from evalbot.formats import FORMATS, resolve
 
     try:
-        resolve(name)
+        resolve(name := cast(str, top.text(key)))  # read only when given: a string
     except InputError:
         raise top.fail(key, "one of " + ", ".join(sorted(FORMATS))) from None
     return name
@@ -580,13 +565,10 @@ def _format(top: Reader, key: str) -> str | None:
 
 def _secondary(top: Reader, key: str) -> tuple[str, ...]:
     value = top.data[key]
-    if isinstance(value, str):
-        value = [value]
-    if not isinstance(value, list) or not value or not all(isinstance(v, str) and v for v in value):
-        raise top.fail(key, "a list of field names")
-    if len(set(value)) != len(value):
+    names = [value] if isinstance(value, str) else value if isinstance(value, list) else [None]
+    if not all(isinstance(v, str) and v for v in names) or not 0 < len(set(names)) == len(names):
         raise top.fail(key, "a list of distinct field names")
-    return tuple(value)
+    return tuple(names)
 
 
 def _f1(top: Reader, key: str) -> F1Config:
