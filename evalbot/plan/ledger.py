@@ -7,6 +7,7 @@ verdict). docs/statistics.md explains the ledger; every parser here is linear an
 from __future__ import annotations
 
 import base64
+import bisect
 import json
 import math
 import re
@@ -31,6 +32,8 @@ METRICS = frozenset({"pass_rate", "mean_score"})
 CONCLUSIONS = ("success", "failure", "neutral", "cancelled")  # a tuple: `in` takes any JSON
 #: The item set of a look whose items are not on record: it matches no real fingerprint.
 UNKNOWN_FINGERPRINT = "0" * 64
+#: How a run without a readable record of its look is counted.
+_NOT_ON_RECORD = "counted as a look on items not on record"
 #: A run in progress for longer than this is taken for a job that was killed (GitHub-hosted
 #: jobs are stopped after 6 hours) and no longer counts as a look.
 STALE_AFTER = timedelta(hours=6)
@@ -351,13 +354,11 @@ def render_state(state: State, max_chars: int = MAX_STATE_BLOCK_CHARS) -> str:
             data["left_out"] = len(looks) - kept
         return f"<!-- {STATE_MARKER} {_encode(data, deflated=True)} -->"
 
-    low, high = 0, len(looks)
-    if len(text := block(high)) <= max_chars:
+    if len(text := block(len(looks))) <= max_chars:
         return text
-    while low < high - 1:  # block(low) fits, block(high) does not (the size grows with looks)
-        middle = (low + high) // 2
-        low, high = (middle, high) if len(block(middle)) <= max_chars else (low, middle)
-    return block(low)
+    # how many of the blocks of 0, 1, ... looks fit (the size grows with looks), bisected
+    fit = bisect.bisect_right(range(len(looks)), max_chars, key=lambda kept: len(block(kept)))
+    return block(max(fit - 1, 0))
 
 
 # ---- a check run's record: the digest ---------------------------------------------------------
@@ -462,44 +463,36 @@ def placeholder(
 
 def _ticket_looks(ticket: Ticket, *, holdout: bool, now: datetime, notes: _Notes) -> list[Look]:
     """The looks one earlier ticket stands for, for the analysis of kind ``holdout``."""
-    digest, sha, short = ticket.digest, ticket.sha.lower(), ticket.sha[:7]
+    digest, sha, run = ticket.digest, ticket.sha.lower(), f"{ticket.source} on {ticket.sha[:7]}"
     if ticket.holdout is not None and ticket.holdout != holdout:
         return []
     if digest is not None and digest.look.head_sha.lower() != sha:
-        notes.warnings.append(
-            f"{ticket.source} on {short} records another commit ({digest.look.head_sha[:7]}): "
-            "counted as a look on items not on record"
-        )
+        other = digest.look.head_sha[:7]
+        notes.warnings.append(f"{run} records another commit ({other}): {_NOT_ON_RECORD}")
         digest = None
     if ticket.running and ticket.started_at is not None and now - ticket.started_at > STALE_AFTER:
+        since = f"{ticket.started_at.astimezone(UTC):%Y-%m-%d %H:%M} UTC"
         notes.warnings.append(
-            f"{ticket.source} on {short} has been in progress since "
-            f"{ticket.started_at.astimezone(UTC):%Y-%m-%d %H:%M} UTC: taken for a run that was "
-            "stopped, not counted"
+            f"{run} has been in progress since {since}: taken for a stopped run, not counted"
         )
         notes.stale.add(sha)
         return []
     if digest is None:
         if not ticket.opaque:
-            notes.warnings.append(
-                f"{ticket.source} on {short} "
-                + ("is in progress without" if ticket.running else "carries no")
-                + " readable record of its look: counted as a look on items not on record"
-            )
+            record = "is in progress without" if ticket.running else "carries no"
+            notes.warnings.append(f"{run} {record} readable record of its look: {_NOT_ON_RECORD}")
         return [placeholder(sha, holdout=holdout, at=ticket.started_at)]
     if digest.look.holdout != holdout or (digest.kind == "none" and not ticket.running):
         return []
     if digest.kind == "look" and not ticket.running:
         if digest.conclusion and ticket.conclusion and digest.conclusion != ticket.conclusion:
             notes.findings.append(
-                f"{ticket.source} on {short} has the conclusion {ticket.conclusion}, but its "
-                f"record says {digest.conclusion}"
+                f"{run} has the conclusion {ticket.conclusion}, but its record says "
+                f"{digest.conclusion}"
             )
         return [digest.look]
     if not ticket.running:
-        notes.warnings.append(
-            f"{ticket.source} on {short} ended without a record of its verdict: counted"
-        )
+        notes.warnings.append(f"{run} ended without a record of its verdict: counted")
     return [
         placeholder(
             sha,

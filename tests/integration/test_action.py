@@ -1154,7 +1154,7 @@ def test_a_run_stopped_long_ago_in_progress_is_not_a_look(world: World) -> None:
     _push(world)
     result = world.run()
     assert result.outputs["verdict"] == "improvement", result.stderr
-    assert "taken for a run that was stopped, not counted" in plain(result.summary)
+    assert "taken for a stopped run, not counted" in plain(result.summary)
 
 
 @pytest.mark.parametrize("same_items", [True, False])

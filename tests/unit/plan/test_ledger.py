@@ -131,7 +131,7 @@ def test_a_stale_run_in_progress_is_not_counted_and_is_said() -> None:
         [running(10, A, age=STALE_AFTER + timedelta(minutes=1)), running(11, B)], mine=11
     )
     assert state.looks == ()
-    assert state.warning is not None and "taken for a run that was stopped" in state.warning
+    assert state.warning is not None and "taken for a stopped run" in state.warning
     fresh = earlier(
         [running(10, A, age=STALE_AFTER - timedelta(minutes=1)), running(11, B)], mine=11
     )
