@@ -117,9 +117,8 @@ def split(difference: float, discordance: float) -> tuple[float, float]:
     """Fix and break rates from the net difference and the discordance: ``(R ± D) / 2``."""
     if discordance < abs(difference) - 1e-12:
         raise UsageError(
-            f"evalbot plan: a net change of {pp(difference)} needs at least "
-            f"{abs(difference) * 100:g} % of the items to change outcome, but the discordance "
-            f"is {discordance * 100:.3g} %; give a larger --discordance (a pilot shows it)"
+            f"evalbot plan: a net change of {pp(difference)} needs a discordance of at least "
+            f"{abs(difference) * 100:g} %, got {discordance * 100:.3g} %; give a larger one"
         )
     return rates.split(difference, discordance)
 
@@ -198,21 +197,24 @@ def observe_pair(
     (the ``pilot``, the ``A/A pair``)."""
     paired = prepare(*runs, config, missing=missing)
     if not paired.pass_fail or paired.kind != "binary":
-        raise UsageError(
-            f"evalbot plan: the {what} {paths[0]} / {paths[1]} is not one pass/fail outcome "
-            "per item on both sides (scores, or repeats), so it shows no share of changed "
-            "items; give --discordance R"
-        )
+        raise _not_pass_fail(f"the {what} {paths[0]} / {paths[1]}")
     table = compute_paired_table(paired.baseline, paired.candidate)
     if table.discordant == 0:
         raise UsageError(
             f"evalbot plan: no item changed outcome between the {what}'s {paths[0]} and "
-            f"{paths[1]} ({table.items} items), so it gives no discordance; give "
-            "--discordance R"
+            f"{paths[1]} ({table.items} items); give --discordance R"
         )
     ci = wilson_interval(table.discordant, table.items, confidence_level=PILOT_CONFIDENCE)
     sources = (paired.baseline_source, paired.candidate_source)
     return Pair(paths=paths, sources=sources, table=table, interval=(ci.low, ci.high))
+
+
+def _not_pass_fail(what: str) -> UsageError:
+    """The refusal of runs that show no share of changed items (scores, or repeats)."""
+    return UsageError(
+        f"evalbot plan: {what} is not one pass/fail outcome per item (scores, or repeats); "
+        "give --discordance R"
+    )
 
 
 def noise_floor(pair: Pair) -> BaselineRate:
@@ -225,9 +227,6 @@ def noise_floor(pair: Pair) -> BaselineRate:
 def one_run_rate(spec: str, run: Results) -> BaselineRate:
     """The pass rate of one run of the baseline system, read from ``spec``."""
     if run.kind != "binary" or run.epochs is not None:
-        raise UsageError(
-            f"evalbot plan: {spec} is not one pass/fail outcome per item (scores, "
-            "or repeats); give --discordance R"
-        )
+        raise _not_pass_fail(spec)
     rate, n = float(run.scores.mean()) if len(run) else 0.0, len(run)
     return BaselineRate(rate=rate, source="baseline", items=n, run=(spec, run.source))

@@ -339,8 +339,8 @@ def test_the_config_gives_the_difference_and_the_design_effect(plan, tmp_path: P
         ),
         (
             ["--difference", "3pp", "--discordance", "2%"],
-            "evalbot plan: a net change of +3.0 pp needs at least 3 % of the items to change "
-            "outcome, but the discordance is 2 %; give a larger --discordance (a pilot shows it)",
+            "evalbot plan: a net change of +3.0 pp needs a discordance of at least 3 %, got 2 %; "
+            "give a larger one",
         ),
         (
             ["--difference", "3", "--discordance", "0.1"],
@@ -417,12 +417,15 @@ def test_a_pilot_without_change_or_outcomes_is_refused(plan, tmp_path: Path) -> 
     same = plan("--difference", "3pp", "--pilot", BASE, BASE).refusal()
     assert same == (
         f"evalbot plan: no item changed outcome between the pilot's {BASE} and {BASE} (400 "
-        "items), so it gives no discordance; give --discordance R"
+        "items); give --discordance R"
     )
     scores = tmp_path / "scores.jsonl"
     scores.write_text('{"id": "a", "score": 0.5}\n{"id": "b", "score": 0.25}\n')
     refused = plan("--difference", "3pp", "--pilot", str(scores), str(scores)).refusal()
-    assert "is not one pass/fail outcome per item on both sides" in refused
+    assert refused == (
+        f"evalbot plan: the pilot {scores} / {scores} is not one pass/fail outcome per item "
+        "(scores, or repeats); give --discordance R"
+    )
     refused = plan("--difference", "3pp", "--from-baseline", str(scores)).refusal()
     assert refused.endswith(
         "is not one pass/fail outcome per item (scores, or repeats); give --discordance R"
