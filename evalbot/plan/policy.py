@@ -17,7 +17,7 @@ from typing import Literal, TypedDict
 
 from evalbot.compare import compute_comparison
 from evalbot.compare.primary import has_clusters
-from evalbot.compare.records import Comparison, Significance, plan_alpha
+from evalbot.compare.records import Comparison, plan_alpha
 from evalbot.errors import ConfigError
 from evalbot.formats.model import Paired, Results
 from evalbot.pairing.fingerprint import fingerprint
@@ -342,24 +342,20 @@ def count_this_look(
 
 # ---- the test and what the eval could show -------------------------------------------------
 
-_TEST_CODES: dict[Significance, ReasonCode] = {
-    "below": "significant",
-    "not_below": "not_significant",
-    "unresolved": "unresolved",
-}
-
 
 def test_reason(comparison: Comparison, config: Config) -> Reason:
-    """The primary test's p-value against the effective alpha (``p <= alpha`` rejects)."""
+    """The primary test's p-value against the effective alpha (``p <= alpha`` rejects): its
+    code is ``significant``, ``not_significant`` or ``unresolved``."""
     alpha, p = comparison.alpha, comparison.pvalue
     judged = alpha.judge(p)
+    code = {"below": "significant", "not_below": "not_significant"}.get(judged, judged)
     details: dict[str, float | int | str | None] = {"test": comparison.test}
     if alpha.corrected:
         details.update(alpha=alpha.level, looks=alpha.looks)
     if judged == "unresolved":
         details["resamples"] = config.bootstrap.resamples
     return Reason(
-        code=_TEST_CODES[judged],
+        code=code,
         observed=p.reportable,
         threshold=alpha.effective,
         pvalue=p,
@@ -551,10 +547,7 @@ def evaluate(
     """
     state = state or State()
     if comparison.alpha != plan_alpha(config, holdout=holdout):
-        raise ValueError(
-            "the comparison was computed at another alpha than this plan judges it at; "
-            f"compute it with compute_comparison(paired, config, holdout={holdout})"
-        )
+        raise ValueError(f"compute the comparison under this plan (holdout={holdout})")
     paired = comparison.paired
     head = head_sha.lower() if head_sha else None
     tree = tree.lower() if head and tree else None
