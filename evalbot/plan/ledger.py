@@ -28,8 +28,9 @@ MAX_INFLATED = 4 * MAX_BLOCK_CHARS  # bytes a v2 block's JSON may inflate to (1,
 MAX_LOOKS = 1_000  # a record keeps the newest looks beyond this
 MAX_EFFECT = 1e15  # a score difference beyond this is taken for tampering
 OUTCOMES = frozenset({"improvement", "regression", "no_significant_difference", "inconclusive"})
-METRICS = frozenset({"pass_rate", "mean_score"})
-CONCLUSIONS = ("success", "failure", "neutral", "cancelled")  # a tuple: `in` takes any JSON
+# tuples: `in` takes any JSON value (a set would hash it)
+METRICS = ("pass_rate", "mean_score")
+CONCLUSIONS = ("success", "failure", "neutral", "cancelled")
 #: The item set of a look whose items are not on record: it matches no real fingerprint.
 UNKNOWN_FINGERPRINT = "0" * 64
 #: How a run without a readable record of its look is counted.
@@ -112,9 +113,7 @@ class LookError(ValueError):
 
 def _get(obj: dict[str, Any], key: str, kind: type | tuple[type, ...]) -> Any:
     value = obj.get(key)
-    if isinstance(value, bool) and kind is not bool:
-        raise LookError(f"`{key}` has the wrong type")
-    if not isinstance(value, kind):
+    if not isinstance(value, kind) or (isinstance(value, bool) and kind is not bool):
         raise LookError(f"`{key}` is missing or has the wrong type")
     return value
 
@@ -142,10 +141,8 @@ def look_from_json(raw: object) -> Look:
     # an int is 0 or 1 (float() of a huge int overflows); NaN fails every comparison
     if not (pvalue in (0, 1) or (isinstance(pvalue, float) and 0.0 <= pvalue <= 1.0)):
         raise LookError("`pvalue` is not in [0, 1]")
-    flags = {key: raw.get(key, key == "recorded") for key in ("holdout", "recorded")}
-    for key, flag in flags.items():
-        if not isinstance(flag, bool):
-            raise LookError(f"`{key}` is not a boolean")
+    # the flags, when absent: not a holdout look, and recorded
+    flags = {k: _get({k: k == "recorded", **raw}, k, bool) for k in ("holdout", "recorded")}
     return Look(
         pvalue=float(pvalue),
         **required,
@@ -171,8 +168,7 @@ def _effect(raw: dict[str, Any]) -> dict[str, Any]:
         return {}
     if len(present) < 3:
         raise LookError("`metric`, `effect` and `effect_ci` go together")
-    metric = _get(raw, "metric", str)
-    if metric not in METRICS:
+    if (metric := raw["metric"]) not in METRICS:
         raise LookError("`metric` is unknown")
     effect = _number(raw["effect"], "effect")
     ci = raw["effect_ci"]

@@ -469,12 +469,13 @@ def test_no_block_is_an_empty_state(body: str | None) -> None:
         (block(good(head_sha="not a sha")), "`head_sha` is not a commit sha"),
         (block(good(fingerprint="x")), "`fingerprint` is not a sha256"),
         (block(good(items=-3)), "`items` is negative"),
-        (block(good(items=True)), "`items` has the wrong type"),
+        (block(good(items=True)), "`items` is missing or has the wrong type"),
         (block(good(pvalue=2)), "`pvalue` is not in [0, 1]"),
         (block(good(outcome="victory")), "`outcome` is unknown"),
         (block(good(effect=0.1)), "`metric`, `effect` and `effect_ci` go together"),
         (block(good(**{**EFFECT, "metric": "accuracy"})), "`metric` is unknown"),
-        (block(good(**{**EFFECT, "metric": 3})), "`metric` is missing or has the wrong type"),
+        (block(good(**{**EFFECT, "metric": 3})), "`metric` is unknown"),
+        (block(good(**{**EFFECT, "metric": ["pass_rate"]})), "`metric` is unknown"),
         (block(good(**{**EFFECT, "effect": "big"})), "`effect` is not a number"),
         (block(good(**{**EFFECT, "effect": True})), "`effect` is not a number"),
         (block(good(**{**EFFECT, "effect": 1e300})), "`effect` is out of range"),
@@ -494,7 +495,7 @@ def test_no_block_is_an_empty_state(body: str | None) -> None:
             "non-finite number NaN",
         ),
         (block(good(at="yesterday")), "`at` is not an ISO 8601 time"),
-        (block(good(holdout="yes")), "`holdout` is not a boolean"),
+        (block(good(holdout="yes")), "`holdout` is missing or has the wrong type"),
         (block({"v": 1, "looks": [{}] * 1001}), "too many looks"),
         (
             f"<!-- {V1} " + base64.b64encode(b'{"v": 1, "looks": [], "x": NaN}').decode() + " -->",
@@ -600,7 +601,7 @@ def test_a_look_known_only_from_the_ledger_round_trips() -> None:
     assert parse_state(text).looks == (placeholder,)
     assert json_of(text)["looks"][0]["recorded"] is False
     assert parse_state(block(good(recorded="no"))).warning == (
-        "the state block was ignored: `recorded` is not a boolean"
+        "the state block was ignored: `recorded` is missing or has the wrong type"
     )
 
 
