@@ -244,8 +244,7 @@ def load_yaml(text: str, source: str) -> Mapping[str, Any]:
     brackets = text.count("[") + text.count("{")
     if brackets > MAX_FLOW_BRACKETS:
         raise ConfigError(
-            f"{source}: {brackets} `[`/`{{` characters, more than the {MAX_FLOW_BRACKETS} a "
-            "plan may hold (refused unread: deeply nested flow collections are slow to parse)"
+            f"{source}: {brackets} `[`/`{{` characters; a plan may hold {MAX_FLOW_BRACKETS:,}"
         )
     import yaml
 
@@ -494,8 +493,7 @@ def _plan(top: Reader, key: str) -> PlanConfig:
         )
     if fix_rate == break_rate:
         raise ConfigError(
-            f"{top.source}: `plan.fix_rate` equals `plan.break_rate` ({fix_rate:g}), "
-            "so there is no change to detect"
+            f"{top.source}: `plan.fix_rate` equals `plan.break_rate`: there is no change to detect"
         )
     return plan.record(PlanConfig, fix_rate=fix_rate, break_rate=break_rate)
 
@@ -534,8 +532,7 @@ def _policy(top: Reader, key: str) -> PolicyConfig:
         raise ConfigError(f"{top.source}: `policy.looks: bonferroni` needs `policy.max_looks`")
     if config.looks == "bonferroni" and config.mode == "sequential":
         raise ConfigError(
-            f"{top.source}: `policy.looks: bonferroni` does not apply to "
-            "`policy.mode: sequential`, whose p-value is valid at every look"
+            f"{top.source}: `policy.looks: bonferroni` does not apply to `policy.mode: sequential`"
         )
     return config
 

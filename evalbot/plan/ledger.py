@@ -483,8 +483,7 @@ def _ticket_looks(ticket: Ticket, *, holdout: bool, now: datetime, notes: _Notes
     if digest.kind == "look" and not ticket.running:
         if digest.conclusion and ticket.conclusion and digest.conclusion != ticket.conclusion:
             notes.findings.append(
-                f"{run} has the conclusion {ticket.conclusion}, but its record says "
-                f"{digest.conclusion}"
+                f"{run} concluded {ticket.conclusion}, but its record says {digest.conclusion}"
             )
         return [digest.look]
     if not ticket.running:
@@ -619,8 +618,7 @@ def count_looks(
     most = max([look.number or 0 for look in regular], default=0)
     if most > len(regular) + len(notes.stale):
         notes.findings.append(
-            f"a record holds look {most} of this change, but {len(regular)} earlier "
-            f"look{'s' if len(regular) != 1 else ''} were found: the records of "
+            f"a record holds look {most} of this change, {len(regular)} found: the records of "
             f"{most - len(regular)} are gone"
         )
     holdout_changes = {look.change for look in looks if look.holdout}

@@ -172,8 +172,7 @@ def test_a_conclusion_patched_to_success_is_a_finding_at_the_next_look(world: Wo
     result = world.run()
     assert result.outputs["verdict"] == "inconclusive", result.stderr
     assert (
-        f"check run {check.id} on {judged[:7]} has the conclusion success, but its record says "
-        "failure"
+        f"check run {check.id} on {judged[:7]} concluded success, but its record says failure"
     ) in plain(result.summary)
 
 

@@ -238,9 +238,7 @@ def test_a_check_whose_conclusion_is_not_its_record_is_a_finding() -> None:
     digest = Digest(kind="look", look=look(A, outcome="regression"), conclusion="failure")
     patched = Ticket(id=10, sha=A, running=False, digest=digest, conclusion="success", source="#10")
     state = earlier([patched, running(11, B)], mine=11)
-    assert state.findings == (
-        "#10 on aaaaaaa has the conclusion success, but its record says failure",
-    )
+    assert state.findings == ("#10 on aaaaaaa concluded success, but its record says failure",)
     honest = replace(patched, conclusion="failure")
     assert earlier([honest, running(11, B)], mine=11).findings == ()
 
@@ -258,8 +256,7 @@ def test_a_count_below_a_recorded_look_number_is_a_finding() -> None:
     state = earlier([done(10, A), third, running(13, C)], mine=13)
     assert state.most == 3
     assert state.findings == (
-        "a record holds look 3 of this change, but 2 earlier looks were found: the records of "
-        "1 are gone",
+        "a record holds look 3 of this change, 2 found: the records of 1 are gone",
     )
     stale = running(9, D, age=timedelta(hours=7))
     assert earlier([stale, done(10, A), third, running(13, C)], mine=13).findings == ()
