@@ -285,13 +285,10 @@ class Reader:
         allowed = KEYS[path]
         for key in data:
             if not isinstance(key, str) or key not in allowed:
-                close = difflib.get_close_matches(str(key), allowed, n=1)
-                hint = (
-                    f"; did you mean `{self.dotted(close[0])}`?"
-                    if close
-                    else f"; allowed: {', '.join(allowed)}"
-                )
-                raise ConfigError(f"{source}: unknown key `{self.dotted(str(key))}`{hint}")
+                hint = f"allowed: {', '.join(allowed)}"
+                if close := difflib.get_close_matches(str(key), allowed, n=1):
+                    hint = f"did you mean `{self.dotted(close[0])}`?"
+                raise ConfigError(f"{source}: unknown key `{self.dotted(str(key))}`; {hint}")
 
     def dotted(self, key: str) -> str:
         return f"{self.path}.{key}" if self.path else key

@@ -139,13 +139,11 @@ class PlannedSize:
 @dataclass(frozen=True, kw_only=True)
 class LookCount:
     """Where this run stands among the looks at the change: its ``number`` (a re-run keeps the
-    number of the look it repeats, ``rerun_of``), the ``earlier`` distinct looks, and the
-    refusals that follow from them."""
+    number of the look it repeats, ``rerun_of``) and the ``earlier`` distinct looks."""
 
     number: int = 1
     rerun_of: Look | None = None
     earlier: tuple[Look, ...] = ()
-    violations: tuple[Reason, ...] = ()
 
     @property
     def rerun(self) -> bool:
@@ -303,8 +301,9 @@ def sequential_violations(comparison: Comparison, config: Config) -> Iterator[Re
 
 def count_this_look(
     state: State, config: Config, *, head: str | None, current: str, items: int, holdout: bool
-) -> LookCount:
-    """This run among the earlier looks of the same kind (holdout or not) on record.
+) -> tuple[LookCount, list[Reason]]:
+    """This run among the earlier looks of the same kind (holdout or not) on record, and the
+    refusals that follow from them.
 
     ``head`` is the change judged (its tree, else its commit), ``current`` the item set's
     fingerprint. Without ``head`` looks cannot be told apart: every earlier look counts and
@@ -335,9 +334,7 @@ def count_this_look(
     most = config.policy.max_looks
     if not holdout and most is not None and number > most:
         violations.append(Reason(code="too_many_looks", observed=number, threshold=most))
-    return LookCount(
-        number=number, rerun_of=rerun_of, earlier=tuple(earlier), violations=tuple(violations)
-    )
+    return LookCount(number=number, rerun_of=rerun_of, earlier=tuple(earlier)), violations
 
 
 # ---- the test and what the eval could show -------------------------------------------------
@@ -557,10 +554,10 @@ def evaluate(
     else:
         violations = list(size_violations(comparison, config, planned, ids_hash))
     current = paired.fingerprint or ids_hash
-    looks = count_this_look(
+    looks, refused = count_this_look(
         state, config, head=tree or head, current=current, items=comparison.items, holdout=holdout
     )
-    violations += [*looks.violations, *sequential_violations(comparison, config)]
+    violations += [*refused, *sequential_violations(comparison, config)]
     uses = state.holdout_uses + (1 if holdout and not looks.rerun else 0)
     warnings = list(warnings_of(comparison, config, state, uses if holdout else None))
     reasons = list(disclosures(comparison))
