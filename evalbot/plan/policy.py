@@ -633,9 +633,8 @@ def _outcome(
             outcome = "regression"
         else:
             outcome = "no_significant_difference"
-        powerless = powerless_reason(comparison, config)
-        if powerless is not None and outcome == "no_significant_difference":
-            reasons.append(powerless)
+            if (powerless := powerless_reason(comparison, config)) is not None:
+                reasons.append(powerless)
     if tripwire is not None:
         reasons.append(tripwire)
     return outcome, mde, tripwire is not None

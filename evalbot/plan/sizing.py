@@ -109,16 +109,12 @@ def independent_discordance(p0: float, p1: float) -> float:
     return p0 * (1 - p1) + p1 * (1 - p0)
 
 
-def pp(value: float) -> str:
-    return f"{value * 100:+.1f} pp"
-
-
 def split(difference: float, discordance: float) -> tuple[float, float]:
     """Fix and break rates from the net difference and the discordance: ``(R ± D) / 2``."""
     if discordance < abs(difference) - 1e-12:
         raise UsageError(
-            f"evalbot plan: a net change of {pp(difference)} needs a discordance of at least "
-            f"{abs(difference) * 100:g} %, got {discordance * 100:.3g} %; give a larger one"
+            f"evalbot plan: a net change of {difference * 100:+.1f} pp needs a discordance of at "
+            f"least {abs(difference) * 100:g} %, got {discordance * 100:.3g} %; give a larger one"
         )
     return rates.split(difference, discordance)
 
@@ -166,8 +162,8 @@ def plan_range(test: Sizing, difference: float, base: BaselineRate) -> ItemsPlan
     noise floor's row when an A/A pair measured it, else the independent (largest) one."""
     if not 0.0 <= base.rate + difference <= 1.0:
         raise UsageError(
-            f"evalbot plan: a pass rate of {base.rate * 100:.1f} % moved by {pp(difference)} "
-            "would leave 0-100 %"
+            f"evalbot plan: a pass rate of {base.rate * 100:.1f} % moved by "
+            f"{difference * 100:+.1f} pp would leave 0-100 %"
         )
     rows = tuple(
         (assumption, mcnemar_sample_size(*split(difference, rate), **test))
