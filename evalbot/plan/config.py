@@ -454,8 +454,7 @@ def field_names(given: Mapping[str, str], where: str, base: FieldNames | None = 
         name = getattr(names, role)
         if name in roles:
             raise ConfigError(
-                f"{where}: `{roles[name]}` and `{role}` both name the field {show(name)}; "
-                "each role needs its own field"
+                f"{where}: `{roles[name]}` and `{role}` both name {show(name)}; give each its own"
             )
         roles[name] = role
     return names

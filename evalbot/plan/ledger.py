@@ -556,8 +556,7 @@ def _count_class(
             continue  # another kind, a placeholder (its ticket decides), a later run's look
         if sha not in first:
             notes.warnings.append(
-                f"evalbot's comment records a look at {sha[:7]} that no check run of evalbot "
-                "confirms: counted"
+                f"evalbot's comment records a look at {sha[:7]} that no check run confirms: counted"
             )
             ordered.append(((index - len(claims), 0), claim))
             continue
@@ -603,8 +602,7 @@ def count_looks(
     known = {sha.lower(): tree for sha, tree in (trees or {}).items()}
 
     def with_tree(look: Look) -> Look:
-        tree = look.tree or known.get(look.head_sha.lower())
-        return look if tree == look.tree else replace(look, tree=tree)
+        return replace(look, tree=look.tree or known.get(look.head_sha.lower()))
 
     notes = _Notes([claims.warning] if claims.warning else [], list(claims.findings), set())
     listed, entries = list(tickets), []
@@ -621,10 +619,9 @@ def count_looks(
             f"a record holds look {most} of this change, {len(regular)} found: the records of "
             f"{most - len(regular)} are gone"
         )
-    holdout_changes = {look.change for look in looks if look.holdout}
     return State(
         looks=looks,
-        holdout_uses=max(claims.holdout_uses, len(holdout_changes)),
+        holdout_uses=max(claims.holdout_uses, len({look.change for look in looks if look.holdout})),
         warning="; ".join(dict.fromkeys(notes.warnings)) or None,
         findings=tuple(dict.fromkeys(notes.findings)),
         most=most,

@@ -138,8 +138,7 @@ def test_field_flags_are_checked(cli, tmp_path: Path) -> None:
     ran = cli("compare", b, b, "--passed-field", "x", "--score-field", "x")
     assert ran.code == 2
     assert ran.err == (
-        "evalbot: error: command line: `passed` and `score` both name the field 'x'; each role "
-        "needs its own field\n"
+        "evalbot: error: command line: `passed` and `score` both name 'x'; give each its own\n"
     )
     assert cli("compare", b, b, "--id-field", " ").code == 2
 

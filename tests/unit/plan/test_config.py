@@ -637,13 +637,11 @@ def test_bad_input_and_report_keys(text: str, message: str) -> None:
         ),
         (
             "fields: {passed: correct, score: correct}\n",
-            "c.yml: `fields`: `passed` and `score` both name the field 'correct'; each role "
-            "needs its own field",
+            "c.yml: `fields`: `passed` and `score` both name 'correct'; give each its own",
         ),
         (
             "fields: {id: passed}\n",
-            "c.yml: `fields`: `id` and `passed` both name the field 'passed'; each role needs its "
-            "own field",
+            "c.yml: `fields`: `id` and `passed` both name 'passed'; give each its own",
         ),
     ],
 )

@@ -197,7 +197,7 @@ def test_claims_without_any_ticket_count_and_are_said() -> None:
     claims = State(looks=(look(A),), holdout_uses=0)
     state = earlier([running(11, B)], mine=11, claims=claims)
     assert commits(state) == ["a"]
-    assert state.warning is not None and "that no check run of evalbot confirms" in state.warning
+    assert state.warning is not None and "that no check run confirms: counted" in state.warning
 
 
 def test_records_never_cancel_a_look_and_their_disagreement_is_a_finding() -> None:
