@@ -303,8 +303,7 @@ class Reader:
         return self.data.get(key) is not None
 
     def section(self, key: str) -> Reader:
-        value = self.data.get(key)
-        value = {} if value is None else value
+        value = {} if self.data.get(key) is None else self.data[key]
         if not isinstance(value, Mapping):
             raise self.fail(key, "a mapping")
         return Reader(self.source, value, self.dotted(key), self.read_text)

@@ -203,8 +203,7 @@ def _decode(compact: str, *, deflated: bool = False) -> dict[str, Any]:
         raise LookError(f"non-finite number {name}")
 
     raw = base64.b64decode(compact, validate=True)
-    text = (_inflate(raw) if deflated else raw).decode("utf-8")
-    data = json.loads(text, parse_constant=refuse)
+    data = json.loads((_inflate(raw) if deflated else raw).decode("utf-8"), parse_constant=refuse)
     if not isinstance(data, dict):
         raise LookError("the payload is not an object")
     if data.get("v") != VERSION or isinstance(data.get("v"), bool):

@@ -352,11 +352,7 @@ def test_reason(comparison: Comparison, config: Config) -> Reason:
     if judged == "unresolved":
         details["resamples"] = config.bootstrap.resamples
     return Reason(
-        code=code,
-        observed=p.reportable,
-        threshold=alpha.effective,
-        pvalue=p,
-        details=details,
+        code=code, observed=p.reportable, threshold=alpha.effective, pvalue=p, details=details
     )
 
 
