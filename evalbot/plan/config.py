@@ -566,10 +566,7 @@ def _secondary(top: Reader, key: str) -> tuple[str, ...]:
 def _f1(top: Reader, key: str) -> F1Config:
     config = top.section(key).record(F1Config)
     if len(set(config.columns)) != 3:
-        raise ConfigError(
-            f"{top.source}: `f1.tp`, `f1.fp` and `f1.fn` must name three different fields, "
-            f"got {', '.join(config.columns)}"
-        )
+        raise top.error(key, f"must name three different fields, got {', '.join(config.columns)}")
     return config
 
 

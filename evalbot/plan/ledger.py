@@ -396,13 +396,11 @@ def parse_digest(text: str | None) -> Digest | None:
     try:
         data = _decode(match.group(1))
         kind, conclusion = data.get("kind"), data.pop("conclusion", None)
-        if conclusion is not None and conclusion not in CONCLUSIONS:
+        if conclusion not in (None, *CONCLUSIONS) or kind not in ("look", "start", "none"):
             return None
         if kind == "look":
             look = look_from_json({k: v for k, v in data.items() if k not in ("v", "kind")})
             return Digest(kind=kind, look=look, conclusion=conclusion) if look.recorded else None
-        if kind not in ("start", "none"):
-            return None
         holdout = _get(data, "holdout", bool)
         declared = _checked(data, _DECLARES[kind])
         return Digest(kind=kind, look=placeholder(holdout=holdout, **declared))

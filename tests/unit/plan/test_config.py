@@ -594,7 +594,7 @@ def test_ci_method_and_f1_keys() -> None:
         ),
         (
             "f1: {tp: x, fp: x}",
-            "c.yml: `f1.tp`, `f1.fp` and `f1.fn` must name three different fields, got x, x, fn",
+            "c.yml: `f1` must name three different fields, got x, x, fn",
         ),
         (
             "f1: [tp, fp, fn]",
