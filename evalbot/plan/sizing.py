@@ -145,14 +145,12 @@ def range_rates(difference: float, p0: float, noise: Pair | None) -> list[tuple[
     pair's noise floor plus the change; one row per discordance, by size."""
     least = abs(difference)
     independent = independent_discordance(p0, p0 + difference)
-    named: list[tuple[Assumption, float]] = [("independent", independent), ("least", least)]
+    assumed: list[tuple[Assumption, float]] = [("independent", independent), ("least", least)]
     if noise is not None:
-        named.insert(0, ("noise_floor", min(1.0, noise.rate + least)))
-    between: list[tuple[Assumption, float]] = [
-        ("between", least + k * (independent - least) / 4) for k in (1, 2, 3)
-    ]
+        assumed.insert(0, ("noise_floor", min(1.0, noise.rate + least)))
+    assumed += [("between", least + k * (independent - least) / 4) for k in (1, 2, 3)]
     rows: dict[float, tuple[Assumption, float]] = {}
-    for assumption, rate in named + between:  # a named row wins over an equal one
+    for assumption, rate in assumed:  # a named assumption wins over an equal "between"
         rows.setdefault(round(rate, 12), (assumption, rate))
     return sorted(rows.values(), key=lambda row: row[1])
 
