@@ -259,8 +259,7 @@ class State:
 def with_look(state: State, look: Look, *, holdout_use: bool = False) -> State:
     """The looks after one more run: the look appended, the holdout use counted if any."""
     return State(
-        looks=(*state.looks, look)[-MAX_LOOKS:],
-        holdout_uses=state.holdout_uses + (1 if holdout_use else 0),
+        looks=(*state.looks, look)[-MAX_LOOKS:], holdout_uses=state.holdout_uses + holdout_use
     )
 
 

@@ -269,8 +269,7 @@ def size_violations(
     if planned is not None and (items > planned.items if sequential else items != planned.items):
         code = "sequential_cap" if sequential else "sample_size"
         yield _reason(code, items, planned.items, rule=planned.source)
-    registered = policy.items_sha256
-    if registered is not None and ids_hash != registered:
+    if (registered := policy.items_sha256) is not None and ids_hash != registered:
         yield _reason("item_set", ids_hash, registered, rule=items_rule, items=items)
 
 
@@ -483,8 +482,7 @@ def disclosures(comparison: Comparison) -> Iterator[Reason]:
         )
     if paired.filled_as_failures:
         yield Reason(code="filled_missing", observed=paired.filled_as_failures)
-    skipped = paired.not_evaluated
-    if skipped is not None:
+    if (skipped := paired.not_evaluated) is not None:
         yield _reason(
             "not_evaluated",
             skipped.items,
@@ -511,9 +509,8 @@ def warnings_of(
         yield _reason("identical_runs", comparison.items, same_source=same)
     if state.warning:
         yield _reason("state_ignored", why=state.warning)
-    policy = config.policy
-    if policy.items_sha256 is None and policy.items_file is not None:
-        yield _reason("items_file_unread", file=policy.items_file)
+    if config.policy.items_sha256 is None and config.policy.items_file is not None:
+        yield _reason("items_file_unread", file=config.policy.items_file)
     most = config.holdout.max_uses if config.holdout is not None else None
     if holdout_uses is not None and most is not None and holdout_uses > most:
         yield Reason(code="holdout_overused", observed=holdout_uses, threshold=most)

@@ -174,8 +174,7 @@ def plan_range(test: Sizing, difference: float, base: BaselineRate) -> ItemsPlan
         interval = (low + abs(difference), high + abs(difference))
     found = Discordance(rate=size.discordant_rate, source=base.source, interval=interval)
     plan = plan_items(test, size.fix_rate, size.break_rate, found)
-    span = Range(base=base, difference=difference, rows=rows, chosen=chosen)
-    return replace(plan, range=span)
+    return replace(plan, range=Range(base=base, difference=difference, rows=rows, chosen=chosen))
 
 
 def observe_pair(
