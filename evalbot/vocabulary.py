@@ -54,8 +54,7 @@ ERRORS_RULES: tuple[ErrorsRule, ...] = get_args(ErrorsRule)
 #: ``gate.fail_on``: which outcome fails the check.
 FailOn = Literal["significant_regression", "not_significant_improvement", "never"]
 
-#: ``gate.on_refused``: a verdict the plan refused fails the check, or leaves it neutral.
-OnRefused = Literal["fail", "neutral"]
-#: ``gate.on_no_baseline``: a pull request with nothing to compare with (no baseline run on its
-#: base branch, or an expired one) fails the check, or leaves it neutral.
-OnNoBaseline = Literal["fail", "neutral"]
+#: ``gate.on_refused`` and ``gate.on_no_baseline``: a verdict the plan refused, or a pull
+#: request with nothing to compare with (no baseline run on its base branch, or an expired one),
+#: fails the check or leaves it neutral.
+FailOrNeutral = Literal["fail", "neutral"]

@@ -107,8 +107,8 @@ class GateConfig:
     max_broken_rate: float | None = None  # or a share of the items (``5%`` or ``0.05``)
     margin: float | None = _rate()  # non-inferiority margin, in the metric's units
     # a verdict the plan refused: ``fail`` the check (the default) or leave it ``neutral``
-    on_refused: vocab.OnRefused = "fail"
-    on_no_baseline: vocab.OnNoBaseline = "fail"
+    on_refused: vocab.FailOrNeutral = "fail"
+    on_no_baseline: vocab.FailOrNeutral = "fail"
 
 
 @dataclass(frozen=True, kw_only=True)

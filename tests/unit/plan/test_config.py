@@ -421,8 +421,8 @@ VOCABULARIES = [
     ("policy.looks", get_args(vocabulary.LooksRule), Config().policy.looks),
     ("policy.errors", vocabulary.ERRORS_RULES, Config().policy.errors),
     ("gate.fail_on", get_args(vocabulary.FailOn), Config().gate.fail_on),
-    ("gate.on_refused", get_args(vocabulary.OnRefused), Config().gate.on_refused),
-    ("gate.on_no_baseline", get_args(vocabulary.OnNoBaseline), Config().gate.on_no_baseline),
+    ("gate.on_refused", get_args(vocabulary.FailOrNeutral), Config().gate.on_refused),
+    ("gate.on_no_baseline", get_args(vocabulary.FailOrNeutral), Config().gate.on_no_baseline),
 ]
 
 
