@@ -514,8 +514,7 @@ def _plan_from_difference(top: Reader, plan: Reader) -> tuple[float, float]:
 def _policy(top: Reader, key: str) -> PolicyConfig:
     policy = top.section(key)
     config = policy.record(PolicyConfig)
-    listed = policy.ids_file("items_file")
-    if listed is not None:
+    if (listed := policy.ids_file("items_file")) is not None:
         computed, given = fingerprint(list(listed)), config.items_sha256
         if given is not None and given != computed:
             raise ConfigError(

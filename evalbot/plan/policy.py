@@ -538,15 +538,14 @@ def evaluate(
     state = state or State()
     if comparison.alpha != plan_alpha(config, holdout=holdout):
         raise ValueError(f"compute the comparison under this plan (holdout={holdout})")
-    paired = comparison.paired
     head = head_sha.lower() if head_sha else None
     tree = tree.lower() if head and tree else None
-    planned, ids_hash = plan_sample_size(config), _item_set(paired)
+    planned, ids_hash = plan_sample_size(config), _item_set(comparison.paired)
     if holdout:
         violations = list(holdout_violations(comparison, config))
     else:
         violations = list(size_violations(comparison, config, planned, ids_hash))
-    current = paired.fingerprint or ids_hash
+    current = comparison.paired.fingerprint or ids_hash
     looks, refused = count_this_look(
         state, config, head=tree or head, current=current, items=comparison.items, holdout=holdout
     )
@@ -589,15 +588,14 @@ def _item_set(paired: Paired) -> str:
 
 def _agreement(comparison: Comparison) -> Agreement | None:
     """Whether the test's p-value and the interval shown say the same about zero."""
-    difference = comparison.difference
-    ci = difference.confidence_interval
+    ci = comparison.difference.confidence_interval
     if math.isnan(ci.low) or math.isnan(ci.high):
         return None
     return interval_agreement(
         comparison.pvalue,
         comparison.alpha.effective,
         (ci.low, ci.high),
-        confidence_level=difference.confidence_level,
+        confidence_level=comparison.difference.confidence_level,
     )
 
 
