@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import math
 import os
 import re
 import secrets
@@ -50,7 +51,6 @@ OUTPUTS = (
     "conclusion",
 )
 
-_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
 #: When the sticky comment is written (input ``comment``); the check and the job summary are
 #: written on every run: ``always``, ``on-change`` (the verdict or the broken items changed) or
 #: ``never``.
@@ -61,82 +61,59 @@ class ActionInputError(UsageError):
     """An action input or a ``GITHUB_*`` variable is missing or malformed."""
 
 
-#: How a given value (stripped, never blank) of an input or a variable named ``name`` is read.
-Reader = Callable[[str, str], Any]
+#: How a given value (stripped, never blank) of an input or a variable is read; a
+#: ``ValueError`` says what it must be (:func:`parse_settings` names the key and the value).
+Reader = Callable[[str], Any]
 
 
-def _text(name: str, text: str) -> str:
-    return text
-
-
-def _choice(*choices: str) -> Callable[[str, str], str]:
+def _choice(*choices: str) -> Callable[[str], str]:
     """One of a closed set of values, in any case."""
 
-    def read(name: str, text: str) -> str:
+    def read(text: str) -> str:
         if text.lower() not in choices:
-            listed = f"{', '.join(choices[:-1])} or {choices[-1]}"
-            raise ActionInputError(f"input `{name}` must be {listed}, got {text!r}")
+            raise ValueError(f"must be {', '.join(choices[:-1])} or {choices[-1]}")
         return text.lower()
 
     return read
 
 
-def _count(maximum: int) -> Reader:
-    """A whole number from 1 to ``maximum``."""
+def _number(kind: type[int] | type[float], minimum: int, maximum: int | None = None) -> Reader:
+    """A number of ``kind`` from ``minimum`` (to ``maximum``)."""
 
-    def read(name: str, text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            raise ActionInputError(f"input `{name}` must be a whole number, got {text!r}") from None
-        if not 1 <= value <= maximum:
-            raise ActionInputError(f"input `{name}` must be from 1 to {maximum}, got {value}")
-        return value
-
-    return read
-
-
-def _name(name: str, text: str) -> str:
-    if not _NAME.fullmatch(text):
-        raise ActionInputError(
-            f"input `name` must be 1-64 letters, digits, '.', '_' or '-' (it becomes the "
-            f"comment marker and the check's name), got {text!r}"
-        )
-    return text
-
-
-def _true(name: str, text: str) -> bool:
-    return _choice("true", "false")(name, text) == "true"
-
-
-def _knob(kind: type[int] | type[float], minimum: int = 0) -> Reader:
-    """An ``EVALBOT_*`` number of ``kind``, at least ``minimum``."""
-
-    def read(key: str, text: str) -> int | float:
+    def read(text: str) -> int | float:
         try:
             value = kind(text)
         except ValueError:
-            what = "an integer" if kind is int else "a number"
-            raise ActionInputError(f"{key} must be {what}, got {text!r}") from None
-        if not value >= minimum:
-            shown = value if kind is int else text
-            raise ActionInputError(f"{key} must be >= {minimum}, got {shown}")
+            raise ValueError("must be an integer" if kind is int else "must be a number") from None
+        if not minimum <= value <= (maximum or math.inf):
+            raise ValueError(
+                f"must be from {minimum} to {maximum}" if maximum else f"must be >= {minimum}"
+            )
         return value
 
     return read
 
 
-def _repository(key: str, text: str) -> str:
-    if not re.fullmatch(r"[^/\s]+/[^/\s]+", text):
-        raise ActionInputError(f"{key} must be 'owner/name', got {text!r}")
-    return text
+def _match(pattern: str, what: str) -> Reader:
+    """A text that ``pattern`` matches whole."""
+
+    def read(text: str) -> str:
+        if not re.fullmatch(pattern, text):
+            raise ValueError(f"must be {what}")
+        return text
+
+    return read
 
 
-def _url(key: str, text: str) -> str:
+def _url(text: str) -> str:
     return text.rstrip("/")
 
 
-def _from(*keys: str, default: Any = None, read: Reader = _text, repr: bool = True) -> Any:
+def _true(text: str) -> bool:
+    return _choice("true", "false")(text) == "true"
+
+
+def _from(*keys: str, default: Any = None, read: Reader = str, repr: bool = True) -> Any:
     """A setting given by the first of ``keys`` set and not blank (an input of action.yml, in
     lower case, or a variable of the runner's), read by ``read``; else ``default``."""
     return field(default=default, repr=repr, metadata={"keys": keys, "read": read})
@@ -155,22 +132,31 @@ class Settings:
     baseline_artifact: str | None = _from("baseline-artifact")
     baseline_workflow: str | None = _from("baseline-workflow")
     baseline_search_runs: int = _from(
-        "baseline-search-runs", default=DEFAULT_SEARCH_RUNS, read=_count(MAX_SEARCH_RUNS)
+        "baseline-search-runs", default=DEFAULT_SEARCH_RUNS, read=_number(int, 1, MAX_SEARCH_RUNS)
     )
     baseline_search_commits: int = _from(
-        "baseline-search-commits", default=DEFAULT_SEARCH_COMMITS, read=_count(MAX_SEARCH_COMMITS)
+        "baseline-search-commits",
+        default=DEFAULT_SEARCH_COMMITS,
+        read=_number(int, 1, MAX_SEARCH_COMMITS),
     )
     config: str = _from("config", default=DEFAULT_CONFIG)
-    name: str = _from("name", default=DEFAULT_NAME, read=_name)
+    # it becomes the comment marker and the check's name
+    name: str = _from(
+        "name",
+        default=DEFAULT_NAME,
+        read=_match(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}", "1-64 letters, digits, '.', '_' or '-'"),
+    )
     # analyse the sealed holdout (``holdout:`` of the plan) instead
     holdout: bool = _from("holdout", default=False, read=_true)
     comment: str = _from("comment", default="always", read=_choice(*COMMENT_MODES))
     # the App whose check runs are evalbot's records
-    app_id: int | None = _from("app-id", read=_count(2**53))
+    app_id: int | None = _from("app-id", read=_number(int, 1, 2**53))
     # the runner's context
     event_name: str = _from("GITHUB_EVENT_NAME", default="")
     event_path: str | None = _from("GITHUB_EVENT_PATH")
-    repository: str = _from("GITHUB_REPOSITORY", default="", read=_repository)
+    repository: str = _from(
+        "GITHUB_REPOSITORY", default="", read=_match(r"[^/\s]+/[^/\s]+", "'owner/name'")
+    )
     api_url: str = _from("GITHUB_API_URL", default=DEFAULT_API_URL, read=_url)
     server_url: str = _from("GITHUB_SERVER_URL", default=DEFAULT_SERVER_URL, read=_url)
     sha: str = _from("GITHUB_SHA", default="")
@@ -179,22 +165,22 @@ class Settings:
     output_path: str | None = _from("GITHUB_OUTPUT")
     summary_path: str | None = _from("GITHUB_STEP_SUMMARY")
     run_id: int | None = _from(
-        "GITHUB_RUN_ID", read=lambda key, text: int(text) if text.isdigit() else None
+        "GITHUB_RUN_ID", read=lambda text: int(text) if text.isdigit() else None
     )
     workflow_ref: str | None = _from("GITHUB_WORKFLOW_REF")
-    retries: int = _from("EVALBOT_GITHUB_RETRIES", default=3, read=_knob(int))
-    backoff: float = _from("EVALBOT_GITHUB_BACKOFF", default=1.0, read=_knob(float))
+    retries: int = _from("EVALBOT_GITHUB_RETRIES", default=3, read=_number(int, 0))
+    backoff: float = _from("EVALBOT_GITHUB_BACKOFF", default=1.0, read=_number(float, 0))
     # seconds to wait for an answer from GitHub
     timeout: float = _from(
         "EVALBOT_GITHUB_TIMEOUT",
         default=30.0,
-        read=lambda key, text: max(1.0, _knob(float)(key, text)),
+        read=lambda text: max(1.0, _number(float, 0)(text)),
     )
     throttle: bool = _from(
-        "EVALBOT_GITHUB_THROTTLE", default=True, read=lambda key, text: text not in ("0", "false")
+        "EVALBOT_GITHUB_THROTTLE", default=True, read=lambda text: text not in ("0", "false")
     )
     max_artifact_bytes: int = _from(
-        "EVALBOT_MAX_ARTIFACT_BYTES", default=MAX_ARTIFACT_BYTES, read=_knob(int, 1024)
+        "EVALBOT_MAX_ARTIFACT_BYTES", default=MAX_ARTIFACT_BYTES, read=_number(int, 1024)
     )
 
     @property
@@ -237,9 +223,14 @@ def parse_settings(environ: Mapping[str, str]) -> Settings:
     for spec in fields(Settings):
         for key in spec.metadata["keys"]:
             text = read_input(environ, key) if key.islower() else environ.get(key, "").strip()
-            if text:
-                values[spec.name] = spec.metadata["read"](key, text)
-                break
+            if not text:
+                continue
+            try:
+                values[spec.name] = spec.metadata["read"](text)
+            except ValueError as error:
+                shown = f"input `{key}`" if key.islower() else key
+                raise ActionInputError(f"{shown} {error}, got {text!r}") from None
+            break
     for one, artifact in (
         ("candidate", "of the triggering run"),
         ("baseline", "name from the base branch"),

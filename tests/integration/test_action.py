@@ -229,7 +229,7 @@ def test_the_commit_budget_is_an_input_too(world: World) -> None:
     assert f"from run [{old.id}]" in body
     bad = world.run(baseline_search_commits="0")
     assert bad.code == 2
-    assert "input `baseline-search-commits` must be from 1 to 200, got 0" in bad.stderr
+    assert "input `baseline-search-commits` must be from 1 to 200, got '0'" in bad.stderr
 
 
 def test_an_expired_baseline_artifact_fails_like_no_baseline(world: World) -> None:

@@ -110,12 +110,21 @@ def test_holdout_input(text: str, expected: bool) -> None:
         ),
         (
             {"INPUT_NAME": "x -->"},
-            "input `name` must be 1-64 letters, digits, '.', '_' or '-' (it becomes the comment "
-            "marker and the check's name), got 'x -->'",
+            "input `name` must be 1-64 letters, digits, '.', '_' or '-', got 'x -->'",
         ),
         ({"GITHUB_REPOSITORY": "nope"}, "GITHUB_REPOSITORY must be 'owner/name', got 'nope'"),
         ({"INPUT_HOLDOUT": "yes"}, "input `holdout` must be true or false, got 'yes'"),
         ({"EVALBOT_GITHUB_RETRIES": "x"}, "EVALBOT_GITHUB_RETRIES must be an integer, got 'x'"),
+        ({"INPUT_APP-ID": "1.5"}, "input `app-id` must be an integer, got '1.5'"),
+        (
+            {"INPUT_BASELINE-SEARCH-RUNS": "0"},
+            "input `baseline-search-runs` must be from 1 to 1000, got '0'",
+        ),
+        (
+            {"EVALBOT_MAX_ARTIFACT_BYTES": "10"},
+            "EVALBOT_MAX_ARTIFACT_BYTES must be >= 1024, got '10'",
+        ),
+        ({"EVALBOT_GITHUB_BACKOFF": "fast"}, "EVALBOT_GITHUB_BACKOFF must be a number, got 'fast'"),
     ],
 )
 def test_settings_messages(env: dict[str, str], message: str) -> None:
