@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import logging
 import math
-import re
 import secrets
 import time
 from collections.abc import Callable, Iterator
@@ -62,19 +61,13 @@ class PullRequestInfo:
     state: str
     head_sha: str
     head_ref: str
-    head_repo: str  # full name; differs from base_repo for a pull request from a fork
+    head_repo: str  # full name ("" for a deleted fork)
     base_sha: str
     base_ref: str
-    base_repo: str
-    html_url: str
     created_at: datetime | None = None
     default_branch: str = ""  # of the base repository
     commits: int = 0  # how many commits it has (GitHub lists at most 250)
     merged: bool = False
-
-    @property
-    def is_fork(self) -> bool:
-        return self.head_repo.lower() != self.base_repo.lower()
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -118,8 +111,6 @@ def _pull(pull: PullRequest) -> PullRequestInfo:
         head_repo=pull.head.repo.full_name if pull.head.repo is not None else "",
         base_sha=pull.base.sha,
         base_ref=pull.base.ref,
-        base_repo=pull.base.repo.full_name,
-        html_url=pull.html_url,
         created_at=pull.created_at,
         default_branch=pull.base.repo.default_branch or "",
         commits=pull.commits or 0,
@@ -176,8 +167,6 @@ class GitHubClient:
             raise PublishError(
                 "no GitHub token: set the `github-token` input (default ${{ github.token }})"
             )
-        if not re.fullmatch(r"[^/\s]+/[^/\s]+", s.repository):
-            raise PublishError(f"repository must be 'owner/name', got {s.repository!r}")
         self.api_url, self.timeout = s.api_url.rstrip("/"), s.timeout
         self._gh = Github(
             base_url=self.api_url,

@@ -363,16 +363,16 @@ def test_long_check_summary_is_truncated_not_rejected(
 def test_get_pull_and_fork(gh: GitHubClient, fake_repo: tuple[Repo, Pull]) -> None:
     repo, pull = fake_repo
     info = gh.get_pull(1)
-    assert (info.head_sha, info.base_sha, info.base_ref, info.is_fork) == (
+    assert (info.head_sha, info.base_sha, info.base_ref, info.head_repo) == (
         pull.head_sha,
         pull.base_sha,
         "main",
-        False,
+        REPO,
     )
     fork_head = repo.add_commit(parents=[pull.base_sha])
     repo.add_pull(number=7, head_sha=fork_head, base_sha=pull.base_sha, head_repo="someone/evals")
     fork = gh.get_pull(7)
-    assert (fork.head_repo, fork.is_fork) == ("someone/evals", True)
+    assert fork.head_repo == "someone/evals"
 
 
 def test_pulls_of_a_head(gh: GitHubClient, fake_repo: tuple[Repo, Pull]) -> None:
