@@ -22,9 +22,8 @@ EXIT_TERMINATED = 143
 
 
 class EvalbotError(Exception):
-    """A problem the user can fix. ``str(error)`` is the one line shown to them."""
-
-    exit_code = EXIT_BAD_INPUT
+    """A problem the user can fix. ``str(error)`` is the one line shown to them (the CLI exits
+    with :data:`EXIT_BAD_INPUT`)."""
 
 
 class UsageError(EvalbotError):

@@ -36,7 +36,6 @@ class Missing:
     """No baseline, and what was searched, so the message can say how far back it looked."""
 
     without_artifact: list[int]  # ids of eligible runs that uploaded no artifact by the name
-    examined: int = 0  # eligible runs looked at (newest first)
     commits_compared: int = 0  # distinct commits whose ancestry was checked
     not_before: int = 0  # runs of commits newer than the target, or on another line
     stopped: bool = False  # the commit budget ran out before the runs did
@@ -70,14 +69,13 @@ def search_runs(
     """
     known: dict[str, tuple[int, int]] = {target: (0, 0)}
     missing: list[int] = []
-    examined = not_before = 0
+    not_before = 0
     stopped = False
     for run in runs:
         if run.head_sha not in known:
             if stopped := len(known) - 1 >= max_compares:
                 break
             known[run.head_sha] = ancestry(run.head_sha)
-        examined += 1
         behind, ahead = known[run.head_sha]
         if ahead:
             not_before += 1
@@ -89,7 +87,6 @@ def search_runs(
         return Found(run=run, behind=behind, artifact=artifact)
     return Missing(
         without_artifact=missing,
-        examined=examined,
         commits_compared=len(known) - 1,
         not_before=not_before,
         stopped=stopped,
@@ -186,19 +183,17 @@ def no_baseline_message(
             text,
             md.code(branch),
         )
-    s = search.settings
-    limits = [
-        md.format(text, bound)
-        for hit, text, bound in (
-            (capped, "the newest {} runs (input `baseline-search-runs`)", s.baseline_search_runs),
-            (
-                missing.stopped,
-                "{} commits back (input `baseline-search-commits`)",
-                s.baseline_search_commits,
-            ),
+    s, limits = search.settings, []
+    if capped:
+        limits.append(
+            md.format("the newest {} runs (input `baseline-search-runs`)", s.baseline_search_runs)
         )
-        if hit
-    ]
+    if missing.stopped:
+        limits.append(
+            md.format(
+                "{} commits back (input `baseline-search-commits`)", s.baseline_search_commits
+            )
+        )
     return Markdown("No baseline in the runs searched"), md.format(
         "{} Older runs were not searched: the search stops at {}. Raise {} to look further "
         "back, or run the workflow on {} again so it uploads a fresh baseline.",

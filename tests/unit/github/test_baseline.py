@@ -54,13 +54,13 @@ def test_the_newest_run_at_or_before_the_target_with_the_artifact() -> None:
 
 def test_runs_ahead_or_on_another_line_are_skipped() -> None:
     assert search([Run(2, "x"), Run(1, "n")], {1: "a", 2: "b"}) == Missing(
-        without_artifact=[], examined=2, commits_compared=2, not_before=2
+        without_artifact=[], commits_compared=2, not_before=2
     )
 
 
 def test_nothing_found_lists_the_runs_without_the_artifact() -> None:
     assert search([Run(4, "t"), Run(3, "p1")], {}) == Missing(
-        without_artifact=[4, 3], examined=2, commits_compared=1
+        without_artifact=[4, 3], commits_compared=1
     )
 
 
@@ -68,13 +68,13 @@ def test_the_compares_are_limited_to_distinct_commits() -> None:
     # 20 runs of one commit cost one compare: every run is looked at
     runs = [Run(i, "p2") for i in range(20, 0, -1)]
     assert search(runs, {}, max_compares=3) == Missing(
-        without_artifact=list(range(20, 0, -1)), examined=20, commits_compared=1
+        without_artifact=list(range(20, 0, -1)), commits_compared=1
     )
     # runs of four commits with a budget of three: the fourth commit is not compared, and the
     # search says it stopped (so the message does not call this "the first pull request")
     runs = [Run(6, "n"), Run(5, "x"), Run(4, "p1"), Run(3, "p2"), Run(2, "t")]
     assert search(runs, {2: "a2", 3: "a3"}, max_compares=3) == Missing(
-        without_artifact=[4], examined=3, commits_compared=3, not_before=2, stopped=True
+        without_artifact=[4], commits_compared=3, not_before=2, stopped=True
     )
     assert search(runs, {2: "a2", 3: "a3"}, max_compares=4) == Found(
         run=Run(3, "p2"), behind=2, artifact="a3"
