@@ -21,7 +21,6 @@ from urllib3.exceptions import LocationParseError
 from urllib3.util import parse_url
 
 from evalbot.errors import PublishError
-from evalbot.github.errors import WaitTooLong, wait_too_long
 
 if TYPE_CHECKING:
     from evalbot.github.client import ArtifactInfo, GitHubClient
@@ -39,7 +38,7 @@ def artifact_zip(gh: GitHubClient, artifact: ArtifactInfo, max_bytes: int) -> by
     label = f"artifact {artifact.name!r} (id {artifact.id})"
     _check_before(artifact, max_bytes, label, gh.api_url)
     action = f"downloading {label}"
-    try:
+    with gh._errors(action, "actions: read"):  # the client's errors: one line each
         with gh.http.get(
             artifact.archive_download_url,
             headers={
@@ -60,10 +59,6 @@ def artifact_zip(gh: GitHubClient, artifact: ArtifactInfo, max_bytes: int) -> by
             if first.status_code not in _REDIRECTS or not location:
                 gh.raise_http(action, "actions: read", first)
         return _fetch_blob(gh, location, max_bytes, label)
-    except WaitTooLong as exc:
-        raise wait_too_long(action, exc.wait, exc.status) from None
-    except requests.RequestException as exc:
-        raise PublishError(f"{action} failed: {type(exc).__name__} talking to GitHub") from None
 
 
 def _fetch_blob(gh: GitHubClient, url: str, max_bytes: int, label: str) -> bytes:
