@@ -488,16 +488,11 @@ def run_plan(args: argparse.Namespace, out: TextIO) -> int:
     from evalbot.stats.power import mcnemar_minimum_detectable_effect
 
     _exclusive(args, ("--fix-rate", "--break-rate"), ("--difference",), ("--items",))
-    _exclusive(args, *((flag,) for flag in SHARE_FLAGS))
+    # the rates give the discordance (their sum)
+    _exclusive(args, ("--fix-rate", "--break-rate"), *((flag,) for flag in SHARE_FLAGS))
     config = load_config(args.config) if args.config is not None else Config()
     test = _test(args, config)
     rates = args.fix_rate is not None or args.break_rate is not None
-    if rates and any(_given(args, flag) for flag in SHARE_FLAGS):
-        raise UsageError(
-            "evalbot plan: --fix-rate and --break-rate already give the discordance (their "
-            "sum); use --difference with --discordance, --pilot, --pass-rate, --from-baseline "
-            "or --noise-floor instead"
-        )
     if args.items is not None:
         found = _share(args, config)
         assert isinstance(found, Discordance)  # a pass rate needs --difference

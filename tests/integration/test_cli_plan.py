@@ -355,9 +355,7 @@ def test_the_config_gives_the_difference_and_the_design_effect(plan, tmp_path: P
         ),
         (
             ["--fix-rate", "8%", "--break-rate", "3%", "--discordance", "0.2"],
-            "evalbot plan: --fix-rate and --break-rate already give the discordance (their "
-            "sum); use --difference with --discordance, --pilot, --pass-rate, --from-baseline "
-            "or --noise-floor instead",
+            "evalbot plan: --fix-rate/--break-rate and --discordance exclude each other; give one",
         ),
         (
             ["--difference", "3pp", "--discordance", "0.2", "--pilot", "a", "b"],
