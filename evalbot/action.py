@@ -156,7 +156,7 @@ class Baseline:
     """Where the baseline comes from, found before anything is parsed."""
 
     description: Markdown  # where it came from
-    path: str | None = None  # a workspace path
+    path: str = ""  # a workspace path (none: the artifact)
     artifact: ArtifactInfo | None = None
     commit: str | None = None
     run_url: str | None = None
@@ -210,20 +210,6 @@ def history_rows(
     return rows
 
 
-def config_diff(path: str, base: str | None, head: str | None) -> str:
-    """The pull request's change to the config, as a unified diff (the report fences it)."""
-    lines = difflib.unified_diff(
-        (base or "").splitlines(),
-        (head or "").splitlines(),
-        fromfile=f"{path} (base)" if base is not None else f"{path} (not at the base)",
-        tofile=f"{path} (this pull request)"
-        if head is not None
-        else f"{path} (deleted by this pull request)",
-        lineterm="",
-    )
-    return "\n".join(lines) + "\n"
-
-
 def load_plan(run: RunContext) -> Plan:
     """The plan at the base commit (a pull request) or this commit (a push), its notes, the
     pull request's change to it and the user's template."""
@@ -269,7 +255,8 @@ def plan_reader(gh: GitHubClient, config_path: str, ref: str) -> ReadText:
 
 
 def _config_change(run: RunContext, text: str | None, ref: str) -> str | None:
-    """A unified diff when the pull request's head changes the config read at ``ref``."""
+    """A unified diff when the pull request's head changes the config read at ``ref`` (the
+    report fences it)."""
     event, path = run.event, run.settings.config
     if not event.on_pull_request or event.head_sha == ref:
         return None
@@ -279,7 +266,16 @@ def _config_change(run: RunContext, text: str | None, ref: str) -> str | None:
         head_text = text
     if head_text is None and event.is_fork:
         head_text = text  # a fork's commit may not be readable here: say nothing
-    return config_diff(path, text, head_text) if head_text != text else None
+    if head_text == text:
+        return None
+    lines = difflib.unified_diff(
+        (text or "").splitlines(),
+        (head_text or "").splitlines(),
+        fromfile=f"{path} ({'base' if text is not None else 'not at the base'})",
+        tofile=f"{path} ({'this' if head_text is not None else 'deleted by this'} pull request)",
+        lineterm="",
+    )
+    return "\n".join(lines) + "\n"
 
 
 def _user_template(
@@ -391,7 +387,16 @@ def find_baseline(run: RunContext, config: Config) -> Baseline | Neutral | None:
                 "workflow uploads) or `baseline` (a path in the workspace)"
             )
         return None
-    branch, target, at = _baseline_branch(run)
+    event = run.event  # a pull request's base, or (a push) this commit: its previous baseline
+    branch, target = (
+        (event.base_ref, event.base_sha)
+        if event.on_pull_request
+        else (event.branch, event.head_sha)
+    )
+    if not branch or not target:
+        raise ActionInputError(
+            "cannot tell the branch to take the baseline from (no base branch or GITHUB_REF)"
+        )
     workflow = s.baseline_workflow or eval_workflow(s, run.event)
     if workflow is None:
         raise ActionInputError(
@@ -403,28 +408,14 @@ def find_baseline(run: RunContext, config: Config) -> Baseline | Neutral | None:
         workflow=workflow,
         branch=branch,
         target=target,
-        at=at,
+        at="the base commit" if event.on_pull_request else "this commit",
         name=s.baseline_artifact,
-        previous_only=not run.event.on_pull_request,  # push: the previous baseline
+        previous_only=not event.on_pull_request,
     )
     found = find_baseline_run(run.gh, search)
     if isinstance(found, Found):
         return _found_source(run, config, found, search)
     return no_baseline(run, config, *found)
-
-
-def _baseline_branch(run: RunContext) -> tuple[str, str, str]:
-    """The branch to take the baseline from, the commit it should be at, and that commit in
-    words: a pull request's base, or (a push) this commit, whose previous baseline is taken."""
-    if run.event.on_pull_request:
-        branch, target, at = run.event.base_ref, run.event.base_sha, "the base commit"
-    else:
-        branch, target, at = run.event.branch, run.event.head_sha, "this commit"
-    if not branch or not target:
-        raise ActionInputError(
-            "cannot tell the branch to take the baseline from (no base branch or GITHUB_REF)"
-        )
-    return branch, target, at
 
 
 def no_baseline(run: RunContext, config: Config, title: Markdown, message: Markdown) -> Neutral:
@@ -481,14 +472,6 @@ def _found_source(
     )
 
 
-def load_baseline(run: RunContext, baseline: Baseline, options: ReadOptions) -> Results:
-    """The baseline's results, from the workspace or the artifact found."""
-    if baseline.artifact is not None:
-        return _artifact_results(run, baseline.artifact, "baseline", options)
-    assert baseline.path is not None
-    return run.files.load_results(baseline.path, options)
-
-
 def pair_sides(
     run: RunContext, baseline: Baseline, results: Results, candidate: Results, config: Config
 ) -> Paired | Neutral:
@@ -497,33 +480,24 @@ def pair_sides(
     try:
         return prepare(results, candidate, config, holdout=run.settings.holdout)
     except PairingError as error:
-        if baseline.artifact is None or not _item_sets_differ(results, candidate, config):
+        if baseline.artifact is None:
             raise
-        return Neutral(
-            Markdown("Baseline has another item set"),
-            md.format(
-                "{} Its items differ from the candidate's, so the paired comparison is "
-                "refused: {}. This happens when the pull request changes the eval set: the "
-                "baseline matches again once the change is merged and the default branch "
-                "has run. Until then the check fails (a changed item set is a verdict the "
-                "plan refuses); `gate.on_refused: neutral` in the plan leaves it neutral "
-                "instead.",
-                baseline.description,
-                str(error),  # quotes ids and file names: escaped
-            ),
-            fails=config.gate.on_refused == "fail",
-        )
-
-
-def _item_sets_differ(baseline: Results, candidate: Results, config: Config) -> bool:
-    """Whether the baseline and the candidate cannot be paired (another item set, another
-    metric kind): asked only after the analysis refused with a :class:`PairingError`, to tell
-    that apart from a refusal of the plan's own (say no holdout item in the results)."""
-    try:
-        pair(baseline, candidate, missing=config.policy.missing)
-    except PairingError:
-        return True
-    return False
+        try:  # the sides pair: the refusal is the plan's own (say no holdout item)
+            pair(results, candidate, missing=config.policy.missing)
+        except PairingError:  # another item set, or another metric kind
+            return Neutral(
+                Markdown("Baseline has another item set"),
+                md.format(
+                    "{} Its items differ from the candidate's, so the paired comparison is "
+                    "refused: {}. The pull request changes the eval set: the baseline matches "
+                    "once the change is merged and the default branch has run. Until then the "
+                    "check fails; `gate.on_refused: neutral` in the plan leaves it neutral.",
+                    baseline.description,
+                    str(error),  # quotes ids and file names: escaped
+                ),
+                fails=config.gate.on_refused == "fail",
+            )
+        raise
 
 
 def run_action(
@@ -682,26 +656,22 @@ class _Story:
         if baseline is None:
             summarise_only(run, candidate, plan.notes)
             return EXIT_OK
-        results = load_baseline(run, baseline, options)
+        if baseline.artifact is not None:
+            results = _artifact_results(run, baseline.artifact, "baseline", options)
+        else:
+            results = run.files.load_results(baseline.path, options)
         paired = pair_sides(run, baseline, results, candidate, config)
         if isinstance(paired, Neutral):
             return paired
-        ticket = self._take_ticket(paired)
+        ticket: tuple[State, str | None, int | None] = (State(), None, None)  # no looks
+        if run.side is not None:  # a pull request: the check run declares the item set judged,
+            self.writing = True  # then the earlier looks are read, this run's ticket among them
+            run.side.start(paired.fingerprint or fingerprint(list(paired.ids)), len(paired.ids))
+            self.writing = False
+            ticket = earlier_looks(run.side, run.clock)
         verdict = _judge(run, paired, plan=plan, baseline=baseline, ticket=ticket)
         self.writing = True
         return publish_verdict(run, verdict)
-
-    def _take_ticket(self, paired: Paired) -> tuple[State, str | None, int | None]:
-        """Create the check run declaring the commit and the item set judged, then read the
-        earlier looks (this run's ticket among them), the head's tree and evalbot's comment;
-        no pull request, no looks."""
-        run, side = self.run, self.run.side
-        if side is None:  # not a pull request
-            return State(), None, None
-        self.writing = True
-        side.start(paired.fingerprint or fingerprint(list(paired.ids)), len(paired.ids))
-        self.writing = False
-        return earlier_looks(side, run.clock)
 
 
 def _eval_failed(run: RunContext) -> Neutral:
