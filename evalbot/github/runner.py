@@ -37,20 +37,6 @@ DEFAULT_SEARCH_COMMITS = 10
 MAX_SEARCH_RUNS = 1000
 MAX_SEARCH_COMMITS = 200
 
-#: Every output of action.yml; tests keep these, action.yml and the README in step.
-OUTPUTS = (
-    "verdict",
-    "gate",
-    "p-value",
-    "difference",
-    "ci-low",
-    "ci-high",
-    "fixed",
-    "broken",
-    "comment-url",
-    "conclusion",
-)
-
 #: When the sticky comment is written (input ``comment``); the check and the job summary are
 #: written on every run: ``always``, ``on-change`` (the verdict or the broken items changed) or
 #: ``never``.
@@ -121,7 +107,8 @@ def _from(*keys: str, default: Any = None, read: Reader = str, repr: bool = True
 
 @dataclass(frozen=True, kw_only=True)
 class Settings:
-    """Every input of action.yml, in its order, then the runner's variables and evalbot's knobs
+    """Every input of action.yml, in its order (a test keeps action.yml and the docs in step),
+    then the runner's variables and evalbot's knobs
     (``EVALBOT_*``, mostly so tests can turn every wait off): each field with the keys it is
     read from (:func:`parse_settings`) and its reader."""
 
@@ -200,10 +187,6 @@ class Settings:
         (``owner/repo/.github/workflows/evals.yml@refs/heads/main`` -> ``evals.yml``)."""
         path = (self.workflow_ref or "").split("@", 1)[0]
         return path.rsplit("/", 1)[-1] or None
-
-
-#: Every input of action.yml, in order; tests keep these, action.yml and the README in step.
-INPUTS = tuple(key for spec in fields(Settings) for key in spec.metadata["keys"] if key.islower())
 
 
 def read_input(environ: Mapping[str, str], name: str) -> str | None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 import subprocess
 import sys
+from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
@@ -15,10 +16,9 @@ from evalbot.github.runner import (
     DEFAULT_NAME,
     DEFAULT_SEARCH_COMMITS,
     DEFAULT_SEARCH_RUNS,
-    INPUTS,
     MAX_SEARCH_COMMITS,
     MAX_SEARCH_RUNS,
-    OUTPUTS,
+    Settings,
 )
 from tests.fakegithub import FakeGitHub
 from tests.integration.action_harness import World
@@ -37,6 +37,10 @@ def doc_table(section: str) -> dict[str, str]:
     action_part = text.split("\n## The GitHub Action\n", 1)[1].split("\n## ", 1)[0]
     body = action_part.split(f"\n### {section}\n", 1)[1].split("\n### ", 1)[0]
     return {m.group(1): m.group(0) for m in re.finditer(r"^\| `([a-z-]+)` \|.*$", body, re.M)}
+
+
+#: The inputs Settings reads, in its order.
+INPUTS = tuple(key for spec in fields(Settings) for key in spec.metadata["keys"] if key.islower())
 
 
 def test_inputs_match_everywhere() -> None:
@@ -63,12 +67,18 @@ def test_inputs_match_everywhere() -> None:
         assert f"to {bound})" in inputs[name]["description"]
 
 
-def test_outputs_match_everywhere() -> None:
-    outputs = action()["outputs"]
-    assert tuple(outputs) == OUTPUTS
-    assert tuple(doc_table("Outputs")) == OUTPUTS
+def test_outputs_match_everywhere(fake_github: FakeGitHub, tmp_path: Path) -> None:
+    """action.yml, the docs and the outputs a verdict's run writes name the same outputs, in
+    the same order."""
+    outputs = tuple(action()["outputs"])
+    assert tuple(doc_table("Outputs")) == outputs
+    world = World(fake_github, tmp_path)
+    world.add_baseline_run(world.root)
+    result = world.run()
+    assert result.code == 0, result.stderr
+    assert tuple(result.outputs) == outputs
     interface = ("verdict", "gate", "p-value", "difference", "ci-low", "ci-high", "fixed", "broken")
-    assert set(interface) | {"comment-url"} <= set(OUTPUTS)
+    assert set(interface) | {"comment-url"} <= set(outputs)
 
 
 def test_action_runs_the_dockerfile_whose_entrypoint_is_evalbot_action() -> None:
