@@ -62,9 +62,10 @@ _STATUS_STATES = {
 class PullRequestSide:
     """The pull request ``pull`` one run judges, as that run writes on it: a check run (an App's
     token) or, when check runs are refused (a personal token), a commit status, named after the
-    comparison (:func:`check_name`: ``name``, naming the base when it is not the default
-    branch), on the head commit; and evalbot's sticky comment. ``read_only`` when a fork's token
-    may not write.
+    comparison (``name``, ``name (base BRANCH)`` into another branch than the default one, so
+    that a check judged against another base's plan never satisfies a check required for the
+    default branch), on the head commit; and evalbot's sticky comment. ``read_only`` when a
+    fork's token may not write.
 
     :meth:`start` takes the run's ticket (the in-progress check run, or a pending status) and
     learns evalbot's :class:`Identity`; :meth:`finish` completes it with the run's record, the
@@ -83,7 +84,9 @@ class PullRequestSide:
     ) -> None:
         self.gh, self._env, self.settings = gh, env, settings
         self.event, self.pull, self._sha = event, pull, event.head_sha
-        self.name = check_name(settings.name, event.base_ref, pull.default_branch)
+        self.name = settings.name
+        if event.base_ref and pull.default_branch and event.base_ref != pull.default_branch:
+            self.name += f" (base {event.base_ref})"
         # the check run's ``external_id`` names the base and the plan it is judged against
         self._tag = f":{event.base_sha or ''}:{event.base_ref or ''}"
         # a ``pull_request`` run from a fork: its token may be read-only
@@ -253,15 +256,6 @@ class PullRequestSide:
             self._env.error(
                 f"could not create a completed check run either: {error}", title="evalbot"
             )
-
-
-def check_name(name: str, base_ref: str | None, default_branch: str | None) -> str:
-    """The check's name on a pull request into ``base_ref``: the comparison's ``name`` into the
-    repository's default branch, ``name (base BRANCH)`` into any other, so that a check judged
-    against another base's plan never satisfies a check required for the default branch."""
-    if not base_ref or not default_branch or base_ref == default_branch:
-        return name
-    return f"{name} (base {base_ref})"
 
 
 def _of(check: str, name: str) -> bool:

@@ -424,14 +424,10 @@ class GitHubClient:
         """
         if marker not in body:
             body = f"{marker}\n{body}"
-
-        def ours() -> list[CommentInfo]:
-            return self.own_comments(number, marker, author)
-
-        existing, created = ours(), None
+        existing, created = self.own_comments(number, marker, author), None
         if not existing:
             created = self.create_comment(number, body)
-            existing = ours()
+            existing = self.own_comments(number, marker, author)
         for duplicate in existing[1:]:
             self._delete_comment(duplicate.id)
         if created is not None and (not existing or existing[0].id == created.id):

@@ -28,7 +28,6 @@ from typing import Any, Literal
 Mode = Literal["pull_request", "workflow_run", "push", "dispatch", "skip"]
 
 PR_EVENTS = ("pull_request", "pull_request_target")
-PR_ACTIONS_SKIPPED = ("closed",)
 #: Conclusions of a triggering run that leave nothing to judge and nothing to fail.
 RUN_CONCLUSIONS_SKIPPED = ("skipped", "neutral")
 
@@ -102,7 +101,7 @@ def _pull_request(payload: Mapping[str, Any], repository: str) -> Event:
     if not isinstance(number, int) or not head_sha:
         return _skip("the event payload holds no pull request")
     action = _str(payload.get("action"))
-    if action in PR_ACTIONS_SKIPPED or _get(pull, "state") == "closed":
+    if action == "closed" or _get(pull, "state") == "closed":
         return _skip(f"pull request #{number} is closed")
     if action == "edited" and not isinstance(_get(payload, "changes", "base"), Mapping):
         return _skip(f"only the title or body of pull request #{number} changed")
