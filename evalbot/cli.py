@@ -104,10 +104,10 @@ class Parser(argparse.ArgumentParser):
 
 
 def _reader(
-    name: str, parse: Callable[[str], T], kind: str, *bounds: tuple[Callable[[T], bool], str]
+    parse: Callable[[str], T], kind: str, *bounds: tuple[Callable[[T], bool], str]
 ) -> Callable[[str], T]:
-    """The value of flag ``name``: ``parse(text)``, else it "must be ``kind``"; refused with
-    the first of ``bounds`` (a test, what it asks) it fails."""
+    """A flag's value: ``parse(text)``, else it "must be ``kind``"; refused with the first of
+    ``bounds`` (a test, what it asks) it fails (argparse names the flag)."""
 
     def read(text: str) -> T:
         try:
@@ -116,38 +116,37 @@ def _reader(
             message = str(error)  # an ambiguous difference says why
             if not message.startswith("a difference"):
                 message = f"must be {kind}, got {text!r}"
-            raise argparse.ArgumentTypeError(f"{name} {message}") from None
+            raise argparse.ArgumentTypeError(message) from None
         for ok, bound in bounds:
             if not ok(value):
                 shown = value if isinstance(value, int) else text  # 10,000 as 10000
-                raise argparse.ArgumentTypeError(f"{name} must be {bound}, got {shown}")
+                raise argparse.ArgumentTypeError(f"must be {bound}, got {shown}")
         return value
 
     return read
 
 
-def rate_arg(name: str, *, low: float = 0.0, high: float = 1.0) -> Callable[[str], float]:
+def rate_arg(*, low: float = 0.0, high: float = 1.0) -> Callable[[str], float]:
     """A rate strictly between ``low`` and ``high``: ``0.05`` or ``5%``."""
     within = (lambda v: low < v < high, f"strictly between {low:g} and {high:g}")
-    return _reader(name, parse_rate, RATE_HINT, within)
+    return _reader(parse_rate, RATE_HINT, within)
 
 
-def difference_arg(name: str) -> Callable[[str], float]:
+def difference_arg() -> Callable[[str], float]:
     """A non-zero difference in pass rate: ``+3pp``, ``3%``, ``0.03`` (negative: a drop)."""
     within = (lambda v: v != 0 and -1 < v < 1, "a change between -100 pp and +100 pp other than 0")
-    return _reader(name, parse_difference, DIFFERENCE_HINT, within)
+    return _reader(parse_difference, DIFFERENCE_HINT, within)
 
 
-def number_arg(name: str, *, minimum: float) -> Callable[[str], float]:
+def number_arg(*, minimum: float) -> Callable[[str], float]:
     """A finite number at least ``minimum``."""
     within = (lambda v: v >= minimum and v != float("inf"), f"a number >= {minimum:g}")
-    return _reader(name, float, "a number", within)
+    return _reader(float, "a number", within)
 
 
-def positive_int(name: str, minimum: int, maximum: int | None = None) -> Callable[[str], int]:
+def positive_int(minimum: int, maximum: int | None = None) -> Callable[[str], int]:
     """An integer (``10,000`` or ``10_000`` too) from ``minimum`` to ``maximum``."""
     return _reader(
-        name,
         lambda text: int(text.replace(",", "").replace("_", "")),
         "an integer",
         (lambda v: v >= minimum, f">= {minimum}"),
@@ -184,13 +183,13 @@ COMPARE_FLAGS: tuple[Flag, ...] = (
     ("--format", None, ("text", "markdown", "json"),
      "text for a terminal, markdown as the PR comment shows it, json for scripts (default: "
      "text)"),
-    ("--resamples", "B", positive_int("--resamples", 100, MAX_RESAMPLES),
+    ("--resamples", "B", positive_int(100, MAX_RESAMPLES),
      f"paired bootstrap resamples, 100 to {MAX_RESAMPLES:,} (config bootstrap.resamples; "
      "default: 10000)"),
-    ("--seed", "S", positive_int("--seed", 0),
+    ("--seed", "S", positive_int(0),
      "the bootstrap's random seed; the same seed gives the same output (config bootstrap.seed; "
      "default: 0)"),
-    ("--confidence", "LEVEL", rate_arg("--confidence", low=0.5),
+    ("--confidence", "LEVEL", rate_arg(low=0.5),
      "confidence level of the intervals, e.g. 0.95 or 95%% (config bootstrap.confidence; "
      "default: 0.95)"),
     ("--ci-method", None, BOOTSTRAP_METHODS,
@@ -234,26 +233,26 @@ READING_FLAGS: tuple[Flag, ...] = (
 #: ``evalbot plan``'s flags, by group (None: the options group).
 PLAN_FLAGS: dict[str | None, tuple[Flag, ...]] = {
     "what to detect": (
-        ("--difference", "D", difference_arg("--difference"),
+        ("--difference", "D", difference_arg(),
          "the net change in pass rate to detect: +3pp, 3pp, 3%% or 0.03 (a drop: "
          "--difference=-3pp)"),
-        ("--fix-rate", "RATE", rate_arg("--fix-rate"),
+        ("--fix-rate", "RATE", rate_arg(),
          "share of items the change fixes (baseline fails, candidate passes), e.g. 8%%"),
-        ("--break-rate", "RATE", rate_arg("--break-rate", low=-1e-12),
+        ("--break-rate", "RATE", rate_arg(low=-1e-12),
          "share of items the change breaks (baseline passes, candidate fails), e.g. 3%%"),
-        ("--items", "N", positive_int("--items", 1),
+        ("--items", "N", positive_int(1),
          "instead: the items you have; prints the minimum detectable effect (needs a "
          "discordance)"),
     ),
     "the share of items expected to change outcome, or the baseline's pass rate (with "
     "--difference or --items; give one)": (
-        ("--discordance", "R", rate_arg("--discordance", high=1.0000001),
+        ("--discordance", "R", rate_arg(high=1.0000001),
          "share of items whose outcome differs between the two runs (fixed + broken), e.g. "
          "12%%; at least the difference"),
         ("--pilot", ("BASELINE", "CANDIDATE"), None,
          "two real runs on the same items (e.g. the current system and a prototype); their "
          "share of changed items is the discordance, with its 95%% interval"),
-        ("--pass-rate", "P", rate_arg("--pass-rate", low=-1e-12, high=1.0000001),
+        ("--pass-rate", "P", rate_arg(low=-1e-12, high=1.0000001),
          "the baseline's pass rate, e.g. 85%%: with --difference, the items needed over every "
          "discordance the change allows, from the least (|difference|) to independent runs "
          "(the most items)"),
@@ -265,12 +264,12 @@ PLAN_FLAGS: dict[str | None, tuple[Flag, ...]] = {
          "change"),
     ),
     "the test": (
-        ("--alpha", "A", rate_arg("--alpha", high=0.5),
+        ("--alpha", "A", rate_arg(high=0.5),
          "two-sided significance level, e.g. 0.05 or 5%% (default: the config's alpha, "
          "divided by policy.max_looks under policy.looks: bonferroni; else 0.05)"),
-        ("--power", "P", rate_arg("--power", low=0.5),
+        ("--power", "P", rate_arg(low=0.5),
          "target power, e.g. 0.8 or 80%% (default: the config's plan.power, else 0.8)"),
-        ("--design-effect", "DEFF", number_arg("--design-effect", minimum=1.0),
+        ("--design-effect", "DEFF", number_arg(minimum=1.0),
          "variance inflation of clustered items (>= 1; Kish: 1 + (m - 1) ICC): the items "
          "needed are multiplied by it, the items available divided (config "
          "plan.design_effect; default: 1)"),

@@ -276,7 +276,7 @@ def test_score_metric(run_cli: Run, tmp_path: Path) -> None:
         ),
         (
             ["compare", "b.jsonl", "b.jsonl", "--resamples", "ten"],
-            "evalbot: error: evalbot compare: argument --resamples: --resamples must be an integer, got 'ten' (see --help)",
+            "evalbot: error: evalbot compare: argument --resamples: must be an integer, got 'ten' (see --help)",
         ),
         (
             ["plan", "--fix-rate", "0.05", "--break-rate", "0.05"],
@@ -284,7 +284,7 @@ def test_score_metric(run_cli: Run, tmp_path: Path) -> None:
         ),
         (
             ["plan", "--fix-rate", "1.5", "--break-rate", "0.05"],
-            "evalbot: error: evalbot plan: argument --fix-rate: --fix-rate must be strictly between 0 and 1, got 1.5 (see --help)",
+            "evalbot: error: evalbot plan: argument --fix-rate: must be strictly between 0 and 1, got 1.5 (see --help)",
         ),
         (["frobnicate"], None),
     ],

@@ -344,13 +344,13 @@ def test_the_config_gives_the_difference_and_the_design_effect(plan, tmp_path: P
         ),
         (
             ["--difference", "3", "--discordance", "0.1"],
-            "evalbot plan: argument --difference: --difference a difference of '3' is "
+            "evalbot plan: argument --difference: a difference of '3' is "
             "ambiguous: write 3pp for 3 percentage points, or a fraction below 1 such as 0.03 "
             "(see --help)",
         ),
         (
             ["--difference", "0pp", "--discordance", "0.1"],
-            "evalbot plan: argument --difference: --difference must be a change between -100 pp "
+            "evalbot plan: argument --difference: must be a change between -100 pp "
             "and +100 pp other than 0, got 0pp (see --help)",
         ),
         (
@@ -390,12 +390,12 @@ def test_the_config_gives_the_difference_and_the_design_effect(plan, tmp_path: P
         ),
         (
             ["--difference", "3pp", "--pass-rate", "eighty"],
-            "evalbot plan: argument --pass-rate: --pass-rate must be a rate such as 5% or 0.05, "
+            "evalbot plan: argument --pass-rate: must be a rate such as 5% or 0.05, "
             "got 'eighty' (see --help)",
         ),
         (
             ["--alpha", "five"],
-            "evalbot plan: argument --alpha: --alpha must be a rate such as 5% or 0.05, got "
+            "evalbot plan: argument --alpha: must be a rate such as 5% or 0.05, got "
             "'five' (see --help)",
         ),
         (

@@ -341,7 +341,7 @@ def test_resamples_has_an_upper_bound(cli, tmp_path: Path) -> None:
     ran = cli("compare", b, b, "--resamples", "2000000")
     assert ran.code == 2
     assert ran.err == (
-        "evalbot: error: evalbot compare: argument --resamples: --resamples must be <= "
+        "evalbot: error: evalbot compare: argument --resamples: must be <= "
         "1,000,000, got 2000000 (see --help)\n"
     )
 
