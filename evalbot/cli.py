@@ -375,15 +375,19 @@ def load_config(path: str | None) -> Config:
     )
 
 
-def _reading_config(config: Config, args: argparse.Namespace) -> Config:
-    """``config`` with the reading flags applied."""
+def _read_runs(
+    args: argparse.Namespace, config: Config, *paths: str
+) -> tuple[Config, list[Results]]:
+    """The runs at ``paths``, read under ``config`` with the reading flags applied (returned
+    too)."""
+    from evalbot.formats.sources import load_results
     from evalbot.plan.config import with_reading
 
     if args.format_in is not None:
         config = replace(config, format=args.format_in)
     if args.errors is not None:
         config = replace(config, policy=replace(config.policy, errors=args.errors))
-    return with_reading(
+    config = with_reading(
         config,
         fields={role: getattr(args, f"{role}_field") for role, _ in FIELD_FLAGS},
         metric=args.metric,
@@ -391,13 +395,14 @@ def _reading_config(config: Config, args: argparse.Namespace) -> Config:
         filter=args.filter,
         all_ids=args.all_ids,
     )
+    options = config.read_options()
+    return config, [load_results(path, options) for path in paths]
 
 
 # ---- compare -------------------------------------------------------------------------------------
 
 
 def run_compare(args: argparse.Namespace, out: TextIO) -> int:
-    from evalbot.formats.sources import load_results
     from evalbot.plan.config import with_overrides
     from evalbot.plan.policy import decide, prepare
 
@@ -416,9 +421,7 @@ def run_compare(args: argparse.Namespace, out: TextIO) -> int:
         confidence=args.confidence,
         method=args.ci_method,
     )
-    config = _reading_config(config, args)
-    options = config.read_options()
-    runs = [load_results(path, options) for path in (args.baseline, args.candidate)]
+    config, runs = _read_runs(args, config, args.baseline, args.candidate)
     if args.example:
         runs = [replace(run, source=name) for run, name in zip(runs, EXAMPLE_NAMES, strict=True)]
     state = _earlier_state(args.state_from)
@@ -561,19 +564,15 @@ def _check_rates(fix: float | None, brk: float | None) -> tuple[float, float]:
 
 def _pair(args: argparse.Namespace, config: Config, paths: list[str], what: str) -> Pair:
     """Two runs read with the reading flags and paired: a pilot, or an A/A pair."""
-    from evalbot.formats.sources import load_results
     from evalbot.plan.sizing import observe_pair
 
-    config = _reading_config(config, args)
-    options = config.read_options()
-    runs = (load_results(paths[0], options), load_results(paths[1], options))
-    return observe_pair((paths[0], paths[1]), runs, config, missing=args.missing, what=what)
+    config, (one, other) = _read_runs(args, config, *paths)
+    return observe_pair((paths[0], paths[1]), (one, other), config, missing=args.missing, what=what)
 
 
 def _share(args: argparse.Namespace, config: Config) -> Discordance | BaselineRate:
     """The share of items expected to change outcome, or the baseline's pass rate (only with
     --difference), from the flag that gives it."""
-    from evalbot.formats.sources import load_results
     from evalbot.plan.sizing import BaselineRate, Discordance, noise_floor, one_run_rate
 
     given = next((flag for flag in RANGE_FLAGS if _given(args, flag)), None)
@@ -590,8 +589,8 @@ def _share(args: argparse.Namespace, config: Config) -> Discordance | BaselineRa
     if args.pass_rate is not None:
         return BaselineRate(rate=args.pass_rate, source="pass_rate")
     if args.from_baseline is not None:
-        options = _reading_config(config, args).read_options()
-        return one_run_rate(args.from_baseline, load_results(args.from_baseline, options))
+        _, (run,) = _read_runs(args, config, args.from_baseline)
+        return one_run_rate(args.from_baseline, run)
     if args.noise_floor is not None:
         return noise_floor(_pair(args, config, args.noise_floor, "A/A pair"))
     flag = "--difference" if args.difference is not None else "--items"
