@@ -17,10 +17,9 @@ import hashlib
 import json
 import posixpath
 import signal
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
-from typing import Any, Protocol
 
 from evalbot.compare.records import Comparison
 from evalbot.errors import (
@@ -46,7 +45,7 @@ from evalbot.github.checks import (
 )
 from evalbot.github.client import ArtifactInfo, GitHubClient, PullRequestInfo
 from evalbot.github.events import Event, parse_event
-from evalbot.github.runner import ActionInputError, ActionsEnv, Settings
+from evalbot.github.runner import ActionInputError, ActionsEnv, LocalWorkspace, Settings
 from evalbot.limits import (
     MAX_ARTIFACT_MEMBERS,
     MAX_ARTIFACT_RATIO,
@@ -78,17 +77,6 @@ from evalbot.report.sandbox import TemplateFolder
 from evalbot.report.text import Markdown
 from evalbot.report.view import OUTCOME_LABELS, HistoryRow, View, build_view, provenance_rows
 
-
-class Workspace(Protocol):
-    """What the action reads on the runner (:class:`evalbot.github.runner.LocalWorkspace` is
-    one): the event's payload, and result files named relative to the workspace (the files the
-    plan names, ``all_ids`` among them, are read with the plan at its commit, never from here)."""
-
-    def read_event(self) -> Mapping[str, Any]: ...
-
-    def load_results(self, spec: str, options: ReadOptions) -> Results: ...
-
-
 #: The time now, aware (UTC): when a look was taken, and how old a running ticket is.
 Clock = Callable[[], datetime]
 
@@ -107,7 +95,7 @@ class RunContext:
     event: Event
     gh: GitHubClient
     env: ActionsEnv
-    files: Workspace
+    files: LocalWorkspace  # the event's payload and result files (never the plan's files)
     clock: Clock
     side: PullRequestSide | None = None
 
@@ -505,7 +493,7 @@ def run_action(
     *,
     connect: Callable[[Settings], GitHubClient],
     env: ActionsEnv,
-    files: Workspace,
+    files: LocalWorkspace,
     clock: Clock,
 ) -> int:
     """Run the action; returns the exit code. ``connect`` builds the GitHub client, ``files``

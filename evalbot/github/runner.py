@@ -342,7 +342,9 @@ def cancel_on_signals() -> Iterator[None]:
 
 @dataclass(frozen=True)
 class LocalWorkspace:
-    """The workspace at ``root`` and the event payload at ``event_path`` (``None``: none)."""
+    """What the action reads on the runner: the event payload at ``event_path`` (``None``:
+    none), and result files relative to the workspace at ``root`` (the files the plan names,
+    ``all_ids`` among them, are read with the plan at its commit, never from here)."""
 
     root: str
     event_path: str | None
