@@ -85,17 +85,10 @@ def _kind(status: int, message: Any, headers: Mapping[str, str] | None) -> str:
     """What an answer of GitHub's means: the one place its wording is read."""
     lower = str(message or "").lower()
     head = {k.lower(): v for k, v in (headers or {}).items()}
-    if (
-        status == 429
-        or "rate limit" in lower
-        or "abuse" in lower
-        or (
-            status == 403
-            and bool(head.get("retry-after") or head.get("x-ratelimit-remaining") == "0")
-        )
-        # the retry logic reads a 403's body to spot a rate limit; the last one reaches us empty
-        or (status == 403 and not message)
-    ):
+    # a 403 is a rate limit when its headers say so, or when it is empty: the retry logic reads
+    # a 403's body to spot a rate limit, and the last one reaches us empty
+    limited = not message or head.get("retry-after") or head.get("x-ratelimit-remaining") == "0"
+    if status == 429 or "rate limit" in lower or "abuse" in lower or (status == 403 and limited):
         return "rate_limited"
     if status == 403 and "github app" in lower:
         return "checks_need_app"
