@@ -363,12 +363,9 @@ def load_config(path: str | None) -> Config:
         path = ".evalbot.yml"
     try:
         text = Path(path).read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise ConfigError(f"{path}: no such config file") from None
-    except UnicodeDecodeError:
-        raise ConfigError(f"{path}: not valid UTF-8") from None
-    except OSError as error:
-        raise ConfigError(f"{path}: cannot read ({error.strerror})") from None
+    except (OSError, UnicodeDecodeError) as error:
+        why = error.strerror if isinstance(error, OSError) else "not UTF-8"
+        raise ConfigError(f"{path}: cannot read the config ({why})") from None
     folder = Path(path).parent
     return parse_config(
         text, path, read_text=lambda name: (folder / name).read_text(encoding="utf-8")
@@ -632,8 +629,8 @@ def run_action(args: argparse.Namespace, out: TextIO) -> int:
                 clock=lambda: datetime.now(UTC),
             )
     except EvalbotError as error:
-        # the action already published what it could; the annotation makes it visible
-        env.mask(settings.token)
+        # the action already published what it could (and masked the token first); the
+        # annotation makes it visible
         env.error(str(error), title="evalbot")
         if "conclusion" not in env.outputs:
             env.set_output("conclusion", "failure")

@@ -272,7 +272,7 @@ def test_score_metric(run_cli: Run, tmp_path: Path) -> None:
         ),
         (
             ["compare", "b.jsonl", "b.jsonl", "--config", "nope.yml"],
-            "evalbot: error: nope.yml: no such config file",
+            "evalbot: error: nope.yml: cannot read the config (No such file or directory)",
         ),
         (
             ["compare", "b.jsonl", "b.jsonl", "--resamples", "ten"],
