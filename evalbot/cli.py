@@ -427,9 +427,13 @@ def run_compare(args: argparse.Namespace, out: TextIO) -> int:
         paired, config, holdout=args.holdout, state=state, head_sha=args.head_sha
     )
     if args.format == "json":
+        import msgspec
+
         from evalbot.report.json_report import build_json
 
-        out.write(json.dumps(build_json(comparison, decision), indent=2) + "\n")
+        # the standard library's text (ASCII, its float spellings), laid out by msgspec in C
+        report = json.dumps(build_json(comparison, decision))
+        out.write(msgspec.json.format(report, indent=2) + "\n")
     else:
         out.write(_view(args.format, comparison, decision, config, runs))
     return EXIT_GATE_FAILED if decision.gate == "fail" else EXIT_OK
