@@ -57,8 +57,8 @@ def as_choice(value: object, name: str, choices: Collection[str]) -> str:
     return value
 
 
-def as_float_vector(value: object, name: str, *, finite: bool = True) -> FloatArray:
-    """Return ``value`` as a one-dimensional float64 array, finite unless ``finite`` is False,
+def as_float_vector(value: object, name: str, *, unit: bool = False) -> FloatArray:
+    """Return ``value`` as a one-dimensional float64 array, finite (in [0, 1] when ``unit``),
     or raise ``ValueError``."""
     try:
         arr = np.asarray(value, dtype=np.float64)
@@ -66,9 +66,18 @@ def as_float_vector(value: object, name: str, *, finite: bool = True) -> FloatAr
         raise ValueError(f"`{name}` must be a one-dimensional array of numbers.") from None
     if arr.ndim != 1:
         raise ValueError(f"`{name}` must be one-dimensional; got an array of shape {arr.shape}.")
-    if finite and not np.all(np.isfinite(arr)):
-        bad = int(np.flatnonzero(~np.isfinite(arr))[0])
-        raise ValueError(f"`{name}` must be finite; got {arr[bad]!r} at index {bad}.")
+    if unit:
+        return each(arr, (arr >= 0.0) & (arr <= 1.0), name, "lie in [0, 1]")  # NaN fails too
+    return each(arr, np.isfinite(arr), name, "be finite")
+
+
+def each(arr: FloatArray, ok: npt.NDArray[np.bool_], name: str, must: str) -> FloatArray:
+    """``arr`` when ``ok`` holds at every index, else ``ValueError`` saying what the first
+    value that fails ``must`` do (``"be finite"``) and where it is."""
+    bad = np.flatnonzero(~ok)
+    if bad.size:
+        i = int(bad[0])
+        raise ValueError(f"`{name}` must {must}; got {float(arr[i])!r} at index {i}.")
     return arr
 
 

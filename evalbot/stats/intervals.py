@@ -11,7 +11,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 from scipy.special import ndtri, stdtrit
 
-from evalbot.stats._validation import FloatArray, as_count, as_float_vector, as_probability
+from evalbot.stats._validation import FloatArray, as_count, as_float_vector, as_part, as_probability
 from evalbot.vocabulary import CONFIDENCE
 
 
@@ -65,10 +65,7 @@ def wilson_interval(
     >>> round(ci.low, 4), round(ci.high, 4)
     (0.6534, 0.7428)
     """
-    n_ = as_count(n, "n", minimum=1)
-    k = as_count(successes, "successes")
-    if k > n_:
-        raise ValueError(f"`successes` must be at most `n` ({n_}); got {successes!r}.")
+    k, n_ = as_part(successes, n, ("successes", "n"))
     cl = as_probability(confidence_level, "confidence_level")
     low, high = wilson_bounds(k / n_, n_, float(ndtri(0.5 + cl / 2.0)))
     return ConfidenceInterval(float(low), float(high))
@@ -169,13 +166,9 @@ def mean_of_means_interval(
     >>> round(r.statistic, 4), [round(x, 4) for x in r.confidence_interval]
     (0.9917, [0.9527, 0.9986])
     """
-    x = as_float_vector(means, "means")
+    x = as_float_vector(means, "means", unit=True)
     if x.size == 0:
         raise ValueError("`means` must contain at least one item; got an empty array.")
-    bad = np.flatnonzero(~((x >= 0.0) & (x <= 1.0)))  # NaN too
-    if bad.size:
-        first = int(bad[0])
-        raise ValueError(f"`means` must lie in [0, 1]; got {float(x[first])!r} at index {first}.")
     k = as_count(repeats, "repeats", minimum=1)
     cl = as_probability(confidence_level, "confidence_level")
     n = int(x.size)

@@ -14,15 +14,6 @@ from evalbot.vocabulary import ALPHA
 AdjustMethod = Literal["bh", "holm"]
 
 
-def _pvalues_iv(pvalues: object) -> FloatArray:
-    p = as_float_vector(pvalues, "pvalues", finite=False)
-    bad = np.flatnonzero(~((p >= 0.0) & (p <= 1.0)))
-    if bad.size:
-        i = int(bad[0])
-        raise ValueError(f"`pvalues` must lie in [0, 1]; got {p[i]!r} at index {i}.")
-    return p
-
-
 def benjamini_hochberg(pvalues: npt.ArrayLike) -> FloatArray:
     """Benjamini-Hochberg q-values (false discovery rate adjusted p-values).
 
@@ -41,7 +32,7 @@ def benjamini_hochberg(pvalues: npt.ArrayLike) -> FloatArray:
     >>> benjamini_hochberg([0.01, 0.04, 0.03, 0.20]).tolist()
     [0.04, 0.05333333333333334, 0.05333333333333334, 0.2]
     """
-    p = _pvalues_iv(pvalues)
+    p = as_float_vector(pvalues, "pvalues", unit=True)
     order = np.argsort(p, kind="stable")
     scaled = p[order] * p.size / np.arange(1, p.size + 1)
     return _unsorted(np.minimum.accumulate(scaled[::-1])[::-1], order)
@@ -64,7 +55,7 @@ def holm(pvalues: npt.ArrayLike) -> FloatArray:
     >>> holm([0.01, 0.04, 0.03]).tolist()
     [0.03, 0.06, 0.06]
     """
-    p = _pvalues_iv(pvalues)
+    p = as_float_vector(pvalues, "pvalues", unit=True)
     order = np.argsort(p, kind="stable")
     return _unsorted(np.maximum.accumulate(p[order] * (p.size - np.arange(p.size))), order)
 
@@ -110,7 +101,7 @@ def adjust_pvalues(
     >>> adjust_pvalues([0.01, 0.04, 0.03], method="holm").reject
     (True, False, False)
     """
-    p = _pvalues_iv(pvalues)
+    p = as_float_vector(pvalues, "pvalues", unit=True)
     m = cast(AdjustMethod, as_choice(method, "method", ("bh", "holm")))
     a = as_probability(alpha, "alpha")
     adj = benjamini_hochberg(p) if m == "bh" else holm(p)

@@ -10,7 +10,7 @@ import numpy as np
 import numpy.typing as npt
 from scipy.special import ndtr
 
-from evalbot.stats._validation import as_pair, as_part, as_table_counts
+from evalbot.stats._validation import as_pair, as_part, as_table_counts, each
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -61,10 +61,7 @@ def compute_paired_table(baseline: npt.ArrayLike, candidate: npt.ArrayLike) -> P
     """
     base, cand = as_pair(baseline, candidate, empty=True)
     for name, arr in (("baseline", base), ("candidate", cand)):
-        bad = np.flatnonzero((arr != 0.0) & (arr != 1.0))
-        if bad.size:
-            i = int(bad[0])
-            raise ValueError(f"`{name}` must hold 0/1 outcomes; got {arr[i]!r} at index {i}.")
+        each(arr, (arr == 0.0) | (arr == 1.0), name, "hold 0/1 outcomes")
     b, c = base.astype(bool), cand.astype(bool)
     return PairedTable(
         both_pass=int(np.count_nonzero(b & c)),

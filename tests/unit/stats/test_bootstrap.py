@@ -322,7 +322,7 @@ def test_percentile_ci_contains_estimate_for_symmetric_data(xs: list[float]) -> 
         ),
         (
             {"baseline": [1.0, float("nan")], "candidate": [1.0, 1.0]},
-            "`baseline` must be finite; got np.float64(nan) at index 1.",
+            "`baseline` must be finite; got nan at index 1.",
         ),
         (
             {"baseline": [[1.0]], "candidate": [[1.0]]},

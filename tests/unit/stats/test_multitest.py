@@ -75,7 +75,7 @@ def test_empty() -> None:
     [
         (
             lambda: benjamini_hochberg([0.1, 1.5]),
-            "`pvalues` must lie in [0, 1]; got np.float64(1.5) at index 1.",
+            "`pvalues` must lie in [0, 1]; got 1.5 at index 1.",
         ),
         (lambda: holm([[0.1]]), "`pvalues` must be one-dimensional; got an array of shape (1, 1)."),
         (
@@ -84,7 +84,7 @@ def test_empty() -> None:
         ),
         (
             lambda: benjamini_hochberg([float("nan")]),
-            "`pvalues` must lie in [0, 1]; got np.float64(nan) at index 0.",
+            "`pvalues` must lie in [0, 1]; got nan at index 0.",
         ),
     ],
 )

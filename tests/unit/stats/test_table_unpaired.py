@@ -25,7 +25,7 @@ def test_paired_table_400_item_example() -> None:
 
 
 def test_paired_table_rejects_non_binary() -> None:
-    message = "`candidate` must hold 0/1 outcomes; got np.float64(0.5) at index 1."
+    message = "`candidate` must hold 0/1 outcomes; got 0.5 at index 1."
     with pytest.raises(ValueError, match=re.escape(message)):
         compute_paired_table([1, 0], [1, 0.5])
 
