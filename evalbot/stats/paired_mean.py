@@ -168,8 +168,7 @@ def cohens_dz(
 
 @dataclass(frozen=True, kw_only=True)
 class PairedMeanResult:
-    """Result of :func:`paired_mean_test`, :func:`sign_flip_test` and
-    :func:`studentized_mean_test`.
+    """Result of :func:`paired_mean_test`.
 
     Attributes
     ----------
@@ -370,74 +369,6 @@ def _invert(
     return ConfidenceInterval(ends[0], ends[1])
 
 
-def sign_flip_test(
-    baseline: object,
-    candidate: object,
-    *,
-    confidence_level: float = CONFIDENCE,
-    n_resamples: int = RESAMPLES,
-    seed: int = 0,
-) -> PairedMeanResult:
-    """Sign-flip (paired permutation) test of the mean difference, and its inverted interval.
-
-    Parameters
-    ----------
-    baseline, candidate : array_like of float, shape (n,)
-        Per-item values of the two runs, aligned item by item.
-    confidence_level : float, optional
-        Level of the interval; its complement is the test's ``alpha``. Default 0.95.
-    n_resamples : int, optional
-        Sign patterns sampled when ``n > EXACT_MAX_ITEMS`` (24). Default 10,000.
-    seed : int, optional
-        Seed of the sampled sign patterns. Default 0.
-
-    Returns
-    -------
-    PairedMeanResult
-
-    Notes
-    -----
-    With ``d = candidate - baseline`` the statistic is ``|sum(d)|``; under the null hypothesis
-    that the two runs are exchangeable within each item (the candidate is the baseline by
-    another name), every sign pattern of ``d`` is equally likely, so the p-value
-    ``P(|sum(s_i |d_i|)| >= |sum(d)|)`` over the ``2^n`` patterns is exact at every ``n``.
-    Above 24 items ``B`` patterns are drawn and ``p = (1 + count) / (1 + B)``, which is a
-    valid p-value for any ``B`` (Phipson & Smyth 2010).
-
-    The interval inverts the test: ``delta`` is inside when the test of
-    ``d - delta`` does not reject at ``alpha = 1 - confidence_level``. Its end points assume
-    that the differences are symmetric about their mean (the permutation null at
-    ``delta``); they are found by bisection to ``1e-9`` of the data's range. With ``n``
-    items the smallest attainable p-value is ``2^(1 - n)``: with five or fewer items no shift
-    is rejected at 95 % and the interval is ``(-inf, inf)``.
-
-    References
-    ----------
-    .. [1] R. A. Fisher, *The Design of Experiments*, Oliver & Boyd (1935), §21.
-    .. [2] B. Phipson, G. K. Smyth, "Permutation p-values should never be zero", Statistical
-       Applications in Genetics and Molecular Biology 9 (2010), article 39.
-    .. [3] P. H. Garthwaite, "Confidence intervals from randomization tests", Biometrics 52
-       (1996), 1387-1393.
-
-    Examples
-    --------
-    Eight items, all improved: ``|sum(d)|`` is the largest of the 256 patterns' sums, reached
-    only by all-plus and all-minus, so ``p = 2/256``.
-
-    >>> from evalbot.stats.paired_mean import sign_flip_test
-    >>> r = sign_flip_test([0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8],
-    ...                    [0.3, 0.5, 0.4, 0.6, 0.9, 0.7, 0.9, 1.0])
-    >>> r.pvalue, r.method
-    (0.0078125, 'exact sign-flip')
-    >>> bool(r.confidence_interval.low > 0)
-    True
-    """
-    cl = as_probability(confidence_level, "confidence_level")
-    b, s = as_resampling(n_resamples, seed)
-    base, cand = as_pair(baseline, candidate)
-    return sign_flip(base, cand, cl, b, s)
-
-
 def sign_flip_pvalue(
     baseline: object,
     candidate: object,
@@ -446,9 +377,10 @@ def sign_flip_pvalue(
     n_resamples: int = RESAMPLES,
     seed: int = 0,
 ) -> float:
-    """The p-value of :func:`sign_flip_test` alone, for the shift ``shift`` (default 0).
+    """The p-value of the sign-flip test of :func:`paired_mean_test` alone, for the shift
+    ``shift`` (default 0).
 
-    ``sign_flip_test``'s interval is exactly the set of shifts whose p-value here exceeds
+    The sign-flip test's interval is exactly the set of shifts whose p-value here exceeds
     ``1 - confidence_level`` (same sign patterns for the same ``seed``), so this is the cheap
     way to ask "is ``shift`` inside the interval?" (used by the coverage simulations).
 
@@ -511,77 +443,10 @@ def mean_result(
 SIGN_FLIP_MAX_ITEMS = 1000
 
 
-PairedMeanMethod = Literal["auto", "sign-flip", "studentized"]
+PairedMeanMethod = Literal["auto", "sign-flip", "studentized", "skewness-corrected"]
 
 
-_METHODS: tuple[PairedMeanMethod, ...] = ("auto", "sign-flip", "studentized")
-
-
-def studentized_mean_test(
-    baseline: object,
-    candidate: object,
-    *,
-    confidence_level: float = CONFIDENCE,
-    skewness_correction: bool = False,
-) -> PairedMeanResult:
-    """Studentized test of the mean difference (the paired t test), and its interval.
-
-    Parameters
-    ----------
-    baseline, candidate : array_like of float, shape (n,)
-        Per-item values of the two runs, aligned item by item.
-    confidence_level : float, optional
-        Level of the interval; its complement is the test's ``alpha``. Default 0.95.
-    skewness_correction : bool, optional
-        Apply Hall's (1992) transformation (default False, see Notes).
-
-    Returns
-    -------
-    PairedMeanResult
-
-    Notes
-    -----
-    With ``T = sqrt(n) (mean(d) - mu) / sd(d)`` (``ddof = 1``) the p-value is
-    ``2 P(t_{n-1} > |T_0|)`` at ``mu = 0`` and the interval is every ``mu`` with
-    ``|T(mu)| <= t_{n-1, 1 - alpha/2}``, so the two agree. O(n), no resampling: at a million
-    items it agrees with a bootstrap interval to about the fourth digit in milliseconds.
-
-    With ``skewness_correction`` the statistic is replaced by Hall's monotone cubic
-    ``G(T) = T + a T^2 + a^2 T^3 / 3 + b`` (``a = g / (3 sqrt n)``, ``b = g / (6 sqrt n)``,
-    ``g = m_3 / m_2^(3/2)`` the sample skewness of the differences), which removes the
-    ``n^(-1/2)`` skewness term of the Edgeworth expansion of ``T`` (Johnson's 1978 correction
-    to that order) and inverts in closed form, ``T = ((1 + 3 a (G - b))^(1/3) - 1) / a``.
-    It helps when the differences are skewed with mean 0, but the noisy skewness estimate
-    inflates the false-positive rate on symmetric differences with heavy tails or many zeros
-    (16 % at 50 items when 90 % of items are unchanged; ``tests/sim/test_paired_mean.py``), so
-    it is not the default.
-
-    When every difference is equal the interval is that value and the p-value is the exact
-    sign-flip one, ``2^(1 - n)`` (1 when the differences are 0).
-
-    References
-    ----------
-    .. [1] W. S. Gosset ("Student"), "The probable error of a mean", Biometrika 6 (1908),
-       1-25.
-    .. [2] P. Hall, "On the removal of skewness by transformation", Journal of the Royal
-       Statistical Society B 54 (1992), 221-228.
-    .. [3] N. J. Johnson, "Modified t tests and confidence intervals for asymmetrical
-       populations", JASA 73 (1978), 536-544.
-
-    Examples
-    --------
-    >>> from evalbot.stats.paired_mean import studentized_mean_test
-    >>> r = studentized_mean_test([0, 0, 0, 0, 0], [1, 2, 3, 4, 5])
-    >>> round(r.pvalue, 6)  # scipy.stats.ttest_1samp([1, 2, 3, 4, 5], 0).pvalue: 0.013236
-    0.013236
-    """
-    cl = as_probability(confidence_level, "confidence_level")
-    base, cand = as_pair(baseline, candidate)
-    if not isinstance(skewness_correction, bool):
-        raise ValueError(
-            f"`skewness_correction` must be True or False; got {skewness_correction!r}."
-        )
-    return _studentized(base, cand, cl, skewness_correction)
+_METHODS: tuple[PairedMeanMethod, ...] = ("auto", "sign-flip", "studentized", "skewness-corrected")
 
 
 def _studentized(
@@ -640,27 +505,103 @@ def paired_mean_test(
     seed: int = 0,
     method: str = "auto",
 ) -> PairedMeanResult:
-    """The primary test for numeric scores: a test and interval valid at every n.
+    """The primary test for numeric scores: a test of the mean difference and the interval
+    that inverts it, valid at every n.
 
-    ``method="auto"`` (default) uses :func:`sign_flip_test` up to
-    :data:`SIGN_FLIP_MAX_ITEMS` (1,000) items (exact up to 24, sampled above) and the paired
-    t test (:func:`studentized_mean_test`) above; ``"sign-flip"`` or ``"studentized"`` force
-    one.
-    ``method`` of the result says which ran.
+    Parameters
+    ----------
+    baseline, candidate : array_like of float, shape (n,)
+        Per-item values of the two runs, aligned item by item.
+    confidence_level : float, optional
+        Level of the interval; its complement is the test's ``alpha``. Default 0.95.
+    n_resamples : int, optional
+        Sign patterns sampled by the sign-flip test when ``n > EXACT_MAX_ITEMS`` (24).
+        Default 10,000.
+    seed : int, optional
+        Seed of the sampled sign patterns. Default 0.
+    method : {"auto", "sign-flip", "studentized", "skewness-corrected"}, optional
+        ``"auto"`` (default): the sign-flip test up to :data:`SIGN_FLIP_MAX_ITEMS` (1,000)
+        items (exact up to 24, sampled above), the paired t test above; ``"sign-flip"`` or
+        ``"studentized"`` (the paired t test) force one; ``"skewness-corrected"`` is the
+        paired t test with Hall's (1992) transformation (see Notes).
+
+    Returns
+    -------
+    PairedMeanResult
+        ``method`` says which test ran: ``"exact sign-flip"``, ``"Monte Carlo sign-flip"``,
+        ``"paired t"`` or ``"skewness-corrected t"``.
+
+    Notes
+    -----
+    **Sign-flip.** With ``d = candidate - baseline`` the statistic is ``|sum(d)|``; under the
+    null hypothesis that the two runs are exchangeable within each item (the candidate is the
+    baseline by another name), every sign pattern of ``d`` is equally likely, so the p-value
+    ``P(|sum(s_i |d_i|)| >= |sum(d)|)`` over the ``2^n`` patterns is exact at every ``n``.
+    Above 24 items ``B`` patterns are drawn and ``p = (1 + count) / (1 + B)``, which is a
+    valid p-value for any ``B`` (Phipson & Smyth 2010).
+
+    The interval inverts the test: ``delta`` is inside when the test of
+    ``d - delta`` does not reject at ``alpha = 1 - confidence_level``. Its end points assume
+    that the differences are symmetric about their mean (the permutation null at
+    ``delta``); they are found by bisection to ``1e-9`` of the data's range. With ``n``
+    items the smallest attainable p-value is ``2^(1 - n)``: with five or fewer items no shift
+    is rejected at 95 % and the interval is ``(-inf, inf)``.
+
+    **Studentized.** With ``T = sqrt(n) (mean(d) - mu) / sd(d)`` (``ddof = 1``) the p-value
+    is ``2 P(t_{n-1} > |T_0|)`` at ``mu = 0`` and the interval is every ``mu`` with
+    ``|T(mu)| <= t_{n-1, 1 - alpha/2}``, so the two agree. O(n), no resampling: at a million
+    items it agrees with a bootstrap interval to about the fourth digit in milliseconds.
+
+    ``"skewness-corrected"`` replaces the statistic by Hall's monotone cubic
+    ``G(T) = T + a T^2 + a^2 T^3 / 3 + b`` (``a = g / (3 sqrt n)``, ``b = g / (6 sqrt n)``,
+    ``g = m_3 / m_2^(3/2)`` the sample skewness of the differences), which removes the
+    ``n^(-1/2)`` skewness term of the Edgeworth expansion of ``T`` (Johnson's 1978 correction
+    to that order) and inverts in closed form, ``T = ((1 + 3 a (G - b))^(1/3) - 1) / a``.
+    It helps when the differences are skewed with mean 0, but the noisy skewness estimate
+    inflates the false-positive rate on symmetric differences with heavy tails or many zeros
+    (16 % at 50 items when 90 % of items are unchanged; ``tests/sim/test_paired_mean.py``), so
+    it is not the default.
+
+    When every difference is equal the t tests' interval is that value and their p-value the
+    exact sign-flip one, ``2^(1 - n)`` (1 when the differences are 0).
+
+    References
+    ----------
+    .. [1] R. A. Fisher, *The Design of Experiments*, Oliver & Boyd (1935), §21.
+    .. [2] B. Phipson, G. K. Smyth, "Permutation p-values should never be zero", Statistical
+       Applications in Genetics and Molecular Biology 9 (2010), article 39.
+    .. [3] P. H. Garthwaite, "Confidence intervals from randomization tests", Biometrics 52
+       (1996), 1387-1393.
+    .. [4] W. S. Gosset ("Student"), "The probable error of a mean", Biometrika 6 (1908),
+       1-25.
+    .. [5] P. Hall, "On the removal of skewness by transformation", Journal of the Royal
+       Statistical Society B 54 (1992), 221-228.
+    .. [6] N. J. Johnson, "Modified t tests and confidence intervals for asymmetrical
+       populations", JASA 73 (1978), 536-544.
 
     Examples
     --------
+    Eight items, all improved: ``|sum(d)|`` is the largest of the 256 patterns' sums, reached
+    only by all-plus and all-minus, so ``p = 2/256``.
+
     >>> from evalbot.stats.paired_mean import paired_mean_test
-    >>> paired_mean_test([0.5] * 10, [0.6] * 10).method
-    'exact sign-flip'
+    >>> r = paired_mean_test([0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8],
+    ...                      [0.3, 0.5, 0.4, 0.6, 0.9, 0.7, 0.9, 1.0])
+    >>> r.pvalue, r.method
+    (0.0078125, 'exact sign-flip')
+    >>> bool(r.confidence_interval.low > 0)
+    True
+    >>> r = paired_mean_test([0, 0, 0, 0, 0], [1, 2, 3, 4, 5], method="studentized")
+    >>> round(r.pvalue, 6)  # scipy.stats.ttest_1samp([1, 2, 3, 4, 5], 0).pvalue: 0.013236
+    0.013236
     """
     cl = as_probability(confidence_level, "confidence_level")
     b, s = as_resampling(n_resamples, seed)
     m = cast(PairedMeanMethod, as_choice(method, "method", _METHODS))
     base, cand = as_pair(baseline, candidate)
-    if m == "studentized" or (m == "auto" and base.size > SIGN_FLIP_MAX_ITEMS):
-        return _studentized(base, cand, cl)
-    return sign_flip(base, cand, cl, b, s)
+    if m == "sign-flip" or (m == "auto" and base.size <= SIGN_FLIP_MAX_ITEMS):
+        return sign_flip(base, cand, cl, b, s)
+    return _studentized(base, cand, cl, m == "skewness-corrected")
 
 
 def paired_mean_pvalue(

@@ -32,7 +32,6 @@ from evalbot.stats.paired_mean import (
     SIGN_FLIP_MAX_ITEMS,
     paired_mean_test,
     sign_flip_pvalue,
-    studentized_mean_test,
 )
 from evalbot.vocabulary import RESAMPLES
 from tests.sim._common import ALPHA, reps, slack, table
@@ -169,9 +168,9 @@ def test_kernels_are_evalbots(n: int) -> None:
             sign_flip_pvalue(np.zeros(n), d[i], n_resamples=999, seed=i), abs=1e-12
         )
         assert paired_t(d[i : i + 1])[0] == pytest.approx(
-            studentized_mean_test(np.zeros(n), d[i]).pvalue, rel=1e-10
+            paired_mean_test(np.zeros(n), d[i], method="studentized").pvalue, rel=1e-10
         )
-        hall = studentized_mean_test(np.zeros(n), d[i], skewness_correction=True).pvalue
+        hall = paired_mean_test(np.zeros(n), d[i], method="skewness-corrected").pvalue
         assert paired_t(d[i : i + 1], hall=True)[0] == pytest.approx(hall, rel=1e-10)
 
 

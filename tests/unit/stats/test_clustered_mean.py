@@ -19,7 +19,7 @@ from evalbot.stats.clusters import (
     clustered_mean_test,
 )
 from evalbot.stats.mcnemar import mcnemar
-from evalbot.stats.paired_mean import sign_flip_test
+from evalbot.stats.paired_mean import paired_mean_test
 
 
 def enumerate_pvalue(totals: list[int]) -> Fraction:
@@ -94,7 +94,7 @@ def test_singleton_clusters_are_the_item_sign_flip() -> None:
     for n in (12, 40):
         b, c = rng.normal(size=n), rng.normal(size=n) + 0.4
         mine = clustered_mean_test(b, c, [str(k) for k in range(n)], n_resamples=999, seed=3)
-        theirs = sign_flip_test(b, c, n_resamples=999, seed=3)
+        theirs = paired_mean_test(b, c, n_resamples=999, seed=3, method="sign-flip")
         assert mine.pvalue == theirs.pvalue
         assert tuple(mine.confidence_interval) == pytest.approx(
             tuple(theirs.confidence_interval), rel=1e-9
