@@ -39,8 +39,7 @@ ArrayLikeInt = npt.ArrayLike
 
 @dataclass(frozen=True, kw_only=True)
 class PairedDifferenceResult:
-    """Result of :func:`tango_interval`, :func:`newcombe_interval` and
-    :func:`paired_difference_interval`.
+    """Result of :func:`tango_interval` and :func:`paired_difference_interval`.
 
     Attributes
     ----------
@@ -210,18 +209,6 @@ def newcombe_bounds(
     return np.maximum(-1.0, est - down), np.minimum(1.0, est + up)
 
 
-def _table_iv(
-    both_pass: object, fixed: object, broken: object, both_fail: object
-) -> tuple[int, int, int, int]:
-    a = as_count(both_pass, "both_pass")
-    b = as_count(fixed, "fixed")
-    c = as_count(broken, "broken")
-    d = as_count(both_fail, "both_fail")
-    if a + b + c + d == 0:
-        raise ValueError("The table must contain at least one item; got 0.")
-    return a, b, c, d
-
-
 def tango_interval(
     fixed: int,
     broken: int,
@@ -287,15 +274,36 @@ def tango_interval(
     return _interval((n - b - c, b, c, 0), "tango-cc" if cc else "tango", confidence_level, cc)
 
 
-def newcombe_interval(
-    both_pass: int, fixed: int, broken: int, both_fail: int, *, confidence_level: float = CONFIDENCE
+def paired_difference_interval(
+    both_pass: int,
+    fixed: int,
+    broken: int,
+    both_fail: int,
+    *,
+    method: str = "tango-cc",
+    confidence_level: float = CONFIDENCE,
 ) -> PairedDifferenceResult:
-    """Newcombe's hybrid score interval (his method 10) for the difference of paired rates.
+    """The interval for a paired difference in pass rate.
+
+    ``method``: ``"tango-cc"`` (default): Tango's score interval with Edwards' continuity
+    correction (:func:`tango_interval` with ``continuity=1``); ``"tango"``: as published;
+    ``"newcombe"``: Newcombe's hybrid score interval (his method 10, see Notes).
 
     Notes
     -----
-    With the Wilson intervals ``(l1, u1)`` of the candidate's rate ``p1`` and ``(l2, u2)`` of
-    the baseline's ``p2``, the interval is ``(p1 - p2 - D, p1 - p2 + E)`` where
+    Simulated coverage of the 95 % intervals, computed exactly over every table
+    (``tests/sim/test_coverage.py``, fix rates 1-30 %, break rates 0-20 %): the corrected
+    Tango interval never falls below 95.5 % from 30 items up (mean 99 % at 30 items, 96 % at
+    1,000); Tango's as published averages 95-96.5 % but dips to 93 % when the break rate is
+    0 or tiny; Newcombe's dips to 92 %; the percentile bootstrap averages 86-93 % with dips
+    far lower (every resample equal when no item broke). The corrected interval excludes 0
+    exactly when McNemar's continuity-corrected test rejects, so it (nearly) never says more
+    than the exact test evalbot decides with; see
+    :func:`~evalbot.stats.agreement.interval_agreement` for the rare boundary cases.
+
+    Newcombe's interval: with the Wilson intervals ``(l1, u1)`` of the candidate's rate
+    ``p1`` and ``(l2, u2)`` of the baseline's ``p2``, it is ``(p1 - p2 - D, p1 - p2 + E)``
+    where
 
         D = sqrt((p1 - l1)^2 - 2 phi (p1 - l1)(u2 - p2) + (u2 - p2)^2)
         E = sqrt((u1 - p1)^2 - 2 phi (u1 - p1)(p2 - l2) + (p2 - l2)^2)
@@ -315,54 +323,25 @@ def newcombe_interval(
 
     Examples
     --------
-    Newcombe's (1998) example (a): 36 both, 12 first only, 2 second only, 0 neither; his
-    method 10 gives 0.0569 to 0.3404.
-
-    >>> from evalbot.stats.paired_proportions import newcombe_interval
-    >>> r = newcombe_interval(36, 12, 2, 0)
-    >>> [round(x, 4) for x in r.confidence_interval]
-    [0.0569, 0.3404]
-    """
-    table = _table_iv(both_pass, fixed, broken, both_fail)
-    return _interval(table, "newcombe", confidence_level, 0.0)
-
-
-def paired_difference_interval(
-    both_pass: int,
-    fixed: int,
-    broken: int,
-    both_fail: int,
-    *,
-    method: str = "tango-cc",
-    confidence_level: float = CONFIDENCE,
-) -> PairedDifferenceResult:
-    """The interval for a paired difference in pass rate.
-
-    ``method``: ``"tango-cc"`` (default): Tango's score interval with Edwards' continuity
-    correction (:func:`tango_interval` with ``continuity=1``); ``"tango"``: as published;
-    ``"newcombe"``: :func:`newcombe_interval`.
-
-    Notes
-    -----
-    Simulated coverage of the 95 % intervals, computed exactly over every table
-    (``tests/sim/test_coverage.py``, fix rates 1-30 %, break rates 0-20 %): the corrected
-    Tango interval never falls below 95.5 % from 30 items up (mean 99 % at 30 items, 96 % at
-    1,000); Tango's as published averages 95-96.5 % but dips to 93 % when the break rate is
-    0 or tiny; Newcombe's dips to 92 %; the percentile bootstrap averages 86-93 % with dips
-    far lower (every resample equal when no item broke). The corrected interval excludes 0
-    exactly when McNemar's continuity-corrected test rejects, so it (nearly) never says more
-    than the exact test evalbot decides with; see
-    :func:`~evalbot.stats.agreement.interval_agreement` for the rare boundary cases.
-
-    Examples
-    --------
     The 400-item example (266 / 31 / 14 / 89):
 
     >>> from evalbot.stats.paired_proportions import paired_difference_interval
     >>> r = paired_difference_interval(266, 31, 14, 89)
     >>> r.statistic, r.method, [round(x, 4) for x in r.confidence_interval]
     (0.0425, 'tango-cc', [0.0074, 0.0799])
+
+    Newcombe's (1998) example (a): 36 both, 12 first only, 2 second only, 0 neither; his
+    method 10 gives 0.0569 to 0.3404.
+
+    >>> r = paired_difference_interval(36, 12, 2, 0, method="newcombe")
+    >>> [round(x, 4) for x in r.confidence_interval]
+    [0.0569, 0.3404]
     """
-    table = _table_iv(both_pass, fixed, broken, both_fail)
+    a = as_count(both_pass, "both_pass")
+    b = as_count(fixed, "fixed")
+    c = as_count(broken, "broken")
+    d = as_count(both_fail, "both_fail")
+    if a + b + c + d == 0:
+        raise ValueError("The table must contain at least one item; got 0.")
     m = cast(PairedDifferenceMethod, as_choice(method, "method", _METHODS))
-    return _interval(table, m, confidence_level, 1.0 if m == "tango-cc" else 0.0)
+    return _interval((a, b, c, d), m, confidence_level, 1.0 if m == "tango-cc" else 0.0)
