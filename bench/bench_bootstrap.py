@@ -3,7 +3,7 @@
 For N = 10^3 .. 10^6 paired items and B = 10,000 resamples, times (wall clock) and peak
 traced memory (tracemalloc, which numpy reports its buffers to) of
 
-* ``evalbot.stats.bootstrap.paired_bootstrap_mean`` (multinomial counts for few distinct per-item
+* ``evalbot.stats.bootstrap.paired_bootstrap`` (multinomial counts for few distinct per-item
   differences, chunked index resampling otherwise),
 * ``scipy.stats.bootstrap((baseline, candidate), ..., paired=True, vectorized=True,
   method="percentile", batch=1000)``,
@@ -30,7 +30,7 @@ import numpy as np
 import scipy
 from scipy import stats
 
-from evalbot.stats.bootstrap import paired_bootstrap_mean
+from evalbot.stats.bootstrap import paired_bootstrap
 
 B = 10_000
 
@@ -60,7 +60,7 @@ def data(kind: str, n: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
 
 
 def ours(base: np.ndarray, cand: np.ndarray, b: int) -> float:
-    return paired_bootstrap_mean(base, cand, n_resamples=b, seed=0).standard_error
+    return paired_bootstrap(base, cand, n_resamples=b, seed=0).standard_error
 
 
 def scipy_ref(base: np.ndarray, cand: np.ndarray, b: int) -> float:

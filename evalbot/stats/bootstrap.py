@@ -2,10 +2,10 @@
 
 Items (or clusters of items) are resampled with both runs' values kept together, never one
 side independently of the other, so the correlation between the runs, which makes the paired
-comparison sharp, is preserved. :func:`paired_bootstrap_mean` compares means (a pass rate, a
-mean score); :func:`paired_bootstrap` any :class:`Metric` of column means (micro F1, cost per
-solved task), so a resample is fully described by how often each unit was drawn and only
-column totals per resample are needed. Two resamplers produce them:
+comparison sharp, is preserved. :func:`paired_bootstrap` compares means (a pass rate, a mean
+score) or any :class:`Metric` of column means (micro F1, cost per solved task), so a resample
+is fully described by how often each unit was drawn and only column totals per resample are
+needed. Two resamplers produce them:
 
 * when the units take few distinct rows (binary pass/fail gives per-item differences in
   {-1, 0, +1}), the draw counts of the distinct rows are sampled directly from
@@ -39,7 +39,7 @@ from evalbot.stats._validation import (
     as_probability,
     as_resampling,
 )
-from evalbot.stats.clusters import cluster_codes, paired_values_iv
+from evalbot.stats.clusters import cluster_codes
 from evalbot.stats.intervals import ConfidenceInterval, bisect
 from evalbot.stats.pvalue import PValue, exact_pvalue, resampling_pvalue
 from evalbot.vocabulary import BOOTSTRAP_METHODS, CONFIDENCE, RESAMPLES, BootstrapMethod
@@ -195,7 +195,7 @@ TotalsStatistic = Callable[[FloatArray, int], FloatArray]
 
 @dataclass(frozen=True, kw_only=True)
 class BootstrapResult:
-    """Result of :func:`paired_bootstrap_mean` and :func:`paired_bootstrap`.
+    """Result of :func:`paired_bootstrap`.
 
     Attributes
     ----------
@@ -208,7 +208,7 @@ class BootstrapResult:
     pvalue : float
         Two-sided bootstrap p-value: the smallest ``alpha`` at which the interval of this
         ``method`` at level ``1 - alpha`` excludes 0 (for the percentile interval, about
-        ``2 min(P*(d* <= 0), P*(d* >= 0))``); see the Notes of :func:`paired_bootstrap_mean`.
+        ``2 min(P*(d* <= 0), P*(d* >= 0))``); see the Notes of :func:`paired_bootstrap`.
     method : {"percentile", "bca"}
         How the interval was formed.
     n_resamples, seed, confidence_level
@@ -409,97 +409,6 @@ def _common_iv(
     return Settings(b, cl, s, cast(BootstrapMethod, as_choice(method, "method", BOOTSTRAP_METHODS)))
 
 
-def paired_bootstrap_mean(
-    baseline: FloatArray,
-    candidate: FloatArray,
-    *,
-    n_resamples: int = RESAMPLES,
-    confidence_level: float = CONFIDENCE,
-    seed: int = 0,
-    method: str = "percentile",
-    clusters: Sequence[str | None] | None = None,
-    max_draws: int | None = None,
-) -> BootstrapResult:
-    """Paired bootstrap of the difference in means, ``mean(candidate) - mean(baseline)``.
-
-    Parameters
-    ----------
-    baseline, candidate : array_like of float, shape (n,)
-        Per-item values of the two runs, aligned item by item (0/1 for pass/fail, or a
-        score; items with repeats carry their per-item mean).
-    n_resamples : int, optional
-        Number of bootstrap resamples ``B``. Default 10,000.
-    confidence_level : float, optional
-        Two-sided confidence level of the interval. Default 0.95.
-    seed : int, optional
-        Seed of ``numpy.random.default_rng``; equal inputs and seed give equal results.
-    method : {"percentile", "bca"}, optional
-        Percentile interval (default) or bias-corrected and accelerated (BCa) interval.
-    clusters : sequence of str or None, optional
-        Cluster label per item. When given, whole clusters are resampled (items that share a
-        context are not independent); ``None`` entries are clusters of one item. The
-        statistic is then ``sum(d) / (number of items)`` over the resampled clusters.
-    max_draws : int, optional
-        A bound on the units drawn in all when they take many distinct values (scores):
-        ``n_resamples`` becomes ``max(1, min(n_resamples, max_draws // units))``, echoed in
-        the result. Pass/fail items are resampled by their counts and keep every resample.
-
-    Returns
-    -------
-    BootstrapResult
-
-    Notes
-    -----
-    Items are resampled with both runs' values kept together; with ``d_i = candidate_i -
-    baseline_i`` the resampled statistic is the mean of the resampled ``d``.
-
-    The p-value is the smallest ``alpha`` at which the ``1 - alpha`` interval of the same
-    ``method`` (percentile or BCa, with the same quantile rule) excludes 0, so the interval
-    excludes 0 exactly when ``p < 1 - confidence_level``, at every level. For the percentile
-    interval it is, up to interpolation between resamples, the familiar
-    ``min(1, 2 min(P*(d* <= 0), P*(d* >= 0)))`` over the bootstrap distribution ``d*``; for
-    BCa it is the BCa p-value (the BCa interval's levels inverted). Its resolution is
-    ``2 / n_resamples``: when no resample falls past 0 the p-value is the bound
-    ``p < 2 / n_resamples`` (``pvalue.bound == "upper"``), never 0.
-
-    Degenerate data: when every resample has the same value (one item, all items alike, all
-    pass or all fail on both sides, or every item changed by the same amount) the interval is
-    ``[d, d]`` and the standard error 0. The p-value is then 1 if ``d == 0``; otherwise it is
-    the exact two-sided sign test for ``n`` units that all moved the same way,
-    ``min(1, 2^(1 - n))``, rather than the bootstrap's meaningless 0.
-
-    For BCa, the bias correction counts resamples equal to the observed value as half below
-    (the bootstrap distribution of a pass rate is discrete), and the acceleration comes from
-    the leave-one-unit-out jackknife.
-
-    References
-    ----------
-    .. [1] B. Efron, R. J. Tibshirani, *An Introduction to the Bootstrap*, Chapman & Hall
-       (1993), ch. 13-14 (percentile and BCa intervals), ch. 15-16 (bootstrap tests).
-    .. [2] A. C. Davison, D. V. Hinkley, *Bootstrap Methods and their Application*, CUP
-       (1997), §3.8 (clustered data).
-    .. [3] B. Efron, "Better bootstrap confidence intervals", JASA 82 (1987), 171-185.
-
-    Examples
-    --------
-    The 400-item example: 266 both pass, 31 fixed, 14 broken, 89 both fail.
-
-    >>> import numpy as np
-    >>> from evalbot.stats.bootstrap import paired_bootstrap_mean
-    >>> base = np.repeat([1.0, 0.0, 1.0, 0.0], [266, 31, 14, 89])
-    >>> cand = np.repeat([1.0, 1.0, 0.0, 0.0], [266, 31, 14, 89])
-    >>> res = paired_bootstrap_mean(base, cand, seed=0)
-    >>> res.statistic
-    0.0425
-    >>> bool(res.confidence_interval.low > 0)
-    True
-    """
-    settings = _common_iv(n_resamples, confidence_level, seed, method)
-    base, cand, codes = paired_values_iv(baseline, candidate, clusters)
-    values = float(base.mean()), float(cand.mean())
-    return run_bootstrap(*_mean_units(cand - base, codes), settings, values, max_draws)
-
-
 def _mean_units(
     d: FloatArray, codes: npt.NDArray[np.int64] | None
 ) -> tuple[FloatArray, TotalsStatistic, str]:
@@ -518,7 +427,7 @@ def _columns_iv(side: object, name: str, columns: tuple[str, ...]) -> dict[str, 
                 f"`{name}` must be a mapping of column name to values for a metric on "
                 f"columns {list(columns)}; got {type(side).__name__}."
             )
-        side = {"value": side}
+        return {"value": as_float_vector(side, name)}
     missing = [c for c in columns if c not in side]
     if missing:
         raise ValueError(
@@ -565,20 +474,36 @@ def paired_bootstrap(
     clusters: Sequence[str | None] | None = None,
     max_draws: int | None = None,
 ) -> BootstrapResult:
-    """Paired bootstrap of ``metric(candidate) - metric(baseline)`` for a metric of column means.
+    """Paired bootstrap of ``metric(candidate) - metric(baseline)`` for a metric of column means
+    (by default the difference in means, ``mean(candidate) - mean(baseline)``).
 
     Parameters
     ----------
     baseline, candidate : mapping of str to array_like, or array_like
         Per-item columns of each run, aligned item by item (row ``i`` of every column is
-        item ``i`` on both sides). A plain array is the column ``"value"``.
+        item ``i`` on both sides). A plain array is the column ``"value"`` (0/1 for
+        pass/fail, or a score; items with repeats carry their per-item mean).
     metric : Metric or {"mean", "f1"}, optional
         What to compare: :func:`mean_metric` (default; pass rate or mean score),
         :func:`f1_metric` (micro F1 from per-item ``tp``/``fp``/``fn``),
         :func:`ratio_metric` (e.g. cost per solved task, ``sum(cost) / sum(solved)``), or
         any :class:`Metric`.
-    n_resamples, confidence_level, seed, method, clusters, max_draws
-        As in :func:`paired_bootstrap_mean`.
+    n_resamples : int, optional
+        Number of bootstrap resamples ``B``. Default 10,000.
+    confidence_level : float, optional
+        Two-sided confidence level of the interval. Default 0.95.
+    seed : int, optional
+        Seed of ``numpy.random.default_rng``; equal inputs and seed give equal results.
+    method : {"percentile", "bca"}, optional
+        Percentile interval (default) or bias-corrected and accelerated (BCa) interval.
+    clusters : sequence of str or None, optional
+        Cluster label per item. When given, whole clusters are resampled (items that share a
+        context are not independent); ``None`` entries are clusters of one item. The mean is
+        then ``sum(d) / (number of items)`` over the resampled clusters.
+    max_draws : int, optional
+        A bound on the units drawn in all when they take many distinct values (scores):
+        ``n_resamples`` becomes ``max(1, min(n_resamples, max_draws // units))``, echoed in
+        the result. Pass/fail items are resampled by their counts and keep every resample.
 
     Returns
     -------
@@ -589,22 +514,56 @@ def paired_bootstrap(
     Notes
     -----
     One resample draws items (or clusters) with replacement and recomputes the metric on
-    *both* runs from the same drawn items. A resample on which the metric is undefined
-    (e.g. a ratio whose denominator sums to 0) is dropped and counted in ``n_undefined``.
-    Degenerate cases and the p-value are as in :func:`paired_bootstrap_mean`.
+    *both* runs from the same drawn items, so the runs' values stay together; for the mean,
+    with ``d_i = candidate_i - baseline_i``, the resampled statistic is the mean of the
+    resampled ``d``. A resample on which the metric is undefined (e.g. a ratio whose
+    denominator sums to 0) is dropped and counted in ``n_undefined``.
+
+    The p-value is the smallest ``alpha`` at which the ``1 - alpha`` interval of the same
+    ``method`` (percentile or BCa, with the same quantile rule) excludes 0, so the interval
+    excludes 0 exactly when ``p < 1 - confidence_level``, at every level. For the percentile
+    interval it is, up to interpolation between resamples, the familiar
+    ``min(1, 2 min(P*(d* <= 0), P*(d* >= 0)))`` over the bootstrap distribution ``d*``; for
+    BCa it is the BCa p-value (the BCa interval's levels inverted). Its resolution is
+    ``2 / n_resamples``: when no resample falls past 0 the p-value is the bound
+    ``p < 2 / n_resamples`` (``pvalue.bound == "upper"``), never 0.
+
+    Degenerate data: when every resample has the same value (one item, all items alike, all
+    pass or all fail on both sides, or every item changed by the same amount) the interval is
+    ``[d, d]`` and the standard error 0. The p-value is then 1 if ``d == 0``; otherwise it is
+    the exact two-sided sign test for ``n`` units that all moved the same way,
+    ``min(1, 2^(1 - n))``, rather than the bootstrap's meaningless 0.
+
+    For BCa, the bias correction counts resamples equal to the observed value as half below
+    (the bootstrap distribution of a pass rate is discrete), and the acceleration comes from
+    the leave-one-unit-out jackknife.
 
     References
     ----------
     .. [1] B. Efron, R. J. Tibshirani, *An Introduction to the Bootstrap*, Chapman & Hall
-       (1993).
-    .. [2] T. Berg-Kirkpatrick, D. Burkett, D. Klein, "An empirical investigation of
+       (1993), ch. 13-14 (percentile and BCa intervals), ch. 15-16 (bootstrap tests).
+    .. [2] A. C. Davison, D. V. Hinkley, *Bootstrap Methods and their Application*, CUP
+       (1997), §3.8 (clustered data).
+    .. [3] B. Efron, "Better bootstrap confidence intervals", JASA 82 (1987), 171-185.
+    .. [4] T. Berg-Kirkpatrick, D. Burkett, D. Klein, "An empirical investigation of
        statistical significance in NLP", EMNLP (2012).
 
     Examples
     --------
+    The 400-item example: 266 both pass, 31 fixed, 14 broken, 89 both fail.
+
+    >>> import numpy as np
+    >>> from evalbot.stats.bootstrap import paired_bootstrap, ratio_metric
+    >>> base = np.repeat([1.0, 0.0, 1.0, 0.0], [266, 31, 14, 89])
+    >>> cand = np.repeat([1.0, 1.0, 0.0, 0.0], [266, 31, 14, 89])
+    >>> res = paired_bootstrap(base, cand, seed=0)
+    >>> res.statistic
+    0.0425
+    >>> bool(res.confidence_interval.low > 0)
+    True
+
     Cost per solved task on four items (candidate solves one more, at a higher cost):
 
-    >>> from evalbot.stats.bootstrap import paired_bootstrap, ratio_metric
     >>> base = {"cost": [1.0, 1.0, 2.0, 2.0], "solved": [1.0, 0.0, 1.0, 0.0]}
     >>> cand = {"cost": [1.5, 1.5, 2.0, 2.0], "solved": [1.0, 1.0, 1.0, 0.0]}
     >>> res = paired_bootstrap(base, cand, metric=ratio_metric("cost", "solved"))

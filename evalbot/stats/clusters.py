@@ -67,16 +67,6 @@ def cluster_codes(clusters: Sequence[str | None], n: int) -> npt.NDArray[np.int6
     return np.fromiter((seen.setdefault(key, len(seen)) for key in keys), np.int64, n)
 
 
-def paired_values_iv(
-    baseline: object, candidate: object, clusters: object
-) -> tuple[FloatArray, FloatArray, npt.NDArray[np.int64] | None]:
-    """Two aligned, non-empty vectors of per-item values and, when ``clusters`` is given, the
-    items' cluster codes (:func:`cluster_codes`)."""
-    base, cand = as_pair(baseline, candidate)
-    labels = cast("Sequence[str | None] | None", clusters)
-    return base, cand, None if labels is None else cluster_codes(labels, base.size)
-
-
 def clustered_standard_error(
     baseline: FloatArray, candidate: FloatArray, clusters: Sequence[str | None]
 ) -> float:

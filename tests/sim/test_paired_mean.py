@@ -26,7 +26,7 @@ import numpy as np
 import pytest
 from scipy.special import stdtr
 
-from evalbot.stats.bootstrap import paired_bootstrap_mean
+from evalbot.stats.bootstrap import paired_bootstrap
 from evalbot.stats.paired_mean import (
     EXACT_MAX_ITEMS,
     SIGN_FLIP_MAX_ITEMS,
@@ -249,7 +249,7 @@ def test_percentile_bootstrap_for_contrast() -> None:
         rates = []
         for n in (10, 30):
             d = NULLS[name](rng, reps(600), n)
-            p = [paired_bootstrap_mean(np.zeros(n), x, n_resamples=999).pvalue for x in d]
+            p = [paired_bootstrap(np.zeros(n), x, n_resamples=999).pvalue for x in d]
             rates.append(float(np.mean(np.array(p) <= ALPHA)))
         rows.append([name, *rates])
     table(

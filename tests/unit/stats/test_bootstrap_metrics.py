@@ -23,7 +23,6 @@ from evalbot.stats.bootstrap import (
     f1_metric,
     mean_metric,
     paired_bootstrap,
-    paired_bootstrap_mean,
     ratio_metric,
 )
 from evalbot.stats.clusters import clustered_standard_error
@@ -140,7 +139,7 @@ def test_mean_metric_delegates_to_the_mean_bootstrap() -> None:
     cand = np.repeat([1.0, 1.0, 0.0, 0.0], [266, 31, 14, 89])
     a = paired_bootstrap(base, cand)
     b = paired_bootstrap({"passed": base}, {"passed": cand}, metric=mean_metric("passed"))
-    c = paired_bootstrap_mean(base, cand)
+    c = paired_bootstrap({"value": base}, {"value": cand}, metric="mean")
     assert a == b == c
 
 
@@ -151,7 +150,7 @@ def test_custom_metric_equals_mean_in_law() -> None:
     x, y = rng.normal(size=400), rng.normal(0.1, 1, 400)
     custom = Metric(name="m", columns=("value",), function=lambda m: m["value"] * 1.0)
     a = paired_bootstrap({"value": x}, {"value": y}, metric=custom, n_resamples=5000)
-    b = paired_bootstrap_mean(x, y, n_resamples=5000)
+    b = paired_bootstrap(x, y, n_resamples=5000)
     assert a.statistic == pytest.approx(b.statistic)
     assert a.standard_error == pytest.approx(b.standard_error, rel=0.05)
 
