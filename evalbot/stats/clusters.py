@@ -360,29 +360,38 @@ def clustered_mean_test(
     return clustered_test(base, cand, codes, cl, b, s)
 
 
-def cluster_sign_flip_pvalue(
+def sign_flip_pvalue(
     baseline: object,
     candidate: object,
-    clusters: object,
+    clusters: Sequence[str | None] | None = None,
     *,
     shift: float = 0.0,
     n_resamples: int = RESAMPLES,
     seed: int = 0,
 ) -> float:
-    """The cluster sign-flip p-value alone, for the shift ``shift`` (default 0): the interval
-    of :func:`clustered_mean_test` (up to 1,000 clusters) is the set of shifts whose p-value
-    here exceeds ``1 - confidence_level`` (same patterns for the same ``seed``).
+    """The p-value of the sign-flip test alone, for the shift ``shift`` (default 0): of the
+    items, or with ``clusters`` of the clusters.
+
+    The sign-flip test's interval (:func:`~evalbot.stats.paired_mean.paired_mean_test`'s up to
+    1,000 items, :func:`clustered_mean_test`'s up to 1,000 clusters) is exactly the set of
+    shifts whose p-value here exceeds ``1 - confidence_level`` (same sign patterns for the
+    same ``seed``), so this is the cheap way to ask "is ``shift`` inside the interval?" (used
+    by the coverage simulations).
 
     Examples
     --------
-    >>> from evalbot.stats.clusters import cluster_sign_flip_pvalue
-    >>> cluster_sign_flip_pvalue([0, 0, 0, 0], [1, 1, 1, 0], ["a", "a", "b", "c"])
+    >>> from evalbot.stats.clusters import sign_flip_pvalue
+    >>> sign_flip_pvalue([0.0] * 8, [0.2, 0.3, 0.1, 0.2, 0.4, 0.1, 0.2, 0.2])
+    0.0078125
+    >>> sign_flip_pvalue([0, 0, 0, 0], [1, 1, 1, 0], ["a", "a", "b", "c"])
     0.5
     """
     b, s = as_resampling(n_resamples, seed)
-    base, cand, codes = _clustered_iv(baseline, candidate, clusters)
+    base, cand = as_pair(baseline, candidate)
     delta = as_number(shift, "shift", math.isfinite, "be finite")
-    totals, sizes = _units(cand - base, codes)
+    if clusters is None:
+        return _SignFlip(cand - base, b, s).pvalue(delta)
+    totals, sizes = _units(cand - base, cluster_codes(clusters, base.size))
     return _SignFlip(totals, b, s, sizes).pvalue(delta)
 
 

@@ -29,14 +29,7 @@ from typing import Literal, cast
 
 import numpy as np
 
-from evalbot.stats._validation import (
-    FloatArray,
-    as_choice,
-    as_number,
-    as_pair,
-    as_probability,
-    as_resampling,
-)
+from evalbot.stats._validation import FloatArray, as_choice, as_pair, as_probability, as_resampling
 from evalbot.stats.intervals import ConfidenceInterval, bisect
 from evalbot.stats.pvalue import PValue, exact_pvalue, float_pvalue, upper_bound_pvalue
 from evalbot.vocabulary import CONFIDENCE, RESAMPLES
@@ -367,33 +360,6 @@ def _invert(
                 outside = 0.0
         ends.append(bisect(lambda x: pvalue(x) > alpha, inside, outside, 1e-9 * scale)[0])
     return ConfidenceInterval(ends[0], ends[1])
-
-
-def sign_flip_pvalue(
-    baseline: object,
-    candidate: object,
-    *,
-    shift: float = 0.0,
-    n_resamples: int = RESAMPLES,
-    seed: int = 0,
-) -> float:
-    """The p-value of the sign-flip test of :func:`paired_mean_test` alone, for the shift
-    ``shift`` (default 0).
-
-    The sign-flip test's interval is exactly the set of shifts whose p-value here exceeds
-    ``1 - confidence_level`` (same sign patterns for the same ``seed``), so this is the cheap
-    way to ask "is ``shift`` inside the interval?" (used by the coverage simulations).
-
-    Examples
-    --------
-    >>> from evalbot.stats.paired_mean import sign_flip_pvalue
-    >>> sign_flip_pvalue([0.0] * 8, [0.2, 0.3, 0.1, 0.2, 0.4, 0.1, 0.2, 0.2])
-    0.0078125
-    """
-    b, s = as_resampling(n_resamples, seed)
-    base, cand = as_pair(baseline, candidate)
-    delta = as_number(shift, "shift", math.isfinite, "be finite")
-    return _SignFlip(cand - base, b, s).pvalue(delta)
 
 
 def sign_flip(base: FloatArray, cand: FloatArray, cl: float, b: int, s: int) -> PairedMeanResult:

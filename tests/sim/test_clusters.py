@@ -47,9 +47,9 @@ from evalbot.plan.config import BootstrapConfig, Config
 from evalbot.plan.policy import evaluate
 from evalbot.stats.clusters import (
     CLUSTER_SIGN_FLIP_MAX,
-    cluster_sign_flip_pvalue,
     clustered_mean_test,
     estimate_design_effect,
+    sign_flip_pvalue,
 )
 from evalbot.stats.paired_mean import EXACT_MAX_ITEMS
 from evalbot.stats.power import mcnemar_minimum_detectable_effect
@@ -198,7 +198,7 @@ def test_kernels_are_evalbots(g: int) -> None:
         totals = (fixed[i] - broken[i]).astype(np.float64)
         for shift in (0.0, 0.05):
             ours = sign_flip_seeded(totals, sizes.astype(np.float64), shift, seed=i)
-            theirs = cluster_sign_flip_pvalue(
+            theirs = sign_flip_pvalue(
                 np.zeros(d.size),
                 d,
                 labels(sizes),

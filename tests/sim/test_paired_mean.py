@@ -27,11 +27,11 @@ import pytest
 from scipy.special import stdtr
 
 from evalbot.stats.bootstrap import paired_bootstrap
+from evalbot.stats.clusters import sign_flip_pvalue
 from evalbot.stats.paired_mean import (
     EXACT_MAX_ITEMS,
     SIGN_FLIP_MAX_ITEMS,
     paired_mean_test,
-    sign_flip_pvalue,
 )
 from evalbot.vocabulary import RESAMPLES
 from tests.sim._common import ALPHA, reps, slack, table

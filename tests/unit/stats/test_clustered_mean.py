@@ -15,8 +15,8 @@ from scipy import stats
 
 from evalbot.stats.clusters import (
     CLUSTER_SIGN_FLIP_MAX,
-    cluster_sign_flip_pvalue,
     clustered_mean_test,
+    sign_flip_pvalue,
 )
 from evalbot.stats.mcnemar import mcnemar
 from evalbot.stats.paired_mean import paired_mean_test
@@ -114,10 +114,10 @@ def test_the_interval_inverts_the_test(g: int) -> None:
     assert lo < r.statistic < hi
     width = hi - lo
     for end, outward in ((lo, -1.0), (hi, 1.0)):
-        inside = cluster_sign_flip_pvalue(
+        inside = sign_flip_pvalue(
             zeros, d, labels, shift=end - outward * 1e-6 * width, n_resamples=2000, seed=1
         )
-        outside = cluster_sign_flip_pvalue(
+        outside = sign_flip_pvalue(
             zeros, d, labels, shift=end + outward * 1e-6 * width, n_resamples=2000, seed=1
         )
         assert inside > 0.05 >= outside

@@ -227,7 +227,7 @@ def test_paired_inputs_refused_alike(call: Callable[[object, object], object]) -
 
 
 def test_pvalue_alone_is_the_interval_membership() -> None:
-    from evalbot.stats.paired_mean import sign_flip_pvalue
+    from evalbot.stats.clusters import sign_flip_pvalue
 
     rng = np.random.default_rng(12)
     for n in (9, 40):
