@@ -202,6 +202,45 @@ def test_cohens_dz_against_nct() -> None:
     assert paired_mean_test(np.zeros(n), d, method="sign-flip").effect_size == r
 
 
+def test_cohens_dz_of_a_constant_shift_of_stored_floats_is_undefined() -> None:
+    base = np.random.default_rng(3).random(8)
+    cand = base + 0.3  # each sum rounded: the differences vary by a few 1e-17, no more
+    assert np.ptp(cand - base) > 0
+    assert math.isnan(cohens_dz(base, cand).statistic)
+    assert math.isnan(paired_mean_test(base, cand).effect_size.confidence_interval.low)
+
+
+@pytest.mark.parametrize("spread", [3e-5, 1e-3])
+def test_cohens_dz_far_out_meets_the_noncentral_t(spread: float) -> None:
+    # t = sqrt(n) d_z of about 3e4 (spread 3e-5) or 900: either side of the expansion's start
+    rng = np.random.default_rng(4)
+    d = 0.3 + spread * rng.standard_normal(8)
+    r, n = cohens_dz(np.zeros(8), d), d.size
+    t = r.statistic * math.sqrt(n)
+    for end, mass in ((r.confidence_interval.low, 0.975), (r.confidence_interval.high, 0.025)):
+        assert stats.nct.cdf(t, n - 1, end * math.sqrt(n)) == pytest.approx(mass, abs=1e-6)
+
+
+def test_cohens_dz_where_the_search_never_ends_takes_the_limit(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import scipy.special
+
+    def refused(*args: object) -> None:
+        raise AssertionError("cdflib's search at |t| = 1e6 runs for hours")
+
+    monkeypatch.setattr(scipy.special, "nctdtr", refused)
+    monkeypatch.setattr(scipy.special, "nctdtrinc", refused)
+    d = 0.3 + 1e-7 * np.random.default_rng(5).standard_normal(8)
+    r = cohens_dz(np.zeros(8), d)
+    t, root = r.statistic * math.sqrt(8), math.sqrt(8)
+    assert r.confidence_interval.low < r.statistic < r.confidence_interval.high
+    # T = (Z + delta) / S: with Z negligible, delta = t times a quantile of S = sqrt(chi2_7 / 7)
+    for end, mass in ((r.confidence_interval.low, 0.975), (r.confidence_interval.high, 0.025)):
+        limit = t * math.sqrt(stats.chi2.isf(mass, 7) / 7) / root
+        assert end == pytest.approx(limit, rel=1e-9)
+
+
 def test_validation() -> None:
     with pytest.raises(ValueError, match="must have the same length"):
         paired_mean_test([0.0, 1.0], [1.0], method="sign-flip")
