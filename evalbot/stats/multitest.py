@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Literal, cast
+from typing import Literal
 
 import numpy as np
 import numpy.typing as npt
 
-from evalbot.stats._validation import FloatArray, as_choice, as_float_vector, as_probability
-from evalbot.vocabulary import ALPHA
+from evalbot.stats._validation import FloatArray, as_float_vector
 
 AdjustMethod = Literal["bh", "holm"]
 
@@ -65,50 +63,3 @@ def _unsorted(adjusted: FloatArray, order: npt.NDArray[np.intp]) -> FloatArray:
     out = np.empty(order.size, dtype=np.float64)
     out[order] = np.minimum(1.0, adjusted)
     return out
-
-
-@dataclass(frozen=True, kw_only=True)
-class MultipleTestResult:
-    """Result of :func:`adjust_pvalues`.
-
-    Attributes
-    ----------
-    pvalues : tuple of float
-        The raw p-values (echoed).
-    adjusted : tuple of float
-        Adjusted p-values (BH q-values or Holm), input order.
-    reject : tuple of bool
-        ``adjusted <= alpha``.
-    method : {"bh", "holm"}
-    alpha : float
-    """
-
-    pvalues: tuple[float, ...]
-    adjusted: tuple[float, ...]
-    reject: tuple[bool, ...]
-    method: AdjustMethod
-    alpha: float
-
-
-def adjust_pvalues(
-    pvalues: npt.ArrayLike, *, method: str = "bh", alpha: float = ALPHA
-) -> MultipleTestResult:
-    """Adjust p-values for multiple comparisons with :func:`benjamini_hochberg` or :func:`holm`.
-
-    Examples
-    --------
-    >>> from evalbot.stats.multitest import adjust_pvalues
-    >>> adjust_pvalues([0.01, 0.04, 0.03], method="holm").reject
-    (True, False, False)
-    """
-    p = as_float_vector(pvalues, "pvalues", unit=True)
-    m = cast(AdjustMethod, as_choice(method, "method", ("bh", "holm")))
-    a = as_probability(alpha, "alpha")
-    adj = benjamini_hochberg(p) if m == "bh" else holm(p)
-    return MultipleTestResult(
-        pvalues=tuple(float(x) for x in p),
-        adjusted=tuple(float(x) for x in adj),
-        reject=tuple(bool(x <= a) for x in adj),
-        method=m,
-        alpha=a,
-    )

@@ -18,7 +18,6 @@ References
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -115,50 +114,6 @@ def _matrix_iv(values: object, name: str = "values") -> FloatArray:
 
 def _is_binary(arr: FloatArray) -> bool:
     return bool(np.all((arr == 0.0) | (arr == 1.0)))
-
-
-def repeats_matrix(
-    ids: Sequence[str], epochs: npt.ArrayLike, values: npt.ArrayLike
-) -> tuple[list[str], FloatArray]:
-    """Arrange long-format rows ``(id, epoch, value)`` into an items x repeats matrix.
-
-    Returns the sorted item ids and a matrix whose row ``i`` holds item ``ids[i]``'s values
-    in epoch order. Every item must have the same number of repeats, each epoch once.
-
-    Examples
-    --------
-    >>> from evalbot.stats.repeats import repeats_matrix
-    >>> ids, m = repeats_matrix(["b", "a", "a", "b"], [0, 1, 0, 1], [1.0, 0.0, 1.0, 1.0])
-    >>> ids, m.tolist()
-    (['a', 'b'], [[1.0, 0.0], [1.0, 1.0]])
-    """
-    ep = np.asarray(epochs)
-    vals = np.asarray(values, dtype=np.float64)
-    if not (len(ids) == ep.size == vals.size):
-        raise ValueError(
-            "`ids`, `epochs` and `values` must have the same length; "
-            f"got {len(ids)}, {ep.size} and {vals.size}."
-        )
-    rows: dict[str, dict[int, float]] = {}
-    for i, (item, epoch_raw, value) in enumerate(zip(ids, ep.tolist(), vals.tolist(), strict=True)):
-        epoch = as_count(epoch_raw, f"epochs[{i}]")
-        per_item = rows.setdefault(item, {})
-        if epoch in per_item:
-            raise ValueError(f"Item {item!r} has epoch {epoch!r} more than once.")
-        per_item[epoch] = value
-    order = sorted(rows)
-    counts = {item: len(rows[item]) for item in order}
-    k = max(counts.values(), default=0)
-    short = next((item for item in order if counts[item] != k), None)
-    if short is not None:
-        raise ValueError(
-            f"Every item must have the same number of repeats ({k}); "
-            f"item {short!r} has {counts[short]}."
-        )
-    matrix = np.array(
-        [[rows[item][e] for e in sorted(rows[item])] for item in order], dtype=np.float64
-    ).reshape(len(order), k)
-    return order, matrix
 
 
 @dataclass(frozen=True, kw_only=True)

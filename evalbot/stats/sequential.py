@@ -291,7 +291,7 @@ def confidence_sequence(
     non-negative martingale with mean 1 under ``p0``, so by Ville's inequality the set
     ``{p0 : LR(p0) < 1 / alpha}`` covers the true ``p`` at every look at once with
     probability at least ``1 - alpha`` (a confidence sequence; the running intersection over
-    looks keeps that coverage, see :func:`confidence_sequence_path`). At ``p0 = 1/2`` this is
+    looks keeps that coverage). At ``p0 = 1/2`` this is
     the SPRT: the split interval excludes 1/2 exactly when its p-value is ``<= alpha``.
 
     The difference in pass rate is ``psi (2p - 1)``. The share ``psi`` gets its own
@@ -345,35 +345,3 @@ def confidence_sequence(
         concentration=c,
         discordance_alpha=psi_alpha,
     )
-
-
-def confidence_sequence_path(
-    fixed: object,
-    broken: object,
-    items: object,
-    *,
-    confidence_level: float = CONFIDENCE,
-    concentration: float = 1.0,
-    discordance_alpha: float = 0.005,
-) -> list[ConfidenceInterval]:
-    """The difference-in-pass-rate confidence sequence along a path of looks, intersected:
-    each look's interval is the intersection of :func:`confidence_sequence` at this and every
-    earlier look (cumulative counts), which keeps the time-uniform coverage and agrees with
-    :func:`sequential_pvalues` (the running minimum p-value)."""
-    looks = [np.atleast_1d(np.asarray(counts)).tolist() for counts in (fixed, broken, items)]
-    if len({len(counts) for counts in looks}) > 1:
-        raise ValueError("`fixed`, `broken` and `items` must have one entry per look.")
-    out: list[ConfidenceInterval] = []
-    low, high = -math.inf, math.inf
-    for x, y, n in zip(*looks, strict=True):
-        ci = confidence_sequence(
-            x,
-            y,
-            n,
-            confidence_level=confidence_level,
-            concentration=concentration,
-            discordance_alpha=discordance_alpha,
-        ).confidence_interval
-        low, high = max(low, ci.low), min(high, ci.high)
-        out.append(ConfidenceInterval(low, high))
-    return out

@@ -24,7 +24,6 @@ from evalbot.stats.repeats import (
     analyze_repeats,
     majority_vote_accuracy,
     pass_at_k,
-    repeats_matrix,
     repeats_standard_error,
 )
 
@@ -144,26 +143,9 @@ def test_majority_vote() -> None:
         majority_vote_accuracy([[0.5, 1.0]])
 
 
-def test_repeats_matrix_orders_epochs_numerically() -> None:
-    ids = ["a"] * 3 + ["b"] * 3
-    epochs = [10, 2, 1, 1, 2, 10]
-    values = [10.0, 2.0, 1.0, 1.5, 2.5, 10.5]
-    order, m = repeats_matrix(ids, epochs, values)
-    assert order == ["a", "b"]
-    assert m.tolist() == [[1.0, 2.0, 10.0], [1.5, 2.5, 10.5]]
-
-
 @pytest.mark.parametrize(
     ("call", "message"),
     [
-        (
-            lambda: repeats_matrix(["a", "a", "b"], [0, 1, 0], [1, 1, 1]),
-            "Every item must have the same number of repeats (2); item 'b' has 1.",
-        ),
-        (
-            lambda: repeats_matrix(["a", "a"], [0, 0], [1, 1]),
-            "Item 'a' has epoch 0 more than once.",
-        ),
         (
             lambda: analyze_repeats([1, 0, 1]),
             "`values` must be two-dimensional (items x repeats); got an array of shape (3,).",
