@@ -2,14 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Literal
-
 import numpy as np
 import numpy.typing as npt
 
 from evalbot.stats._validation import FloatArray, as_float_vector
-
-AdjustMethod = Literal["bh", "holm"]
 
 
 def benjamini_hochberg(pvalues: npt.ArrayLike) -> FloatArray:
