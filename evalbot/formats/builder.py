@@ -183,7 +183,7 @@ class ResultsBuilder:
             costs=_floats(costs) if any(c is not None for c in costs) else None,
             errors=np.asarray(errors, dtype=np.bool_) if any(errors) else None,
             metrics={k: _floats([row.get(k) for row in self.metrics]) for k in names},
-            locations=locations,
+            where=locations.__getitem__,
             content_hashes=self.hashes if any(h is not None for h in self.hashes) else None,
             id_hashes=check_unique(ids, epoch_column, locations.__getitem__),
         )

@@ -135,7 +135,7 @@ _LONG = 10**MAX_NUMBER_DIGITS
 class _Table:
     """A file's records as columns: each field's values (``UNSET`` where a record lacks it;
     ``None`` when no record has it) and their types. ``strings``: values are text (CSV/TSV),
-    so ``"true"`` or ``"0.5"`` count. ``locate``: how :class:`Results` names a row. An integer
+    so ``"true"`` or ``"0.5"`` count. An integer
     too long to be a value is refused (msgspec reads them; the standard library's parse of a
     document refuses them)."""
 
@@ -145,7 +145,6 @@ class _Table:
     where: Callable[[int], str]
     record: Callable[[int], Mapping[str, Any]]
     strings: bool
-    locate: dict[str, Any]
     kinds: dict[str, set[type]] = field(default_factory=dict)  # the columns' known so far
 
     def __post_init__(self) -> None:
@@ -201,7 +200,6 @@ def _jsonl_table(data: Source, source: str, options: ReadOptions) -> _Table:
         found = parse_json_line(line.decode("utf-8-sig", "replace"), rows.where(row))
         return found if isinstance(found, Mapping) else {}
 
-    locate = {"rows_are_lines": True} if rows.lines is None else {"lines": rows.lines}
     return _Table(
         source=source,
         count=rows.count,
@@ -209,7 +207,6 @@ def _jsonl_table(data: Source, source: str, options: ReadOptions) -> _Table:
         where=rows.where,
         record=record,
         strings=False,
-        locate=locate,
         kinds=rows.kinds,
     )
 
@@ -232,7 +229,6 @@ def _records_table(
         where=locations.__getitem__,
         record=mappings.__getitem__,
         strings=strings,
-        locate={"locations": locations},
     )
 
 
@@ -274,8 +270,8 @@ def parse_table(table: _Table, options: ReadOptions) -> Results:
         costs=costs,
         errors=errors,
         metrics=metrics,
+        where=table.where,
         id_hashes=id_hashes,
-        **table.locate,
     )
 
 

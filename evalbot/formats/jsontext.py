@@ -238,25 +238,6 @@ def jsonl_records(
 # --- JSON Lines rows: msgspec, only the keys read ---------------------------------------------
 
 
-@dataclass(frozen=True, kw_only=True, eq=False)
-class Rows:
-    """The rows of a JSON Lines file: one list of values per key read (``UNSET`` where a row
-    lacks the key; ``None`` when no row has it), the line of each row, and the type of every
-    value of a typed key when each row held it with that type (msgspec checked it)."""
-
-    source: str
-    columns: dict[str, list[Any] | None]
-    count: int
-    lines: IntArray | None  # None: row i is line i + 1
-    kinds: dict[str, set[type]]
-
-    def line(self, row: int) -> int:
-        return row + 1 if self.lines is None else int(self.lines[row])
-
-    def where(self, row: int) -> str:
-        return f"{self.source}:{self.line(row)}"
-
-
 def chunks(data: bytes) -> Iterator[memoryview]:
     """``data`` in views of about :data:`CHUNK` bytes, each up to a line end (not included)."""
     view, start = memoryview(data), 0  # views: msgspec and numpy read them without a copy
@@ -286,7 +267,7 @@ def read_rows(
     always = tuple(dict.fromkeys(keys))
     names = tuple(dict.fromkeys([*always, *optional]))
     dotted = [tuple(p) for p in paths if len(p) > 1]
-    reader = _Reader(source, names, len(always), tuple(types[: len(always)]), dotted, max_line)
+    rows = Rows(source, names, len(always), tuple(types[: len(always)]), dotted, max_line)
     line, offset = 1, 0
     for piece in pieces:
         bom = len(_BOM) if offset == 0 and piece[: len(_BOM)].tobytes() == _BOM else 0
@@ -297,11 +278,12 @@ def read_rows(
         except UnicodeDecodeError as error:
             raise _not_utf8(chunk, error.start, source, line, offset + bom) from None
         offset += len(piece) + 1
-        line = reader.chunk(chunk, line)
-    lines = None if reader.numbers is None else np.concatenate(reader.numbers)
-    typed = zip(names, reader.types if reader.typed and reader.count else (), strict=False)
-    kinds = {key: {kind} for key, kind in typed}
-    return Rows(source=source, columns=reader.columns, count=reader.count, lines=lines, kinds=kinds)
+        line = rows.chunk(chunk, line)
+    rows.lines = None if rows.numbers is None else np.concatenate(rows.numbers)
+    rows.numbers = None  # read: held once, as lines
+    typed = zip(names, rows.types if rows.typed and rows.count else (), strict=False)
+    rows.kinds = {key: {kind} for key, kind in typed}
+    return rows
 
 
 @lru_cache(maxsize=32)
@@ -321,26 +303,28 @@ def _decoder(
     return msgspec.json.Decoder(row)
 
 
-class _Reader:
-    """Chunks of one file read into columns (see :func:`read_rows`): each decoded in one call
-    when each line holds one object and none is too long, else line by line. Four decoders:
-    rows holding the keys always read, of their usual types, and no other (the first tried:
-    nothing else to look at), rows holding the keys read and no other (the ones checked for
-    repeated keys), rows holding the keys always read, of their usual types, and none of the
-    other keys read (only those are looked at), any rows."""
+@dataclass(eq=False)
+class Rows:
+    """The rows of a JSON Lines file read into columns (see :func:`read_rows`): one list of
+    values per key read (``UNSET`` where a row lacks the key; ``None`` when no row has it), the
+    line of each row, and the type of every value of a typed key when each row held it with
+    that type (msgspec checked it).
 
-    def __init__(
-        self,
-        source: str,
-        keys: tuple[str, ...],
-        always: int,
-        types: tuple[type, ...],
-        paths: list[tuple[str, ...]],
-        max_line: int,
-    ) -> None:
-        self.source, self.keys, self.always, self.types, self.paths, self.max_line = (
-            source, keys, always, types, paths, max_line
-        )  # fmt: skip
+    Each chunk is decoded in one call when each line holds one object and none is too long,
+    else line by line. Four decoders: rows holding the keys always read, of their usual types,
+    and no other (the first tried: nothing else to look at), rows holding the keys read and no
+    other (the ones checked for repeated keys), rows holding the keys always read, of their
+    usual types, and none of the other keys read (only those are looked at), any rows."""
+
+    source: str
+    keys: tuple[str, ...]
+    always: int
+    types: tuple[type, ...]
+    paths: list[tuple[str, ...]]
+    max_line: int
+
+    def __post_init__(self) -> None:
+        keys, always, types = self.keys, self.always, self.types
         self.bare, self.only = _decoder(keys[:always], True, 0, types), _decoder(keys, True)
         self.skim = _decoder(keys, False, len(keys) - always, types)
         self.decoder = _decoder(keys, False)
@@ -349,6 +333,14 @@ class _Reader:
         self.columns: dict[str, list[Any] | None] = dict.fromkeys(keys)
         self.numbers: list[IntArray] | None = None  # None: row i is line i + 1 so far
         self.count = 0
+        self.lines: IntArray | None = None  # once read; None: row i is line i + 1
+        self.kinds: dict[str, set[type]] = {}  # once read
+
+    def line(self, row: int) -> int:
+        return row + 1 if self.lines is None else int(self.lines[row])
+
+    def where(self, row: int) -> str:
+        return f"{self.source}:{self.line(row)}"
 
     def chunk(self, data: bytes, first: int) -> int:
         """Read the lines ``first``, ``first + 1``, ... of ``data``; the line after them."""

@@ -10,7 +10,7 @@ CLI and ``.evalbot.yml``).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
 
@@ -54,14 +54,10 @@ class Results:
         Optional flag per row: the harness errored (timeout, exception), which is not a failure.
     metrics
         Further named numeric columns (secondary metrics such as ``tp``/``fp``/``fn``).
-    locations
-        Optional "file:line" of each row, for messages about a single row.
-    lines
-        Optional line number of each row in ``source``, where ``locations`` is not kept:
-        :meth:`location` builds the "file:line" text only when a message needs it.
-    rows_are_lines
-        Row ``i`` is line ``i + 1`` of ``source``, so neither ``locations`` nor ``lines`` needs
-        to be kept.
+    where
+        Optional place of a row ("file:line", "file: item N"), for messages about a single row:
+        the text is built only when a message needs it (a JSON Lines reader keeps no line
+        numbers while row ``i`` is line ``i + 1``).
     id_hashes
         Optional ``hash()`` of each id, computed while checking for repeats and kept for the
         join in :mod:`.pairing`. Process-local (Python salts string hashes): never persisted.
@@ -79,24 +75,16 @@ class Results:
     costs: FloatArray | None = None
     errors: BoolArray | None = None
     metrics: dict[str, FloatArray] = field(default_factory=dict)
-    locations: list[str] | None = None
+    where: Callable[[int], str] | None = None
     content_hashes: list[str | None] | None = None
-    lines: IntArray | None = None
     id_hashes: IntArray | None = None
-    rows_are_lines: bool = False
 
     def __len__(self) -> int:
         return len(self.ids)
 
     def location(self, row: int) -> str:
         """Where row ``row`` came from, for a message: "file:line" or "file: row N"."""
-        if self.locations is not None:
-            return self.locations[row]
-        if self.lines is not None:
-            return f"{self.source}:{int(self.lines[row])}"
-        if self.rows_are_lines:
-            return f"{self.source}:{row + 1}"
-        return f"{self.source}: row {row + 1}"
+        return f"{self.source}: row {row + 1}" if self.where is None else self.where(row)
 
 
 @dataclass(frozen=True, kw_only=True)

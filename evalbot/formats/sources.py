@@ -186,22 +186,22 @@ def merge(shards: list[Results]) -> Results:
     kind of metric, epochs on every shard or none, and no (id, epoch) twice across them."""
     if len(shards) == 1:
         return shards[0]
-    if len({s.kind for s in shards}) > 1:
-        first = next(s for s in shards if s.kind == "binary")
-        other = next(s for s in shards if s.kind == "score")
+    kinds = {s.kind: s.source for s in reversed(shards)}  # the first shard of each kind
+    if len(kinds) > 1:
         raise InputError(
-            f"{other.source}: has a score metric but {first.source} has pass/fail; "
+            f"{kinds['score']}: has a score metric but {kinds['binary']} has pass/fail; "
             "shards of one run must use one kind"
         )
     without = [s for s in shards if s.epochs is None]
     if without and len(without) < len(shards):
         raise InputError(f"{without[0].source}: rows have no `epoch` but other shards do")
     ids = [i for s in shards for i in s.ids]
-    locations = [
-        loc
-        for s in shards
-        for loc in (s.locations if s.locations is not None else map(s.location, range(len(s))))
-    ]
+    starts = np.cumsum([0, *map(len, shards)])
+
+    def where(row: int) -> str:
+        shard = int(np.searchsorted(starts, row, side="right")) - 1
+        return shards[shard].location(row - int(starts[shard]))
+
     epochs = _column(shards, "epochs", np.int64, 0)
     return Results(
         source=", ".join(s.source for s in shards),
@@ -217,9 +217,9 @@ def merge(shards: list[Results]) -> Results:
             name: np.concatenate([s.metrics.get(name, np.full(len(s), np.nan)) for s in shards])
             for name in dict.fromkeys(name for s in shards for name in s.metrics)
         },
-        locations=locations,
+        where=where,
         content_hashes=_column(shards, "content_hashes", object, None),
-        id_hashes=check_unique(ids, epochs, locations.__getitem__),
+        id_hashes=check_unique(ids, epochs, where),
     )
 
 

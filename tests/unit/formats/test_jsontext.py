@@ -422,7 +422,8 @@ def test_a_file_is_decoded_once_a_chunk_at_a_time(monkeypatch: pytest.MonkeyPatc
     data = harness_rows(3000)
     monkeypatch.setattr(jsontext, "CHUNK", len(data) // 4)
     results = parse(data, source="r.jsonl", options=ReadOptions())
-    assert len(results) == 3000 and results.rows_are_lines
+    assert len(results) == 3000 and results.location(2999) == "r.jsonl:3000"
+    assert results.where.__self__.lines is None  # row i is line i + 1: no line numbers kept
     assert sum(d.rows for d in made) == 3000  # each row decoded once
     assert sum(d.calls for d in made) == 4  # one call a chunk
     assert reparsed == []  # nested keys named like the ones read: no line read again
