@@ -133,39 +133,44 @@ def _duplicate_message(where: str, key: str, *, starts: bool = False) -> str:
     return f"{where}: duplicate key {show(key)} in {what} (refused: which one counts?)"
 
 
+def _parsed(text: str, where: str, *, document: bool) -> tuple[Any, str | None]:
+    """``text`` parsed (an error names ``where``, and the line in a ``document``), and the
+    message naming what is wrong in it (a repeated key, a number too long), ``None`` when
+    nothing is; in a ``document``, the message names the line of the object holding it."""
+    parse = _Parse()
+    value = parse.decode(text, where, lines=document)
+    if not parse.found():
+        return value, None
+    if document:
+        return value, _located(text, where, value, parse)
+    return value, _first_problem(value, parse, where)[1]
+
+
 def parse_json_document(text: str, source: str) -> Any:
     """A whole JSON document; an error names ``source`` and its line."""
-    parse = _Parse()
-    value = parse.decode(text, source, lines=True)
-    if parse.found():
-        raise InputError(_located(text, source, value, parse))
+    value, problem = _parsed(text, source, document=True)
+    if problem is not None:
+        raise InputError(problem)
     return value
 
 
 def parse_json_line(line: str, where: str) -> Any:
     """One line of JSON Lines, or one JSON value of a field; ``where`` names its place."""
-    parse = _Parse()
-    value = parse.decode(line, where)
-    if parse.found():
-        raise InputError(_first_problem(value, parse, where)[1])
+    value, problem = _parsed(line, where, document=False)
+    if problem is not None:
+        raise InputError(problem)
     return value
 
 
 def parse_json_prefix(text: str, source: str, line: int | None) -> tuple[Any, str | None]:
     """``text`` as exactly one JSON value, or :data:`NOTHING` when it is not one; and the message
-    naming what is wrong in it (a repeated key, a number too long), ``None`` when nothing is.
-    ``line`` is the line ``text`` starts on when it is one line of the file, ``None`` when it
-    is the whole file."""
-    parse = _Parse()
+    naming what is wrong in it, ``None`` when nothing is. ``line`` is the line ``text`` starts
+    on when it is one line of the file, ``None`` when it is the whole file."""
     try:
-        value = parse.decode(text, source)
+        where = source if line is None else f"{source}:{line}"
+        return _parsed(text, where, document=line is None)
     except UnreadableError:
         return NOTHING, None
-    if not parse.found():
-        return value, None
-    if line is None:
-        return value, _located(text, source, value, parse)
-    return value, _first_problem(value, parse, f"{source}:{line}")[1]
 
 
 def _located(text: str, source: str, value: Any, parse: _Parse) -> str:
@@ -187,16 +192,15 @@ def _located(text: str, source: str, value: Any, parse: _Parse) -> str:
     return _first_problem(value, parse, f"{source}:{line}", starts=True)[1]
 
 
-def _longest(value: Any) -> int:
-    """The digits of the first too long integer in ``value``, 0 when it holds none."""
-    stack = [value]
+def _walk(value: Any) -> Iterator[tuple[Any, list[str | int]]]:
+    """Each node of a parsed value, in document order, with the keys and indexes leading to it."""
+    stack: list[tuple[Any, list[str | int]]] = [(value, [])]
     while stack:
-        node = stack.pop()
-        if isinstance(node, _Long):
-            return node.digits
+        node, steps = stack.pop()
+        yield node, steps
         if isinstance(node, dict | list):
-            stack.extend(reversed(node.values() if isinstance(node, dict) else node))
-    return 0
+            children = node.items() if isinstance(node, dict) else enumerate(node)
+            stack.extend(reversed([(child, [*steps, step]) for step, child in children]))
 
 
 def _first_problem(
@@ -204,15 +208,9 @@ def _first_problem(
 ) -> tuple[list[str | int], str]:
     """The keys and indexes leading to the first object (in document order) with something
     wrong in it, and the message naming ``where``."""
-    stack: list[tuple[Any, list[str | int]]] = [(value, [])]
-    while stack:
-        node, steps = stack.pop()
-        problem = parse.problem(node, where, starts=starts)
-        if problem is not None:
+    for node, steps in _walk(value):
+        if (problem := parse.problem(node, where, starts=starts)) is not None:
             return steps, problem
-        if isinstance(node, dict | list):
-            children = node.items() if isinstance(node, dict) else enumerate(node)
-            stack.extend(reversed([(child, [*steps, step]) for step, child in children]))
     raise AssertionError("a noted problem is in the value")  # pragma: no cover - noted when read
 
 
@@ -479,9 +477,10 @@ class Rows:
         parse = _Parse()
         record = parse.decode(line.decode("utf-8"), where)  # the file is UTF-8: checked first
         if parse.long and isinstance(record, dict):
-            digits = _longest([record.get(key) for key in self.keys])
-            if digits:
-                raise InputError(long_number(where, digits))
+            values = _walk([record.get(key) for key in self.keys])
+            long = next((node for node, _ in values if isinstance(node, _Long)), None)
+            if long is not None:
+                raise InputError(long_number(where, long.digits))
         objects: list[Any] = [(record, set(self.keys))]
         for path in self.paths:
             node = record
