@@ -162,14 +162,16 @@ def parse_json_line(line: str, where: str) -> Any:
     return value
 
 
-def parse_json_prefix(text: str, source: str, line: int | None) -> tuple[Any, str | None]:
-    """``text`` as exactly one JSON value, or :data:`NOTHING` when it is not one; and the message
-    naming what is wrong in it, ``None`` when nothing is. ``line`` is the line ``text`` starts
-    on when it is one line of the file, ``None`` when it is the whole file."""
+def parse_json_prefix(
+    data: bytes | memoryview, source: str, line: int | None
+) -> tuple[Any, str | None]:
+    """``data`` as exactly one JSON value in UTF-8, or :data:`NOTHING` when it is not one; and
+    the message naming what is wrong in it, ``None`` when nothing is. ``line`` is the line
+    ``data`` starts on when it is one line of the file, ``None`` when it is the whole file."""
     try:
         where = source if line is None else f"{source}:{line}"
-        return _parsed(text, where, document=line is None)
-    except UnreadableError:
+        return _parsed(str(data, "utf-8"), where, document=line is None)
+    except (UnicodeDecodeError, UnreadableError):
         return NOTHING, None
 
 

@@ -136,30 +136,18 @@ class Probe:
         if rest is None and not isinstance(self.source, Held):
             return self._classify(self.data)  # the first line, or what follows it, not all held
         end = len(data) if line_end < 0 else line_end
-        first_line = _decode(data, start, end)
         line = data.count(b"\n", 0, start) + 1
-        value, repeat = NOTHING, None
-        if first_line is not None:
-            value, repeat = parse_json_prefix(first_line, self.name, line)
+        value, repeat = parse_json_prefix(memoryview(data)[start:end], self.name, line)
         if self.lowered.endswith(JSONL_SUFFIXES) or (value is not NOTHING and rest is not None):
             self.record = value  # a repeated key of JSON Lines is the reader's to judge
             return "jsonl"
         if value is NOTHING:
             # A value spread over several lines (pretty-printed JSON): parse the whole text, once.
-            text = _decode(self.data, start_at, len(self.data))
-            if text is not None:
-                value, repeat = parse_json_prefix(text, self.name, None)
+            value, repeat = parse_json_prefix(memoryview(self.data)[start_at:], self.name, None)
         if repeat is not None:
             raise InputError(repeat)
         self.document = value
         return "json"
-
-
-def _decode(data: bytes, start: int, end: int) -> str | None:
-    try:
-        return str(memoryview(data)[start:end], "utf-8")
-    except UnicodeDecodeError:
-        return None
 
 
 def lookup(
