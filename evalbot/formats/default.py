@@ -13,6 +13,7 @@ taken in one C-level pass; any other is read value by value, which names the fir
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import io
 import itertools
@@ -485,19 +486,12 @@ def field_flag(role: str, name: str) -> str:
 
 
 def _kind_of_value(value: object, *, strings: bool) -> str | None:
-    """``outcome``, ``score`` or ``None`` for a value a column could be compared on."""
-    if isinstance(value, bool):
-        return "outcome"
-    if isinstance(value, int | float):
-        return "outcome" if value in (0, 1) else "score"
-    if strings and isinstance(value, str) and value.strip():
-        if is_outcome_word(value):
-            return "outcome"
-        try:
-            float(value)
-        except ValueError:
-            return None
-        return "outcome" if value.strip() in ("0", "1") else "score"
+    """``outcome``, ``score`` or ``None`` for a value a column could be compared on: the first
+    of the two that reads it."""
+    for kind, read in (("outcome", parse_passed), ("score", parse_score)):
+        with contextlib.suppress(InputError):
+            read(value, "", strings=strings)
+            return kind
     return None
 
 
