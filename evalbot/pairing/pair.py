@@ -69,21 +69,21 @@ def pair(baseline: Results, candidate: Results, *, missing: Missing = "error") -
     (base, base_epochs), (cand, cand_epochs) = reduce_per_item(baseline), reduce_per_item(candidate)
     in_base = _join(base, cand)
     cand_found = in_base >= 0
-    hit = np.zeros(len(base.ids), dtype=np.bool_)
-    hit[in_base[cand_found]] = True
+    in_cand = np.full(len(base.ids), -1, dtype=np.int64)  # the candidate row of each baseline item
+    in_cand[in_base[cand_found]] = np.flatnonzero(cand_found)
+    hit = in_cand >= 0
     if not hit.any():
         raise PairingError(nothing_in_common(baseline, candidate, base.ids, cand.ids))
     base_only, cand_only = _lacking(base.ids, hit), _lacking(cand.ids, cand_found)
     if missing == "error" and (base_only or cand_only):
         raise PairingError(_one_sided(base_only, cand_only, baseline, candidate))
-    aligned = _by_id(_kept(base, cand, in_base, hit, missing))
+    aligned = _by_id(_kept(base, cand, in_cand, cand_found, missing))
     if baseline.kind != candidate.kind:
         raise PairingError(
             f"{candidate.source}: compares a {candidate.kind} metric but the baseline "
             f"{baseline.source} has a {baseline.kind} one"
         )
-    if base.content_hashes is not None and cand.content_hashes is not None:
-        _check_same_content(aligned, base.content_hashes, cand.content_hashes, baseline, candidate)
+    _check_same_content(aligned, base, cand)
     hashes = aligned.labels(base.content_hashes, cand.content_hashes)
     baseline_errors = None if base.errors is None else _gather(aligned.pos_base, base.errors) > 0
     candidate_errors = None if cand.errors is None else _gather(aligned.pos_cand, cand.errors) > 0
@@ -259,14 +259,12 @@ def locate_exact(keys: Sequence[str], queries: Sequence[str]) -> IntArray:
 
 
 def _kept(
-    base: Results, cand: Results, in_base: IntArray, hit: BoolArray, missing: Missing
+    base: Results, cand: Results, in_cand: IntArray, cand_found: BoolArray, missing: Missing
 ) -> Alignment:
     """The paired items the rule keeps, in the baseline's order (``fail``: the candidate's
-    extra items after them), each with its row on either side (-1: that side lacks it)."""
+    extra items after them), each with its row on either side (-1: that side lacks it);
+    ``in_cand``: the candidate row of each baseline item."""
     n_base = len(base.ids)
-    cand_found = in_base >= 0
-    in_cand = np.full(n_base, -1, dtype=np.int64)  # the candidate row of each baseline item
-    in_cand[in_base[cand_found]] = np.flatnonzero(cand_found)
     if missing == "fail":
         extra = np.flatnonzero(~cand_found)
         return Alignment(
@@ -274,7 +272,7 @@ def _kept(
             pos_base=np.concatenate([np.arange(n_base), np.full(extra.size, -1)]),
             pos_cand=np.concatenate([in_cand, extra]).astype(np.int64),
         )
-    common = np.flatnonzero(hit)
+    common = np.flatnonzero(in_cand >= 0)
     return Alignment(
         ids=base.ids if common.size == n_base else objects(base.ids)[common].tolist(),
         pos_base=common,
@@ -304,21 +302,17 @@ def _gather(positions: IntArray, column: npt.NDArray[Any]) -> FloatArray:
     return out
 
 
-def _check_same_content(
-    aligned: Alignment,
-    base_hashes: list[str | None],
-    cand_hashes: list[str | None],
-    baseline: Results,
-    candidate: Results,
-) -> None:
+def _check_same_content(aligned: Alignment, base: Results, cand: Results) -> None:
     """Refuse an item whose content hash differs between the two runs."""
-    rows = zip(aligned.ids, aligned.pos_base.tolist(), aligned.pos_cand.tolist(), strict=True)
-    for item_id, b, c in rows:
-        left, right = base_hashes[b] if b >= 0 else None, cand_hashes[c] if c >= 0 else None
-        if left is not None and right is not None and left != right:
+    left = aligned.labels(base.content_hashes, None)
+    right = aligned.labels(None, cand.content_hashes)
+    if left is None or right is None:
+        return
+    for item_id, b, c in zip(aligned.ids, left, right, strict=True):
+        if b is not None and c is not None and b != c:
             raise PairingError(
-                f"{candidate.source}: item {show(item_id)} has content hash {right[:12]} but "
-                f"{left[:12]} in the baseline {baseline.source}; the two runs did not see "
+                f"{cand.source}: item {show(item_id)} has content hash {c[:12]} but "
+                f"{b[:12]} in the baseline {base.source}; the two runs did not see "
                 "the same document"
             )
 
