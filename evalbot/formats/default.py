@@ -42,6 +42,7 @@ from evalbot.formats.builder import (
     show,
 )
 from evalbot.formats.jsontext import (
+    BOM,
     NOTHING,
     UnreadableError,
     decode_text,
@@ -59,12 +60,11 @@ from evalbot.formats.model import (
     ReadOptions,
     Results,
 )
-from evalbot.formats.probe import Probe, Source, held, lookup
+from evalbot.formats.probe import SIGNIFICANT, Probe, Source, held, lookup
 from evalbot.limits import MAX_NUMBER_DIGITS
 
 NAME = "default"
 
-_SIGNIFICANT = re.compile(rb"[^ \t\r\n]")
 _SUFFIXES = {".jsonl": "jsonl", ".ndjson": "jsonl", ".csv": "csv", ".tsv": "tsv", ".json": "json"}
 
 
@@ -113,7 +113,7 @@ def parse_probe(probe: Probe, options: ReadOptions) -> Results:
 
 def detect_kind(source: str, data: bytes) -> str:
     """jsonl, json, csv or tsv from the file name, falling back to the first character."""
-    found = _SIGNIFICANT.search(data, 3 if data.startswith(b"\xef\xbb\xbf") else 0)
+    found = SIGNIFICANT.search(data, len(BOM) if data.startswith(BOM) else 0)
     start = found.start() if found else len(data)
     first = data[start : start + 1]
     kind = next((k for end, k in _SUFFIXES.items() if source.lower().endswith(end)), None)

@@ -27,7 +27,7 @@ from evalbot.limits import MAX_NUMBER_DIGITS
 
 #: Bytes decoded at a time: bounds the decoded rows held at once, whatever the file's size.
 CHUNK: Final = 8 << 20
-_BOM: Final = b"\xef\xbb\xbf"
+BOM: Final = b"\xef\xbb\xbf"
 #: An escape that may spell a key's ASCII character another way than its plain name.
 _ESCAPED_ASCII: Final = re.compile(rb"\\u00[2-7][0-9a-fA-F]|\\/")
 _RAW_ROWS: Final = msgspec.json.Decoder(dict[str, msgspec.Raw])
@@ -270,7 +270,7 @@ def read_rows(
     rows = Rows(source, names, len(always), tuple(types[: len(always)]), dotted, max_line)
     line, offset = 1, 0
     for piece in pieces:
-        bom = len(_BOM) if offset == 0 and piece[: len(_BOM)].tobytes() == _BOM else 0
+        bom = len(BOM) if offset == 0 and piece[: len(BOM)].tobytes() == BOM else 0
         chunk = bytes(piece[bom:])
         try:
             if not chunk.isascii():  # the file is UTF-8: checked a piece at a time

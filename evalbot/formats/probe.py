@@ -19,6 +19,7 @@ from evalbot.errors import InputError
 from evalbot.formats.archive import is_zip
 from evalbot.formats.builder import show
 from evalbot.formats.jsontext import (
+    BOM,
     NOTHING,
     chunks,
     decode_text,
@@ -28,10 +29,9 @@ from evalbot.formats.jsontext import (
 
 Kind = Literal["zip", "xml", "json", "jsonl", "text"]
 
-_BOM: Final = b"\xef\xbb\xbf"
 #: yes/no and true/false as text, read as a pass/fail outcome.
 YES_NO: Final = {"yes": (1.0, True), "true": (1.0, True), "no": (0.0, True), "false": (0.0, True)}
-_SIGNIFICANT = re.compile(rb"[^ \t\r\n]")
+SIGNIFICANT: Final = re.compile(rb"[^ \t\r\n]")
 JSONL_SUFFIXES: Final = (".jsonl", ".ndjson")
 
 
@@ -77,9 +77,8 @@ class Probe:
     ----------
     name, base, lowered
         The file name as given, its last component, and the name lower-cased.
-    source, head
-        The :class:`Source` reading the file (:class:`Held` once it is read whole); its first
-        bytes (all of them when held).
+    source
+        The :class:`Source` reading the file (:class:`Held` once it is read whole).
     kind
         ``zip``, ``xml``, ``json``, ``jsonl`` or ``text``.
     document
@@ -94,10 +93,9 @@ class Probe:
         self.base = base_name(name)
         self.lowered = name.lower()
         self.source = held(data)
-        self.head = self.source.head
         self.document: Any = NOTHING
         self.record: Any = NOTHING
-        self.kind: Kind = self._classify(self.head)
+        self.kind: Kind = self._classify(self.source.head)
 
     @property
     def data(self) -> bytes:
@@ -119,8 +117,8 @@ class Probe:
     def _classify(self, data: bytes) -> Kind:
         if is_zip(data):
             return "zip"
-        start_at = len(_BOM) if data.startswith(_BOM) else 0
-        found = _SIGNIFICANT.search(data, start_at)
+        start_at = len(BOM) if data.startswith(BOM) else 0
+        found = SIGNIFICANT.search(data, start_at)
         if found is None and not isinstance(self.source, Held):
             return self._classify(self.data)  # only blanks in the head
         if found is None:
@@ -132,7 +130,7 @@ class Probe:
         if first not in (b"{", b"["):
             return "text"
         line_end = data.find(b"\n", start)
-        rest = None if line_end < 0 else _SIGNIFICANT.search(data, line_end)
+        rest = None if line_end < 0 else SIGNIFICANT.search(data, line_end)
         if rest is None and not isinstance(self.source, Held):
             return self._classify(self.data)  # the first line, or what follows it, not all held
         end = len(data) if line_end < 0 else line_end

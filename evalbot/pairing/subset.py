@@ -62,8 +62,6 @@ def restrict_items(
             f"{paired.candidate_source}: none of the {len(members)} ids of "
             f"{ids_file} (the sealed holdout) are in the results"
         )
-    if keep.all():
-        return paired
     if not keep.any():
         raise PairingError(
             f"{paired.candidate_source}: every item is in the sealed holdout "
