@@ -330,21 +330,16 @@ def _compared(
         if not np.isfinite(scores).all():
             scores = None
     if scores is None:
-        scores, kind = _compared_one_by_one(table, metric, names, errors, ids, values)
+        scores, kind = _compared_one_by_one(table, metric, names, errors, ids)
     if errors is not None:
         scores[errors] = 0.0
     return scores, kind
 
 
 def _compared_one_by_one(
-    table: _Table,
-    metric: str,
-    names: FieldNames,
-    errors: BoolArray | None,
-    ids: list[str],
-    values: list[Any],
+    table: _Table, metric: str, names: FieldNames, errors: BoolArray | None, ids: list[str]
 ) -> tuple[FloatArray, MetricKind]:
-    strings = table.strings
+    strings, values = table.strings, table.column(metric)
     scores = np.zeros(len(values), dtype=np.float64)
     first: tuple[MetricKind, int] | None = None
     for row, value in enumerate(values):

@@ -12,7 +12,7 @@ from __future__ import annotations
 import heapq
 import itertools
 import operator
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -73,7 +73,7 @@ def pair(baseline: Results, candidate: Results, *, missing: Missing = "error") -
     in_cand[in_base[cand_found]] = np.flatnonzero(cand_found)
     hit = in_cand >= 0
     if not hit.any():
-        raise PairingError(nothing_in_common(baseline, candidate, base.ids, cand.ids))
+        raise PairingError(nothing_in_common(baseline, candidate))
     base_only, cand_only = _lacking(base.ids, hit), _lacking(cand.ids, cand_found)
     if missing == "error" and (base_only or cand_only):
         raise PairingError(_one_sided(base_only, cand_only, baseline, candidate))
@@ -342,7 +342,7 @@ def preview(ids: Sequence[str], limit: int = 3) -> str:
     return shown + (", ..." if len(ids) > limit else "")
 
 
-def _suffixes(ids: Sequence[str]) -> set[str]:
+def _suffixes(ids: Iterable[str]) -> set[str]:
     return {i.split("/", 1)[1] for i in ids if "/" in i}
 
 
@@ -350,29 +350,27 @@ def _prefixes(ids: Sequence[str]) -> list[str]:
     return list(dict.fromkeys(i.split("/", 1)[0] for i in ids if "/" in i))[:3]
 
 
-def nothing_in_common(
-    baseline: Results, candidate: Results, base_ids: Sequence[str], cand_ids: Sequence[str]
-) -> str:
+def nothing_in_common(baseline: Results, candidate: Results) -> str:
     """Why no item pairs, and what to do: what the ids look like on each side and the likeliest
     cause (a prefix before ``/`` on one side, another task, case or spaces, other ids)."""
-    base_set, cand_set = set(base_ids), set(cand_ids)
+    base_set, cand_set = set(baseline.ids), set(candidate.ids)
     look = (
         f"{candidate.source}: no item id in common with the baseline {baseline.source}: "
         f"baseline ids look like {preview(heapq.nsmallest(3, base_set))}, candidate ids like "
         f"{preview(heapq.nsmallest(3, cand_set))}"
     )
-    if base_set & _suffixes(cand_ids) or cand_set & _suffixes(base_ids):
-        prefixed = "candidate's" if base_set & _suffixes(cand_ids) else "baseline's"
+    if base_set & _suffixes(cand_set) or cand_set & _suffixes(base_set):
+        prefixed = "candidate's" if base_set & _suffixes(cand_set) else "baseline's"
         other = "baseline's" if prefixed == "candidate's" else "candidate's"
         why = (
             f"the {prefixed} ids carry a prefix before `/` that the {other} lack (lm-eval adds "
             "its task to each doc id when a run is read from several files); give both runs "
             "alike: one file each, or a directory of the same tasks each"
         )
-    elif _suffixes(base_ids) & _suffixes(cand_ids):
+    elif _suffixes(base_set) & _suffixes(cand_set):
         why = (
-            f"the ids differ only before `/` ({', '.join(_prefixes(base_ids))} against "
-            f"{', '.join(_prefixes(cand_ids))}): are these runs of the same task?"
+            f"the ids differ only before `/` ({', '.join(_prefixes(baseline.ids))} against "
+            f"{', '.join(_prefixes(candidate.ids))}): are these runs of the same task?"
         )
     elif {i.strip().lower() for i in base_set} & {i.strip().lower() for i in cand_set}:
         why = "the ids differ only in case or surrounding spaces: write them alike in both runs"
