@@ -123,11 +123,9 @@ def reduce_per_item(results: Results) -> tuple[Results, int]:
     its rows errored), and the most rows an item has."""
     if results.epochs is None:  # parsers and merge refuse a repeated id without epochs
         return results, 1
-    rows, item_ids = group_rows(list(results.ids))
-    n = len(item_ids)
+    rows, first = group_rows(list(results.ids))
+    n = len(first)
     counts = np.bincount(rows, minlength=n)
-    first = np.full(n, -1, dtype=np.int64)
-    first[rows[::-1]] = np.arange(len(rows) - 1, -1, -1)
 
     def pick(column: Labels) -> Labels:
         return None if column is None else list(objects(column)[first].tolist())
@@ -135,7 +133,7 @@ def reduce_per_item(results: Results) -> tuple[Results, int]:
     errors = results.errors
     reduced = Results(
         source=results.source,
-        ids=item_ids,
+        ids=objects(results.ids)[first].tolist(),
         scores=np.bincount(rows, weights=results.scores, minlength=n) / counts,
         kind=results.kind,
         slices=pick(results.slices),
@@ -148,13 +146,13 @@ def reduce_per_item(results: Results) -> tuple[Results, int]:
     return reduced, int(counts.max())
 
 
-def group_rows(ids: list[str]) -> tuple[IntArray, list[str]]:
-    """Each row's item number (items numbered in first-seen order) and the items' ids: a dict
-    gives each row the first row of its id (in C), numpy numbers those."""
+def group_rows(ids: list[str]) -> tuple[IntArray, IntArray]:
+    """Each row's item number (items numbered in first-seen order) and each item's first row: a
+    dict gives each row the first row of its id (in C), numpy numbers those."""
     index: dict[str, int] = {}
     first_rows = np.fromiter(map(index.setdefault, ids, itertools.count()), np.int64, len(ids))
     first, rows = np.unique(first_rows, return_inverse=True)
-    return rows.reshape(-1), objects(ids)[first].tolist()
+    return rows.reshape(-1), first
 
 
 def _mean_per_item(rows: IntArray, column: FloatArray, n: int) -> FloatArray:

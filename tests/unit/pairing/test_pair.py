@@ -255,9 +255,9 @@ def test_labels_from_one_side_only() -> None:
 def test_grouping_rows_in_first_seen_order(
     ids: list[str], expected: list[int], items: list[str]
 ) -> None:
-    rows, got_items = group_rows(ids)
+    rows, first = group_rows(ids)
     assert rows.tolist() == expected
-    assert got_items == items
+    assert [ids[row] for row in first] == items
 
 
 def test_locate_holds_a_few_bytes_a_row_and_leaves_one_copy_of_each_id(
