@@ -22,7 +22,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from evalbot.errors import InputError
-from evalbot.formats.builder import ResultsBuilder, parse_item_id, parse_score, show
+from evalbot.formats.builder import ResultsBuilder, parse_epoch, parse_item_id, parse_score, show
 from evalbot.formats.model import ReadOptions, Results
 from evalbot.formats.probe import Probe, first_object, how_to_choose
 
@@ -137,8 +137,7 @@ def parse_probe(probe: Probe, options: ReadOptions) -> Results:
         if not isinstance(entry, Mapping) or not isinstance(entry.get("stats"), list):
             raise InputError(f"{where}: expected an object with a `stats` list, got {show(entry)}")
         trial = entry.get("train_trial_index", 0)
-        if not isinstance(trial, int) or isinstance(trial, bool) or trial < 0:
-            raise InputError(f"{where}: `train_trial_index` must be a non-negative integer")
+        trial = parse_epoch(trial, where, "train_trial_index", strings=False)
         rows.append((where, _item(entry, where), trial, _value(entry, metric, where)))
     if all(value is None for *_, value in rows):
         raise InputError(f"{source}: no instance has the stat `{metric}`")

@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from evalbot.errors import InputError
-from evalbot.formats.builder import ResultsBuilder, show
+from evalbot.formats.builder import ResultsBuilder, parse_item_id, show
 from evalbot.formats.jsontext import jsonl_records
 from evalbot.formats.model import ReadOptions, Results
 from evalbot.formats.probe import Probe, base_name, choose, number_or_flag
@@ -128,10 +128,8 @@ def _value(value: object, where: str, metric: str) -> tuple[float, bool]:
 
 def _item_id(record: Mapping[str, Any], where: str, file_task: str, *, several_files: bool) -> str:
     """``doc_id``, or ``<task>/<doc_id>`` when the run is read from several files."""
-    doc_id = record.get("doc_id")
-    if isinstance(doc_id, bool) or not isinstance(doc_id, int | str) or doc_id == "":
-        raise InputError(f"{where}: `doc_id` must be an integer or a string, got {show(doc_id)}")
+    doc_id = parse_item_id(record.get("doc_id"), where, "doc_id")
     task = record.get("task")
     if not isinstance(task, str) or not task:
         task = file_task
-    return f"{task}/{doc_id}" if several_files else str(doc_id)
+    return f"{task}/{doc_id}" if several_files else doc_id

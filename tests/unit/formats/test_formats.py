@@ -332,7 +332,7 @@ def test_lm_eval_filters_metrics_and_content_hash_check() -> None:
         ),
         (
             b'{"doc_id": true, "filter": "none", "metrics": ["acc"], "acc": 1}\n',
-            "s.jsonl:1: `doc_id` must be an integer or a string, got True",
+            "s.jsonl:1: `doc_id` must be a string or an integer, got True",
         ),
         (
             b'{"doc_id": 0, "filter": "none", "metrics": ["acc"], "acc": NaN}\n',
@@ -1006,7 +1006,7 @@ def test_helm_perturbations_trials_and_instances_not_evaluated() -> None:
     assert results.errors.tolist() == [False, False, False, True]  # type: ignore[attr-defined]
     bad = json.dumps([{**entry(0, 1), "train_trial_index": -1}]).encode()
     assert message("p.json", bad) == (
-        "p.json: instance 1: `train_trial_index` must be a non-negative integer"
+        "p.json: instance 1: `train_trial_index` must be a non-negative integer, got -1"
     )
 
 
