@@ -536,12 +536,7 @@ def outcome_hint(record: Mapping[str, Any], names: FieldNames, *, strings: bool)
 def id_hint(record: Mapping[str, Any], names: FieldNames) -> str:
     """What to pass when the id field is missing: a column whose name says it is an id."""
     for key, value in record.items():
-        if (
-            isinstance(key, str)
-            and "id" in key.lower()
-            and isinstance(value, str | int)
-            and not isinstance(value, bool)
-        ):
+        if isinstance(key, str) and "id" in key.lower() and type(value) in (str, int):
             return f"if `{key}` is the item id, add {field_flag('id', key)}"
     return "name the id field with --id-field NAME (config `fields: {id: NAME}`)"
 
