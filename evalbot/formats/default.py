@@ -330,15 +330,17 @@ def _compared(
         if not np.isfinite(scores).all():
             scores = None
     if scores is None:
-        scores, kind = _compared_one_by_one(table, metric, names, errors, ids)
+        scores, kind = _compared_one_by_one(table, metric, metric == names.passed, errors, ids)
     if errors is not None:
         scores[errors] = 0.0
     return scores, kind
 
 
 def _compared_one_by_one(
-    table: _Table, metric: str, names: FieldNames, errors: BoolArray | None, ids: list[str]
+    table: _Table, metric: str, passed: bool, errors: BoolArray | None, ids: list[str]
 ) -> tuple[FloatArray, MetricKind]:
+    """The compared column read value by value (``passed``: it is the pass/fail field): a
+    boolean (or, in CSV/TSV, a pass/fail word) is an outcome, anything else a score."""
     strings, values = table.strings, table.column(metric)
     scores = np.zeros(len(values), dtype=np.float64)
     first: tuple[MetricKind, int] | None = None
@@ -349,12 +351,8 @@ def _compared_one_by_one(
         if value is UNSET or (value is None and errored) or (strings and value == ""):
             if not errored:
                 raise InputError(f"{where}: item {show(ids[row])} has no `{metric}`")
-            kind = "binary" if metric == names.passed else "score"
-        elif (
-            metric == names.passed
-            or isinstance(value, bool)
-            or (strings and isinstance(value, str) and is_outcome_word(value))
-        ):
+            kind = "binary" if passed else "score"
+        elif passed or isinstance(value, bool) or (strings and is_outcome_word(value)):
             scores[row], kind = parse_passed(value, where, metric, strings=strings), "binary"
         else:
             scores[row], kind = parse_score(value, where, metric, strings=strings), "score"
