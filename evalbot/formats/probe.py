@@ -119,20 +119,16 @@ class Probe:
             return "zip"
         start_at = len(BOM) if data.startswith(BOM) else 0
         found = SIGNIFICANT.search(data, start_at)
-        if found is None and not isinstance(self.source, Held):
-            return self._classify(self.data)  # only blanks in the head
-        if found is None:
-            return "text"
-        start = found.start()
-        first = data[start : start + 1]
-        if first == b"<":
-            return "xml"
-        if first not in (b"{", b"["):
-            return "text"
+        start = len(data) if found is None else found.start()
         line_end = data.find(b"\n", start)
         rest = None if line_end < 0 else SIGNIFICANT.search(data, line_end)
         if rest is None and not isinstance(self.source, Held):
             return self._classify(self.data)  # the first line, or what follows it, not all held
+        first = data[start : start + 1]  # empty: only blanks
+        if first == b"<":
+            return "xml"
+        if first not in (b"{", b"["):
+            return "text"
         end = len(data) if line_end < 0 else line_end
         line = data.count(b"\n", 0, start) + 1
         value, repeat = parse_json_prefix(memoryview(data)[start:end], self.name, line)
