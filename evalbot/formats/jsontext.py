@@ -105,14 +105,11 @@ class _Parse:
         return noted[1] if noted is not None and noted[0] is node else []
 
     def problem(self, node: object, where: str, *, starts: bool = False) -> str | None:
-        """What is wrong in ``node`` itself (not below): a key it repeats, a number too long."""
+        """What is wrong in ``node`` itself (not below): a key it repeats, or it is a number too
+        long."""
         if self.of(node):
             return _duplicate_message(where, self.of(node)[0], starts=starts)
-        values = (
-            node.values() if isinstance(node, dict) else node if isinstance(node, list) else [node]
-        )
-        long = next((v for v in values if isinstance(v, _Long)), None)
-        return None if long is None else long_number(where, long.digits)
+        return long_number(where, node.digits) if isinstance(node, _Long) else None
 
     def decode(self, text: str, where: str, *, lines: bool = False) -> Any:
         """``text`` parsed; an error names ``where`` (and the line, with ``lines``)."""
@@ -209,10 +206,11 @@ def _first_problem(
     value: Any, parse: _Parse, where: str, *, starts: bool = False
 ) -> tuple[list[str | int], str]:
     """The keys and indexes leading to the first object (in document order) with something
-    wrong in it, and the message naming ``where``."""
+    wrong in it (the object or array holding a number too long), and the message naming
+    ``where``."""
     for node, steps in _walk(value):
         if (problem := parse.problem(node, where, starts=starts)) is not None:
-            return steps, problem
+            return (steps[:-1] if isinstance(node, _Long) else steps), problem
     raise AssertionError("a noted problem is in the value")  # pragma: no cover - noted when read
 
 
