@@ -27,8 +27,7 @@ def show(value: object, limit: int = 40) -> str:
     """A short, single-line rendering of a bad value for an error message."""
     if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 128:
         return f"a number of {len(str(abs(value)))} digits"
-    text = repr(value)
-    text = text.replace("\n", "\\n").replace("\r", "\\r")
+    text = repr(value).replace("\n", "\\n").replace("\r", "\\r")
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 

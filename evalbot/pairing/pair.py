@@ -187,12 +187,6 @@ def _hashes(ids: Sequence[str], cached: IntArray | None) -> IntArray:
     return np.fromiter(map(hash, ids), dtype=np.int64, count=len(ids))
 
 
-def _order(hashes: IntArray) -> npt.NDArray[np.int32]:
-    """The rows sorted by hash (4 bytes a row: at millions of ids the join's temporaries are
-    most of the memory)."""
-    return np.argsort(hashes).astype(np.int32 if len(hashes) < 2**31 else np.int64)
-
-
 def locate(
     keys: Sequence[str],
     queries: Sequence[str],
@@ -208,7 +202,9 @@ def locate(
     if len(keys) == 0:
         return np.full(len(queries), -1, dtype=np.int64)
     hashed_keys = _hashes(keys, key_hashes)
-    key_order = _order(hashed_keys)
+    # the keys sorted by hash, 4 bytes a row: at millions of ids the join's temporaries are most
+    # of the memory
+    key_order = np.argsort(hashed_keys).astype(np.int32 if len(keys) < 2**31 else np.int64)
     sorted_keys = hashed_keys[key_order]
     del hashed_keys
     if not (sorted_keys[1:] != sorted_keys[:-1]).all():
