@@ -49,11 +49,9 @@ def decode_text(data: bytes, source: str) -> str:
         raise _not_utf8(data, error.start, source) from None
 
 
-def _not_utf8(
-    data: bytes | memoryview, at: int, source: str, line: int = 1, offset: int = 0
-) -> InputError:
+def _not_utf8(data: bytes, at: int, source: str, line: int = 1, offset: int = 0) -> InputError:
     """The message for bytes at ``at`` of ``data`` (which starts on ``line``, at ``offset``)."""
-    line += bytes(data[:at]).count(b"\n")
+    line += data.count(b"\n", 0, at)
     return UnreadableError(f"{source}:{line}: not valid UTF-8 (byte offset {offset + at})")
 
 
@@ -159,9 +157,7 @@ def parse_json_line(line: str, where: str) -> Any:
     return value
 
 
-def parse_json_prefix(
-    data: bytes | memoryview, source: str, line: int | None
-) -> tuple[Any, str | None]:
+def parse_json_prefix(data: memoryview, source: str, line: int | None) -> tuple[Any, str | None]:
     """``data`` as exactly one JSON value in UTF-8, or :data:`NOTHING` when it is not one; and
     the message naming what is wrong in it, ``None`` when nothing is. ``line`` is the line
     ``data`` starts on when it is one line of the file, ``None`` when it is the whole file."""

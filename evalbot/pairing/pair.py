@@ -76,7 +76,7 @@ def pair(baseline: Results, candidate: Results, *, missing: Missing = "error") -
         raise PairingError(nothing_in_common(baseline, candidate))
     base_only, cand_only = _lacking(base.ids, hit), _lacking(cand.ids, cand_found)
     if missing == "error" and (base_only or cand_only):
-        raise PairingError(_one_sided(base_only, cand_only, baseline, candidate))
+        raise PairingError(_one_sided(base_only, cand_only, baseline.source, candidate.source))
     aligned = _by_id(_kept(base, cand, in_cand, cand_found, missing))
     if baseline.kind != candidate.kind:
         raise PairingError(
@@ -314,17 +314,16 @@ def _check_same_content(aligned: Alignment, base: Results, cand: Results) -> Non
 # --- the messages ---------------------------------------------------------------------------
 
 
-def _one_sided(
-    base_only: list[str], cand_only: list[str], baseline: Results, candidate: Results
-) -> str:
-    """Under ``error``: items on one side only, a few of them named."""
+def _one_sided(base_only: list[str], cand_only: list[str], baseline: str, candidate: str) -> str:
+    """Under ``error``: items on one side only, a few of them named (``baseline`` and
+    ``candidate``: the runs' sources)."""
     parts = []
     if base_only:
         parts.append(f"{len(base_only)} only in the baseline ({preview(base_only)})")
     if cand_only:
         parts.append(f"{len(cand_only)} only in the candidate ({preview(cand_only)})")
     return (
-        f"{candidate.source}: items differ from {baseline.source}: "
+        f"{candidate}: items differ from {baseline}: "
         + "; ".join(parts)
         + " (to allow this, add --missing drop or --missing fail, config `policy.missing`)"
     )
