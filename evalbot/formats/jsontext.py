@@ -176,11 +176,9 @@ def _located(text: str, source: str, value: Any, parse: _Parse) -> str:
     data = text.encode("utf-8", "surrogatepass")
     try:
         raw: bytes = data
-        for step in steps:
-            if isinstance(step, int):
-                raw = bytes(msgspec.json.decode(raw, type=list[msgspec.Raw])[step])
-            else:
-                raw = bytes(_RAW_ROWS.decode(raw)[step])
+        for step in steps:  # an index into an array, or a key of an object
+            shape: Any = list[msgspec.Raw] if isinstance(step, int) else dict[str, msgspec.Raw]
+            raw = bytes(msgspec.json.decode(raw, type=shape)[step])
     except (msgspec.DecodeError, RecursionError):
         return message  # msgspec reads no NaN: no line then
     line = data.count(b"\n", 0, data.find(raw)) + 1
