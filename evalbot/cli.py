@@ -9,7 +9,6 @@ standard library loads before the arguments are parsed: each command imports wha
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import signal
 import sys
@@ -427,13 +426,9 @@ def run_compare(args: argparse.Namespace, out: TextIO) -> int:
         paired, config, holdout=args.holdout, state=state, head_sha=args.head_sha
     )
     if args.format == "json":
-        import msgspec
+        from evalbot.report.json_report import render_json
 
-        from evalbot.report.json_report import build_json
-
-        # the standard library's text (ASCII, its float spellings), laid out by msgspec in C
-        report = json.dumps(build_json(comparison, decision))
-        out.write(msgspec.json.format(report, indent=2) + "\n")
+        out.write(render_json(comparison, decision))
     else:
         out.write(_view(args.format, comparison, decision, config, runs))
     return EXIT_GATE_FAILED if decision.gate == "fail" else EXIT_OK

@@ -146,12 +146,13 @@ class _Table:
     where: Callable[[int], str]
     record: Callable[[int], Mapping[str, Any]]
     strings: bool
-    kinds: dict[str, set[type]] = field(default_factory=dict)  # the columns' known so far
+    known: dict[str, set[type]] = field(default_factory=dict)  # columns' types the reader knows
+    kinds: dict[str, set[type]] = field(init=False)
 
     def __post_init__(self) -> None:
-        known = self.kinds
         self.kinds = {
-            name: known.get(name) or set(map(type, v or [UNSET])) for name, v in self.values.items()
+            name: self.known.get(name) or set(map(type, v or [UNSET]))
+            for name, v in self.values.items()
         }
         for name, values in self.values.items():
             for row, value in enumerate(values if values and int in self.kinds[name] else ()):
@@ -208,7 +209,7 @@ def _jsonl_table(data: Source, source: str, options: ReadOptions) -> _Table:
         where=rows.where,
         record=record,
         strings=False,
-        kinds=rows.kinds,
+        known=rows.kinds,
     )
 
 

@@ -273,8 +273,6 @@ def read_rows(
         line = rows.chunk(chunk, line)
     rows.lines = None if rows.numbers is None else np.concatenate(rows.numbers)
     rows.numbers = None  # read: held once, as lines
-    typed = zip(names, rows.types if rows.typed and rows.count else (), strict=False)
-    rows.kinds = {key: {kind} for key, kind in typed}
     return rows
 
 
@@ -326,7 +324,12 @@ class Rows:
         self.numbers: list[IntArray] | None = None  # None: row i is line i + 1 so far
         self.count = 0
         self.lines: IntArray | None = None  # once read; None: row i is line i + 1
-        self.kinds: dict[str, set[type]] = {}  # once read
+
+    @property
+    def kinds(self) -> dict[str, set[type]]:
+        """The type of each typed key's values, when every row read held it with that type."""
+        typed = self.types if self.typed and self.count else ()
+        return {key: {kind} for key, kind in zip(self.keys, typed, strict=False)}
 
     def line(self, row: int) -> int:
         return row + 1 if self.lines is None else int(self.lines[row])
@@ -348,18 +351,9 @@ class Rows:
         present = self._add(rows, typed)
         self.typed = self.typed and typed
         self._number(lines)
-        if decoder is self.only or (decoder is self.bare and not self._plain(data, octets, count)):
-            self._check_repeats(data, first, present)
+        if decoder is self.bare or decoder is self.only:
+            self._check_repeats(data, octets, first, present, bare=decoder is self.bare)
         return first + count
-
-    def _plain(self, data: bytes, octets: npt.NDArray[np.uint8], rows: int) -> bool:
-        """Whether the rows ``bare`` read repeat no key, told by their quotes: with no backslash
-        in ``data`` each string is two quotes, and such a row holds its typed keys and their
-        values only, the ``str`` ones its only other strings."""
-        if len(self.types) < self.always or b"\\" in data:
-            return False
-        strings = self.always + self.types.count(str)
-        return int(np.count_nonzero(octets == ord('"'))) == 2 * strings * rows
 
     def _decode(
         self, data: bytes, octets: npt.NDArray[np.uint8], breaks: IntArray
@@ -443,11 +437,25 @@ class Rows:
             return False
         return True
 
-    def _check_repeats(self, chunk: bytes, first: int, present: dict[str, int]) -> None:
-        """Refuse a row (holding the keys read and no other) that repeats one: each key's
-        quoted name occurs in the chunk as often as rows have the key when none repeats it,
-        unless a line spells a name with an escape; the lines left in doubt are read again by
-        the standard library."""
+    def _check_repeats(
+        self,
+        chunk: bytes,
+        octets: npt.NDArray[np.uint8],
+        first: int,
+        present: dict[str, int],
+        *,
+        bare: bool,
+    ) -> None:
+        """Refuse a row (holding the keys read and no other) that repeats one. Rows ``bare``
+        read (the typed keys alone) repeat none when the chunk, holding no backslash, has two
+        quotes per key and ``str`` value of each row: each string is two quotes. Otherwise each
+        key's quoted name occurs in the chunk as often as rows have the key when none repeats
+        it, unless a line spells a name with an escape; the lines left in doubt are read again
+        by the standard library."""
+        if bare and len(self.types) == self.always and b"\\" not in chunk:
+            strings = self.always + self.types.count(str)
+            if np.count_nonzero(octets == ord('"')) == 2 * strings * present[self.keys[0]]:
+                return
         names = dict.fromkeys(key for key, n in present.items() if n)
         names.update(dict.fromkeys(part for p in self.paths if present[p[0]] for part in p))
         tokens = [msgspec.json.encode(key) for key in names]

@@ -83,8 +83,7 @@ def pair(baseline: Results, candidate: Results, *, missing: Missing = "error") -
             f"{candidate.source}: compares a {candidate.kind} metric but the baseline "
             f"{baseline.source} has a {baseline.kind} one"
         )
-    _check_same_content(aligned, base, cand)
-    hashes = aligned.labels(base.content_hashes, cand.content_hashes)
+    hashes = _content_hashes(aligned, base, cand)
     baseline_errors = None if base.errors is None else _gather(aligned.pos_base, base.errors) > 0
     candidate_errors = None if cand.errors is None else _gather(aligned.pos_cand, cand.errors) > 0
     return Paired(
@@ -296,12 +295,13 @@ def _gather(positions: IntArray, column: npt.NDArray[Any]) -> FloatArray:
     return out
 
 
-def _check_same_content(aligned: Alignment, base: Results, cand: Results) -> None:
-    """Refuse an item whose content hash differs between the two runs."""
+def _content_hashes(aligned: Alignment, base: Results, cand: Results) -> Labels:
+    """Each paired item's content hash, the candidate's else the baseline's; an item whose hash
+    differs between the two runs is refused."""
     left = aligned.labels(base.content_hashes, None)
     right = aligned.labels(None, cand.content_hashes)
     if left is None or right is None:
-        return
+        return right if left is None else left
     for item_id, b, c in zip(aligned.ids, left, right, strict=True):
         if b is not None and c is not None and b != c:
             raise PairingError(
@@ -309,6 +309,7 @@ def _check_same_content(aligned: Alignment, base: Results, cand: Results) -> Non
                 f"{b[:12]} in the baseline {base.source}; the two runs did not see "
                 "the same document"
             )
+    return [b if c is None else c for b, c in zip(left, right, strict=True)]
 
 
 # --- the messages ---------------------------------------------------------------------------

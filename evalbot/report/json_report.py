@@ -6,10 +6,13 @@ infinity: an undefined or unbounded number is ``null``."""
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Callable, Mapping
 from dataclasses import asdict
 from typing import Any, TypeVar
+
+import msgspec
 
 from evalbot import __version__
 from evalbot.compare import records
@@ -74,6 +77,13 @@ def build_json(comparison: Comparison, decision: Decision) -> JSONObject:
     """The ``--format json`` report, its keys in this order."""
     report: JSONObject = _json(_report(comparison, decision))
     return report
+
+
+def render_json(comparison: Comparison, decision: Decision) -> str:
+    """The report as the CLI prints it: the standard library's text (ASCII, its spelling of
+    floats) laid out with two-space indents by msgspec in C, the same bytes as
+    ``json.dumps(report, indent=2)`` without its pure-Python indenting encoder."""
+    return msgspec.json.format(json.dumps(build_json(comparison, decision)), indent=2) + "\n"
 
 
 def _report(c: Comparison, decision: Decision) -> JSONObject:

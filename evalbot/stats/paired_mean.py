@@ -120,7 +120,8 @@ def effect_size(base: FloatArray, cand: FloatArray, cl: float) -> EffectSizeResu
     within the rounding of the values (a constant shift of stored floats, ``b + 0.3``)."""
     d, n = cand - base, base.size
     sd = float(d.std(ddof=1)) if n > 1 else 0.0
-    rounding = 4.0 * np.finfo(np.float64).eps * float(np.abs([base, cand]).max()) if n else 0.0
+    largest = max(np.abs(base).max(), np.abs(cand).max()) if n else 0.0
+    rounding = 4.0 * np.finfo(np.float64).eps * float(largest)
     dz = low = high = math.nan  # undefined when the differences do not vary
     if n >= 2 and sd > rounding:
         dz, root_n, alpha = float(d.mean()) / sd, math.sqrt(n), 1.0 - cl
