@@ -31,6 +31,7 @@ from evalbot.stats.clusters import sign_flip_pvalue
 from evalbot.stats.paired_mean import (
     EXACT_MAX_ITEMS,
     SIGN_FLIP_MAX_ITEMS,
+    cohens_dz,
     paired_mean_test,
 )
 from evalbot.vocabulary import RESAMPLES
@@ -280,6 +281,29 @@ def test_interval_coverage() -> None:
     table(
         "Numeric scores: coverage of the 95 % interval (sign-flip inversion; t above 1,000)",
         ["null", *(f"flip {n}" for n in SIZES), "t 2000"],
+        rows,
+    )
+
+
+def test_effect_size_coverage() -> None:
+    """Cohen's d_z beside a difference of scores: coverage of its 95 % noncentral-t interval
+    for normal differences N(delta, 1), R = 1000 a cell. At delta = 5000 the interval comes from
+    the expansion in 1 / t (t = delta sqrt(n) >= 1e4), below from cdflib's search."""
+    rng = np.random.default_rng(11)
+    deltas, sizes, r = (0.2, 2.0, 5000.0), (10, 100), reps(1000)
+    rows = []
+    for delta in deltas:
+        covered = []
+        for n in sizes:
+            d = delta + rng.normal(size=(r, n))
+            ends = [cohens_dz(np.zeros(n), row).confidence_interval for row in d]
+            covered.append(float(np.mean([low <= delta <= high for low, high in ends])))
+        rows.append([f"{delta:g}", *covered])
+        for n, c in zip(sizes, covered, strict=True):
+            assert abs(c - (1 - ALPHA)) <= slack(ALPHA, r), (delta, n)
+    table(
+        "Numeric scores: coverage of Cohen's d_z 95 % interval (normal differences, R = 1000)",
+        ["true d_z", *(f"n={n}" for n in sizes)],
         rows,
     )
 
